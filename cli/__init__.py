@@ -1,0 +1,1 @@
+"""The ``gasync`` command line: a thin Typer layer over :mod:`gasync.pipeline`."""

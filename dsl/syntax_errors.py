@@ -1,0 +1,250 @@
+"""Lark's parse errors, retold in the user's words.
+
+Lark reports terminal names (``SEMICOLON``, ``RBRACE``, ``NAME``); users wrote
+``;``, ``}`` and identifiers. :func:`translate` maps each expected terminal to
+the text it stands for, folds the many tokens that can start an expression
+into the single word "expression", and recognises the common shapes of
+mistake (a keyword used as a name, an unclosed or stray delimiter, an
+unterminated comment or string) so that each gets its own class and message.
+"""
+
+from __future__ import annotations
+
+from gasync.dsl.ast import Span
+from gasync.dsl.diagnostics import (
+    ChainedComparisonError,
+    InvalidCharacterError,
+    MissingSemicolonError,
+    Note,
+    ParseError,
+    ReservedWordError,
+    UnclosedDelimiterError,
+    UnexpectedEndError,
+    UnexpectedTokenError,
+    UnmatchedDelimiterError,
+    UnterminatedCommentError,
+    UnterminatedStringError,
+)
+from lark import Token
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+KEYWORDS = (
+    "after as async await break bulk buffer channel const continue else extern false fn for "
+    "from if in let loop parallel return select shared signal task true while"
+).split()
+
+# What each named terminal is, in words.
+_WORDS = {
+    "NAME": "identifier",
+    "NUMBER": "number",
+    "STRING": "string",
+    "EQ": "'='",
+    "ASSIGN_OP": "assignment operator",
+    "CMP_OP": "comparison operator",
+    "OROR": "'||'",
+    "ANDAND": "'&&'",
+    "BAR": "'|'",
+    "CARET": "'^'",
+    "AMP": "'&'",
+    "SHIFT_OP": "'<<' or '>>'",
+    "ADD_OP": "'+' or '-'",
+    "MUL_OP": "'*', '/' or '%'",
+    "UNARY_OP": "'!' or '~'",
+    "UNDERSCORE": "'_'",
+    "$END": "end of file",
+}
+
+# Tokens that can begin an expression: listed as one word, "expression".
+_EXPR_START = {"NAME", "NUMBER", "TRUE", "FALSE", "LPAR", "ASYNC", "UNARY_OP", "ADD_OP"}
+# Tokens that can begin a statement but not an expression.
+_STMT_START = {"LET", "IF", "WHILE", "LOOP", "FOR", "PARALLEL", "BULK", "BREAK", "CONTINUE", "RETURN", "SELECT"}
+# Tokens that continue an expression: folded into "operator".
+_OPERATORS = {"OROR", "ANDAND", "BAR", "CARET", "AMP", "SHIFT_OP", "ADD_OP", "MUL_OP", "CMP_OP", "AS", "DOT"}
+_ITEM_START = {"CONST", "BUFFER", "SHARED", "SIGNAL", "CHANNEL", "FN", "EXTERN", "TASK"}
+
+_OPENERS = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
+_CLOSERS = {v: k for k, v in _OPENERS.items()}
+_TEXT = {"LBRACE": "{", "RBRACE": "}", "LPAR": "(", "RPAR": ")", "LSQB": "[", "RSQB": "]"}
+
+
+def translate(exc: UnexpectedInput, text: str) -> ParseError:
+    """Turn a Lark exception into the project's diagnostic."""
+    if isinstance(exc, UnexpectedCharacters):
+        return _bad_character(exc, text)
+    if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
+        return _unexpected_end(exc, text)
+    assert isinstance(exc, UnexpectedToken)
+    return _unexpected_token(exc, text)
+
+
+def describe_token(tok: Token) -> str:
+    """How a found token is named in a message: keyword 'fn', identifier 'x', '}'."""
+    if tok.type == "$END":
+        return "end of file"
+    value = str(tok)
+    if value in KEYWORDS:
+        return f"keyword '{value}'"
+    if tok.type == "NAME":
+        return f"identifier '{value}'"
+    if tok.type == "NUMBER":
+        return f"number '{value}'"
+    if tok.type == "STRING":
+        return f"string {value}"
+    return f"'{value}'"
+
+
+def describe_expected(expected: set[str], terminals: dict[str, str]) -> str:
+    """'expected ';' or '}'' style text for a set of terminal names."""
+    names = set(expected)
+    words: list[str] = []
+    if names & _ITEM_START and len(names & _ITEM_START) >= 4:
+        names -= _ITEM_START | {"ASYNC"}
+        words.append("item (const, buffer, shared, signal, channel, fn, extern fn or task)")
+    if len(names & _STMT_START) >= 4:
+        names -= _STMT_START | _EXPR_START
+        words.append("statement")
+    elif len(names & _EXPR_START) >= 4:
+        names -= _EXPR_START
+        words.append("expression")
+    if len(names & _OPERATORS) >= 3:
+        names -= _OPERATORS
+        words.append("operator")
+    words.extend(sorted(_word(n, terminals) for n in names))
+    if not words:
+        return "something else"
+    if len(words) == 1:
+        return words[0]
+    if len(words) <= 6:
+        return ", ".join(words[:-1]) + " or " + words[-1]
+    return "one of " + ", ".join(words[:6]) + ", ..."
+
+
+def _word(name: str, terminals: dict[str, str]) -> str:
+    if name in _WORDS:
+        return _WORDS[name]
+    literal = terminals.get(name)
+    return f"'{literal}'" if literal is not None else name.lower()
+
+
+def _terminals() -> dict[str, str]:
+    from gasync.dsl.parser import _lark  # the grammar's terminals, by name
+
+    out: dict[str, str] = {}
+    for t in _lark().terminals:
+        if t.pattern.type == "str":
+            out[t.name] = t.pattern.value
+    return out
+
+
+def _tok_span(tok: Token) -> Span:
+    line = tok.line or 0
+    col = tok.column or 0
+    return Span(line, col, tok.end_line or line, tok.end_column or col + 1)
+
+
+def _unexpected_token(exc: UnexpectedToken, text: str) -> ParseError:
+    tok = exc.token
+    expected = set(exc.expected)
+    span = _tok_span(tok)
+    if str(tok) in KEYWORDS and "NAME" in expected:
+        return ReservedWordError(
+            f"expected identifier, found keyword '{tok}'",
+            span,
+            (Note(f"'{tok}' is a reserved keyword and cannot be used as a name"),),
+        )
+    if tok.type in _CLOSERS:
+        stray = _stray_closer(text, tok)
+        if stray is not None:
+            return stray
+    if tok.type == "CMP_OP" and "CMP_OP" not in expected:
+        return ChainedComparisonError(
+            "comparison operators cannot be chained",
+            span,
+            (Note("split the comparison with '&&', as in 'a < b && b < c'"),),
+        )
+    before = _lex_until(text, tok)
+    if "SEMICOLON" in expected and before and (tok.type in _STMT_START or tok.line != before[-1].end_line):
+        prev = before[-1]
+        line, col = prev.end_line or 0, prev.end_column or 0
+        return MissingSemicolonError(f"expected ';', found {describe_token(tok)}", Span(line, col, line, col + 1))
+    what = describe_expected(expected, _terminals())
+    return UnexpectedTokenError(f"expected {what}, found {describe_token(tok)}", span)
+
+
+def _stray_closer(text: str, at: Token) -> ParseError | None:
+    """A closer that does not match the innermost open delimiter, if it is one."""
+    stack: list[Token] = []
+    for tok in _lex_until(text, at):
+        if tok.type in _OPENERS:
+            stack.append(tok)
+        elif tok.type in _CLOSERS:
+            if stack and _OPENERS[stack[-1].type] == tok.type:
+                stack.pop()
+    if not stack:
+        return UnmatchedDelimiterError(f"unexpected closing delimiter '{at}'", _tok_span(at))
+    opener = stack[-1]
+    if _OPENERS[opener.type] != at.type:
+        return UnmatchedDelimiterError(
+            f"mismatched closing delimiter: expected '{_TEXT[_OPENERS[opener.type]]}', found '{at}'",
+            _tok_span(at),
+            (Note(f"'{opener}' opened here", _tok_span(opener)),),
+        )
+    return None
+
+
+def _lex_until(text: str, at: Token) -> list[Token]:
+    from gasync.dsl.parser import tokens
+
+    out = []
+    for tok in tokens(text):
+        if tok.start_pos is not None and at.start_pos is not None and tok.start_pos >= at.start_pos:
+            break
+        out.append(tok)
+    return out
+
+
+def _unexpected_end(exc: UnexpectedInput, text: str) -> ParseError:
+    from gasync.dsl.parser import tokens
+
+    stack: list[Token] = []
+    for tok in tokens(text):
+        if tok.type in _OPENERS:
+            stack.append(tok)
+        elif tok.type in _CLOSERS and stack and _OPENERS[stack[-1].type] == tok.type:
+            stack.pop()
+    end = _end_span(text)
+    if stack:
+        opener = stack[-1]
+        return UnclosedDelimiterError(
+            f"unclosed delimiter '{opener}'",
+            _tok_span(opener),
+            (
+                Note(f"the file ends at {end.line}:{end.column} before a '{_TEXT[_OPENERS[opener.type]]}' closes it"),
+            ),
+        )
+    expected = set(getattr(exc, "expected", ()) or ())
+    what = describe_expected(expected, _terminals()) if expected else "more input"
+    return UnexpectedEndError(f"unexpected end of file: expected {what}", end)
+
+
+def _end_span(text: str) -> Span:
+    """The position just past the last non-blank character."""
+    stripped = text.rstrip()
+    line = stripped.count("\n") + 1
+    column = len(stripped) - (stripped.rfind("\n") + 1) + 1
+    return Span(line, column, line, column + 1)
+
+
+def _bad_character(exc: UnexpectedCharacters, text: str) -> ParseError:
+    pos = exc.pos_in_stream or 0
+    line, col = exc.line, exc.column
+    span = Span(line, col, line, col + 1)
+    rest = text[pos:]
+    if rest.startswith("/*"):
+        return UnterminatedCommentError(
+            "unterminated block comment: '/*' has no matching '*/'", Span(line, col, line, col + 2)
+        )
+    if rest.startswith('"'):
+        return UnterminatedStringError("unterminated string: a '\"' with no closing quote on this line", span)
+    ch = text[pos] if pos < len(text) else ""
+    return InvalidCharacterError(f"unexpected character '{ch}'", span)

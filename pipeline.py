@@ -1,0 +1,33 @@
+"""The one module that chains the stages: parse -> plan -> generate -> run.
+
+Each function here is a thin composition of one public entry point per stage;
+the CLI and the Python API both go through it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gasync.dsl import ast
+from gasync.dsl.diagnostics import GasyncError
+from gasync.dsl.parser import parse
+
+
+class InputFileError(GasyncError):
+    """A path on the command line or in the API that cannot be read."""
+
+
+def load(path: str | Path) -> ast.Program:
+    """Read and parse a ``.gasync`` file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputFileError(f"no such file: {p}") from None
+    except IsADirectoryError:
+        raise InputFileError(f"is a directory, not a .gasync file: {p}") from None
+    except UnicodeDecodeError as exc:
+        raise InputFileError(f"not UTF-8 text: {p} (byte {exc.start})") from None
+    except OSError as exc:
+        raise InputFileError(f"cannot read {p}: {exc.strerror}") from None
+    return parse(text, str(p))
