@@ -133,10 +133,14 @@ def render(diag: GasyncError, path: str, source: str) -> str:
 
 
 def _excerpt(span: Span, source: str) -> list[str]:
-    src_lines = source.splitlines()
+    # Lines as the lexer counts them: only '\n' ends a line ('\f' does not).
+    src_lines = source.split("\n")
     if not 1 <= span.line <= len(src_lines):
         return []
-    text = src_lines[span.line - 1].expandtabs(4)
+    raw = src_lines[span.line - 1].rstrip("\r")
+    text = raw.expandtabs(4)
+    # Columns count characters; the caret sits under the tab-expanded text.
+    indent = len(raw[: span.column - 1].expandtabs(4))
     width = len(str(span.line))
     if span.end_line == span.line and span.end_column > span.column:
         carets = "^" * (span.end_column - span.column)
@@ -146,5 +150,5 @@ def _excerpt(span: Span, source: str) -> list[str]:
     return [
         f" {pad} |",
         f" {span.line} | {text}",
-        f" {pad} | {' ' * (span.column - 1)}{carets}",
+        f" {pad} | {' ' * indent}{carets}",
     ]

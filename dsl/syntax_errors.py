@@ -144,7 +144,7 @@ def _tok_span(tok: Token) -> Span:
 
 def _unexpected_token(exc: UnexpectedToken, text: str) -> ParseError:
     tok = exc.token
-    expected = set(exc.expected)
+    expected = _expected(exc)
     span = _tok_span(tok)
     if str(tok) in KEYWORDS and "NAME" in expected:
         return ReservedWordError(
@@ -169,6 +169,19 @@ def _unexpected_token(exc: UnexpectedToken, text: str) -> ParseError:
         return MissingSemicolonError(f"expected ';', found {describe_token(tok)}", Span(line, col, line, col + 1))
     what = describe_expected(expected, _terminals())
     return UnexpectedTokenError(f"expected {what}, found {describe_token(tok)}", span)
+
+
+def _expected(exc: UnexpectedInput) -> set[str]:
+    """The terminals that can really come next.
+
+    An LALR state's ``expected`` set also lists what may follow a reduction
+    in other contexts (``)`` after ``const N: i64 = 4``); replaying the parser
+    over each candidate keeps only the tokens that this input accepts.
+    """
+    parser = getattr(exc, "interactive_parser", None)
+    if parser is not None:
+        return set(parser.accepts())
+    return set(getattr(exc, "expected", ()) or ())
 
 
 def _stray_closer(text: str, at: Token) -> ParseError | None:
@@ -222,7 +235,7 @@ def _unexpected_end(exc: UnexpectedInput, text: str) -> ParseError:
                 Note(f"the file ends at {end.line}:{end.column} before a '{_TEXT[_OPENERS[opener.type]]}' closes it"),
             ),
         )
-    expected = set(getattr(exc, "expected", ()) or ())
+    expected = _expected(exc)
     what = describe_expected(expected, _terminals()) if expected else "more input"
     return UnexpectedEndError(f"unexpected end of file: expected {what}", end)
 
