@@ -1,0 +1,155 @@
+"""Planner: resolve, type-check and graph a program; lay out frames; freeze a Plan.
+
+``plan(program, options)`` runs, in order:
+
+1. :class:`~gasync.planner.symbols.Symbols` -- the global namespace, with
+   consts folded (``-D`` overrides applied) and data items sized;
+2. the call graph (networkx): recursion is an error naming the cycle, and
+   functions are checked callees first, so whether an async fn can suspend is
+   known before its callers are checked;
+3. every fn, async fn and task body is type-checked into await-normal IR
+   (:mod:`gasync.planner.stmts`);
+4. the task graph: ``after`` edges, topologically numbered (a cycle is an
+   error naming it), with channel and signal edges for the program checks of
+   :mod:`gasync.planner.checks`;
+5. frame layouts (:mod:`gasync.planner.frames`), then :func:`verify`.
+
+Independent mistakes are collected and raised together as an ErrorGroup;
+warnings travel in ``Plan.warnings``.
+"""
+
+from __future__ import annotations
+
+from gasync.dsl import ast
+from gasync.dsl.diagnostics import ErrorGroup, GasyncError
+from gasync.planner import graphs
+from gasync.planner.checks import program_checks
+from gasync.planner.errors import TypeMismatchError, UnknownNameError
+from gasync.planner.frames import layout
+from gasync.planner.model import FrameLayout, Function, Plan, PlanOptions, TaskDef
+from gasync.planner.stmts import check_function
+from gasync.planner.symbols import Symbols
+from gasync.planner.verify import verify
+
+__all__ = ["Plan", "PlanOptions", "plan", "verify"]
+
+
+def plan(program: ast.Program, options: PlanOptions | None = None) -> Plan:
+    """Check ``program`` and freeze it into a Plan; raise ErrorGroup on errors."""
+    options = options or PlanOptions()
+    errors: list[GasyncError] = []
+    syms = Symbols(program, dict(options.defines), errors)
+    order = {item.name: k for k, item in enumerate(program.items)}
+
+    cg = graphs.call_graph(program)
+    recursion = graphs.check_recursion(program, cg)
+    errors.extend(recursion)
+    if recursion:
+        raise ErrorGroup(_sorted(errors))
+
+    functions, suspends = _check_functions(program, syms, cg, order, errors)
+    tasks_ast = [i for i in program.items if isinstance(i, ast.Task) and syms.items.get(i.name) is i]
+    bodies = {}
+    for t in tasks_ast:
+        try:
+            bodies[t.name] = _check_task(syms, t, suspends)
+        except GasyncError as exc:
+            errors.append(exc)
+    tg = graphs.task_graph(tasks_ast, set(bodies))
+    try:
+        topo = graphs.topo_tasks(tg, order)
+    except GasyncError as exc:
+        errors.append(exc)
+        topo = []
+    if errors:
+        raise ErrorGroup(_sorted(errors))
+
+    tasks = _number_tasks(topo, bodies)
+    frames = _layouts(functions, tasks, suspends)
+    diags = program_checks(syms, functions, tasks, tg, options.strict)
+    errors.extend(d for d in diags if d.severity == "error")
+    if errors:
+        raise ErrorGroup(_sorted(errors))
+    result = Plan(
+        path=program.path,
+        source=program.source,
+        consts=tuple(syms.consts[n] for n in sorted(syms.consts, key=order.__getitem__)),
+        buffers=tuple(syms.buffers.values()),
+        shared=tuple(syms.shared.values()),
+        signals=tuple(syms.signals.values()),
+        channels=tuple(syms.channels.values()),
+        externs=tuple(syms.externs.values()),
+        functions=tuple(functions),
+        tasks=tuple(tasks),
+        edges=tuple((u, v) for u, v, k in sorted(tg.edges(data="kind")) if k == "after"),
+        frames=tuple(frames),
+        warnings=tuple(d for d in diags if d.severity != "error"),
+    )
+    verify(result)
+    return result
+
+
+def _sorted(errors: list[GasyncError]) -> list[GasyncError]:
+    return sorted(errors, key=lambda e: (e.span.line, e.span.column))
+
+
+def _check_functions(
+    program: ast.Program, syms: Symbols, cg: object, order: dict[str, int], errors: list[GasyncError]
+) -> tuple[list[Function], dict[str, bool]]:
+    suspends: dict[str, bool] = {}
+    functions: list[Function] = []
+    for name in graphs.callee_first(cg, order):  # type: ignore[arg-type]
+        item = syms.items.get(name)
+        if not isinstance(item, ast.FnDef):
+            continue
+        try:
+            fn = check_function(syms, item, lambda n: suspends.get(n, False), None)
+        except GasyncError as exc:
+            errors.append(exc)
+            suspends[name] = True
+            continue
+        suspends[name] = fn.suspends and fn.kind == "async"
+        functions.append(fn)
+    return functions, suspends
+
+
+def _check_task(syms: Symbols, t: ast.Task, suspends: dict[str, bool]) -> TaskDef:
+    var_ty, start, stop = "i32", 0, 1
+    if t.var is not None:
+        assert t.start is not None and t.stop is not None
+        lo = syms.const_value(t.start, None)
+        hi = syms.const_value(t.stop, lo.ty if lo.ty != "bool" else None)
+        if lo.ty != hi.ty or lo.ty not in ("i32", "i64", "u32", "u64"):
+            raise TypeMismatchError(f"a task range needs two integers of one type, found {lo.ty}..{hi.ty}", t.span)
+        var_ty, start, stop = str(lo.ty), int(lo.value), int(hi.value)
+    for pred in t.after:
+        kind = syms.kind(pred.id)
+        if kind is None:
+            raise UnknownNameError(f"cannot find task '{pred.id}' named in 'after'", pred.span)
+        if kind != "task":
+            raise TypeMismatchError(f"'after' names tasks; '{pred.id}' is a {kind}", pred.span)
+        if pred.id == t.name:
+            raise TypeMismatchError(f"task '{t.name}' cannot come after itself", pred.span)
+    body = check_function(syms, t, lambda n: suspends.get(n, False), (t.var, var_ty) if t.var else None)
+    after = tuple(dict.fromkeys(p.id for p in t.after))
+    return TaskDef(t.name, 0, t.var, var_ty, start, stop, after, body, 0, t.span)
+
+
+def _number_tasks(topo: list[str], bodies: dict[str, TaskDef]) -> list[TaskDef]:
+    out = []
+    first = 0
+    for k, name in enumerate(topo):
+        t = bodies[name]
+        out.append(TaskDef(t.name, k, t.var, t.var_ty, t.start, t.stop, t.after, t.body, first, t.span))
+        first += t.count
+    return out
+
+
+def _layouts(functions: list[Function], tasks: list[TaskDef], suspends: dict[str, bool]) -> list[FrameLayout]:
+    frames: dict[str, FrameLayout] = {}
+    for fn in functions:
+        if fn.kind == "async" and suspends[fn.name]:
+            frames[fn.name] = layout(fn, frames, suspends)
+    for t in tasks:
+        frames[t.name] = layout(t.body, frames, suspends)
+    return list(frames.values())

@@ -1,0 +1,148 @@
+"""Compile-time evaluation of typed IR expressions, with the target's semantics.
+
+Integers wrap to their width and divide truncating toward zero, as on the
+device; floats are rounded to f32 where the type says so.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+from gasync.dsl.ast import Span
+from gasync.planner import ir
+from gasync.planner.errors import ConstEvalError
+
+Value = int | float | bool
+
+
+def wrap(value: int, ty: str) -> int:
+    """Reduce an integer to the range of ``ty`` (two's complement)."""
+    bits = ir.BITS[ty]
+    value &= (1 << bits) - 1
+    if ty in ir.SIGNED and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def to_f32(x: float) -> float:
+    try:
+        return float(struct.unpack("f", struct.pack("f", x))[0])
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+def convert(value: Value, ty: str) -> Value:
+    """``value as ty``."""
+    if ty == "bool":
+        return bool(value)
+    if ty in ir.INTS:
+        if isinstance(value, float):
+            if math.isnan(value):
+                return 0
+            if math.isinf(value):
+                value = 2.0**64 if value > 0 else -(2.0**64)
+            lo, hi = -(1 << (ir.BITS[ty] - 1)), (1 << (ir.BITS[ty] - 1)) - 1
+            if ty.startswith("u"):
+                lo, hi = 0, (1 << ir.BITS[ty]) - 1
+            return int(min(max(math.trunc(value), lo), hi))  # saturating, as Rust's `as`
+        return wrap(int(value), ty)
+    f = float(value)
+    return to_f32(f) if ty == "f32" else f
+
+
+def trunc_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def evaluate(e: ir.Expr) -> Value:
+    """Evaluate a constant expression; raise ConstEvalError if it is not one."""
+    if isinstance(e, ir.Lit):
+        return e.value
+    if isinstance(e, ir.Cast):
+        return convert(evaluate(e.expr), str(e.ty))
+    if isinstance(e, ir.Unary):
+        return _unary(e.op, evaluate(e.operand), str(e.ty))
+    if isinstance(e, ir.Binary):
+        return _binary(e, evaluate(e.left), evaluate(e.right))
+    if isinstance(e, ir.Call) and e.kind == "builtin":
+        args = [evaluate(a) for a in e.args]
+        return _builtin(e.name, args, str(e.ty), e.span)
+    raise ConstEvalError("this value must be known at compile time: use literals and consts only", e.span)
+
+
+def _unary(op: str, v: Value, ty: str) -> Value:
+    if op == "-":
+        return convert(-v, ty)
+    if op == "!" and ty == "bool":
+        return not v
+    return wrap(~int(v), ty)
+
+
+def _binary(e: ir.Binary, a: Value, b: Value) -> Value:
+    op, ty = e.op, str(e.ty)
+    if op in ("==", "!=", "<", ">", "<=", ">="):
+        return bool({"==": a == b, "!=": a != b, "<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}[op])
+    if op == "&&":
+        return bool(a and b)
+    if op == "||":
+        return bool(a or b)
+    if ty in ir.FLOATS:
+        return convert(_float_op(op, float(a), float(b), e.span), ty)
+    x, y = int(a), int(b)
+    if op in ("/", "%") and y == 0:
+        raise ConstEvalError("division by zero in a constant expression", e.span)
+    if op in ("<<", ">>"):
+        y %= ir.BITS[ty]
+    result = {
+        "+": lambda: x + y,
+        "-": lambda: x - y,
+        "*": lambda: x * y,
+        "/": lambda: trunc_div(x, y),
+        "%": lambda: x - y * trunc_div(x, y),
+        "&": lambda: x & y,
+        "|": lambda: x | y,
+        "^": lambda: x ^ y,
+        "<<": lambda: x << y,
+        ">>": lambda: x >> y,
+    }[op]()
+    if ty == "bool":
+        return bool(result)
+    return wrap(result, ty)
+
+
+def _float_op(op: str, a: float, b: float, span: Span) -> float:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        return a / b if b != 0 else (math.copysign(math.inf, a) if a != 0 else math.nan)
+    if op == "%":
+        return math.fmod(a, b) if b != 0 else math.nan
+    raise ConstEvalError(f"operator '{op}' does not apply to floats", span)
+
+
+def _builtin(name: str, args: list[Value], ty: str, span: Span) -> Value:
+    if name == "min":
+        return min(args)
+    if name == "max":
+        return max(args)
+    if name == "abs":
+        return convert(abs(args[0]), ty)
+    fns = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "sin": math.sin, "cos": math.cos}
+    try:
+        if name in fns:
+            return convert(fns[name](float(args[0])), ty)
+        if name == "floor":
+            return convert(float(math.floor(float(args[0]))), ty)
+        if name == "ceil":
+            return convert(float(math.ceil(float(args[0]))), ty)
+        if name == "pow":
+            return convert(math.pow(float(args[0]), float(args[1])), ty)
+    except (ValueError, OverflowError) as exc:
+        raise ConstEvalError(f"cannot evaluate {name}(...) at compile time: {exc}", span) from None
+    raise ConstEvalError(f"'{name}' cannot be evaluated at compile time", span)

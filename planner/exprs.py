@@ -1,0 +1,457 @@
+"""Type checking and resolution of expressions (the expression half of the checker).
+
+Types flow both ways, as in Rust: ``want`` is the type the context expects,
+and a literal takes it. A binary operator checks its typed operand first so a
+literal on the other side adapts (``2.0 * x`` with ``x: f64`` is f64). An
+``.await`` met inside an expression is hoisted: its future becomes an
+:class:`~gasync.planner.ir.AwaitS` on ``self.pre`` with a fresh temporary,
+and the expression continues with that temporary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from gasync.dsl import ast
+from gasync.dsl.diagnostics import Note
+from gasync.planner import ir
+from gasync.planner.errors import (
+    ArityError,
+    AwaitContextError,
+    FutureMisuseError,
+    TypeMismatchError,
+    UnknownNameError,
+)
+from gasync.planner.symbols import Symbols
+
+FLOAT_FNS = ("sqrt", "exp", "log", "sin", "cos", "floor", "ceil")
+MATH_FNS = ("min", "max", "abs", "pow", *FLOAT_FNS)
+BUF_ATOMICS = {"atomic_add": "add", "atomic_sub": "sub", "atomic_max": "max", "atomic_min": "min"}
+ARITH = ("+", "-", "*", "/", "%")
+BITWISE = ("&", "|", "^")
+COMPARE = ("==", "!=", "<", ">", "<=", ">=")
+LIMITS = {
+    "i32": (-(2**31), 2**31 - 1),
+    "i64": (-(2**63), 2**63 - 1),
+    "u32": (0, 2**32 - 1),
+    "u64": (0, 2**64 - 1),
+}
+
+
+def is_numeric(ty: ir.Ty) -> bool:
+    return ty in ir.INTS or ty in ir.FLOATS
+
+
+@dataclass
+class FnState:
+    """What the checker knows about the function being checked."""
+
+    name: str
+    kind: str  # 'fn' | 'async' | 'task'
+    ret: ir.Ty
+    locals: dict[str, ir.Ty] = field(default_factory=dict)
+    scopes: list[dict[str, str]] = field(default_factory=lambda: [{}])
+    readonly: set[str] = field(default_factory=set)
+    loops: int = 0  # enclosing loops inside the current parallel region
+    parallel: int = 0  # scope depth where the enclosing parallel/bulk for began, 0 if none
+    async_depth: int = 0  # > 0 inside an async block
+    sites: int = 0
+    temps: int = 0
+    loop_ids: int = 0
+
+    def fresh(self, user: str, ty: ir.Ty) -> str:
+        name, k = user, 0
+        while name in self.locals:
+            k += 1
+            name = f"{user}_{k}"
+        self.locals[name] = ty
+        return name
+
+    def temp(self, ty: ir.Ty) -> str:
+        self.temps += 1
+        name = f"$t{self.temps}"
+        self.locals[name] = ty
+        return name
+
+    def lookup(self, user: str) -> tuple[str, int] | None:
+        for depth in range(len(self.scopes) - 1, -1, -1):
+            if user in self.scopes[depth]:
+                return self.scopes[depth][user], depth
+        return None
+
+
+class ExprChecker:
+    syms: Symbols
+    fn: FnState
+    pre: list[ir.Stmt]
+    suspends_of: Callable[[str], bool]
+
+    # ---- entry points ----
+    def expr(self, e: ast.Expr, want: ir.Ty | None = None) -> ir.Expr:
+        """Check an expression used as a value."""
+        out = self._expr(e, want)
+        if want is not None and out.ty != want:
+            raise _mismatch(want, out.ty, e.span)
+        return out
+
+    def _expr(self, e: ast.Expr, want: ir.Ty | None) -> ir.Expr:
+        if isinstance(e, ast.IntLit):
+            return self._int(e.value, want, e.span)
+        if isinstance(e, ast.FloatLit):
+            if want is not None and want not in ir.FLOATS:
+                raise TypeMismatchError(f"mismatched types: expected {want}, found floating-point literal", e.span)
+            return ir.Lit(e.value, want or "f32", e.span)
+        if isinstance(e, ast.BoolLit):
+            return ir.Lit(e.value, "bool", e.span)
+        if isinstance(e, ast.Name):
+            return self._name(e, want)
+        if isinstance(e, ast.Unary):
+            return self._unary(e, want)
+        if isinstance(e, ast.Binary):
+            return self._binary(e, want)
+        if isinstance(e, ast.Cast):
+            return self._cast(e)
+        if isinstance(e, ast.Index):
+            return self._load(e)
+        if isinstance(e, ast.Call):
+            return self._call(e, want)
+        if isinstance(e, ast.MethodCall):
+            return self._method(e, want)
+        if isinstance(e, ast.Await):
+            return self._await_value(e)
+        raise FutureMisuseError("an async block is a future: '.await' it, or pass it to join or select", e.span)
+
+    # ---- leaves ----
+    def _int(self, value: int, want: ir.Ty | None, span: ast.Span) -> ir.Lit:
+        if want is not None and want not in ir.INTS:
+            if want in ir.FLOATS:
+                raise TypeMismatchError(
+                    f"mismatched types: expected {want}, found integer literal",
+                    span,
+                    (Note(f"write a float literal such as {value}.0"),),
+                )
+            raise TypeMismatchError(f"mismatched types: expected {want}, found integer literal", span)
+        ty = want or "i32"
+        lo, hi = LIMITS[str(ty)]
+        if not lo <= value <= hi:
+            raise TypeMismatchError(f"literal {value} does not fit in {ty} (range {lo}..={hi})", span)
+        return ir.Lit(value, ty, span)
+
+    def _name(self, e: ast.Name, want: ir.Ty | None) -> ir.Expr:
+        found = self.fn.lookup(e.id)
+        if found is not None:
+            name = found[0]
+            return ir.Var(name, self.fn.locals[name], e.span)
+        kind = self.syms.kind(e.id)
+        if kind == "const":
+            c = self.syms.const(e.id)
+            return ir.Lit(c.value, c.ty, e.span)
+        if kind == "shared":
+            return ir.SharedOp(e.id, "load", (), self.syms.shared[e.id].ty, e.span)
+        if kind is None:
+            raise UnknownNameError(f"cannot find value '{e.id}' in this scope", e.span)
+        hint = {"buffer": f"index it, as in {e.id}[i]", "channel": "use .send(v), .recv() or .close()"}
+        notes = (Note(hint[kind]),) if kind in hint else ()
+        raise TypeMismatchError(f"'{e.id}' is a {kind}, not a value", e.span, notes)
+
+    def _unary(self, e: ast.Unary, want: ir.Ty | None) -> ir.Expr:
+        if e.op == "-" and isinstance(e.operand, ast.IntLit):
+            return self._int(-e.operand.value, want, e.span)
+        if e.op == "-" and isinstance(e.operand, ast.FloatLit):
+            return self._expr(ast.FloatLit(-e.operand.value, e.span), want)
+        inner = self._expr(e.operand, want)
+        ty = inner.ty
+        ok = {
+            "-": ty in ir.SIGNED or ty in ir.FLOATS,
+            "+": is_numeric(ty),
+            "!": ty == "bool" or ty in ir.INTS,
+            "~": ty in ir.INTS,
+        }[e.op]
+        if not ok:
+            raise TypeMismatchError(f"cannot apply unary operator '{e.op}' to type {ty}", e.span)
+        if e.op == "+":
+            return inner
+        op = "~" if e.op == "!" and ty != "bool" else e.op
+        return ir.Unary(op, inner, ty, e.span)
+
+    def _binary(self, e: ast.Binary, want: ir.Ty | None) -> ir.Expr:
+        op = e.op
+        if op in ("&&", "||"):
+            return self._logical(e)
+        operand_want = None if op in COMPARE else want
+        if op in ("<<", ">>"):
+            left = self._expr(e.left, operand_want)
+            right = self._expr(e.right, None)
+            if left.ty not in ir.INTS or right.ty not in ir.INTS:
+                raise TypeMismatchError(f"cannot shift {left.ty} by {right.ty}: shifts need integers", e.span)
+            return ir.Binary(op, left, right, left.ty, e.span)
+        left, right = self._pair(e.left, e.right, operand_want)
+        ty = left.ty
+        if left.ty != right.ty:
+            raise TypeMismatchError(
+                f"mismatched types: {left.ty} {op} {right.ty}",
+                e.span,
+                (Note(f"convert one side with 'as', for example '... as {left.ty}'"),),
+            )
+        if op in ARITH and not is_numeric(ty):
+            raise TypeMismatchError(f"cannot apply '{op}' to {ty}", e.span)
+        if op in BITWISE and not (ty in ir.INTS or ty == "bool"):
+            raise TypeMismatchError(f"cannot apply '{op}' to {ty}: it needs integers or bools", e.span)
+        if op in COMPARE:
+            if ty == "bool" and op not in ("==", "!="):
+                raise TypeMismatchError(f"cannot compare bools with '{op}'", e.span)
+            return ir.Binary(op, left, right, "bool", e.span)
+        return ir.Binary(op, left, right, ty, e.span)
+
+    def _pair(self, a: ast.Expr, b: ast.Expr, want: ir.Ty | None) -> tuple[ir.Expr, ir.Expr]:
+        """Check two operands of one type; the literal-only side adapts to the other."""
+        if _flexible(a) and not _flexible(b):
+            pre_mark = len(self.pre)
+            right = self._expr(b, want)
+            left = self._expr(a, right.ty if right.ty in (*ir.INTS, *ir.FLOATS) else want)
+            # evaluation order is still left to right: a literal has no effects
+            assert len(self.pre) >= pre_mark
+            return left, right
+        left = self._expr(a, want)
+        right = self._expr(b, left.ty if isinstance(left.ty, str) and left.ty != "unit" else None)
+        return left, right
+
+    def _logical(self, e: ast.Binary) -> ir.Expr:
+        left = self.expr(e.left, "bool")
+        saved, self.pre = self.pre, []
+        right = self.expr(e.right, "bool")
+        hoisted, self.pre = self.pre, saved
+        if not hoisted:
+            return ir.Binary(e.op, left, right, "bool", e.span)
+        # An await on the right of && / || runs only when needed: lower to an if.
+        t = self.fn.temp("bool")
+        self.pre.append(ir.Let(t, "=", left, e.span))
+        then = (*hoisted, ir.Let(t, "=", right, e.span))
+        test: ir.Expr = ir.Var(t, "bool", e.span)
+        if e.op == "||":
+            test = ir.Unary("!", test, "bool", e.span)
+        self.pre.append(ir.If(test, then, (), e.span))
+        return ir.Var(t, "bool", e.span)
+
+    def _cast(self, e: ast.Cast) -> ir.Expr:
+        target = self.syms.scalar(e.type)
+        inner = self._expr(e.expr, None)
+        if not (is_numeric(inner.ty) or inner.ty == "bool") or target == "bool" and inner.ty != "bool":
+            raise TypeMismatchError(f"cannot cast {inner.ty} as {target}", e.span)
+        if inner.ty == target:
+            return inner
+        return ir.Cast(inner, target, e.span)
+
+    def _load(self, e: ast.Index) -> ir.Load:
+        buf = self.syms.buffer(e.base)
+        return ir.Load(e.base.id, self.indices(e, buf.shape), buf.elem, e.span)
+
+    def indices(self, e: ast.Index, shape: tuple[int, ...]) -> tuple[ir.Expr, ...]:
+        if len(e.indices) != len(shape):
+            raise ArityError(
+                f"buffer '{e.base.id}' has {len(shape)} dimension(s) but is indexed with {len(e.indices)}", e.span
+            )
+        out = []
+        for ix in e.indices:
+            v = self._expr(ix, "i64" if _flexible(ix) else None)
+            if v.ty not in ir.INTS:
+                raise TypeMismatchError(f"a buffer index must be an integer, found {v.ty}", ix.span)
+            out.append(v)
+        return tuple(out)
+
+    # ---- calls ----
+    def _call(self, e: ast.Call, want: ir.Ty | None) -> ir.Expr:
+        name = e.func
+        kind = self.syms.kind(name)
+        if kind in ("fn", "extern"):
+            params, ret = self.syms.signature(name)
+            args = self.args(e, params)
+            return ir.Call(kind, name, args, ret, e.span)
+        if kind == "async fn" or name in ("join", "yield_now", "sleep"):
+            raise FutureMisuseError(
+                f"'{name}(...)' is a future, which does nothing unless awaited",
+                e.span,
+                (Note("add '.await', or pass it to join or select"),),
+            )
+        if kind is not None:
+            raise TypeMismatchError(f"'{name}' is a {kind}, not a function", e.span)
+        if name in BUF_ATOMICS:
+            return self._buf_atomic(e)
+        if name in MATH_FNS:
+            return self._math(e, want)
+        raise UnknownNameError(f"cannot find function '{name}' in this scope", e.span)
+
+    def args(self, e: ast.Call | ast.MethodCall, params: tuple[str, ...]) -> tuple[ir.Expr, ...]:
+        name = e.func if isinstance(e, ast.Call) else e.method
+        if len(e.args) != len(params):
+            raise ArityError(f"'{name}' takes {len(params)} argument(s) but {len(e.args)} were given", e.span)
+        return tuple(self.expr(a, p) for a, p in zip(e.args, params, strict=True))
+
+    def _math(self, e: ast.Call, want: ir.Ty | None) -> ir.Expr:
+        n = 2 if e.func in ("min", "max", "pow") else 1
+        if len(e.args) != n:
+            raise ArityError(f"'{e.func}' takes {n} argument(s) but {len(e.args)} were given", e.span)
+        if n == 2:
+            a, b = self._pair(e.args[0], e.args[1], want)
+            if a.ty != b.ty:
+                raise TypeMismatchError(f"mismatched types in {e.func}: {a.ty} and {b.ty}", e.span)
+            args: tuple[ir.Expr, ...] = (a, b)
+        else:
+            args = (self._expr(e.args[0], want if want in ir.FLOATS or e.func == "abs" else None),)
+        ty = args[0].ty
+        floats_only = e.func in FLOAT_FNS or e.func == "pow"
+        if floats_only and ty not in ir.FLOATS:
+            raise TypeMismatchError(f"'{e.func}' needs f32 or f64, found {ty}", e.span)
+        if not is_numeric(ty) or e.func == "abs" and ty in ("u32", "u64"):
+            raise TypeMismatchError(f"'{e.func}' does not apply to {ty}", e.span)
+        return ir.Call("builtin", e.func, args, ty, e.span)
+
+    def _buf_atomic(self, e: ast.Call) -> ir.Expr:
+        if len(e.args) != 2 or not isinstance(e.args[0], ast.Index):
+            raise ArityError(f"'{e.func}' is called as {e.func}(buffer[index], value)", e.span)
+        target = e.args[0]
+        buf = self.syms.buffer(target.base)
+        if buf.elem == "bool":
+            raise TypeMismatchError(f"'{e.func}' does not apply to a bool buffer", e.span)
+        index = self.indices(target, buf.shape)
+        value = self.expr(e.args[1], buf.elem)
+        return ir.BufAtomic(BUF_ATOMICS[e.func], target.base.id, index, value, buf.elem, e.span)
+
+    def _method(self, e: ast.MethodCall, want: ir.Ty | None) -> ir.Expr:
+        fut = self.method_future(e)
+        if fut is not None:
+            raise FutureMisuseError(
+                f"'{e.receiver.id}.{e.method}()' is a future, which does nothing unless awaited",
+                e.span,
+                (Note("add '.await', or use it in a select"),),
+            )
+        kind = self.syms.kind(e.receiver.id)
+        name = e.receiver.id
+        if kind == "shared":
+            ty = self.syms.shared[name].ty
+            arity = {"load": 0, "store": 1, "fetch_add": 1, "fetch_sub": 1, "fetch_max": 1, "fetch_min": 1, "cas": 2}
+            if e.method not in arity:
+                raise UnknownNameError(f"no method '{e.method}' on shared {ty} '{name}'", e.span)
+            if e.method in ("fetch_add", "fetch_sub") and ty in ("bool",):
+                raise TypeMismatchError(f"'{e.method}' does not apply to bool", e.span)
+            args = self.args(e, (ty,) * arity[e.method])
+            return ir.SharedOp(name, e.method, args, "unit" if e.method == "store" else ty, e.span)
+        if kind == "signal":
+            if e.method not in ("set", "is_set"):
+                raise UnknownNameError(f"no method '{e.method}' on signal '{name}'", e.span)
+            self.args(e, ())
+            return ir.SignalOp(name, e.method, "unit" if e.method == "set" else "bool", e.span)
+        if kind == "channel":
+            if e.method != "close":
+                raise UnknownNameError(f"no method '{e.method}' on channel '{name}'", e.span)
+            self.args(e, ())
+            return ir.ChannelClose(name, "unit", e.span)
+        if kind is None:
+            raise UnknownNameError(f"cannot find '{name}' in this scope", e.receiver.span)
+        raise TypeMismatchError(f"'{name}' is a {kind}; it has no methods", e.span)
+
+    # ---- futures ----
+    def method_future(self, e: ast.MethodCall) -> ir.Future | None:
+        kind = self.syms.kind(e.receiver.id)
+        name = e.receiver.id
+        if kind == "signal" and e.method == "wait":
+            self.args(e, ())
+            return ir.Wait(name, ir.FutureT("unit"), e.span)
+        if kind == "channel" and e.method in ("send", "recv"):
+            elem = self.syms.channels[name].elem
+            if e.method == "send":
+                (value,) = self.args(e, (elem,))
+                return ir.Send(name, value, ir.FutureT("unit"), e.span)
+            self.args(e, ())
+            return ir.Recv(name, ir.FutureT(elem), e.span)
+        return None
+
+    def _await_value(self, e: ast.Await) -> ir.Expr:
+        fut = self.await_future(e)
+        out = fut.ty.output if isinstance(fut.ty, ir.FutureT) else "unit"
+        if out == "unit":
+            raise TypeMismatchError("this await produces no value ('()')", e.span)
+        if isinstance(out, ir.TupleT):
+            raise TypeMismatchError(
+                "join(...) gives a tuple: destructure it with 'let (a, b) = join(...).await;'", e.span
+            )
+        t = self.fn.temp(out)
+        self.pre.append(self.await_stmt((t,), fut, e.span))
+        return ir.Var(t, out, e.span)
+
+    def await_future(self, e: ast.Await) -> ir.Future:
+        """Check the operand of ``.await`` in an async context."""
+        if self.fn.kind == "fn":
+            raise AwaitContextError(
+                "'.await' is only allowed inside async fns, async blocks and tasks",
+                e.span,
+                (Note(f"'{self.fn.name}' is a plain fn; declare it 'async fn'"),),
+            )
+        if self.fn.parallel:
+            raise AwaitContextError("'.await' is not allowed inside 'parallel for' or 'bulk for'", e.span)
+        return self.future(e.future)
+
+    def await_stmt(self, targets: tuple[str | None, ...], fut: ir.Future, span: ast.Span) -> ir.AwaitS:
+        self.fn.sites += 1
+        return ir.AwaitS(targets, fut, self.fn.sites, self.future_suspends(fut), span)
+
+    def future(self, e: ast.Expr) -> ir.Future:
+        """Check an expression that must be a future."""
+        if isinstance(e, ast.Call):
+            if self.syms.kind(e.func) == "async fn":
+                params, ret = self.syms.signature(e.func)
+                return ir.AsyncCall(e.func, self.args(e, params), ir.FutureT(ret), e.span)
+            if e.func == "yield_now" and self.syms.kind(e.func) is None:
+                self.args(e, ())
+                return ir.YieldNow(ir.FutureT("unit"), e.span)
+            if e.func == "sleep" and self.syms.kind(e.func) is None:
+                (ns,) = self.args(e, ("u64",))
+                return ir.Sleep(ns, ir.FutureT("unit"), e.span)
+            if e.func == "join" and self.syms.kind(e.func) is None:
+                if len(e.args) < 1:
+                    raise ArityError("join needs at least one future", e.span)
+                futs = tuple(self.future(a) for a in e.args)
+                outs = tuple(f.ty.output if isinstance(f.ty, ir.FutureT) else "unit" for f in futs)
+                return ir.Join(futs, ir.FutureT(ir.TupleT(outs)), e.span)
+        if isinstance(e, ast.MethodCall):
+            fut = self.method_future(e)
+            if fut is not None:
+                return fut
+        if isinstance(e, ast.AsyncBlock):
+            return self.async_block(e)
+        if isinstance(e, ast.Await):
+            raise FutureMisuseError("'.await' on a value that was already awaited", e.span)
+        value = self._expr(e, None)
+        raise FutureMisuseError(f"'.await' needs a future, but this is a value of type {value.ty}", e.span)
+
+    def future_suspends(self, fut: ir.Future) -> bool:
+        if isinstance(fut, ir.AsyncCall):
+            return self.suspends_of(fut.fn)
+        if isinstance(fut, ir.Join):
+            return any(self.future_suspends(f) for f in fut.futures)
+        if isinstance(fut, ir.AsyncBlock):
+            return fut.suspends
+        return True
+
+    def async_block(self, e: ast.AsyncBlock) -> ir.AsyncBlock:
+        raise NotImplementedError  # provided by the statement checker
+
+
+def _flexible(e: ast.Expr) -> bool:
+    """True for expressions made only of literals, whose type the context decides."""
+    if isinstance(e, ast.IntLit | ast.FloatLit):
+        return True
+    if isinstance(e, ast.Unary):
+        return _flexible(e.operand)
+    if isinstance(e, ast.Binary) and e.op not in COMPARE and e.op not in ("&&", "||"):
+        return _flexible(e.left) and _flexible(e.right)
+    return False
+
+
+def _mismatch(want: ir.Ty, got: ir.Ty, span: ast.Span) -> TypeMismatchError:
+    return TypeMismatchError(
+        f"mismatched types: expected {want}, found {got}",
+        span,
+        (Note(f"convert with 'as {want}'"),) if is_numeric(want) and is_numeric(got) else (),
+    )

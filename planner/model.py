@@ -1,0 +1,176 @@
+"""The frozen Plan: everything code generation needs, and nothing from networkx.
+
+Task instances are numbered in a topological order of ``after``: task k's
+instances are ``first_instance .. first_instance + count - 1``, and every
+predecessor of a task has a smaller index than the task.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gasync.dsl.ast import NOSPAN, Span
+from gasync.dsl.diagnostics import GasyncError
+from gasync.planner.ir import Stmt, Ty
+
+
+def _sp() -> Span:
+    return field(default=NOSPAN, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    """Planner options: ``-D NAME=value`` overrides (text, parsed by type) and --strict."""
+
+    defines: tuple[tuple[str, str], ...] = ()
+    strict: bool = False
+
+
+@dataclass(frozen=True)
+class ConstDef:
+    name: str
+    ty: str
+    value: int | float | bool
+    span: Span = _sp()
+
+
+@dataclass(frozen=True)
+class BufferDef:
+    name: str
+    elem: str
+    shape: tuple[int, ...]
+    init: str  # zeros | iota | random | fill | input
+    init_value: int | float | bool | None = None  # the seed of random, the value of fill
+    span: Span = _sp()
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+@dataclass(frozen=True)
+class SharedDef:
+    name: str
+    ty: str
+    init: int | float | bool
+    span: Span = _sp()
+
+
+@dataclass(frozen=True)
+class SignalDef:
+    name: str
+    span: Span = _sp()
+
+
+@dataclass(frozen=True)
+class ChannelDef:
+    name: str
+    elem: str
+    capacity: int
+    span: Span = _sp()
+
+
+@dataclass(frozen=True)
+class ExternDef:
+    name: str
+    params: tuple[tuple[str, str], ...]
+    ret: str
+    module: str
+    attr: str
+    span: Span = _sp()
+
+
+@dataclass(frozen=True)
+class Function:
+    """A fn, async fn or task body. ``locals`` lists every local with its type
+    (parameters first); names are unique within the function."""
+
+    name: str
+    kind: str  # 'fn' | 'async' | 'task'
+    params: tuple[tuple[str, str], ...]
+    ret: Ty
+    locals: tuple[tuple[str, Ty], ...]
+    body: tuple[Stmt, ...]
+    suspends: bool
+    span: Span = _sp()
+
+
+@dataclass(frozen=True)
+class TaskDef:
+    name: str
+    index: int  # topological number
+    var: str | None  # the instance index's local name
+    var_ty: str
+    start: int
+    stop: int
+    after: tuple[str, ...]
+    body: Function
+    first_instance: int
+    span: Span = _sp()
+
+    @property
+    def count(self) -> int:
+        return max(0, self.stop - self.start)
+
+
+@dataclass(frozen=True)
+class FrameLayout:
+    """Where one function's state lives in a frame (in 8-byte words).
+
+    Integers and booleans go in the int words, floats in the float words.
+    Word 0 of the int part is the state. ``children`` gives, for each await
+    point that needs a frame of its own, the offsets of that child frame;
+    children of different await points overlap (only one is live at a time),
+    children of one ``join`` or ``select`` are laid side by side.
+    """
+
+    fn: str
+    int_slots: tuple[tuple[str, int], ...]
+    float_slots: tuple[tuple[str, int], ...]
+    result: tuple[str, int] | None  # ('int'|'float', offset) of the return value
+    children: tuple[tuple[int, int, int], ...]  # (site, int offset, float offset)
+    n_int: int
+    n_float: int
+
+    @property
+    def bytes(self) -> int:
+        return 8 * (self.n_int + self.n_float)
+
+
+@dataclass(frozen=True)
+class Plan:
+    path: str
+    source: str = field(compare=False, repr=False)
+    consts: tuple[ConstDef, ...]
+    buffers: tuple[BufferDef, ...]
+    shared: tuple[SharedDef, ...]
+    signals: tuple[SignalDef, ...]
+    channels: tuple[ChannelDef, ...]
+    externs: tuple[ExternDef, ...]
+    functions: tuple[Function, ...]  # fns and async fns, callees before callers
+    tasks: tuple[TaskDef, ...]  # topological order of `after`
+    edges: tuple[tuple[str, str], ...]  # (predecessor task, successor task)
+    frames: tuple[FrameLayout, ...]
+    warnings: tuple[GasyncError, ...] = field(default=(), compare=False)
+
+    @property
+    def instances(self) -> int:
+        return sum(t.count for t in self.tasks)
+
+    def function(self, name: str) -> Function:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        for t in self.tasks:
+            if t.body.name == name:
+                return t.body
+        raise KeyError(name)
+
+    def frame(self, name: str) -> FrameLayout:
+        for fr in self.frames:
+            if fr.fn == name:
+                return fr
+        raise KeyError(name)

@@ -1,0 +1,385 @@
+"""Type checking of statements and function bodies, producing await-normal IR.
+
+Each statement is checked with ``self.pre`` empty; the awaits hoisted out of
+its expressions land there and are emitted before it. A ``while`` whose
+condition awaits becomes ``loop { <hoisted>; if !cond { break; } body }`` so
+the condition is re-evaluated (and re-awaited) on every iteration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gasync.dsl import ast
+from gasync.dsl.diagnostics import Note
+from gasync.planner import ir
+from gasync.planner.errors import (
+    AwaitContextError,
+    ControlFlowError,
+    DuplicateNameError,
+    FutureMisuseError,
+    ReadOnlyError,
+    TypeMismatchError,
+    UnknownNameError,
+)
+from gasync.planner.exprs import ExprChecker, FnState, is_numeric
+from gasync.planner.model import Function
+from gasync.planner.symbols import Symbols
+
+COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^"}
+SHIFTS = {"<<=": "<<", ">>=": ">>"}
+
+
+class BodyChecker(ExprChecker):
+    def __init__(self, syms: Symbols, fn: FnState, suspends_of: Callable[[str], bool]):
+        self.syms = syms
+        self.fn = fn
+        self.pre = []
+        self.suspends_of = suspends_of
+
+    # ---- blocks ----
+    def block(self, b: ast.Block, tail_to: str | None = None) -> tuple[ir.Stmt, ...]:
+        """Check a block in a new scope. ``tail_to`` names where a tail value goes:
+        'return' for a function body, a local for an async block, None elsewhere."""
+        self.fn.scopes.append({})
+        try:
+            out: list[ir.Stmt] = []
+            for s in b.stmts:
+                out.extend(self.stmt(s))
+            if b.tail is not None:
+                out.extend(self._tail(b.tail, tail_to))
+            return tuple(out)
+        finally:
+            self.fn.scopes.pop()
+
+    def _tail(self, e: ast.Expr, tail_to: str | None) -> list[ir.Stmt]:
+        if tail_to == "return":
+            return self.stmt(ast.Return(e, e.span))
+        if tail_to is not None:
+            value = self.expr(e, self.fn.locals[tail_to])
+            return self._flush([ir.Let(tail_to, "=", value, e.span)])
+        out = self.stmt(ast.ExprStmt(e, e.span))
+        return out
+
+    def _flush(self, stmts: list[ir.Stmt]) -> list[ir.Stmt]:
+        pre, self.pre = self.pre, []
+        return [*pre, *stmts]
+
+    # ---- statements ----
+    def stmt(self, s: ast.Stmt) -> list[ir.Stmt]:
+        assert not self.pre
+        method = getattr(self, "_s_" + type(s).__name__)
+        result: list[ir.Stmt] = method(s)
+        return result
+
+    def _s_Let(self, s: ast.Let) -> list[ir.Stmt]:
+        want = self.syms.scalar(s.type) if s.type is not None else None
+        value = self.expr(s.value, want)
+        if value.ty == "unit":
+            raise TypeMismatchError(f"'{s.name}' would have no value: this expression gives '()'", s.value.span)
+        self._no_global_shadow(s.name, s.span)
+        name = self.fn.fresh(s.name, value.ty)
+        self.fn.scopes[-1][s.name] = name
+        return self._flush([ir.Let(name, "=", value, s.span)])
+
+    def _s_LetTuple(self, s: ast.LetTuple) -> list[ir.Stmt]:
+        if not isinstance(s.value, ast.Await) or not _is_join(s.value.future):
+            raise TypeMismatchError("only 'join(...).await' gives a tuple to destructure", s.value.span)
+        fut = self.await_future(s.value)
+        assert isinstance(fut, ir.Join) and isinstance(fut.ty, ir.FutureT)
+        outs = fut.ty.output
+        assert isinstance(outs, ir.TupleT)
+        if len(outs.elems) != len(s.names):
+            raise TypeMismatchError(f"join gives {len(outs.elems)} values but the pattern has {len(s.names)}", s.span)
+        targets: list[str | None] = []
+        for user, ty in zip(s.names, outs.elems, strict=True):
+            if user is None or ty == "unit":
+                if user is not None:
+                    raise TypeMismatchError(f"'{user}' would have no value: that future gives '()'", s.span)
+                targets.append(None)
+                continue
+            self._no_global_shadow(user, s.span)
+            name = self.fn.fresh(user, ty)
+            targets.append(name)
+        for user, name in zip(s.names, targets, strict=True):
+            if user is not None and name is not None:
+                self.fn.scopes[-1][user] = name
+        return self._flush([self.await_stmt(tuple(targets), fut, s.span)])
+
+    def _no_global_shadow(self, name: str, span: ast.Span) -> None:
+        kind = self.syms.kind(name)
+        if kind in ("const", "buffer", "shared", "signal", "channel"):
+            raise DuplicateNameError(f"let bindings cannot shadow the {kind} '{name}'", span)
+
+    def _s_Assign(self, s: ast.Assign) -> list[ir.Stmt]:
+        if isinstance(s.target, ast.Index):
+            buf = self.syms.buffer(s.target.base)
+            index = self.indices(s.target, buf.shape)
+            value = self._assign_value(s, buf.elem)
+            return self._flush([ir.Store(s.target.base.id, index, s.op, value, s.span)])
+        found = self.fn.lookup(s.target.id)
+        if found is None:
+            kind = self.syms.kind(s.target.id)
+            if kind == "shared":
+                raise TypeMismatchError(
+                    f"'{s.target.id}' is shared: write it with {s.target.id}.store(v) or an atomic method", s.span
+                )
+            if kind is not None:
+                raise TypeMismatchError(f"cannot assign to the {kind} '{s.target.id}'", s.target.span)
+            raise UnknownNameError(f"cannot find value '{s.target.id}' in this scope", s.target.span)
+        name, depth = found
+        if name in self.fn.readonly:
+            raise ReadOnlyError(f"cannot assign to '{s.target.id}': a loop variable is read-only", s.span)
+        if self.fn.parallel and depth < self.fn.parallel:
+            raise ReadOnlyError(
+                f"cannot assign to '{s.target.id}' inside 'parallel for' or 'bulk for': task locals are read-only",
+                s.span,
+                (Note("carry results out through a buffer or an atomic"),),
+            )
+        value = self._assign_value(s, self.fn.locals[name])
+        return self._flush([ir.Let(name, s.op, value, s.span)])
+
+    def _assign_value(self, s: ast.Assign, ty: ir.Ty) -> ir.Expr:
+        if s.op in SHIFTS:
+            if ty not in ir.INTS:
+                raise TypeMismatchError(f"cannot apply '{s.op}' to {ty}", s.span)
+            value = self.expr(s.value, None)
+            if value.ty not in ir.INTS:
+                raise TypeMismatchError(f"cannot shift by {value.ty}", s.value.span)
+            return value
+        op = COMPOUND.get(s.op)
+        if op in ("+", "-", "*", "/", "%") and not is_numeric(ty):
+            raise TypeMismatchError(f"cannot apply '{s.op}' to {ty}", s.span)
+        if op in ("&", "|", "^") and not (ty in ir.INTS or ty == "bool"):
+            raise TypeMismatchError(f"cannot apply '{s.op}' to {ty}", s.span)
+        return self.expr(s.value, ty)
+
+    def _s_ExprStmt(self, s: ast.ExprStmt) -> list[ir.Stmt]:
+        if isinstance(s.expr, ast.Await):
+            fut = self.await_future(s.expr)
+            return self._flush([self.await_stmt((), fut, s.span)])
+        value = self.expr(s.expr, None)
+        return self._flush([ir.Eval(value, s.span)])
+
+    def _s_If(self, s: ast.If) -> list[ir.Stmt]:
+        cond = self.expr(s.cond, "bool")
+        pre, self.pre = self.pre, []
+        then = self.block(s.then)
+        orelse: tuple[ir.Stmt, ...] = ()
+        if isinstance(s.orelse, ast.If):
+            orelse = tuple(self.stmt(s.orelse))
+        elif s.orelse is not None:
+            orelse = self.block(s.orelse)
+        return [*pre, ir.If(cond, then, orelse, s.span)]
+
+    def _s_While(self, s: ast.While) -> list[ir.Stmt]:
+        cond = self.expr(s.cond, "bool")
+        pre, self.pre = self.pre, []
+        body = self._loop_body(s.body)
+        if not pre:
+            return [ir.While(cond, body, s.span)]
+        exit_ = ir.If(ir.Unary("!", cond, "bool", s.span), (ir.Break(s.span),), (), s.span)
+        return [ir.Loop((*pre, exit_, *body), s.span)]
+
+    def _s_Loop(self, s: ast.Loop) -> list[ir.Stmt]:
+        return [ir.Loop(self._loop_body(s.body), s.span)]
+
+    def _loop_body(self, b: ast.Block) -> tuple[ir.Stmt, ...]:
+        self.fn.loops += 1
+        try:
+            return self.block(b)
+        finally:
+            self.fn.loops -= 1
+
+    def _s_For(self, s: ast.For) -> list[ir.Stmt]:
+        start, stop = self._pair(s.start, s.stop, None)
+        if start.ty != stop.ty or start.ty not in ir.INTS:
+            raise TypeMismatchError(f"a range needs two integers of one type, found {start.ty}..{stop.ty}", s.span)
+        pre, self.pre = self.pre, []
+        ty = start.ty
+        stop_var = self.fn.temp(ty)
+        self.fn.scopes.append({})
+        var = self.fn.fresh(s.var, ty)
+        self.fn.scopes[-1][s.var] = var
+        self.fn.readonly.add(var)
+        saved = (self.fn.loops, self.fn.parallel)
+        if s.kind != "seq":
+            if self.fn.parallel:
+                raise ControlFlowError(f"'{s.kind} for' cannot be nested inside another parallel loop", s.span)
+            self.fn.loops, self.fn.parallel = 0, len(self.fn.scopes)
+        else:
+            self.fn.loops += 1
+        try:
+            body = self.block(s.body)
+        finally:
+            self.fn.loops, self.fn.parallel = saved
+            self.fn.scopes.pop()
+        self.fn.loop_ids += 1
+        loop = ir.For(s.kind, var, start, stop_var, stop, body, self.fn.loop_ids, s.span)
+        return [*pre, loop]
+
+    def _s_ForAwait(self, s: ast.ForAwait) -> list[ir.Stmt]:
+        if self.syms.kind(s.channel.id) != "channel":
+            raise TypeMismatchError(f"'for await' reads from a channel; '{s.channel.id}' is not one", s.channel.span)
+        if self.fn.kind == "fn" or self.fn.parallel:
+            raise AwaitContextError("'for await' is only allowed where '.await' is", s.span)
+        elem = self.syms.channels[s.channel.id].elem
+        self.fn.sites += 1
+        site = self.fn.sites
+        self.fn.scopes.append({})
+        var = self.fn.fresh(s.var, elem)
+        self.fn.scopes[-1][s.var] = var
+        try:
+            body = self._loop_body(s.body)
+        finally:
+            self.fn.scopes.pop()
+        return [ir.ForAwait(var, s.channel.id, body, site, s.span)]
+
+    def _s_Break(self, s: ast.Break) -> list[ir.Stmt]:
+        if not self.fn.loops:
+            raise ControlFlowError("'break' outside of a loop", s.span)
+        return [ir.Break(s.span)]
+
+    def _s_Continue(self, s: ast.Continue) -> list[ir.Stmt]:
+        if not self.fn.loops:
+            raise ControlFlowError("'continue' outside of a loop", s.span)
+        return [ir.Continue(s.span)]
+
+    def _s_Return(self, s: ast.Return) -> list[ir.Stmt]:
+        if self.fn.parallel:
+            raise ControlFlowError("'return' is not allowed inside 'parallel for' or 'bulk for'", s.span)
+        ret = self.fn.ret
+        if s.value is None:
+            if ret != "unit":
+                raise TypeMismatchError(f"'return;' in '{self.fn.name}', which returns {ret}", s.span)
+            return [ir.Return(None, s.span)]
+        if ret == "unit":
+            what = "a task" if self.fn.kind == "task" else f"'{self.fn.name}'"
+            raise TypeMismatchError(f"{what} returns no value", s.value.span)
+        value = self.expr(s.value, ret)
+        return self._flush([ir.Return(value, s.span)])
+
+    def _s_Select(self, s: ast.Select) -> list[ir.Stmt]:
+        if self.fn.kind == "fn" or self.fn.parallel:
+            raise AwaitContextError("'select' is only allowed where '.await' is", s.span)
+        futs = [self.future(arm.future) for arm in s.arms]
+        pre, self.pre = self.pre, []
+        self.fn.sites += 1
+        site = self.fn.sites
+        arms = []
+        for arm, fut in zip(s.arms, futs, strict=True):
+            out = fut.ty.output if isinstance(fut.ty, ir.FutureT) else "unit"
+            self.fn.scopes.append({})
+            target = None
+            if arm.binding is not None:
+                if out == "unit":
+                    raise TypeMismatchError(f"'{arm.binding}' would have no value: that future gives '()'", arm.span)
+                target = self.fn.fresh(arm.binding, out)
+                self.fn.scopes[-1][arm.binding] = target
+            try:
+                body = self.block(arm.body)
+            finally:
+                self.fn.scopes.pop()
+            arms.append(ir.SelectArm(target, fut, body, arm.span))
+        return [*pre, ir.Select(tuple(arms), site, s.span)]
+
+    # ---- async blocks ----
+    def async_block(self, e: ast.AsyncBlock) -> ir.AsyncBlock:
+        if self.fn.kind == "fn":
+            raise AwaitContextError("async blocks are only allowed inside async fns and tasks", e.span)
+        result = None
+        # The block's value type is its tail's (or its returns'); infer from the tail.
+        saved_ret = self.fn.ret
+        saved = (self.fn.loops, self.pre)
+        self.fn.loops, self.pre = 0, []
+        ty: ir.Ty = "unit"
+        try:
+            if e.body.tail is not None:
+                probe = FnState(self.fn.name, self.fn.kind, "unit", dict(self.fn.locals), list(self.fn.scopes))
+                ty = BodyChecker(self.syms, probe, self.suspends_of).block_type(e.body)
+            if ty != "unit":
+                result = self.fn.temp(ty)
+            self.fn.ret = ty
+            body = self.block(e.body, tail_to=result)
+        finally:
+            self.fn.ret = saved_ret
+            self.fn.loops, self.pre = saved
+        suspends = _any_suspends(body)
+        return ir.AsyncBlock(body, result, ir.FutureT(ty), suspends, e.span)
+
+    def block_type(self, b: ast.Block) -> ir.Ty:
+        """The type of a block's tail expression (checked in a throw-away state)."""
+        self.fn.scopes.append({})
+        for s in b.stmts:
+            self.stmt(s)
+        assert b.tail is not None
+        return self.expr(b.tail, None).ty
+
+
+def _is_join(e: ast.Expr) -> bool:
+    return isinstance(e, ast.Call) and e.func == "join"
+
+
+def _any_suspends(body: tuple[ir.Stmt, ...]) -> bool:
+    from gasync.planner.walk import stmts_in
+
+    return any(
+        isinstance(s, ir.AwaitS) and s.suspends or isinstance(s, ir.Select | ir.ForAwait) for s in stmts_in(body)
+    )
+
+
+def check_function(
+    syms: Symbols, item: ast.FnDef | ast.Task, suspends_of: Callable[[str], bool], task_var: tuple[str, str] | None
+) -> Function:
+    """Check one fn, async fn or task body."""
+    if isinstance(item, ast.Task):
+        kind, ret, params = "task", "unit", ()
+    else:
+        kind = "async" if item.is_async else "fn"
+        ptypes, ret = syms.signature(item.name)
+        params = tuple((p.name, t) for p, t in zip(item.params, ptypes, strict=True))
+    fn = FnState(item.name, kind, ret)
+    seen: dict[str, ast.Span] = {}
+    for (pname, pty), p in zip(params, getattr(item, "params", ()), strict=False):
+        if pname in seen:
+            raise DuplicateNameError(f"parameter '{pname}' is bound more than once", p.span)
+        seen[pname] = p.span
+        fn.scopes[0][pname] = fn.fresh(pname, pty)
+    if task_var is not None:
+        var = fn.fresh(task_var[0], task_var[1])
+        fn.scopes[0][task_var[0]] = var
+        fn.readonly.add(var)
+    checker = BodyChecker(syms, fn, suspends_of)
+    body = checker.block(item.body, tail_to="return" if kind != "task" else None)
+    if ret != "unit" and not _always_returns(body):
+        raise ControlFlowError(
+            f"'{item.name}' must return a {ret} on every path",
+            item.span,
+            (Note("end the body with 'return value;' or a final expression"),),
+        )
+    suspends = _any_suspends(body)
+    return Function(item.name, kind, params, ret, tuple(fn.locals.items()), body, suspends, item.span)
+
+
+def _always_returns(body: tuple[ir.Stmt, ...]) -> bool:
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ir.Return):
+        return True
+    if isinstance(last, ir.If):
+        return _always_returns(last.then) and _always_returns(last.orelse)
+    if isinstance(last, ir.Loop):
+        from gasync.planner.walk import stmts_in
+
+        return not any(isinstance(s, ir.Break) for s in stmts_in(last.body, into_loops=False))
+    return False
+
+
+def const_checker(syms: Symbols) -> BodyChecker:
+    """A checker for compile-time expressions: no locals, no awaits."""
+
+    def no_async(name: str) -> bool:
+        raise FutureMisuseError("a constant expression cannot await")
+
+    return BodyChecker(syms, FnState("<const>", "fn", "unit"), no_async)

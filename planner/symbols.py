@@ -1,0 +1,197 @@
+"""The global namespace: items by name, with consts folded to values.
+
+Items live in one namespace (as Rust's value namespace): a buffer and a task
+cannot share a name. Consts are folded in dependency order, each after the
+consts it mentions; ``-D NAME=value`` replaces a const's value before anything
+that depends on it is folded.
+"""
+
+from __future__ import annotations
+
+import re
+
+from gasync.dsl import ast
+from gasync.dsl.diagnostics import GasyncError, Note
+from gasync.planner import ir
+from gasync.planner.consteval import convert, evaluate
+from gasync.planner.errors import (
+    ConstEvalError,
+    DefineError,
+    DuplicateNameError,
+    ExternPathError,
+    TypeMismatchError,
+    UnknownNameError,
+)
+from gasync.planner.model import BufferDef, ChannelDef, ConstDef, ExternDef, SharedDef, SignalDef
+
+KIND_OF = {
+    ast.Const: "const",
+    ast.Buffer: "buffer",
+    ast.Shared: "shared",
+    ast.Signal: "signal",
+    ast.Channel: "channel",
+    ast.ExternFn: "extern",
+    ast.Task: "task",
+}
+BUILTIN_NAMES = ("join", "yield_now", "sleep", "min", "max", "abs", "sqrt", "exp", "log", "sin", "cos", "pow")
+EXTERN_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
+
+
+def item_kind(item: ast.Item) -> str:
+    if isinstance(item, ast.FnDef):
+        return "async fn" if item.is_async else "fn"
+    return KIND_OF[type(item)]
+
+
+class Symbols:
+    """Global items by name, and the folded definitions of data items."""
+
+    def __init__(self, program: ast.Program, defines: dict[str, str], errors: list[GasyncError]):
+        self.items: dict[str, ast.Item] = {}
+        self.consts: dict[str, ConstDef] = {}
+        self.buffers: dict[str, BufferDef] = {}
+        self.shared: dict[str, SharedDef] = {}
+        self.signals: dict[str, SignalDef] = {}
+        self.channels: dict[str, ChannelDef] = {}
+        self.externs: dict[str, ExternDef] = {}
+        self._defines = defines
+        self._folding: list[str] = []
+        for item in program.items:
+            prev = self.items.get(item.name)
+            if prev is not None:
+                errors.append(
+                    DuplicateNameError(
+                        f"the name '{item.name}' is defined more than once",
+                        item.span,
+                        (Note(f"'{item.name}' was first defined here as a {item_kind(prev)}", prev.span),),
+                    )
+                )
+                continue
+            self.items[item.name] = item
+        for name in defines:
+            if not isinstance(self.items.get(name), ast.Const):
+                errors.append(DefineError(f"-D {name}=...: the program has no const named '{name}'"))
+        for item in self.items.values():
+            try:
+                self._define(item)
+            except GasyncError as exc:
+                errors.append(exc)
+
+    def kind(self, name: str) -> str | None:
+        item = self.items.get(name)
+        return None if item is None else item_kind(item)
+
+    def scalar(self, t: ast.ScalarType) -> str:
+        if t.name not in ir.SCALARS:
+            raise UnknownNameError(
+                f"unknown type '{t.name}'", t.span, (Note("the types are bool i32 i64 u32 u64 f32 f64"),)
+            )
+        return t.name
+
+    def buffer(self, name: ast.Name) -> BufferDef:
+        if self.kind(name.id) != "buffer":
+            what = self.kind(name.id)
+            if what is None:
+                raise UnknownNameError(f"cannot find buffer '{name.id}' in this scope", name.span)
+            raise TypeMismatchError(f"'{name.id}' is a {what}, not a buffer; it cannot be indexed", name.span)
+        return self.buffers[name.id]
+
+    def signature(self, name: str) -> tuple[tuple[str, ...], ir.Ty]:
+        item = self.items[name]
+        assert isinstance(item, ast.FnDef | ast.ExternFn)
+        params = tuple(self.scalar(p.type) for p in item.params)
+        ret = self.scalar(item.ret) if item.ret is not None else "unit"
+        return params, ret
+
+    # ---- folding ----
+    def const_value(self, e: ast.Expr, want: ir.Ty | None) -> ir.Lit:
+        """Check and evaluate a compile-time expression (consts and literals)."""
+        from gasync.planner.stmts import const_checker
+
+        typed = const_checker(self).expr(e, want)
+        return ir.Lit(evaluate(typed), typed.ty, e.span)
+
+    def const(self, name: str) -> ConstDef:
+        if name not in self.consts:
+            item = self.items[name]
+            assert isinstance(item, ast.Const)
+            if name in self._folding:
+                cycle = " -> ".join([*self._folding[self._folding.index(name) :], name])
+                raise ConstEvalError(f"const '{name}' depends on itself: {cycle}", item.span)
+            self._folding.append(name)
+            try:
+                self.consts[name] = self._fold_const(item)
+            finally:
+                self._folding.pop()
+        return self.consts[name]
+
+    def _fold_const(self, item: ast.Const) -> ConstDef:
+        ty = self.scalar(item.type)
+        if item.name in self._defines:
+            return ConstDef(item.name, ty, _parse_define(item.name, self._defines[item.name], ty), item.span)
+        return ConstDef(item.name, ty, self.const_value(item.value, ty).value, item.span)
+
+    def positive(self, e: ast.Expr, what: str) -> int:
+        lit = self.const_value(e, None)
+        if lit.ty not in ir.INTS:
+            raise TypeMismatchError(f"{what} must be an integer, found {lit.ty}", e.span)
+        if int(lit.value) <= 0:
+            raise ConstEvalError(f"{what} must be positive, found {lit.value}", e.span)
+        return int(lit.value)
+
+    def _define(self, item: ast.Item) -> None:
+        if isinstance(item, ast.Const):
+            self.const(item.name)
+        elif isinstance(item, ast.Buffer):
+            elem = self.scalar(item.type.elem)
+            if len(item.type.dims) > 2:
+                raise TypeMismatchError("buffers have one or two dimensions", item.type.span)
+            shape = tuple(self.positive(d, "a buffer dimension") for d in item.type.dims)
+            arg = None
+            if item.init.arg is not None:
+                want = "u64" if item.init.kind == "random" else elem
+                arg = self.const_value(item.init.arg, want).value
+            self.buffers[item.name] = BufferDef(item.name, elem, shape, item.init.kind, arg, item.span)
+        elif isinstance(item, ast.Shared):
+            ty = self.scalar(item.type)
+            self.shared[item.name] = SharedDef(item.name, ty, self.const_value(item.value, ty).value, item.span)
+        elif isinstance(item, ast.Signal):
+            self.signals[item.name] = SignalDef(item.name, item.span)
+        elif isinstance(item, ast.Channel):
+            elem = self.scalar(item.elem)
+            cap = self.positive(item.capacity, "a channel capacity")
+            self.channels[item.name] = ChannelDef(item.name, elem, cap, item.span)
+        elif isinstance(item, ast.ExternFn):
+            self.externs[item.name] = _extern(self, item)
+        elif isinstance(item, ast.FnDef | ast.Task):
+            if item.name in BUILTIN_NAMES:
+                raise DuplicateNameError(f"'{item.name}' is a builtin and cannot be redefined", item.span)
+
+
+def _extern(syms: Symbols, item: ast.ExternFn) -> ExternDef:
+    if not EXTERN_PATH.fullmatch(item.path):
+        raise ExternPathError(
+            f'invalid extern path "{item.path}": expected "dotted.module:function" made of identifiers',
+            item.span,
+        )
+    module, attr = item.path.split(":")
+    params, ret = syms.signature(item.name)
+    names = tuple(p.name for p in item.params)
+    return ExternDef(item.name, tuple(zip(names, params, strict=True)), str(ret), module, attr, item.span)
+
+
+def _parse_define(name: str, text: str, ty: str) -> int | float | bool:
+    t = text.strip().replace("_", "")
+    try:
+        if ty == "bool":
+            if t not in ("true", "false"):
+                raise ValueError
+            return t == "true"
+        if ty in ir.INTS:
+            value = int(t, 0)
+            if convert(value, ty) != value:
+                raise DefineError(f"-D {name}={text}: {value} does not fit in {ty}")
+            return value
+        return convert(float(t), ty)
+    except ValueError:
+        raise DefineError(f"-D {name}={text}: not a valid {ty}") from None

@@ -1,0 +1,97 @@
+"""Walking IR bodies: every statement, every expression, in source order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from gasync.planner import ir
+
+LOOPS = (ir.Loop, ir.While, ir.For, ir.ForAwait)
+
+
+def children(s: ir.Stmt) -> Iterator[tuple[ir.Stmt, ...]]:
+    """The nested bodies of a statement."""
+    if isinstance(s, ir.If):
+        yield s.then
+        yield s.orelse
+    elif isinstance(s, LOOPS):
+        yield s.body
+    elif isinstance(s, ir.Select):
+        for arm in s.arms:
+            yield from future_bodies(arm.future)
+            yield arm.body
+    elif isinstance(s, ir.AwaitS):
+        yield from future_bodies(s.future)
+
+
+def future_bodies(f: ir.Future) -> Iterator[tuple[ir.Stmt, ...]]:
+    if isinstance(f, ir.AsyncBlock):
+        yield f.body
+    elif isinstance(f, ir.Join):
+        for sub in f.futures:
+            yield from future_bodies(sub)
+
+
+def stmts_in(body: tuple[ir.Stmt, ...], into_loops: bool = True) -> Iterator[ir.Stmt]:
+    """Every statement of ``body`` and of the bodies nested in it, pre-order."""
+    for s in body:
+        yield s
+        if not into_loops and isinstance(s, LOOPS):
+            continue
+        for sub in children(s):
+            yield from stmts_in(sub, into_loops)
+
+
+def exprs_of(s: ir.Stmt) -> Iterator[ir.Expr]:
+    """The expressions a statement evaluates directly (not those of nested bodies)."""
+    if isinstance(s, ir.Let | ir.Eval):
+        yield s.value if isinstance(s, ir.Let) else s.expr
+    elif isinstance(s, ir.Store):
+        yield from s.index
+        yield s.value
+    elif isinstance(s, ir.If | ir.While):
+        yield s.cond
+    elif isinstance(s, ir.For):
+        yield s.start
+        yield s.stop
+    elif isinstance(s, ir.Return) and s.value is not None:
+        yield s.value
+    elif isinstance(s, ir.AwaitS):
+        yield from future_args(s.future)
+    elif isinstance(s, ir.Select):
+        for arm in s.arms:
+            yield from future_args(arm.future)
+
+
+def future_args(f: ir.Future) -> Iterator[ir.Expr]:
+    if isinstance(f, ir.AsyncCall):
+        yield from f.args
+    elif isinstance(f, ir.Sleep):
+        yield f.ns
+    elif isinstance(f, ir.Send):
+        yield f.value
+    elif isinstance(f, ir.Join):
+        for sub in f.futures:
+            yield from future_args(sub)
+
+
+def subexprs(e: ir.Expr) -> Iterator[ir.Expr]:
+    """``e`` and every expression inside it."""
+    yield e
+    if isinstance(e, ir.Load):
+        for i in e.index:
+            yield from subexprs(i)
+    elif isinstance(e, ir.SharedOp | ir.Call):
+        for a in e.args:
+            yield from subexprs(a)
+    elif isinstance(e, ir.BufAtomic):
+        for i in e.index:
+            yield from subexprs(i)
+        yield from subexprs(e.value)
+    elif isinstance(e, ir.Unary):
+        yield from subexprs(e.operand)
+    elif isinstance(e, ir.Binary):
+        yield from subexprs(e.left)
+        yield from subexprs(e.right)
+    elif isinstance(e, ir.Cast):
+        yield from subexprs(e.expr)
