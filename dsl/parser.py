@@ -27,7 +27,7 @@ from gasync.dsl.diagnostics import (
 )
 from gasync.dsl.syntax_errors import translate
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import LarkError, UnexpectedInput, VisitError
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, VisitError
 from lark.tree import Meta
 
 BUFFER_INITS = {"zeros": False, "iota": False, "input": False, "random": True, "fill": True}
@@ -66,8 +66,18 @@ def parse_file(path: str | Path) -> ast.Program:
 
 
 def tokens(text: str) -> list[Token]:
-    """The token stream of ``text`` (used by diagnostics to match delimiters)."""
-    return list(_lark().lex(text))
+    """The token stream of ``text`` (used by diagnostics to match delimiters).
+
+    It stops at the first character that starts no token: a parse error
+    earlier in the file must still be reported, not that later character.
+    """
+    out: list[Token] = []
+    try:
+        for tok in _lark().lex(text):
+            out.append(tok)
+    except UnexpectedCharacters:
+        pass
+    return out
 
 
 def span_of(x: Meta | Token) -> ast.Span:
