@@ -20,6 +20,7 @@ warnings travel in ``Plan.warnings``.
 
 from __future__ import annotations
 
+import networkx as nx
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import ErrorGroup, GasyncError
 from gasync.planner import graphs
@@ -94,11 +95,11 @@ def _sorted(errors: list[GasyncError]) -> list[GasyncError]:
 
 
 def _check_functions(
-    program: ast.Program, syms: Symbols, cg: object, order: dict[str, int], errors: list[GasyncError]
+    program: ast.Program, syms: Symbols, cg: nx.DiGraph, order: dict[str, int], errors: list[GasyncError]
 ) -> tuple[list[Function], dict[str, bool]]:
     suspends: dict[str, bool] = {}
     functions: list[Function] = []
-    for name in graphs.callee_first(cg, order):  # type: ignore[arg-type]
+    for name in graphs.callee_first(cg, order):
         item = syms.items.get(name)
         if not isinstance(item, ast.FnDef):
             continue
@@ -117,8 +118,7 @@ def _check_task(syms: Symbols, t: ast.Task, suspends: dict[str, bool]) -> TaskDe
     var_ty, start, stop = "i32", 0, 1
     if t.var is not None:
         assert t.start is not None and t.stop is not None
-        lo = syms.const_value(t.start, None)
-        hi = syms.const_value(t.stop, lo.ty if lo.ty != "bool" else None)
+        lo, hi = syms.const_range(t.start, t.stop)
         if lo.ty != hi.ty or lo.ty not in ("i32", "i64", "u32", "u64"):
             raise TypeMismatchError(f"a task range needs two integers of one type, found {lo.ty}..{hi.ty}", t.span)
         var_ty, start, stop = str(lo.ty), int(lo.value), int(hi.value)

@@ -186,7 +186,7 @@ class ExprChecker:
             if left.ty not in ir.INTS or right.ty not in ir.INTS:
                 raise TypeMismatchError(f"cannot shift {left.ty} by {right.ty}: shifts need integers", e.span)
             return ir.Binary(op, left, right, left.ty, e.span)
-        left, right = self._pair(e.left, e.right, operand_want)
+        left, right = self.pair(e.left, e.right, operand_want)
         ty = left.ty
         if left.ty != right.ty:
             raise TypeMismatchError(
@@ -204,7 +204,7 @@ class ExprChecker:
             return ir.Binary(op, left, right, "bool", e.span)
         return ir.Binary(op, left, right, ty, e.span)
 
-    def _pair(self, a: ast.Expr, b: ast.Expr, want: ir.Ty | None) -> tuple[ir.Expr, ir.Expr]:
+    def pair(self, a: ast.Expr, b: ast.Expr, want: ir.Ty | None) -> tuple[ir.Expr, ir.Expr]:
         """Check two operands of one type; the literal-only side adapts to the other."""
         if _flexible(a) and not _flexible(b):
             pre_mark = len(self.pre)
@@ -293,7 +293,7 @@ class ExprChecker:
         if len(e.args) != n:
             raise ArityError(f"'{e.func}' takes {n} argument(s) but {len(e.args)} were given", e.span)
         if n == 2:
-            a, b = self._pair(e.args[0], e.args[1], want)
+            a, b = self.pair(e.args[0], e.args[1], want)
             if a.ty != b.ty:
                 raise TypeMismatchError(f"mismatched types in {e.func}: {a.ty} and {b.ty}", e.span)
             args: tuple[ir.Expr, ...] = (a, b)

@@ -101,9 +101,9 @@ class BodyChecker(ExprChecker):
             self._no_global_shadow(user, s.span)
             name = self.fn.fresh(user, ty)
             targets.append(name)
-        for user, name in zip(s.names, targets, strict=True):
-            if user is not None and name is not None:
-                self.fn.scopes[-1][user] = name
+        for user, target in zip(s.names, targets, strict=True):
+            if user is not None and target is not None:
+                self.fn.scopes[-1][user] = target
         return self._flush([self.await_stmt(tuple(targets), fut, s.span)])
 
     def _no_global_shadow(self, name: str, span: ast.Span) -> None:
@@ -192,7 +192,7 @@ class BodyChecker(ExprChecker):
             self.fn.loops -= 1
 
     def _s_For(self, s: ast.For) -> list[ir.Stmt]:
-        start, stop = self._pair(s.start, s.stop, None)
+        start, stop = self.pair(s.start, s.stop, None)
         if start.ty != stop.ty or start.ty not in ir.INTS:
             raise TypeMismatchError(f"a range needs two integers of one type, found {start.ty}..{stop.ty}", s.span)
         pre, self.pre = self.pre, []
@@ -332,15 +332,18 @@ def check_function(
     syms: Symbols, item: ast.FnDef | ast.Task, suspends_of: Callable[[str], bool], task_var: tuple[str, str] | None
 ) -> Function:
     """Check one fn, async fn or task body."""
+    ret: ir.Ty = "unit"
+    params: tuple[tuple[str, str], ...] = ()
     if isinstance(item, ast.Task):
-        kind, ret, params = "task", "unit", ()
+        kind = "task"
     else:
         kind = "async" if item.is_async else "fn"
         ptypes, ret = syms.signature(item.name)
         params = tuple((p.name, t) for p, t in zip(item.params, ptypes, strict=True))
     fn = FnState(item.name, kind, ret)
     seen: dict[str, ast.Span] = {}
-    for (pname, pty), p in zip(params, getattr(item, "params", ()), strict=False):
+    item_params = item.params if isinstance(item, ast.FnDef) else ()
+    for (pname, pty), p in zip(params, item_params, strict=True):
         if pname in seen:
             raise DuplicateNameError(f"parameter '{pname}' is bound more than once", p.span)
         seen[pname] = p.span

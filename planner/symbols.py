@@ -111,6 +111,13 @@ class Symbols:
         typed = const_checker(self).expr(e, want)
         return ir.Lit(evaluate(typed), typed.ty, e.span)
 
+    def const_range(self, start: ast.Expr, stop: ast.Expr) -> tuple[ir.Lit, ir.Lit]:
+        """Check and evaluate ``start..stop`` at compile time; a literal side takes the other's type."""
+        from gasync.planner.stmts import const_checker
+
+        lo, hi = const_checker(self).pair(start, stop, None)
+        return ir.Lit(evaluate(lo), lo.ty, start.span), ir.Lit(evaluate(hi), hi.ty, stop.span)
+
     def const(self, name: str) -> ConstDef:
         if name not in self.consts:
             item = self.items[name]
