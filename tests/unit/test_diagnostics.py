@@ -43,8 +43,8 @@ class Case(NamedTuple):
 
 CASES = [
     Case(
-        'missing_semicolon',
-        'task main {\n    let x = 5\n    let y = 6;\n}\n',
+        "missing_semicolon",
+        "task main {\n    let x = 5\n    let y = 6;\n}\n",
         MissingSemicolonError,
         """\
 bad.gasync:2:14: error: expected ';', found keyword 'let'
@@ -53,8 +53,8 @@ bad.gasync:2:14: error: expected ';', found keyword 'let'
    |              ^""",
     ),
     Case(
-        'missing_semicolon_item',
-        'signal a\nsignal b;\n',
+        "missing_semicolon_item",
+        "signal a\nsignal b;\n",
         MissingSemicolonError,
         """\
 bad.gasync:1:9: error: expected ';', found keyword 'signal'
@@ -63,8 +63,8 @@ bad.gasync:1:9: error: expected ';', found keyword 'signal'
    |         ^""",
     ),
     Case(
-        'unclosed_brace',
-        'task main {\n    let x = 5;\n',
+        "unclosed_brace",
+        "task main {\n    let x = 5;\n",
         UnclosedDelimiterError,
         """\
 bad.gasync:1:11: error: unclosed delimiter '{'
@@ -74,8 +74,8 @@ bad.gasync:1:11: error: unclosed delimiter '{'
   = note: the file ends at 2:15 before a '}' closes it""",
     ),
     Case(
-        'stray_brace',
-        'task main {\n}\n}\n',
+        "stray_brace",
+        "task main {\n}\n}\n",
         UnmatchedDelimiterError,
         """\
 bad.gasync:3:1: error: unexpected closing delimiter '}'
@@ -84,8 +84,8 @@ bad.gasync:3:1: error: unexpected closing delimiter '}'
    | ^""",
     ),
     Case(
-        'mismatched_paren',
-        'task main {\n    let x = (1 + 2];\n}\n',
+        "mismatched_paren",
+        "task main {\n    let x = (1 + 2];\n}\n",
         UnmatchedDelimiterError,
         """\
 bad.gasync:2:19: error: mismatched closing delimiter: expected ')', found ']'
@@ -98,8 +98,8 @@ bad.gasync:2:13: note: '(' opened here
    |             ^""",
     ),
     Case(
-        'mismatched_bracket',
-        'task main {\n    y[i) = 1;\n}\n',
+        "mismatched_bracket",
+        "task main {\n    y[i) = 1;\n}\n",
         UnmatchedDelimiterError,
         """\
 bad.gasync:2:8: error: mismatched closing delimiter: expected ']', found ')'
@@ -112,8 +112,8 @@ bad.gasync:2:6: note: '[' opened here
    |      ^""",
     ),
     Case(
-        'bad_decimal',
-        'const N: i64 = 12abc;\n',
+        "bad_decimal",
+        "const N: i64 = 12abc;\n",
         InvalidLiteralError,
         """\
 bad.gasync:1:16: error: invalid numeric literal '12abc'
@@ -122,8 +122,8 @@ bad.gasync:1:16: error: invalid numeric literal '12abc'
    |                ^^^^^""",
     ),
     Case(
-        'bad_hex',
-        'const M: i64 = 0xfg;\n',
+        "bad_hex",
+        "const M: i64 = 0xfg;\n",
         InvalidLiteralError,
         """\
 bad.gasync:1:16: error: invalid numeric literal '0xfg'
@@ -132,8 +132,8 @@ bad.gasync:1:16: error: invalid numeric literal '0xfg'
    |                ^^^^""",
     ),
     Case(
-        'keyword_as_name',
-        'task main {\n    let fn = 1;\n}\n',
+        "keyword_as_name",
+        "task main {\n    let fn = 1;\n}\n",
         ReservedWordError,
         """\
 bad.gasync:2:9: error: expected identifier, found keyword 'fn'
@@ -143,8 +143,8 @@ bad.gasync:2:9: error: expected identifier, found keyword 'fn'
   = note: 'fn' is a reserved keyword and cannot be used as a name""",
     ),
     Case(
-        'keyword_as_method',
-        'task main {\n    ch.loop();\n}\n',
+        "keyword_as_method",
+        "task main {\n    ch.loop();\n}\n",
         ReservedWordError,
         """\
 bad.gasync:2:8: error: expected identifier, found keyword 'loop'
@@ -154,8 +154,8 @@ bad.gasync:2:8: error: expected identifier, found keyword 'loop'
   = note: 'loop' is a reserved keyword and cannot be used as a name""",
     ),
     Case(
-        'task_without_body',
-        'task main;\n',
+        "task_without_body",
+        "task main;\n",
         UnexpectedTokenError,
         """\
 bad.gasync:1:10: error: expected 'after', 'for' or '{', found ';'
@@ -164,8 +164,8 @@ bad.gasync:1:10: error: expected 'after', 'for' or '{', found ';'
    |          ^""",
     ),
     Case(
-        'task_without_body_eof',
-        'task main',
+        "task_without_body_eof",
+        "task main",
         UnexpectedEndError,
         """\
 bad.gasync:1:10: error: unexpected end of file: expected 'after', 'for' or '{'
@@ -174,8 +174,8 @@ bad.gasync:1:10: error: unexpected end of file: expected 'after', 'for' or '{'
    |          ^""",
     ),
     Case(
-        'unexpected_character',
-        'task main {\n    let x = 1 @ 2;\n}\n',
+        "unexpected_character",
+        "task main {\n    let x = 1 @ 2;\n}\n",
         InvalidCharacterError,
         """\
 bad.gasync:2:15: error: unexpected character '@'
@@ -184,8 +184,8 @@ bad.gasync:2:15: error: unexpected character '@'
    |               ^""",
     ),
     Case(
-        'unterminated_comment',
-        'task main {\n    /* oops\n}\n',
+        "unterminated_comment",
+        "task main {\n    /* oops\n}\n",
         UnterminatedCommentError,
         """\
 bad.gasync:2:5: error: unterminated block comment: '/*' has no matching '*/'
@@ -194,7 +194,7 @@ bad.gasync:2:5: error: unterminated block comment: '/*' has no matching '*/'
    |     ^^""",
     ),
     Case(
-        'unterminated_string',
+        "unterminated_string",
         'extern fn g(v: f32) -> f32 from "m.k:g;\n',
         UnterminatedStringError,
         """\
@@ -204,8 +204,8 @@ bad.gasync:1:33: error: unterminated string: a '"' with no closing quote on this
    |                                 ^""",
     ),
     Case(
-        'invalid_target',
-        'task main {\n    1 + 2 = 3;\n}\n',
+        "invalid_target",
+        "task main {\n    1 + 2 = 3;\n}\n",
         InvalidTargetError,
         """\
 bad.gasync:2:5: error: invalid left-hand side of assignment: expected a variable or a buffer element
@@ -214,8 +214,8 @@ bad.gasync:2:5: error: invalid left-hand side of assignment: expected a variable
    |     ^^^^^""",
     ),
     Case(
-        'unknown_initialiser',
-        'buffer x: f32[4] = ones;\n',
+        "unknown_initialiser",
+        "buffer x: f32[4] = ones;\n",
         InvalidInitializerError,
         """\
 bad.gasync:1:20: error: unknown buffer initialiser 'ones'; expected zeros, iota, input, random(seed) or fill(value)
@@ -224,8 +224,8 @@ bad.gasync:1:20: error: unknown buffer initialiser 'ones'; expected zeros, iota,
    |                    ^^^^""",
     ),
     Case(
-        'initialiser_needs_arg',
-        'buffer x: f32[4] = random;\n',
+        "initialiser_needs_arg",
+        "buffer x: f32[4] = random;\n",
         InvalidInitializerError,
         """\
 bad.gasync:1:20: error: buffer initialiser 'random' is written 'random(...)'
@@ -234,8 +234,8 @@ bad.gasync:1:20: error: buffer initialiser 'random' is written 'random(...)'
    |                    ^^^^^^""",
     ),
     Case(
-        'chained_comparison',
-        'task main {\n    let b = 1 < 2 < 3;\n}\n',
+        "chained_comparison",
+        "task main {\n    let b = 1 < 2 < 3;\n}\n",
         ChainedComparisonError,
         """\
 bad.gasync:2:19: error: comparison operators cannot be chained
@@ -245,8 +245,8 @@ bad.gasync:2:19: error: comparison operators cannot be chained
   = note: split the comparison with '&&', as in 'a < b && b < c'""",
     ),
     Case(
-        'missing_expression',
-        'task main {\n    let x = ;\n}\n',
+        "missing_expression",
+        "task main {\n    let x = ;\n}\n",
         UnexpectedTokenError,
         """\
 bad.gasync:2:13: error: expected expression, found ';'
@@ -255,8 +255,8 @@ bad.gasync:2:13: error: expected expression, found ';'
    |             ^""",
     ),
     Case(
-        'unexpected_eof',
-        'const N: i64 = 4',
+        "unexpected_eof",
+        "const N: i64 = 4",
         UnexpectedEndError,
         """\
 bad.gasync:1:17: error: unexpected end of file: expected operator or ';'
@@ -265,8 +265,8 @@ bad.gasync:1:17: error: unexpected end of file: expected operator or ';'
    |                 ^""",
     ),
     Case(
-        'statement_at_top_level',
-        'let x = 1;\n',
+        "statement_at_top_level",
+        "let x = 1;\n",
         UnexpectedTokenError,
         "bad.gasync:1:1: error: expected item (const, buffer, shared, signal, channel, fn, extern fn or task)"
         """ or end of file, found keyword 'let'
@@ -275,8 +275,8 @@ bad.gasync:1:17: error: unexpected end of file: expected operator or ';'
    | ^^^""",
     ),
     Case(
-        'underscore_as_name',
-        'task main {\n    let _ = 1;\n}\n',
+        "underscore_as_name",
+        "task main {\n    let _ = 1;\n}\n",
         UnexpectedTokenError,
         """\
 bad.gasync:2:9: error: expected '(' or identifier, found '_'
@@ -285,8 +285,8 @@ bad.gasync:2:9: error: expected '(' or identifier, found '_'
    |         ^""",
     ),
     Case(
-        'method_on_call',
-        'task main {\n    f(x).load();\n}\n',
+        "method_on_call",
+        "task main {\n    f(x).load();\n}\n",
         InvalidReceiverError,
         """\
 bad.gasync:2:5: error: '.load()' is called on a shared scalar, signal or channel by name
@@ -295,8 +295,8 @@ bad.gasync:2:5: error: '.load()' is called on a shared scalar, signal or channel
    |     ^^^^""",
     ),
     Case(
-        'tab_indent',
-        'task main {\n\tlet x = 5\n\tlet y = 6;\n}\n',
+        "tab_indent",
+        "task main {\n\tlet x = 5\n\tlet y = 6;\n}\n",
         MissingSemicolonError,
         """\
 bad.gasync:2:11: error: expected ';', found keyword 'let'
