@@ -27,7 +27,8 @@ from gasync.planner import graphs
 from gasync.planner.checks import program_checks
 from gasync.planner.errors import TypeMismatchError, UnknownNameError
 from gasync.planner.frames import layout
-from gasync.planner.model import FrameLayout, Function, Plan, PlanOptions, TaskDef
+from gasync.planner.effects import transitive_effects
+from gasync.planner.model import Flow, FrameLayout, Function, Plan, PlanOptions, TaskDef
 from gasync.planner.stmts import check_function
 from gasync.planner.symbols import Symbols
 from gasync.planner.verify import verify
@@ -67,10 +68,13 @@ def plan(program: ast.Program, options: PlanOptions | None = None) -> Plan:
 
     tasks = _number_tasks(topo, bodies)
     frames = _layouts(functions, tasks, suspends)
-    diags = program_checks(syms, functions, tasks, tg, options.strict)
+    effects = transitive_effects([*functions, *(t.body for t in tasks)])
+    graphs.add_flows(tg, effects)
+    diags = program_checks(syms, tasks, graphs.after_graph(tg), effects, options.strict)
     errors.extend(d for d in diags if d.severity == "error")
     if errors:
         raise ErrorGroup(_sorted(errors))
+    index = {t.name: t.index for t in tasks}
     result = Plan(
         path=program.path,
         source=program.source,
@@ -82,12 +86,18 @@ def plan(program: ast.Program, options: PlanOptions | None = None) -> Plan:
         externs=tuple(syms.externs.values()),
         functions=tuple(functions),
         tasks=tuple(tasks),
-        edges=tuple((u, v) for u, v, k in sorted(tg.edges(data="kind")) if k == "after"),
+        edges=tuple(sorted(graphs.after_graph(tg).edges, key=lambda e: (index[e[0]], index[e[1]]))),
         frames=tuple(frames),
         warnings=tuple(d for d in diags if d.severity != "error"),
+        flows=tuple(Flow(*f) for f in sorted(_flows(tg))),
     )
     verify(result)
     return result
+
+
+def _flows(tg: nx.MultiDiGraph) -> list[tuple[str, str, str, str]]:
+    """(kind, name, src, dst) of every channel and signal edge."""
+    return [(d["kind"], d["name"], u, v) for u, v, d in tg.edges(data=True) if d["kind"] != "after"]
 
 
 def _sorted(errors: list[GasyncError]) -> list[GasyncError]:

@@ -16,6 +16,7 @@ from typing import Any
 import networkx as nx
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import Note
+from gasync.planner.effects import Effects
 from gasync.planner.errors import AfterCycleError, RecursionError_
 
 
@@ -86,28 +87,48 @@ def callee_first(g: nx.DiGraph, order: dict[str, int]) -> list[str]:
     return list(nx.lexicographical_topological_sort(rev, key=lambda n: order[n]))
 
 
-def task_graph(tasks: list[ast.Task], known: set[str]) -> nx.DiGraph:
-    g = nx.DiGraph()
+def task_graph(tasks: list[ast.Task], known: set[str]) -> nx.MultiDiGraph:
+    """Tasks as nodes, ``after`` edges (predecessor -> successor) keyed 'after'."""
+    g = nx.MultiDiGraph()
     for t in tasks:
         g.add_node(t.name, span=t.span)
     for t in tasks:
         for pred in t.after:
             if pred.id in known:
-                g.add_edge(pred.id, t.name, kind="after", span=pred.span)
+                g.add_edge(pred.id, t.name, key="after", kind="after", span=pred.span)
     return g
 
 
-def topo_tasks(g: nx.DiGraph, order: dict[str, int]) -> list[str]:
-    """A topological order of ``after``; raises AfterCycleError naming a cycle."""
+def add_flows(g: nx.MultiDiGraph, effects: dict[str, Effects]) -> nx.MultiDiGraph:
+    """Add channel edges (every sender task to every receiver task) and signal edges
+    (every setter to every waiter); ``effects`` holds each task's transitive effects."""
+    tasks = [t for t in g.nodes if t in effects]
+    for src in tasks:
+        for dst in tasks:
+            for ch in sorted(effects[src].sends & effects[dst].recvs):
+                g.add_edge(src, dst, key=f"channel:{ch}", kind="channel", name=ch)
+            for sig in sorted(effects[src].sets & effects[dst].waits):
+                g.add_edge(src, dst, key=f"signal:{sig}", kind="signal", name=sig)
+    return g
+
+
+def after_graph(g: nx.MultiDiGraph) -> nx.DiGraph:
+    """Only the ``after`` edges of a task graph (every task kept as a node)."""
     after = nx.DiGraph([(u, v) for u, v, k in g.edges(data="kind") if k == "after"])
     after.add_nodes_from(g.nodes)
+    return after
+
+
+def topo_tasks(g: nx.MultiDiGraph, order: dict[str, int]) -> list[str]:
+    """A topological order of ``after``; raises AfterCycleError naming a cycle."""
+    after = after_graph(g)
     try:
         return list(nx.lexicographical_topological_sort(after, key=lambda n: order[n]))
     except nx.NetworkXUnfeasible:
         cycle_edges = nx.find_cycle(after)
         start = min((u for u, _ in cycle_edges), key=lambda n: order[n])
         cycle = _cycle_from(after.subgraph([u for u, _ in cycle_edges]), start)
-        span = g.nodes[cycle[1]]["span"]
+        span = g.edges[cycle[0], cycle[1], "after"]["span"]
         raise AfterCycleError(
             f"cycle in 'after' edges: {' -> '.join(cycle)}",
             span,

@@ -141,6 +141,20 @@ class FrameLayout:
 
 
 @dataclass(frozen=True)
+class Flow:
+    """A channel edge (a sender task to a receiver task) or a signal edge (setter to waiter).
+
+    Flows do not order tasks, as ``after`` does; they are drawn, and they say
+    which tasks talk to which.
+    """
+
+    kind: str  # 'channel' | 'signal'
+    name: str  # the channel or signal
+    src: str
+    dst: str
+
+
+@dataclass(frozen=True)
 class Plan:
     path: str
     source: str = field(compare=False, repr=False)
@@ -155,10 +169,20 @@ class Plan:
     edges: tuple[tuple[str, str], ...]  # (predecessor task, successor task)
     frames: tuple[FrameLayout, ...]
     warnings: tuple[GasyncError, ...] = field(default=(), compare=False)
+    flows: tuple[Flow, ...] = ()  # sorted by (kind, name, src, dst)
 
     @property
     def instances(self) -> int:
         return sum(t.count for t in self.tasks)
+
+    def task_frame_bytes(self, task: TaskDef) -> int:
+        """Device memory for one task's frames: frame bytes x instances."""
+        return self.frame(task.name).bytes * task.count
+
+    @property
+    def frame_bytes(self) -> int:
+        """Device memory for every task instance's frame."""
+        return sum(self.task_frame_bytes(t) for t in self.tasks)
 
     def function(self, name: str) -> Function:
         for f in self.functions:

@@ -1,0 +1,100 @@
+"""What each function does to the program's shared objects, directly and through calls.
+
+A task *sends* on a channel if its body, or any fn or async fn it calls
+(transitively), sends on it; the same holds for receiving, setting and
+observing signals, and for plain (non-atomic) buffer writes. These sets give
+the task graph its channel and signal edges and feed the concurrent-write
+check. Atomic buffer updates (``atomic_add`` and friends) are not writes here:
+they cannot race.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from gasync.dsl.ast import Span
+from gasync.planner import ir
+from gasync.planner.model import Function
+from gasync.planner.walk import exprs_of, stmts_in, subexprs
+
+
+@dataclass
+class Effects:
+    """Names a function touches; ``stores`` maps a buffer to its first plain write."""
+
+    sends: set[str] = field(default_factory=set)
+    recvs: set[str] = field(default_factory=set)
+    sets: set[str] = field(default_factory=set)
+    waits: set[str] = field(default_factory=set)  # wait() and is_set()
+    stores: dict[str, Span] = field(default_factory=dict)
+    calls: set[str] = field(default_factory=set)
+
+    def absorb(self, other: Effects) -> None:
+        self.sends |= other.sends
+        self.recvs |= other.recvs
+        self.sets |= other.sets
+        self.waits |= other.waits
+        for buf, span in other.stores.items():
+            self.stores.setdefault(buf, span)
+
+
+def direct_effects(fn: Function) -> Effects:
+    """The effects of ``fn``'s own body (async blocks included, callees not)."""
+    eff = Effects()
+    for s in stmts_in(fn.body):
+        if isinstance(s, ir.Store):
+            eff.stores.setdefault(s.buf, s.span)
+        elif isinstance(s, ir.ForAwait):
+            eff.recvs.add(s.chan)
+        elif isinstance(s, ir.AwaitS):
+            _future(s.future, eff)
+        elif isinstance(s, ir.Select):
+            for arm in s.arms:
+                _future(arm.future, eff)
+        for e in exprs_of(s):
+            _expr(e, eff)
+    return eff
+
+
+def _future(f: ir.Future, eff: Effects) -> None:
+    if isinstance(f, ir.Send):
+        eff.sends.add(f.chan)
+    elif isinstance(f, ir.Recv):
+        eff.recvs.add(f.chan)
+    elif isinstance(f, ir.Wait):
+        eff.waits.add(f.signal)
+    elif isinstance(f, ir.AsyncCall):
+        eff.calls.add(f.fn)
+    elif isinstance(f, ir.Join):
+        for sub in f.futures:
+            _future(sub, eff)
+
+
+def _expr(e: ir.Expr, eff: Effects) -> None:
+    for sub in subexprs(e):
+        if isinstance(sub, ir.SignalOp):
+            (eff.sets if sub.op == "set" else eff.waits).add(sub.name)
+        elif isinstance(sub, ir.Call) and sub.kind == "fn":
+            eff.calls.add(sub.name)
+
+
+def transitive_effects(functions: Iterable[Function]) -> dict[str, Effects]:
+    """Each function's effects, its callees' included (the call graph is acyclic here)."""
+    direct = {fn.name: direct_effects(fn) for fn in functions}
+    done: dict[str, Effects] = {}
+
+    def visit(name: str) -> Effects:
+        if name not in done:
+            total = Effects()
+            total.absorb(direct[name])
+            total.calls = set(direct[name].calls)
+            for callee in sorted(direct[name].calls):
+                if callee in direct:
+                    total.absorb(visit(callee))
+            done[name] = total
+        return done[name]
+
+    for name in direct:
+        visit(name)
+    return done
