@@ -25,9 +25,9 @@ from gasync.dsl import ast
 from gasync.dsl.diagnostics import ErrorGroup, GasyncError
 from gasync.planner import graphs
 from gasync.planner.checks import program_checks
+from gasync.planner.effects import transitive_effects
 from gasync.planner.errors import TypeMismatchError, UnknownNameError
 from gasync.planner.frames import layout
-from gasync.planner.effects import transitive_effects
 from gasync.planner.model import Flow, FrameLayout, Function, Plan, PlanOptions, TaskDef
 from gasync.planner.stmts import check_function
 from gasync.planner.symbols import Symbols

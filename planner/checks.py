@@ -42,7 +42,7 @@ def channel_checks(syms: Symbols, tasks: list[TaskDef], effects: dict[str, Effec
                 ChannelUseError(
                     f"channel '{ch.name}' has no {' and no '.join(missing)}: no task {verbs} it",
                     ch.span,
-                    (Note("a channel needs a task that sends on it and one that receives (directly or through calls)"),),
+                    (Note("a channel needs one task that sends and one that receives (directly or through calls)"),),
                 )
             )
     return out
