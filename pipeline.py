@@ -11,6 +11,8 @@ from pathlib import Path
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import GasyncError
 from gasync.dsl.parser import parse
+from gasync.planner import plan
+from gasync.planner.model import Plan, PlanOptions
 
 
 class InputFileError(GasyncError):
@@ -31,3 +33,8 @@ def load(path: str | Path) -> ast.Program:
     except OSError as exc:
         raise InputFileError(f"cannot read {p}: {exc.strerror}") from None
     return parse(text, str(p))
+
+
+def check(path: str | Path, options: PlanOptions | None = None) -> Plan:
+    """Read, parse and plan a ``.gasync`` file; warnings travel in ``Plan.warnings``."""
+    return plan(load(path), options)

@@ -4,6 +4,7 @@ Exit status: 0 success, 1 an error in the user's program (or its inputs),
 2 a usage error (bad options, missing files), 3 an internal compiler error.
 Errors print as ``path:line:col: error: message`` with the source line and a
 caret; no Python traceback reaches the user unless ``--debug`` is given.
+Warnings print the same way and do not change the exit status.
 """
 
 from __future__ import annotations
@@ -13,10 +14,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
+import graphviz
 import typer
 from gasync import __version__, pipeline
 from gasync.cli.report import Reporter
 from gasync.dsl.printer import dump
+from gasync.planner.model import PlanOptions
+from gasync.planner.printer import format_plan
+from gasync.viz.taskgraph import task_graph, task_graph_dot
 
 app = typer.Typer(
     name="gasync",
@@ -48,19 +53,34 @@ class Emit(StrEnum):
     py = "py"
 
 
+class GraphFormat(StrEnum):
+    dot = "dot"
+    svg = "svg"
+    png = "png"
+
+
 FileArg = Annotated[Path, typer.Argument(help="A .gasync source file.", show_default=False)]
+DefineOpt = Annotated[
+    list[str] | None,
+    typer.Option("-D", "--define", metavar="NAME=VALUE", help="Override a const (repeatable).", show_default=False),
+]
+StrictOpt = Annotated[bool, typer.Option("--strict", help="Treat concurrent-write warnings as errors.")]
 
 
 @app.command()
 def check(
     files: Annotated[list[Path], typer.Argument(help="One or more .gasync files.", show_default=False)],
+    define: DefineOpt = None,
+    strict: StrictOpt = False,
 ) -> None:
-    """Parse and check programs; print diagnostics only."""
+    """Parse and plan programs; print warnings and errors only."""
     rep = Reporter()
+    options = plan_options(define, strict)
     failed = 0
     for path in files:
         with rep.guard(path) as ok:
-            pipeline.load(path)
+            plan = pipeline.check(path, options)
+            rep.diagnostics(list(plan.warnings), path)
         if ok.value:
             rep.ok(f"{path}: ok")
         else:
@@ -72,16 +92,69 @@ def check(
 def compile(
     file: FileArg,
     emit: Annotated[Emit, typer.Option("--emit", help="What to print.")] = Emit.ast,
+    define: DefineOpt = None,
+    strict: StrictOpt = False,
 ) -> None:
     """Compile a program and print one stage's output (ast, plan or py)."""
     rep = Reporter()
+    options = plan_options(define, strict)
     with rep.guard(file):
-        program = pipeline.load(file)
         if emit is Emit.ast:
-            sys.stdout.write(dump(program))
+            sys.stdout.write(dump(pipeline.load(file)))
+        elif emit is Emit.plan:
+            plan = pipeline.check(file, options)
+            rep.diagnostics(list(plan.warnings), file)
+            sys.stdout.write(format_plan(plan))
         else:
             rep.usage(f"--emit {emit.value} is not available yet in this version")
     raise typer.Exit(rep.exit_code)
+
+
+@app.command()
+def graph(
+    file: FileArg,
+    format: Annotated[GraphFormat, typer.Option("--format", help="dot prints text; svg, png need -o.")] = "dot",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")] = None,
+    define: DefineOpt = None,
+) -> None:
+    """Draw the task graph: after edges solid, channels dashed, signals dotted."""
+    rep = Reporter()
+    with rep.guard(file):
+        plan = pipeline.check(file, plan_options(define, False))
+        rep.diagnostics(list(plan.warnings), file)
+        if format is GraphFormat.dot:
+            _write(rep, task_graph_dot(plan).encode(), output)
+        elif output is None:
+            rep.usage(f"--format {format.value} writes an image: give -o FILE")
+        else:
+            try:
+                image = task_graph(plan).pipe(format=format.value)
+            except graphviz.ExecutableNotFound:
+                rep.usage("Graphviz's 'dot' program is not installed: use --format dot, or run 'make dot'")
+            else:
+                _write(rep, image, output)
+    raise typer.Exit(rep.exit_code)
+
+
+def plan_options(define: list[str] | None, strict: bool) -> PlanOptions:
+    """The planner's options from ``-D NAME=VALUE`` (repeatable) and ``--strict``."""
+    pairs = []
+    for text in define or []:
+        name, sep, value = text.partition("=")
+        if not sep or not name.strip():
+            raise typer.BadParameter(f"expected NAME=VALUE, found '{text}'", param_hint="'-D'")
+        pairs.append((name.strip(), value))
+    return PlanOptions(tuple(pairs), strict)
+
+
+def _write(rep: Reporter, data: bytes, output: Path | None) -> None:
+    if output is None:
+        sys.stdout.write(data.decode())
+        return
+    try:
+        output.write_bytes(data)
+    except OSError as exc:
+        rep.usage(f"cannot write {output}: {exc.strerror}")
 
 
 def main() -> None:

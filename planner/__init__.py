@@ -26,7 +26,7 @@ from gasync.dsl.diagnostics import ErrorGroup, GasyncError
 from gasync.planner import graphs
 from gasync.planner.checks import program_checks
 from gasync.planner.effects import transitive_effects
-from gasync.planner.errors import TypeMismatchError, UnknownNameError
+from gasync.planner.errors import DependentError, TypeMismatchError, UnknownNameError
 from gasync.planner.frames import layout
 from gasync.planner.model import Flow, FrameLayout, Function, Plan, PlanOptions, TaskDef
 from gasync.planner.stmts import check_function
@@ -101,7 +101,9 @@ def _flows(tg: nx.MultiDiGraph) -> list[tuple[str, str, str, str]]:
 
 
 def _sorted(errors: list[GasyncError]) -> list[GasyncError]:
-    return sorted(errors, key=lambda e: (e.span.line, e.span.column))
+    """Errors in source order, without those that only repeat an earlier failure."""
+    primary = [e for e in errors if not isinstance(e, DependentError)] or errors
+    return sorted(primary, key=lambda e: (e.span.line, e.span.column))
 
 
 def _check_functions(

@@ -9,6 +9,11 @@ class PlanError(GasyncError):
     """Base of errors found by the planner."""
 
 
+class DependentError(PlanError):
+    """A use of an item whose own definition already failed: never shown, since the
+    first error says what is wrong (as rustc's error recovery avoids cascades)."""
+
+
 class UnknownNameError(PlanError):
     """A name that resolves to nothing in scope."""
 

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 
 from gasync.planner import ir
 from gasync.planner.model import FrameLayout, Function
+from gasync.planner.walk import children
 
 Size = tuple[int, int]
 LEAF_SIZE: dict[type, Size] = {ir.YieldNow: (1, 0), ir.Sleep: (1, 0), ir.Send: (2, 0), ir.Recv: (2, 0), ir.Wait: (2, 0)}
@@ -65,19 +66,8 @@ def site_sizes(
             yield s.site, (ni, nf)
         elif isinstance(s, ir.ForAwait):
             yield s.site, FOR_AWAIT_SIZE
-        for sub in _bodies(s):
+        for sub in children(s, into_futures=False):
             yield from site_sizes(sub, frames, suspends)
-
-
-def _bodies(s: ir.Stmt) -> Iterator[tuple[ir.Stmt, ...]]:
-    if isinstance(s, ir.If):
-        yield s.then
-        yield s.orelse
-    elif isinstance(s, ir.Loop | ir.While | ir.For | ir.ForAwait):
-        yield s.body
-    elif isinstance(s, ir.Select):
-        for arm in s.arms:
-            yield arm.body
 
 
 def region_size(body: tuple[ir.Stmt, ...], frames: dict[str, FrameLayout], suspends: dict[str, bool]) -> Size:

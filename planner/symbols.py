@@ -17,6 +17,7 @@ from gasync.planner.consteval import convert, evaluate
 from gasync.planner.errors import (
     ConstEvalError,
     DefineError,
+    DependentError,
     DuplicateNameError,
     ExternPathError,
     TypeMismatchError,
@@ -56,6 +57,7 @@ class Symbols:
         self.externs: dict[str, ExternDef] = {}
         self._defines = defines
         self._folding: list[str] = []
+        self.failed: set[str] = set()  # items whose definition gave an error
         for item in program.items:
             prev = self.items.get(item.name)
             if prev is not None:
@@ -75,9 +77,13 @@ class Symbols:
             try:
                 self._define(item)
             except GasyncError as exc:
-                errors.append(exc)
+                self.failed.add(item.name)
+                if not isinstance(exc, DependentError):
+                    errors.append(exc)
 
     def kind(self, name: str) -> str | None:
+        if name in self.failed:
+            raise DependentError(f"'{name}' is not defined: its definition has an error")
         item = self.items.get(name)
         return None if item is None else item_kind(item)
 
@@ -128,6 +134,9 @@ class Symbols:
             self._folding.append(name)
             try:
                 self.consts[name] = self._fold_const(item)
+            except GasyncError:
+                self.failed.add(name)
+                raise
             finally:
                 self._folding.pop()
         return self.consts[name]

@@ -9,8 +9,8 @@ from gasync.planner import ir
 LOOPS = (ir.Loop, ir.While, ir.For, ir.ForAwait)
 
 
-def children(s: ir.Stmt) -> Iterator[tuple[ir.Stmt, ...]]:
-    """The nested bodies of a statement."""
+def children(s: ir.Stmt, into_futures: bool = True) -> Iterator[tuple[ir.Stmt, ...]]:
+    """The nested bodies of a statement; with ``into_futures``, async block bodies too."""
     if isinstance(s, ir.If):
         yield s.then
         yield s.orelse
@@ -18,9 +18,10 @@ def children(s: ir.Stmt) -> Iterator[tuple[ir.Stmt, ...]]:
         yield s.body
     elif isinstance(s, ir.Select):
         for arm in s.arms:
-            yield from future_bodies(arm.future)
+            if into_futures:
+                yield from future_bodies(arm.future)
             yield arm.body
-    elif isinstance(s, ir.AwaitS):
+    elif isinstance(s, ir.AwaitS) and into_futures:
         yield from future_bodies(s.future)
 
 
@@ -32,14 +33,14 @@ def future_bodies(f: ir.Future) -> Iterator[tuple[ir.Stmt, ...]]:
             yield from future_bodies(sub)
 
 
-def stmts_in(body: tuple[ir.Stmt, ...], into_loops: bool = True) -> Iterator[ir.Stmt]:
+def stmts_in(body: tuple[ir.Stmt, ...], into_loops: bool = True, into_futures: bool = True) -> Iterator[ir.Stmt]:
     """Every statement of ``body`` and of the bodies nested in it, pre-order."""
     for s in body:
         yield s
         if not into_loops and isinstance(s, LOOPS):
             continue
-        for sub in children(s):
-            yield from stmts_in(sub, into_loops)
+        for sub in children(s, into_futures):
+            yield from stmts_in(sub, into_loops, into_futures)
 
 
 def exprs_of(s: ir.Stmt) -> Iterator[ir.Expr]:
