@@ -1,0 +1,132 @@
+"""Render typed IR expressions as Numba-CUDA Python expressions.
+
+Every value is wrapped in its type's constructor (``int32(...)``), because
+Numba widens ``int32 + int32`` to int64 and turns ``uint64 op int64`` into a
+float: the explicit casts give the wrapping, width-exact arithmetic the
+language promises. User names never reach the output as they are: locals
+become ``v_<name>`` and globals ``B_``/``S_`` names, so no ``.gasync``
+identifier can collide with a Python keyword, builtin or our own names.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from gasync.planner import ir
+
+NP = {"bool": "boolean", "i32": "int32", "i64": "int64", "u32": "uint32", "u64": "uint64", "f32": "float32", "f64": "float64"}
+DTYPE = {"bool": "bool_", "i32": "int32", "i64": "int64", "u32": "uint32", "u64": "uint64", "f32": "float32", "f64": "float64"}
+PY_BINOP = {"+", "-", "*", "&", "|", "^"}
+MATH = {"sqrt", "exp", "log", "sin", "cos", "pow", "floor", "ceil"}
+
+
+def local(name: str) -> str:
+    """The Python name of a local: user names get ``v_``, temporaries ``t_``."""
+    return "t_" + name[2:] if name.startswith("$t") else "v_" + name
+
+
+def literal(value: int | float | bool, ty: ir.Ty) -> str:
+    if ty == "bool":
+        return "True" if value else "False"
+    if ty in ir.FLOATS:
+        f = float(value)
+        if math.isnan(f):
+            return f"{NP[str(ty)]}(math.nan)"
+        if math.isinf(f):
+            return f"{NP[str(ty)]}({'-' if f < 0 else ''}math.inf)"
+        return f"{NP[str(ty)]}({f!r})"
+    return f"{NP[str(ty)]}({int(value)})"
+
+
+class ExprRenderer:
+    """A table of small renderers, one per IR expression type."""
+
+    def __init__(self, var: Callable[[str], str] = local):
+        self.var = var
+        self.table: dict[type, Callable[..., str]] = {
+            ir.Lit: lambda e: literal(e.value, e.ty),
+            ir.Var: lambda e: self.var(e.name),
+            ir.Load: self._load,
+            ir.SharedOp: self._shared,
+            ir.BufAtomic: self._buf_atomic,
+            ir.SignalOp: self._signal,
+            ir.Unary: self._unary,
+            ir.Binary: self._binary,
+            ir.Cast: lambda e: f"{NP[str(e.ty)]}({self(e.expr)})",
+            ir.Call: self._call,
+        }
+
+    def __call__(self, e: ir.Expr) -> str:
+        return self.table[type(e)](e)
+
+    def index(self, index: tuple[ir.Expr, ...]) -> str:
+        return ", ".join(f"int64({self(i)})" for i in index)
+
+    def _load(self, e: ir.Load) -> str:
+        return f"B_{e.buf}[{self.index(e.index)}]"
+
+    def _shared(self, e: ir.SharedOp) -> str:
+        ty = NP[self._shared_ty(e)]
+        arr = f"S_{e.name}"
+        args = [f"{ty}({self(a)})" for a in e.args]
+        if e.op == "load":
+            return f"dl.atomic_load({arr})"
+        if e.op == "store":
+            return f"dl.atomic_store({arr}, {args[0]})"
+        if e.op == "cas":
+            return f"cuda.atomic.cas({arr}, 0, {args[0]}, {args[1]})"
+        op = e.op.removeprefix("fetch_")
+        return f"cuda.atomic.{op}({arr}, 0, {args[0]})"
+
+    def _shared_ty(self, e: ir.SharedOp) -> str:
+        return str(e.args[0].ty) if e.args else str(e.ty)
+
+    def _buf_atomic(self, e: ir.BufAtomic) -> str:
+        idx = self.index(e.index)
+        where = f"({idx})" if len(e.index) > 1 else idx
+        return f"cuda.atomic.{e.op}(B_{e.buf}, {where}, {NP[str(e.ty)]}({self(e.value)}))"
+
+    def _signal(self, e: ir.SignalOp) -> str:
+        if e.op == "is_set":
+            return f"dl.signal_is_set(SIG, {self.signal_index(e.name)})"
+        return f"dl.signal_set(SIG, {self.signal_index(e.name)})"
+
+    def signal_index(self, name: str) -> str:
+        return f"SIGNAL_{name}"
+
+    def _unary(self, e: ir.Unary) -> str:
+        inner = self(e.operand)
+        if e.op == "!":
+            return f"(not {inner})"
+        return f"{NP[str(e.ty)]}({e.op}{inner})"
+
+    def _binary(self, e: ir.Binary) -> str:
+        a, b = self(e.left), self(e.right)
+        op, ty = e.op, str(e.ty)
+        if op in ("&&", "||"):
+            return f"({a} {'and' if op == '&&' else 'or'} {b})"
+        if ty == "bool" and op not in PY_BINOP:
+            return f"({a} {op} {b})"
+        operand_ty = str(e.left.ty)
+        if op in ("<<", ">>"):
+            bits = ir.BITS[operand_ty]
+            return f"{NP[ty]}({a} {op} {NP[ty]}({b} & {bits - 1}))"
+        if op in ("/", "%"):
+            if ty in ir.FLOATS:
+                return f"dl.fdiv({a}, {b})" if op == "/" else f"{NP[ty]}(math.fmod({a}, {b}))"
+            return f"{NP[ty]}(dl.{'idiv' if op == '/' else 'irem'}({a}, {b}))"
+        if ty == "bool":
+            return f"({a} {op} {b})"
+        return f"{NP[ty]}({a} {op} {b})"
+
+    def _call(self, e: ir.Call) -> str:
+        args = [self(a) for a in e.args]
+        ty = NP.get(str(e.ty), "")
+        if e.kind == "builtin":
+            if e.name in MATH:
+                return f"{ty}(math.{e.name}({', '.join(args)}))"
+            return f"{ty}({e.name}({', '.join(args)}))"
+        if e.kind == "extern":
+            return f"ext_{e.name}({', '.join(args)})"
+        return f"fn_{e.name}({', '.join([*args, 'G'])})"

@@ -1,0 +1,167 @@
+"""The executor: task dispatch, completion, the per-warp scheduler loop and the kernel.
+
+Lane 0 of every warp is an executor. It takes work from, in order: its
+claimed range of fresh instances, the shared run queue (instances that were
+woken), and the fresh instances of tasks whose predecessors are all done
+(claimed in chunks with one atomic). When a poll returns READY the instance
+is done: its task's successors' predecessor counters drop, and a task whose
+counter reaches zero becomes claimable. When nothing is ready it backs off
+(``nanosleep``), and leaves when every instance is done, on the deadline, or
+when nothing is ready or running while instances remain (a deadlock). Lanes
+1..31 wait for ``parallel for`` commands from their lane 0.
+"""
+
+from __future__ import annotations
+
+from gasync.codegen.machine import READY, Shared
+from gasync.planner.model import TaskDef
+
+
+def chunk_of(task: TaskDef) -> int:
+    """How many fresh instances one claim takes: larger for big task arrays."""
+    return 16 if task.count >= 65536 else 1
+
+
+def task_dispatch(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
+    out = ["@cuda.jit(device=True)", "def poll_instance(inst, w, G):", f"    {shared.unpack}"]
+    for t in tasks:
+        if t.count == 0:
+            continue
+        fr = shared.frames[t.name]
+        end = t.first_instance + t.count
+        out.append(f"    if inst < {end}:  # task {t.name}, instances {t.first_instance}..{end - 1}")
+        out.append(
+            f"        return poll_{t.name}(inst, w, FB_I_{t.name} + (inst - {t.first_instance}) * {fr.n_int}, "
+            f"FB_F_{t.name} + (inst - {t.first_instance}) * {fr.n_float}, G)"
+        )
+    out.append(f"    return {READY}")
+    return out
+
+
+def completion(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
+    out = ["@cuda.jit(device=True)", "def complete(inst, G):", f"    {shared.unpack}"]
+    out.append("    cuda.threadfence()  # this instance's writes before its successors start")
+    index = {t.name: t for t in tasks}
+    for t in tasks:
+        succs = [s for s in tasks if t.name in s.after]
+        if not succs or t.count == 0:
+            continue
+        end = t.first_instance + t.count
+        out.append(f"    if {t.first_instance} <= inst < {end}:  # task {t.name}")
+        for s in succs:
+            out.append(f"        if cuda.atomic.sub(PRED, {s.index}, int64(1)) == 1:  # {s.name} may start")
+            out.append(f"            cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64({index[s.name].count}))")
+    out.append("    cuda.atomic.add(CTL, dl.CTL_DONE, int64(1))")
+    out.append("    cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64(-1))")
+    return out
+
+
+def claim(tasks: tuple[TaskDef, ...], unpack: str) -> list[str]:
+    out = ["@cuda.jit(device=True)", "def claim(G):", "    # a range of fresh instances of a task that may start, or (0, 0)"]
+    out.append(f"    {unpack}")
+    for t in tasks:
+        if t.count == 0:
+            continue
+        n = chunk_of(t)
+        out.append(f"    if dl.load_i64(CURSOR, {t.index}) < {t.count} and dl.load_i64(PRED, {t.index}) == 0:")
+        out.append(f"        lo = cuda.atomic.add(CURSOR, {t.index}, int64({n}))")
+        out.append(f"        if lo < {t.count}:")
+        out.append("            cuda.threadfence()")
+        out.append(f"            return {t.first_instance} + lo, {t.first_instance} + min(lo + {n}, {t.count})")
+    out.append("    return int64(0), int64(0)")
+    return out
+
+
+EXECUTOR = '''
+@cuda.jit(device=True)
+def executor(w, G, timeout_ns):
+    {unpack}
+    start = dl.now_ns()
+    polls = int64(0)
+    idle = int64(0)
+    lo = int64(0)
+    hi = int64(0)
+    backoff = 32
+    while True:
+        inst = int64(-1)
+        if lo < hi:
+            inst = lo
+            lo += 1
+        else:
+            inst = int64(dl.queue_pop(QSEQ, QDATA, QHT, QMASK))
+            if inst < 0:
+                lo, hi = claim(G)
+                if lo < hi:
+                    continue
+        if inst >= 0:
+            ST[inst] = dl.RUNNING
+            backoff = 32
+            polls += 1
+            if poll_instance(inst, w, G) == {ready}:
+                ST[inst] = dl.DONE
+                complete(inst, G)
+            else:
+                dl.after_poll(ST, QSEQ, QDATA, QHT, CTL, QMASK, inst)
+            continue
+        # nothing to run
+        idle += 1
+        if dl.load_i64(CTL, dl.CTL_EXIT) != 0:
+            break
+        if dl.load_i64(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
+            cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_OK))
+            break
+        if timeout_ns > 0 and dl.now_ns() - start > timeout_ns:
+            cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
+            break
+        if dl.load_i64(CTL, dl.CTL_INFLIGHT) == 0:
+            # nothing ready, nothing running, instances left: nothing can wake them
+            if dl.load_i64(CTL, dl.CTL_DONE) < TOTAL_INSTANCES:
+                cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_DEADLOCK))
+                break
+        dl.pause(backoff)
+        if backoff < 4096:
+            backoff *= 2
+    STATS[w, 0] = polls
+    STATS[w, 1] = idle
+    STATS[w, 2] = dl.now_ns() - start
+    dl.fork(CMD, w, dl.CMD_EXIT)
+
+
+@cuda.jit(device=True)
+def lanes(w, lane, G):
+    {unpack}
+    gen = int64(0)
+    while True:
+        gen = dl.lane_wait(CMD, CTL, w, gen)
+        if gen < 0:
+            return
+        command = CMD[w, 1]
+        if command == dl.CMD_EXIT:
+            return
+        run_parallel(command, w, lane, G)
+        dl.lane_done(CMD, w)
+
+
+@cuda.jit(cache=True)
+def gasync_kernel(G, timeout_ns):
+    tid = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    w = tid // LANES
+    lane = tid % LANES
+    if lane == 0:
+        executor(w, G, timeout_ns)
+    else:
+        lanes(w, lane, G)
+'''
+
+
+def run_parallel(shared: Shared) -> list[str]:
+    out = ["@cuda.jit(device=True)", "def run_parallel(command, w, lane, G):"]
+    for loop in shared.parallel:
+        out.append(f"    if command == {loop.gid}:")
+        out.append(f"        par_{loop.gid}(w, lane, G)")
+    out.append("    return")
+    return out
+
+
+def executor(shared: Shared) -> str:
+    return EXECUTOR.format(unpack=shared.unpack, ready=READY)

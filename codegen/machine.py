@@ -1,0 +1,313 @@
+"""Functions as code: plain device functions and poll state machines.
+
+A function that can never suspend (a ``fn``, or an ``async fn`` with no
+suspending await) becomes a plain device function; awaiting it is a call.
+
+A function that can suspend becomes ``poll_<name>(inst, w, fb_i, fb_f, G)``
+over its frame (``FI[fb_i:]``, ``FF[fb_f:]``, laid out by the planner). It
+restores its locals from the frame, then runs a dispatch loop over labelled
+blocks starting at the saved state. Statements that contain no suspending
+await are emitted as ordinary structured Python inside a block; a statement
+that does is cut into blocks (the CFG of an if, a loop or a for). Each await
+point's block is labelled with its site number, which is the state saved in
+word 0 of the frame when the poll returns PENDING (after spilling every
+local); -1 means done.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from gasync.codegen.exprs import NP, ExprRenderer, literal, local
+from gasync.planner import ir
+from gasync.planner.frames import future_size
+from gasync.planner.model import FrameLayout, Function, Plan
+from gasync.planner.walk import stmts_in
+
+READY, PENDING, DONE_STATE = 1, 0, -1
+COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^", "<<=": "<<"}
+COMPOUND[">>="] = ">>"
+
+
+class UnsupportedError(Exception):
+    """A construct this code generator does not handle yet (reported with its span)."""
+
+    def __init__(self, what: str, span: object):
+        super().__init__(what)
+        self.what = what
+        self.span = span
+
+
+@dataclass
+class ParallelLoop:
+    """A ``parallel for`` body, emitted as its own device function."""
+
+    gid: int
+    fn: str
+    loop: ir.For
+    captured: tuple[tuple[str, ir.Ty], ...]  # (local, type), in PARGS order
+    n_int: int = 0
+    n_float: int = 0
+
+
+@dataclass
+class Shared:
+    """What every function emitter shares: the plan and what emitting found."""
+
+    plan: Plan
+    suspends: dict[str, bool]
+    frames: dict[str, FrameLayout]
+    unpack: str  # the line that unpacks G, the tuple of every device array
+    parallel: list[ParallelLoop] = field(default_factory=list)
+
+
+def contains_suspend(s: ir.Stmt) -> bool:
+    return any(
+        isinstance(x, ir.AwaitS) and x.suspends or isinstance(x, ir.Select | ir.ForAwait) for x in stmts_in((s,))
+    )
+
+
+def source_line(plan: Plan, span: object) -> str:
+    line = getattr(span, "line", 0)
+    lines = plan.source.splitlines()
+    if 1 <= line <= len(lines):
+        return f"# {plan.path}:{line}: {lines[line - 1].strip()}"
+    return ""
+
+
+class Emitter:
+    """Structured emission of await-free statements (shared by both kinds of function)."""
+
+    def __init__(self, shared: Shared, fn: Function):
+        self.shared = shared
+        self.fn = fn
+        self.types = dict(fn.locals)
+        self.r = ExprRenderer()
+        self.loops: list[tuple[str, int, int]] = []  # ('native'|'cfg', break label, continue label)
+        self._last_line = -1
+
+    # -- helpers --
+    def comment(self, out: list[str], ind: str, span: object) -> None:
+        line = getattr(span, "line", 0)
+        if line and line != self._last_line:
+            self._last_line = line
+            text = source_line(self.shared.plan, span)
+            if text:
+                out.append(ind + text)
+
+    def assign(self, var: str, value: str) -> str:
+        ty = self.types[var]
+        return f"{local(var)} = {NP[str(ty)]}({value})"
+
+    def return_lines(self, value: ir.Expr | None, ind: str) -> list[str]:
+        if value is None:
+            return [ind + "return"]
+        return [ind + f"return {NP[str(self.fn.ret)]}({self.r(value)})"]
+
+    # -- statements --
+    def structured(self, stmts: tuple[ir.Stmt, ...], out: list[str], ind: str) -> None:
+        for s in stmts:
+            self.comment(out, ind, s.span)
+            self.stmt(s, out, ind)
+
+    def stmt(self, s: ir.Stmt, out: list[str], ind: str) -> None:
+        if isinstance(s, ir.Let):
+            value = s.value
+            if s.op != "=":
+                value = ir.Binary(COMPOUND[s.op], ir.Var(s.var, self.types[s.var]), s.value, self.types[s.var])
+            out.append(ind + self.assign(s.var, self.r(value)))
+        elif isinstance(s, ir.Store):
+            self._store(s, out, ind)
+        elif isinstance(s, ir.Eval):
+            out.append(ind + self.r(s.expr))
+        elif isinstance(s, ir.If):
+            out.append(ind + f"if {self.r(s.cond)}:")
+            self._body(s.then, out, ind + "    ")
+            if s.orelse:
+                out.append(ind + "else:")
+                self._body(s.orelse, out, ind + "    ")
+        elif isinstance(s, ir.While):
+            out.append(ind + f"while {self.r(s.cond)}:")
+            self._native_loop(s.body, out, ind + "    ")
+        elif isinstance(s, ir.Loop):
+            out.append(ind + "while True:")
+            self._native_loop(s.body, out, ind + "    ")
+        elif isinstance(s, ir.For) and s.kind == "seq":
+            out.append(ind + self.assign(s.stop_var, self.r(s.stop)))
+            out.append(ind + f"for k_{s.loop_id} in range(int64({self.r(s.start)}), int64({local(s.stop_var)})):")
+            out.append(ind + "    " + self.assign(s.var, f"k_{s.loop_id}"))
+            self._native_loop(s.body, out, ind + "    ")
+        elif isinstance(s, ir.For) and s.kind == "parallel":
+            self._parallel(s, out, ind)
+        elif isinstance(s, ir.Break | ir.Continue):
+            self._jump(s, out, ind)
+        elif isinstance(s, ir.Return):
+            out.extend(self.return_lines(s.value, ind))
+        elif isinstance(s, ir.AwaitS):
+            self._inline_await(s, out, ind)
+        else:
+            raise UnsupportedError(f"{type(s).__name__.lower()} is not supported by this version's code generator", s.span)
+
+    def _body(self, stmts: tuple[ir.Stmt, ...], out: list[str], ind: str) -> None:
+        n = len(out)
+        self.structured(stmts, out, ind)
+        if len(out) == n or all(line.strip().startswith("#") for line in out[n:]):
+            out.append(ind + "pass")
+
+    def _native_loop(self, body: tuple[ir.Stmt, ...], out: list[str], ind: str) -> None:
+        self.loops.append(("native", 0, 0))
+        try:
+            self._body(body, out, ind)
+        finally:
+            self.loops.pop()
+
+    def _jump(self, s: ir.Break | ir.Continue, out: list[str], ind: str) -> None:
+        kind, brk, cont = self.loops[-1]
+        if kind == "native":
+            out.append(ind + ("break" if isinstance(s, ir.Break) else "continue"))
+        else:
+            out.append(ind + f"lbl = {brk if isinstance(s, ir.Break) else cont}")
+            out.append(ind + "continue")
+
+    def _store(self, s: ir.Store, out: list[str], ind: str) -> None:
+        buf = next(b for b in self.shared.plan.buffers if b.name == s.buf)
+        ty = NP[buf.elem]
+        idx = self.r.index(s.index)
+        target = f"B_{s.buf}[{idx}]"
+        if s.op == "=":
+            out.append(ind + f"{target} = {ty}({self.r(s.value)})")
+            return
+        out.append(ind + f"ix = ({idx},)" if len(s.index) == 1 else ind + f"ix = ({idx})")
+        load = ir.Load(s.buf, s.index, buf.elem)
+        value = ir.Binary(COMPOUND[s.op], load, s.value, buf.elem)
+        rendered = self.r(value).replace(f"B_{s.buf}[{idx}]", f"B_{s.buf}[ix]")
+        out.append(ind + f"B_{s.buf}[ix] = {rendered}")
+
+    def _inline_await(self, s: ir.AwaitS, out: list[str], ind: str) -> None:
+        """An await of a future that never suspends: evaluate it in place."""
+        fut = s.future
+        if isinstance(fut, ir.AsyncCall):
+            call = f"fn_{fut.fn}({', '.join([*(self.r(a) for a in fut.args), 'w', 'G'])})"
+            if s.targets and s.targets[0] is not None:
+                out.append(ind + self.assign(s.targets[0], call))
+            else:
+                out.append(ind + call)
+            return
+        if isinstance(fut, ir.Join):
+            for target, sub in zip(s.targets or (None,) * len(fut.futures), fut.futures, strict=True):
+                one = ir.AwaitS((target,) if target else (), sub, s.site, False, s.span)
+                self._inline_await(one, out, ind)
+            return
+        raise UnsupportedError("this await is not supported by this version's code generator", s.span)
+
+    # -- parallel for --
+    def _parallel(self, s: ir.For, out: list[str], ind: str) -> None:
+        captured = self._captured(s)
+        gid = len(self.shared.parallel) + 1
+        loop = ParallelLoop(gid, self.fn.name, s, captured)
+        self.shared.parallel.append(loop)
+        out.append(ind + f"# parallel for {s.var} -> par_{gid}, over the lanes of this warp")
+        out.append(ind + f"PARGS_I[w, 0] = int64({self.r(s.start)})")
+        out.append(ind + f"PARGS_I[w, 1] = int64({self.r(s.stop)})")
+        ni, nf = 2, 0
+        for name, ty in captured:
+            if ty in ir.FLOATS:
+                out.append(ind + f"PARGS_F[w, {nf}] = float64({local(name)})")
+                nf += 1
+            else:
+                out.append(ind + f"PARGS_I[w, {ni}] = int64({local(name)})")
+                ni += 1
+        loop.n_int, loop.n_float = ni, nf
+        out.append(ind + f"dl.fork(CMD, w, {gid})")
+        out.append(ind + f"par_{gid}(w, 0, G)")
+        out.append(ind + "dl.join_lanes(CMD, CTL, w, LANES)")
+
+    def _captured(self, s: ir.For) -> tuple[tuple[str, ir.Ty], ...]:
+        from gasync.planner.walk import exprs_of, subexprs
+
+        defined = {s.var}
+        used: list[str] = []
+        for x in stmts_in(s.body):
+            if isinstance(x, ir.Let):
+                defined.add(x.var)
+            if isinstance(x, ir.For):
+                defined |= {x.var, x.stop_var}
+            for e in exprs_of(x):
+                for sub in subexprs(e):
+                    if isinstance(sub, ir.Var) and sub.name not in used:
+                        used.append(sub.name)
+        return tuple((n, self.types[n]) for n in used if n not in defined)
+
+
+def emit_plain(shared: Shared, fn: Function) -> list[str]:
+    """A function that never suspends, as a device function."""
+    em = Emitter(shared, fn)
+    params = [local(p) for p, _ in fn.params]
+    out = ["@cuda.jit(device=True)", f"def fn_{fn.name}({', '.join([*params, 'w', 'G'])}):"]
+    out.append(f"    {source_line(shared.plan, fn.span)}")
+    out.append("    " + shared.unpack)
+    em.structured(fn.body, out, "    ")
+    if fn.ret == "unit":
+        out.append("    return")
+    return out
+
+
+def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
+    fn = shared.plan.function(loop.fn)
+    em = Emitter(shared, fn)
+    s = loop.loop
+    out = ["@cuda.jit(device=True)", f"def par_{loop.gid}(w, lane, G):", f"    {source_line(shared.plan, s.span)}"]
+    out.append("    " + shared.unpack)
+    ni, nf = 2, 0
+    for name, ty in loop.captured:
+        if ty in ir.FLOATS:
+            out.append(f"    {em.assign(name, f'PARGS_F[w, {nf}]')}")
+            nf += 1
+        else:
+            out.append(f"    {em.assign(name, f'PARGS_I[w, {ni}]')}")
+            ni += 1
+    out.append("    k = PARGS_I[w, 0] + lane")
+    out.append("    hi = PARGS_I[w, 1]")
+    out.append("    while k < hi:")
+    out.append(f"        {em.assign(s.var, 'k')}")
+    em.loops.append(("native", 0, 0))
+    em.structured(s.body, out, "        ")
+    out.append("        k += LANES")
+    return out
+
+
+def restore_lines(frame: FrameLayout, types: dict[str, ir.Ty], ind: str) -> list[str]:
+    out = []
+    for name, off in frame.int_slots:
+        ty = types[name]
+        if ty == "bool":
+            out.append(f"{ind}{local(name)} = FI[fb_i + {off}] != 0")
+        else:
+            out.append(f"{ind}{local(name)} = {NP[str(ty)]}(FI[fb_i + {off}])")
+    for name, off in frame.float_slots:
+        out.append(f"{ind}{local(name)} = {NP[str(types[name])]}(FF[fb_f + {off}])")
+    return out
+
+
+def spill_lines(frame: FrameLayout, ind: str) -> list[str]:
+    out = [f"{ind}FI[fb_i + {off}] = int64({local(name)})" for name, off in frame.int_slots]
+    out += [f"{ind}FF[fb_f + {off}] = float64({local(name)})" for name, off in frame.float_slots]
+    return out
+
+
+__all__ = [
+    "DONE_STATE",
+    "PENDING",
+    "READY",
+    "Emitter",
+    "ParallelLoop",
+    "Shared",
+    "UnsupportedError",
+    "contains_suspend",
+    "emit_parallel_body",
+    "emit_plain",
+    "future_size",
+    "literal",
+    "restore_lines",
+    "spill_lines",
+]

@@ -1,0 +1,86 @@
+"""Host-side initial contents of buffers, and checks of user inputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from gasync.planner.model import BufferDef, Plan
+from gasync.runtime.errors import InputError
+
+DTYPES = {
+    "bool": np.bool_,
+    "i32": np.int32,
+    "i64": np.int64,
+    "u32": np.uint32,
+    "u64": np.uint64,
+    "f32": np.float32,
+    "f64": np.float64,
+}
+
+
+def dtype_of(ty: str) -> np.dtype[Any]:
+    return np.dtype(DTYPES[ty])
+
+
+def initial(buf: BufferDef) -> np.ndarray[Any, Any]:
+    """The array a buffer starts as (``input`` buffers excepted).
+
+    ``random(seed)``: floats uniform in [0, 1), integers uniform in [0, 2^16),
+    bools fair coins, from NumPy's PCG64 generator seeded with ``seed``.
+    ``iota``: 0, 1, 2, ... in row-major order.
+    """
+    dt = dtype_of(buf.elem)
+    if buf.init == "zeros":
+        return np.zeros(buf.shape, dt)
+    if buf.init == "iota":
+        return np.arange(buf.size).reshape(buf.shape).astype(dt)
+    if buf.init == "fill":
+        return np.full(buf.shape, buf.init_value, dt)
+    if buf.init == "random":
+        rng = np.random.default_rng(int(buf.init_value or 0))
+        if buf.elem in ("f32", "f64"):
+            return rng.random(buf.shape).astype(dt)
+        if buf.elem == "bool":
+            return rng.integers(0, 2, buf.shape).astype(dt)
+        return rng.integers(0, 1 << 16, buf.shape).astype(dt)
+    raise ValueError(buf.init)
+
+
+def check_inputs(plan: Plan, inputs: dict[str, Any]) -> None:
+    """Every ``input`` buffer has an array of its shape and dtype, and nothing else is given."""
+    buffers = {b.name: b for b in plan.buffers}
+    for name in inputs:
+        if name not in buffers:
+            raise InputError(f"--input {name}: the program has no buffer named '{name}'")
+        if buffers[name].init != "input":
+            raise InputError(f"--input {name}: buffer '{name}' is initialised with '{buffers[name].init}', not 'input'")
+    for b in plan.buffers:
+        if b.init != "input":
+            continue
+        if b.name not in inputs:
+            raise InputError(f"buffer '{b.name}' is declared '= input' but no --input {b.name}=FILE.npy was given")
+        arr = inputs[b.name]
+        shape = tuple(getattr(arr, "shape", ()))
+        dtype = np.dtype(getattr(arr, "dtype", None) or np.float64)
+        want = f"{b.elem}{list(b.shape)}"
+        if shape != b.shape:
+            raise InputError(f"--input {b.name}: shape {list(shape)} does not match the declaration {want}")
+        if dtype != dtype_of(b.elem):
+            raise InputError(f"--input {b.name}: dtype {dtype} does not match the declaration {want} ({dtype_of(b.elem)})")
+
+
+def load_npy(spec: str) -> tuple[str, np.ndarray[Any, Any]]:
+    """Parse ``NAME=path.npy`` and load the array."""
+    name, sep, path = spec.partition("=")
+    if not sep or not name or not path:
+        raise InputError(f"--input {spec!r}: expected NAME=FILE.npy")
+    try:
+        arr = np.load(Path(path), allow_pickle=False)
+    except FileNotFoundError:
+        raise InputError(f"--input {name}: no such file: {path}") from None
+    except (ValueError, OSError) as exc:
+        raise InputError(f"--input {name}: cannot read {path} as a .npy array: {exc}") from None
+    return name, arr

@@ -1,0 +1,29 @@
+"""Errors of a run: bad inputs, a deadlock, a timeout, a failed launch (exit status 1)."""
+
+from __future__ import annotations
+
+from gasync.dsl.diagnostics import GasyncError
+
+
+class RunError(GasyncError):
+    """Base of errors that happen when running a program."""
+
+
+class InputError(RunError):
+    """A missing, unknown or mis-shaped --input, or an unreadable .npy file."""
+
+
+class BackendError(RunError):
+    """The chosen backend cannot run here (no GPU, Numba missing, launch failed)."""
+
+
+class DeadlockError(RunError):
+    """Unfinished tasks wait on something that nothing can wake."""
+
+
+class RunTimeoutError(RunError):
+    """The run took longer than --timeout."""
+
+
+class DeviceError(RunError):
+    """The kernel stopped on an internal limit (queue full, lanes lost)."""

@@ -1,0 +1,57 @@
+"""Generated modules on disk: written once under a name made of their content hash.
+
+Numba's ``cache=True`` needs the kernel's source in a real file, and any edit
+of that file invalidates the cache; naming the file by the hash of its text
+(which includes the gasync version and the device-helper layer's hash) means
+an unchanged program finds its compiled kernel, and a changed one never finds
+a stale one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from gasync.codegen import Generated
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gasync"
+
+
+def _helpers_digest() -> str:
+    from gasync.runtime import devicelib
+
+    return hashlib.sha256(Path(devicelib.__file__).read_bytes()).hexdigest()[:12]
+
+
+def module_path(gen: Generated, cache_dir: str | None) -> Path:
+    root = Path(cache_dir) if cache_dir else default_cache_dir()
+    return root / f"gasync_{gen.digest}_{_helpers_digest()}.py"
+
+
+def load(gen: Generated, cache_dir: str | None) -> tuple[ModuleType, Path]:
+    """Write (if new) and import the generated module; return it and its path."""
+    path = module_path(gen, cache_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists() or path.read_text() != gen.source:
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(gen.source)
+        tmp.replace(path)
+    name = path.stem
+    if name in sys.modules:
+        return sys.modules[name], path
+    program_dir = str(Path(gen.plan.path).resolve().parent)
+    if gen.plan.externs and program_dir not in sys.path:
+        sys.path.insert(0, program_dir)  # extern fn modules may sit beside the program
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module, path

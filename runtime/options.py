@@ -1,0 +1,45 @@
+"""What a run takes (RunOptions) and gives back (Result)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run a compiled program.
+
+    ``inputs`` maps buffer names to arrays (NumPy, or on the GPU anything with
+    ``__cuda_array_interface__``). ``timeout_s`` bounds the whole run (0: none).
+    ``executors`` is the number of warps that run tasks (0: the backend picks).
+    ``cache_dir`` is where generated modules (and Numba's cache beside them) go.
+    """
+
+    backend: str = "auto"  # auto | cuda | sim
+    inputs: dict[str, Any] = field(default_factory=dict)
+    timeout_s: float = 0.0
+    executors: int = 0
+    cache_dir: str | None = None
+
+
+@dataclass
+class Result:
+    """Buffers as NumPy arrays, shared scalars and signals as Python values, and stats."""
+
+    buffers: dict[str, Any]
+    shared: dict[str, Any]
+    signals: dict[str, bool]
+    stats: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "buffers": {k: v.tolist() for k, v in self.buffers.items()},
+            "shared": {k: _py(v) for k, v in self.shared.items()},
+            "signals": dict(self.signals),
+            "stats": dict(self.stats),
+        }
+
+
+def _py(v: Any) -> Any:
+    return v.item() if hasattr(v, "item") else v
