@@ -26,7 +26,7 @@ from gasync.dsl.diagnostics import ErrorGroup, GasyncError
 from gasync.planner import graphs
 from gasync.planner.checks import program_checks
 from gasync.planner.effects import transitive_effects
-from gasync.planner.errors import DependentError, TypeMismatchError, UnknownNameError
+from gasync.planner.errors import AfterCycleError, DependentError, TypeMismatchError, UnknownNameError
 from gasync.planner.frames import layout
 from gasync.planner.model import Flow, FrameLayout, Function, Plan, PlanOptions, TaskDef
 from gasync.planner.stmts import check_function
@@ -141,7 +141,7 @@ def _check_task(syms: Symbols, t: ast.Task, suspends: dict[str, bool]) -> TaskDe
         if kind != "task":
             raise TypeMismatchError(f"'after' names tasks; '{pred.id}' is a {kind}", pred.span)
         if pred.id == t.name:
-            raise TypeMismatchError(f"task '{t.name}' cannot come after itself", pred.span)
+            raise AfterCycleError(f"cycle in 'after' edges: {t.name} -> {t.name}", pred.span)
     body = check_function(syms, t, lambda n: suspends.get(n, False), (t.var, var_ty) if t.var else None)
     after = tuple(dict.fromkeys(p.id for p in t.after))
     return TaskDef(t.name, 0, t.var, var_ty, start, stop, after, body, 0, t.span)

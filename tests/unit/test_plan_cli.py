@@ -1,0 +1,124 @@
+"""The planner's commands as a user runs them: check -D/--strict, compile --emit plan, graph --format dot."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SAMPLES = sorted((Path(__file__).parents[2] / "samples").glob("*.gasync"))
+RACE = "buffer y: f32[8] = zeros;\ntask a {\n    y[0] = 1.0;\n}\ntask b {\n    y[1] = 2.0;\n}\n"
+
+
+def gasync(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    res = subprocess.run(
+        [sys.executable, "-m", "gasync", *map(str, args)], capture_output=True, text=True, timeout=60, cwd=cwd
+    )
+    assert "Traceback" not in res.stderr
+    return res
+
+
+@pytest.fixture
+def race(tmp_path: Path) -> Path:
+    (tmp_path / "race.gasync").write_text(RACE)
+    return tmp_path
+
+
+def test_check_prints_a_warning_and_succeeds(race: Path) -> None:
+    res = gasync("check", "race.gasync", cwd=race)
+    assert res.returncode == 0
+    assert res.stderr.startswith(
+        "race.gasync:6:5: warning: tasks 'a' and 'b' may run at once and both write buffer 'y'\n"
+    )
+    assert res.stderr.endswith("race.gasync: ok\n")
+
+
+def test_check_strict_makes_the_warning_an_error(race: Path) -> None:
+    res = gasync("check", "--strict", "race.gasync", cwd=race)
+    assert res.returncode == 1
+    assert res.stderr.startswith("race.gasync:6:5: error: tasks 'a' and 'b' may run at once")
+    assert "race.gasync: ok" not in res.stderr
+
+
+def test_check_reports_several_errors(tmp_path: Path) -> None:
+    (tmp_path / "bad.gasync").write_text("task a after b { }\ntask b after a { }\ntask c { let v = w; }\n")
+    res = gasync("check", "bad.gasync", cwd=tmp_path)
+    assert res.returncode == 1
+    heads = [line for line in res.stderr.splitlines() if ": error: " in line]
+    assert heads == [
+        "bad.gasync:2:14: error: cycle in 'after' edges: a -> b -> a",
+        "bad.gasync:3:18: error: cannot find value 'w' in this scope",
+    ]
+    assert res.stderr.endswith("bad.gasync: 2 errors\n")
+
+
+def test_defines_reach_the_planner(tmp_path: Path) -> None:
+    (tmp_path / "n.gasync").write_text("const N: i64 = 4;\nbuffer x: f32[N] = zeros;\ntask main { }\n")
+    res = gasync("compile", "n.gasync", "--emit", "plan", "-D", "N=64", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert "  N: i64 = 64\n" in res.stdout
+    assert "  x: f32[64] = zeros  (256 bytes)\n" in res.stdout
+    res = gasync("check", "-D", "N=lots", "n.gasync", cwd=tmp_path)
+    assert res.returncode == 1
+    assert res.stderr == "n.gasync: error: -D N=lots: not a valid i64\n"
+
+
+@pytest.mark.parametrize("bad", ["N", "=3"])
+def test_a_malformed_define_is_a_usage_error(bad: str, race: Path) -> None:
+    res = gasync("check", "-D", bad, "race.gasync", cwd=race)
+    assert res.returncode == 2
+    assert "expected NAME=VALUE" in res.stderr
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.stem for p in SAMPLES])
+def test_emit_plan_of_each_sample(path: Path) -> None:
+    res = gasync("compile", path, "--emit", "plan")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.startswith(f"plan of {path}\n")
+    assert "tasks (topological order):\n  #0 " in res.stdout
+    assert "\n  total: " in res.stdout
+    assert res.stdout == gasync("compile", path, "--emit", "plan").stdout  # deterministic
+
+
+def test_emit_plan_of_a_bad_program(tmp_path: Path) -> None:
+    (tmp_path / "bad.gasync").write_text("task main { let x = y; }\n")
+    res = gasync("compile", "bad.gasync", "--emit", "plan", cwd=tmp_path)
+    assert res.returncode == 1
+    assert res.stdout == ""
+    assert res.stderr.startswith("bad.gasync:1:21: error: cannot find value 'y' in this scope\n")
+
+
+def test_graph_prints_dot(tmp_path: Path) -> None:
+    (tmp_path / "g.gasync").write_text(
+        "channel c: i32[2];\ntask p for i in 0..3 { c.send(i).await; }\ntask q { let v = c.recv().await; }\n"
+        "task r after q { }\n"
+    )
+    res = gasync("graph", "g.gasync", "--format", "dot", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout == (
+        "digraph tasks {\n"
+        "\tgraph [rankdir=LR]\n"
+        "\tnode [shape=box]\n"
+        '\tp [label="p x3"]\n'
+        "\tq [label=q]\n"
+        "\tr [label=r]\n"
+        "\tq -> r [style=solid]\n"
+        '\tp -> q [label="c[2]" style=dashed]\n'
+        "}\n"
+    )
+
+
+def test_graph_of_a_missing_file_and_of_a_bad_program(tmp_path: Path) -> None:
+    assert gasync("graph", tmp_path / "nope.gasync").returncode == 2
+    (tmp_path / "bad.gasync").write_text("task a after a { }\n")
+    res = gasync("graph", "bad.gasync", cwd=tmp_path)
+    assert res.returncode == 1
+    assert res.stdout == ""
+
+
+def test_graph_image_needs_an_output_file(race: Path) -> None:
+    res = gasync("graph", "race.gasync", "--format", "svg", cwd=race)
+    assert res.returncode == 2
+    assert "give -o FILE" in res.stderr
