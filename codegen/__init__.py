@@ -64,6 +64,9 @@ def generate(plan: Plan) -> Generated:
     pf = max([1, *(p.n_float for p in shared.parallel)])
     head = _header(plan, bases, capacity)
     tail = [
+        *kernel.task_of(plan.tasks),
+        "",
+        "",
         *kernel.task_dispatch(shared, plan.tasks),
         "",
         "",

@@ -1,9 +1,9 @@
 """The executor: task dispatch, completion, the per-warp scheduler loop and the kernel.
 
 Lane 0 of every warp is an executor. It takes work from, in order: its
-claimed range of fresh instances, the shared run queue (instances that were
-woken), and the fresh instances of tasks whose predecessors are all done
-(claimed in chunks with one atomic). When a poll returns READY the instance
+claimed range of fresh instances, the fresh instances of tasks whose
+predecessors are all done (claimed in chunks with one atomic), and the shared
+run queue (instances that were woken). When a poll returns READY the instance
 is done: its task's successors' predecessor counters drop, and a task whose
 counter reaches zero becomes claimable. When nothing is ready it backs off
 (``nanosleep``), and leaves when every instance is done, on the deadline, or
@@ -20,6 +20,16 @@ from gasync.planner.model import TaskDef
 def chunk_of(task: TaskDef) -> int:
     """How many fresh instances one claim takes: larger for big task arrays."""
     return 16 if task.count >= 65536 else 1
+
+
+def task_of(tasks: tuple[TaskDef, ...]) -> list[str]:
+    out = ["@cuda.jit(device=True)", "def task_of(inst):"]
+    for t in tasks:
+        if t.count:
+            out.append(f"    if inst < {t.first_instance + t.count}:")
+            out.append(f"        return {t.index}")
+    out.append("    return 0")
+    return out
 
 
 def task_dispatch(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
@@ -84,15 +94,14 @@ def executor(w, G, timeout_ns):
     backoff = 32
     while True:
         inst = int64(-1)
+        if lo >= hi:
+            # fresh instances first: a task that keeps yielding must not starve unstarted ones
+            lo, hi = claim(G)
         if lo < hi:
             inst = lo
             lo += 1
         else:
             inst = int64(dl.queue_pop(QSEQ, QDATA, QHT, QMASK))
-            if inst < 0:
-                lo, hi = claim(G)
-                if lo < hi:
-                    continue
         if inst >= 0:
             ST[inst] = dl.RUNNING
             backoff = 32
@@ -102,6 +111,13 @@ def executor(w, G, timeout_ns):
                 complete(inst, G)
             else:
                 dl.after_poll(ST, QSEQ, QDATA, QHT, CTL, QMASK, inst)
+            if polls % 64 == 0:
+                # a busy executor still honours the deadline and another's exit
+                if dl.load_i64(CTL, dl.CTL_EXIT) != 0:
+                    break
+                if timeout_ns > 0 and dl.now_ns() - start > timeout_ns:
+                    cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
+                    break
             continue
         # nothing to run
         idle += 1
@@ -142,15 +158,41 @@ def lanes(w, lane, G):
         dl.lane_done(CMD, w)
 
 
+@cuda.jit(device=True)
+def spin_executor(w, G, timeout_ns, executors):
+    # The naive baseline: poll every unfinished instance of mine in turn, woken or not.
+    {unpack}
+    start = dl.now_ns()
+    polls = int64(0)
+    while dl.load_i64(CTL, dl.CTL_DONE) < TOTAL_INSTANCES and dl.load_i64(CTL, dl.CTL_EXIT) == 0:
+        inst = int64(w)
+        while inst < TOTAL_INSTANCES:
+            if ST[inst] != dl.DONE and dl.load_i64(PRED, task_of(inst)) == 0:
+                polls += 1
+                if poll_instance(inst, w, G) == {ready}:
+                    ST[inst] = dl.DONE
+                    complete(inst, G)
+            inst += executors
+        if timeout_ns > 0 and dl.now_ns() - start > timeout_ns:
+            cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
+    if dl.load_i64(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
+        cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_OK))
+    STATS[w, 0] = polls
+    STATS[w, 2] = dl.now_ns() - start
+    dl.fork(CMD, w, dl.CMD_EXIT)
+
+
 @cuda.jit(cache=True)
-def gasync_kernel(G, timeout_ns):
+def gasync_kernel(G, timeout_ns, mode):
     tid = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
     w = tid // LANES
     lane = tid % LANES
-    if lane == 0:
+    if lane != 0:
+        lanes(w, lane, G)
+    elif mode == 0:
         executor(w, G, timeout_ns)
     else:
-        lanes(w, lane, G)
+        spin_executor(w, G, timeout_ns, (cuda.gridDim.x * cuda.blockDim.x) // LANES)
 '''
 
 

@@ -63,33 +63,31 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
     t0 = time.perf_counter()
     module, path = load(gen, options.cache_dir)
     kernel = module.gasync_kernel
+    timeout_ns = np.int64(int(options.timeout_s * 1e9))
+    mode = np.int64(1 if options.executor == "spin" else 0)
+    compile_s = 0.0
     if sim:
         executors = options.executors or 2
         blocks, threads = 1, executors * LANES
-    host = host_arrays(gen, max(options.executors, 1) if sim else 1, options.inputs)
-    device = {k: _to_device(cuda, v) for k, v in host.items()}
-    timeout_ns = int(options.timeout_s * 1e9)
-    compile_s = 0.0
-    if not sim:
-        probe = tuple(device[k] for k in gen.arrays)
-        t1 = time.perf_counter()
-        spec = kernel.specialize(probe, np.int64(timeout_ns))
-        compile_s = time.perf_counter() - t1
-        executors, blocks, threads = _grid(spec, gen, options)
-        host = host_arrays(gen, executors, options.inputs)
-        device = {k: _to_device(cuda, v) for k, v in host.items()}
-        kernel = spec
     else:
-        host = host_arrays(gen, executors, options.inputs)
-        device = {k: _to_device(cuda, v) for k, v in host.items()}
+        # compile first (or load from Numba's cache): the grid size depends on the kernel
+        one = host_arrays(gen, 1, options.inputs)
+        probe = tuple(_to_device(cuda, one[k]) for k in gen.arrays)
+        t1 = time.perf_counter()
+        kernel = kernel.specialize(probe, timeout_ns, mode)
+        compile_s = time.perf_counter() - t1
+        executors, blocks, threads = _grid(kernel, gen, options)
+    host = host_arrays(gen, executors, options.inputs)
+    device = {k: _to_device(cuda, v) for k, v in host.items()}
     args = tuple(device[k] for k in gen.arrays)
     t2 = time.perf_counter()
-    kernel[blocks, threads](args, np.int64(timeout_ns))
+    kernel[blocks, threads](args, timeout_ns, mode)
     cuda.synchronize()
     kernel_s = time.perf_counter() - t2
     back = {k: _to_host(device[k]) for k in ("CTL", "ST", "STATS", "SIG")}
     stats = {
         "backend": "sim" if sim else "cuda",
+        "executor": options.executor,
         "executors": executors,
         "blocks": blocks,
         "threads_per_block": threads,
@@ -133,8 +131,8 @@ def _grid(spec: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int
 
 def _check_exit(gen: Generated, back: dict[str, Any], options: RunOptions) -> None:
     code = int(back["CTL"][1])
-    if code == 1:
-        return
+    if code == 1 or (code == 2 and int(back["CTL"][0]) >= gen.plan.instances):
+        return  # (a deadline that passed as the last instance finished is no timeout)
     unfinished = _unfinished(gen, back["ST"])
     if code == 2:
         raise RunTimeoutError(f"the run exceeded --timeout {options.timeout_s:g}s; unfinished: {unfinished}")

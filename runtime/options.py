@@ -20,6 +20,7 @@ class RunOptions:
     inputs: dict[str, Any] = field(default_factory=dict)
     timeout_s: float = 0.0
     executors: int = 0
+    executor: str = "queue"  # queue | spin (the naive baseline)
     cache_dir: str | None = None
 
 
