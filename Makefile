@@ -26,7 +26,7 @@ dot:
 	  || echo "warning: could not install Graphviz's 'dot'; image output will be unavailable"; }
 
 demo: setup
-	$(BIN)/gasync check $(SAMPLE)
+	$(BIN)/gasync run $(SAMPLE)
 
 lint: setup
 	$(BIN)/ruff check .

@@ -51,7 +51,9 @@ class Program:
         return runtime.run(self.generated, options)
 
 
-def compile_source(text: str, path: str = "<input>", defines: dict[str, Any] | None = None, strict: bool = False) -> Program:
+def compile_source(
+    text: str, path: str = "<input>", defines: dict[str, Any] | None = None, strict: bool = False
+) -> Program:
     """Compile program text."""
     from gasync.dsl import parse
 

@@ -18,6 +18,8 @@ import graphviz
 import typer
 from gasync import __version__, pipeline
 from gasync.cli.report import Reporter
+from gasync.cli.run import run
+from gasync.codegen import generate
 from gasync.dsl.printer import dump
 from gasync.planner.model import PlanOptions
 from gasync.planner.printer import format_plan
@@ -106,7 +108,9 @@ def compile(
             rep.diagnostics(list(plan.warnings), file)
             sys.stdout.write(format_plan(plan))
         else:
-            rep.usage(f"--emit {emit.value} is not available yet in this version")
+            plan = pipeline.check(file, options)
+            rep.diagnostics(list(plan.warnings), file)
+            sys.stdout.write(generate(plan).source)
     raise typer.Exit(rep.exit_code)
 
 
@@ -134,6 +138,9 @@ def graph(
             else:
                 _write(rep, image, output)
     raise typer.Exit(rep.exit_code)
+
+
+app.command()(run)
 
 
 def plan_options(define: list[str] | None, strict: bool) -> PlanOptions:

@@ -15,8 +15,24 @@ from collections.abc import Callable
 
 from gasync.planner import ir
 
-NP = {"bool": "boolean", "i32": "int32", "i64": "int64", "u32": "uint32", "u64": "uint64", "f32": "float32", "f64": "float64"}
-DTYPE = {"bool": "bool_", "i32": "int32", "i64": "int64", "u32": "uint32", "u64": "uint64", "f32": "float32", "f64": "float64"}
+NP = {
+    "bool": "boolean",
+    "i32": "int32",
+    "i64": "int64",
+    "u32": "uint32",
+    "u64": "uint64",
+    "f32": "float32",
+    "f64": "float64",
+}
+DTYPE = {
+    "bool": "bool_",
+    "i32": "int32",
+    "i64": "int64",
+    "u32": "uint32",
+    "u64": "uint64",
+    "f32": "float32",
+    "f64": "float64",
+}
 PY_BINOP = {"+", "-", "*", "&", "|", "^"}
 MATH = {"sqrt", "exp", "log", "sin", "cos", "pow", "floor", "ceil"}
 

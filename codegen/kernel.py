@@ -67,7 +67,11 @@ def completion(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
 
 
 def claim(tasks: tuple[TaskDef, ...], unpack: str) -> list[str]:
-    out = ["@cuda.jit(device=True)", "def claim(G):", "    # a range of fresh instances of a task that may start, or (0, 0)"]
+    out = [
+        "@cuda.jit(device=True)",
+        "def claim(G):",
+        "    # a range of fresh instances of a task that may start, or (0, 0)",
+    ]
     out.append(f"    {unpack}")
     for t in tasks:
         if t.count == 0:
@@ -82,7 +86,7 @@ def claim(tasks: tuple[TaskDef, ...], unpack: str) -> list[str]:
     return out
 
 
-EXECUTOR = '''
+EXECUTOR = """
 @cuda.jit(device=True)
 def executor(w, G, timeout_ns):
     {unpack}
@@ -193,7 +197,7 @@ def gasync_kernel(G, timeout_ns, mode):
         executor(w, G, timeout_ns)
     else:
         spin_executor(w, G, timeout_ns, (cuda.gridDim.x * cuda.blockDim.x) // LANES)
-'''
+"""
 
 
 def run_parallel(shared: Shared) -> list[str]:

@@ -146,7 +146,9 @@ class Emitter:
         elif isinstance(s, ir.AwaitS):
             self._inline_await(s, out, ind)
         else:
-            raise UnsupportedError(f"{type(s).__name__.lower()} is not supported by this version's code generator", s.span)
+            raise UnsupportedError(
+                f"{type(s).__name__.lower()} is not supported by this version's code generator", s.span
+            )
 
     def _body(self, stmts: tuple[ir.Stmt, ...], out: list[str], ind: str) -> None:
         n = len(out)

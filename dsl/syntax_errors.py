@@ -231,9 +231,7 @@ def _unexpected_end(exc: UnexpectedInput, text: str) -> ParseError:
         return UnclosedDelimiterError(
             f"unclosed delimiter '{opener}'",
             _tok_span(opener),
-            (
-                Note(f"the file ends at {end.line}:{end.column} before a '{_TEXT[_OPENERS[opener.type]]}' closes it"),
-            ),
+            (Note(f"the file ends at {end.line}:{end.column} before a '{_TEXT[_OPENERS[opener.type]]}' closes it"),),
         )
     expected = _expected(exc)
     what = describe_expected(expected, _terminals()) if expected else "more input"

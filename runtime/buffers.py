@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from gasync.planner.model import BufferDef, Plan
 from gasync.runtime.errors import InputError
 
@@ -69,7 +68,9 @@ def check_inputs(plan: Plan, inputs: dict[str, Any]) -> None:
         if shape != b.shape:
             raise InputError(f"--input {b.name}: shape {list(shape)} does not match the declaration {want}")
         if dtype != dtype_of(b.elem):
-            raise InputError(f"--input {b.name}: dtype {dtype} does not match the declaration {want} ({dtype_of(b.elem)})")
+            raise InputError(
+                f"--input {b.name}: dtype {dtype} does not match the declaration {want} ({dtype_of(b.elem)})"
+            )
 
 
 def load_npy(spec: str) -> tuple[str, np.ndarray[Any, Any]]:

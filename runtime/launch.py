@@ -13,7 +13,6 @@ import time
 from typing import Any
 
 import numpy as np
-
 from gasync.codegen import LANES, Generated
 from gasync.runtime import buffers
 from gasync.runtime.errors import DeadlockError, DeviceError, RunTimeoutError
@@ -147,6 +146,10 @@ def _unfinished(gen: Generated, st: np.ndarray[Any, Any]) -> str:
         states = st[t.first_instance : t.first_instance + t.count]
         left = [k for k, s in enumerate(states) if s != 4]
         if left:
-            label = t.name if t.count == 1 else f"{t.name}[{', '.join(map(str, left[:8]))}{', ...' if len(left) > 8 else ''}]"
+            label = (
+                t.name
+                if t.count == 1
+                else f"{t.name}[{', '.join(map(str, left[:8]))}{', ...' if len(left) > 8 else ''}]"
+            )
             parts.append(f"{label} ({STATE_NAMES.get(int(states[left[0]]), '?')})")
     return ", ".join(parts) or "none"

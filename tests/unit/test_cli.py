@@ -57,10 +57,7 @@ def test_check_of_a_bad_file_prints_the_diagnostic(tmp_path: Path) -> None:
     assert res.returncode == 1
     assert res.stdout == ""
     assert res.stderr == (
-        "bad.gasync:2:14: error: expected ';', found keyword 'let'\n"
-        "   |\n"
-        " 2 |     let x = 5\n"
-        "   |              ^\n"
+        "bad.gasync:2:14: error: expected ';', found keyword 'let'\n   |\n 2 |     let x = 5\n   |              ^\n"
     )
     assert "Traceback" not in res.stderr
 

@@ -335,10 +335,7 @@ def test_gutter_widens_with_the_line_number() -> None:
     with pytest.raises(MissingSemicolonError) as info:
         parse(source, "bad.gasync")
     assert render(info.value, "bad.gasync", source) == (
-        "bad.gasync:13:14: error: expected ';', found keyword 'let'\n"
-        "    |\n"
-        " 13 |     let x = 5\n"
-        "    |              ^"
+        "bad.gasync:13:14: error: expected ';', found keyword 'let'\n    |\n 13 |     let x = 5\n    |              ^"
     )
 
 
@@ -347,8 +344,5 @@ def test_form_feed_does_not_shift_lines() -> None:
     with pytest.raises(MissingSemicolonError) as info:
         parse(source, "bad.gasync")
     assert render(info.value, "bad.gasync", source) == (
-        "bad.gasync:2:9: error: expected ';', found keyword 'signal'\n"
-        "   |\n"
-        " 2 | signal b\n"
-        "   |         ^"
+        "bad.gasync:2:9: error: expected ';', found keyword 'signal'\n   |\n 2 | signal b\n   |         ^"
     )

@@ -229,9 +229,7 @@ def test_for_kinds(prefix: str, kind: str) -> None:
 
 def test_for_range_bounds_are_full_expressions() -> None:
     (stmt,) = stmts("parallel for i in t * TILE..(t + 1) * TILE { }")
-    assert stmt == For(
-        "parallel", "i", b("*", n("t"), n("TILE")), b("*", b("+", n("t"), i(1)), n("TILE")), Block(())
-    )
+    assert stmt == For("parallel", "i", b("*", n("t"), n("TILE")), b("*", b("+", n("t"), i(1)), n("TILE")), Block(()))
 
 
 def test_for_await() -> None:

@@ -36,7 +36,19 @@ FRAGMENTS = [
     *"i32 i64 u32 u64 f32 f64 zeros iota input random fill join sleep yield_now min atomic_add".split(),
     *"x y N t _ 0 1 42 1_000 0xff 0b101 0xfg 12abc 1.5 2e-3 1e 1e+".split(),
     *"{ } ( ) [ ] ; : , . .. -> => = == != < > <= >= << >> += -= & && | || ^ ~ ! + - * / %".split(),
-    "// c\n", "/*", "*/", '"m.k:f"', '"', " ", " ", "\n", "\t", "@", "é", "\f", "\r\n",
+    "// c\n",
+    "/*",
+    "*/",
+    '"m.k:f"',
+    '"',
+    " ",
+    " ",
+    "\n",
+    "\t",
+    "@",
+    "é",
+    "\f",
+    "\r\n",
 ]
 CHARS = "abcxyz_019 \n\t{}()[];:,.=<>!&|^~+-*/%\"'@#$\\é\f"
 

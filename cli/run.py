@@ -1,0 +1,169 @@
+"""``gasync run``: compile, run on a backend, and report buffers, shared scalars and stats."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+from gasync import pipeline
+from gasync.cli.report import Reporter
+from gasync.codegen import generate
+from gasync.runtime import run as run_generated
+from gasync.runtime.backends import choose, gpu_present
+from gasync.runtime.buffers import load_npy
+from gasync.runtime.errors import InputError
+from gasync.runtime.options import Result, RunOptions
+from rich.console import Console
+from rich.table import Table
+
+SPINNER_DELAY_S = 1.0
+
+
+def run(
+    file: Annotated[Path, typer.Argument(help="A .gasync source file.", show_default=False)],
+    backend: Annotated[
+        str, typer.Option("--backend", help="cuda, sim, or auto (cuda where a GPU is present).")
+    ] = "auto",
+    define: Annotated[
+        list[str] | None, typer.Option("-D", "--define", metavar="NAME=VALUE", help="Override a const (repeatable).")
+    ] = None,
+    inputs: Annotated[
+        list[str] | None, typer.Option("--input", metavar="NAME=FILE.npy", help="Fill an `input` buffer (repeatable).")
+    ] = None,
+    outputs: Annotated[
+        list[str] | None, typer.Option("--output", metavar="NAME=FILE.npy", help="Save a buffer after the run.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
+    timeout: Annotated[str, typer.Option("--timeout", metavar="DURATION", help="Bound the run, e.g. 10s, 500ms.")] = "",
+    executor: Annotated[
+        str, typer.Option("--executor", help="queue (wakers and a run queue) or spin (naive).")
+    ] = "queue",
+    executors: Annotated[int, typer.Option("--executors", help="Warps that run tasks (0: the backend picks).")] = 0,
+    strict: Annotated[bool, typer.Option("--strict", help="Treat concurrent-write warnings as errors.")] = False,
+) -> None:
+    """Compile a program and run it on the GPU (or the CUDA simulator)."""
+    from gasync.cli.app import plan_options
+
+    rep = Reporter()
+    options = plan_options(define, strict)
+    with rep.guard(file):
+        if executor not in ("queue", "spin"):
+            raise typer.BadParameter(f"'{executor}' is not one of 'queue', 'spin'", param_hint="'--executor'")
+        timeout_s = parse_duration(timeout, "--timeout") if timeout else 0.0
+        plan = pipeline.check(file, options)
+        rep.diagnostics(list(plan.warnings), file)
+        arrays = dict(load_npy(spec) for spec in inputs or [])
+        saves = [_output_spec(spec, plan) for spec in outputs or []]
+        chosen = choose(backend)
+        why = "" if backend != "auto" else (" (a CUDA GPU is present)" if chosen == "cuda" else " (no CUDA GPU found)")
+        print(f"gasync: running {file} on backend {chosen}{why}", file=sys.stderr)
+        generated = generate(plan)
+        with _spinner(f"compiling and running {file} on {chosen}"):
+            result = run_generated(generated, RunOptions(chosen, arrays, timeout_s, executors, executor))
+        for name, path in saves:
+            np.save(path, result.buffers[name])
+        if as_json:
+            sys.stdout.write(json.dumps(result.to_json()) + "\n")
+        else:
+            _summary(result)
+    raise typer.Exit(rep.exit_code)
+
+
+def parse_duration(text: str, option: str) -> float:
+    """``10s``, ``500ms``, ``2m``, ``250us`` or a bare number of seconds."""
+    units = {"ms": 1e-3, "us": 1e-6, "ns": 1e-9, "s": 1.0, "m": 60.0}
+    t = text.strip()
+    for suffix in ("ms", "us", "ns", "s", "m"):
+        if t.endswith(suffix):
+            number, scale = t[: -len(suffix)], units[suffix]
+            break
+    else:
+        number, scale = t, 1.0
+    try:
+        value = float(number) * scale
+    except ValueError:
+        raise typer.BadParameter(
+            f"expected a duration such as 10s or 500ms, found '{text}'", param_hint=option
+        ) from None
+    if value <= 0:
+        raise typer.BadParameter(f"a duration must be positive, found '{text}'", param_hint=option)
+    return value
+
+
+def _output_spec(spec: str, plan: Any) -> tuple[str, Path]:
+    name, sep, path = spec.partition("=")
+    if not sep or not name or not path:
+        raise InputError(f"--output {spec!r}: expected NAME=FILE.npy")
+    if name not in {b.name for b in plan.buffers}:
+        raise InputError(f"--output {name}: the program has no buffer named '{name}'")
+    return name, Path(path)
+
+
+@contextmanager
+def _spinner(message: str) -> Iterator[None]:
+    """A spinner on stderr, shown only on a terminal and only after a second."""
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield
+        return
+    status = console.status(message)
+    timer = threading.Timer(SPINNER_DELAY_S, status.start)
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        status.stop()
+
+
+def _summary(result: Result) -> None:
+    console = Console()
+    table = Table(title="buffers", title_justify="left")
+    for col in ("name", "shape", "dtype", "sum", "first values"):
+        table.add_column(col)
+    for name, arr in result.buffers.items():
+        flat = arr.reshape(-1)
+        first = ", ".join(_fmt(v) for v in flat[:6]) + (", ..." if flat.size > 6 else "")
+        table.add_row(name, str(list(arr.shape)), str(arr.dtype), _fmt(flat.sum()), first)
+    console.print(table)
+    if result.shared or result.signals:
+        scal = Table(title="shared scalars and signals", title_justify="left")
+        scal.add_column("name")
+        scal.add_column("value")
+        for name, value in result.shared.items():
+            scal.add_row(name, _fmt(value))
+        for name, flag in result.signals.items():
+            scal.add_row(f"signal {name}", "set" if flag else "not set")
+        console.print(scal)
+    stats = Table(title="stats", title_justify="left")
+    stats.add_column("stat")
+    stats.add_column("value")
+    for key in (
+        "backend",
+        "executor",
+        "executors",
+        "tasks",
+        "instances",
+        "polls",
+        "frame_bytes",
+        "compile_s",
+        "kernel_ms",
+    ):
+        stats.add_row(key, str(result.stats.get(key)))
+    console.print(stats)
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float | np.floating):
+        return f"{float(v):.6g}"
+    return str(v)
+
+
+__all__ = ["gpu_present", "parse_duration", "run"]
