@@ -43,11 +43,13 @@ class Program:
         executors: int = 0,
         executor: str = "queue",
         cache_dir: str | None = None,
+        signals: dict[str, float] | None = None,
     ) -> Result:
-        """Run on ``backend`` ('auto', 'cuda' or 'sim'); ``timeout`` in seconds (0: none)."""
+        """Run on ``backend`` ('auto', 'cuda' or 'sim'); ``timeout`` in seconds (0: none);
+        ``signals`` sets each named signal from the host that many seconds after launch."""
         from gasync import runtime
 
-        options = RunOptions(backend, dict(inputs or {}), timeout, executors, executor, cache_dir)
+        options = RunOptions(backend, dict(inputs or {}), timeout, executors, executor, cache_dir, dict(signals or {}))
         return runtime.run(self.generated, options)
 
 

@@ -71,6 +71,7 @@ class ExprRenderer:
             ir.Binary: self._binary,
             ir.Cast: lambda e: f"{NP[str(e.ty)]}({self(e.expr)})",
             ir.Call: self._call,
+            ir.ChannelClose: lambda e: f"chan_close(CH_{e.name}, G)",
         }
 
     def __call__(self, e: ir.Expr) -> str:
@@ -105,11 +106,8 @@ class ExprRenderer:
 
     def _signal(self, e: ir.SignalOp) -> str:
         if e.op == "is_set":
-            return f"dl.signal_is_set(SIG, {self.signal_index(e.name)})"
-        return f"dl.signal_set(SIG, {self.signal_index(e.name)})"
-
-    def signal_index(self, name: str) -> str:
-        return f"SIGNAL_{name}"
+            return f"dl.signal_is_set(SIG, SIGNAL_{e.name})"
+        return f"signal_set(SIGNAL_{e.name}, G)"  # sets it and wakes its waiters
 
     def _unary(self, e: ir.Unary) -> str:
         inner = self(e.operand)
@@ -145,4 +143,4 @@ class ExprRenderer:
             return f"{ty}({e.name}({', '.join(args)}))"
         if e.kind == "extern":
             return f"ext_{e.name}({', '.join(args)})"
-        return f"fn_{e.name}({', '.join([*args, 'G'])})"
+        return f"fn_{e.name}({', '.join([*args, 'w', 'G'])})"

@@ -106,6 +106,10 @@ def executor(w, G, timeout_ns):
             lo += 1
         else:
             inst = int64(dl.queue_pop(QSEQ, QDATA, QHT, QMASK))
+            if inst < 0 and HAS_BULK:
+                if bulk_work(w, G):
+                    backoff = 32
+                    continue
         if inst >= 0:
             ST[inst] = dl.RUNNING
             backoff = 32
@@ -116,7 +120,8 @@ def executor(w, G, timeout_ns):
             else:
                 dl.after_poll(ST, QSEQ, QDATA, QHT, CTL, QMASK, inst)
             if polls % 64 == 0:
-                # a busy executor still honours the deadline and another's exit
+                # a busy executor still honours the deadline, another's exit, timers and the host
+                service(w, G)
                 if dl.load_i64(CTL, dl.CTL_EXIT) != 0:
                     break
                 if timeout_ns > 0 and dl.now_ns() - start > timeout_ns:
@@ -125,6 +130,7 @@ def executor(w, G, timeout_ns):
             continue
         # nothing to run
         idle += 1
+        service(w, G)
         if dl.load_i64(CTL, dl.CTL_EXIT) != 0:
             break
         if dl.load_i64(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
@@ -133,9 +139,10 @@ def executor(w, G, timeout_ns):
         if timeout_ns > 0 and dl.now_ns() - start > timeout_ns:
             cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
             break
-        if dl.load_i64(CTL, dl.CTL_INFLIGHT) == 0:
-            # nothing ready, nothing running, instances left: nothing can wake them
-            if dl.load_i64(CTL, dl.CTL_DONE) < TOTAL_INSTANCES:
+        if dl.load_i64(CTL, dl.CTL_INFLIGHT) == 0 and dl.load_i64(CTL, dsync.CTL_SLEEPERS) == 0:
+            # nothing ready, running or asleep, no host signal to come, yet instances left:
+            # nothing can ever wake them
+            if not host_pending(G) and dl.load_i64(CTL, dl.CTL_DONE) < TOTAL_INSTANCES:
                 cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_DEADLOCK))
                 break
         dl.pause(backoff)
@@ -145,6 +152,32 @@ def executor(w, G, timeout_ns):
     STATS[w, 1] = idle
     STATS[w, 2] = dl.now_ns() - start
     dl.fork(CMD, w, dl.CMD_EXIT)
+
+
+@cuda.jit(device=True)
+def bulk_work(w, G):
+    # run one chunk of a posted bulk job, if there is one
+    {unpack}
+    for s in range(JOBSLOTS.shape[0]):
+        j = dl.load_i64(JOBSLOTS, s)
+        if j >= 0:
+            c = cuda.atomic.add(JOB, (j, 5), int64(1))
+            if c < JOB[j, 4]:
+                lo = JOB[j, 1] + c * JOB[j, 3]
+                PARGS_I[w, 0] = lo
+                PARGS_I[w, 1] = min(lo + JOB[j, 3], JOB[j, 2])
+                CMD[w, 3] = j
+                gid = JOB[j, 0]
+                dl.fork(CMD, w, gid)
+                run_parallel(gid, w, 0, G)
+                dl.join_lanes(CMD, CTL, w, LANES)
+                cuda.threadfence()
+                if cuda.atomic.add(JOB, (j, 6), int64(1)) == JOB[j, 4] - 1:
+                    cuda.atomic.cas(JOBSLOTS, s, j, int64(-1))
+                    dl.wake(ST, QSEQ, QDATA, QHT, CTL, QMASK, j)
+                    cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64(-1))
+                return True
+    return False
 
 
 @cuda.jit(device=True)
@@ -170,6 +203,7 @@ def spin_executor(w, G, timeout_ns, executors):
     polls = int64(0)
     while dl.load_i64(CTL, dl.CTL_DONE) < TOTAL_INSTANCES and dl.load_i64(CTL, dl.CTL_EXIT) == 0:
         inst = int64(w)
+        service(w, G)
         while inst < TOTAL_INSTANCES:
             if ST[inst] != dl.DONE and dl.load_i64(PRED, task_of(inst)) == 0:
                 polls += 1
@@ -201,13 +235,44 @@ def gasync_kernel(G, timeout_ns, mode):
 
 
 def run_parallel(shared: Shared) -> list[str]:
-    out = ["@cuda.jit(device=True)", "def run_parallel(command, w, lane, G):"]
+    """Lanes 1..31 run command ``command``: a parallel for (rows of PARGS) or a bulk chunk (rows of JOBARGS)."""
+    out = ["@cuda.jit(device=True)", "def run_parallel(command, w, lane, G):", f"    {shared.unpack}"]
     for loop in shared.parallel:
         out.append(f"    if command == {loop.gid}:")
-        out.append(f"        par_{loop.gid}(w, lane, G)")
+        if loop.bulk:
+            out.append(f"        par_{loop.gid}(w, lane, JOBARGS_I[CMD[w, 3]], JOBARGS_F[CMD[w, 3]], G)")
+        else:
+            out.append(f"        par_{loop.gid}(w, lane, PARGS_I[w], PARGS_F[w], G)")
     out.append("    return")
     return out
 
 
 def executor(shared: Shared) -> str:
     return EXECUTOR.format(unpack=shared.unpack, ready=READY)
+
+
+def services(shared: Shared) -> list[str]:
+    """Signals, channels, timers and the host: the program-specific device helpers."""
+    plan = shared.plan
+    u = shared.unpack
+    wake_all = "dsync.wake_all(ST, QSEQ, QDATA, QHT, CTL, QMASK, WSEQ, WDATA, WHT, WREG, N_INST, WMASK, {})"
+    out = ["@cuda.jit(device=True)", "def signal_set(k, G):", f"    {u}"]
+    out += ["    if dsync.set_signal(SIG, k):", "        " + wake_all.format("k")]
+    out += ["", "", "@cuda.jit(device=True)", "def chan_close(c, G):", f"    {u}"]
+    out += ["    cuda.atomic.exch(CHCLOSED, c, int32(1))"]
+    out += ["    " + wake_all.format("N_SIGNALS + 2 * c"), "    " + wake_all.format("N_SIGNALS + 2 * c + 1")]
+    out += ["", "", "@cuda.jit(device=True)", "def host_pending(G):", "    # a host signal still to come?"]
+    out.append(f"    {u}")
+    for sig in plan.signals:
+        out.append(f"    if dsync.host_signal_pending(SIG, HOSTSIG, HOSTPEND, SIGNAL_{sig.name}):")
+        out.append("        return True")
+    out.append("    return False")
+    out += ["", "", "@cuda.jit(device=True)", "def service(w, G):", "    # host signals and due sleepers", f"    {u}"]
+    for sig in plan.signals:
+        k = f"SIGNAL_{sig.name}"
+        out.append(f"    if HOSTPEND[{k}] != 0 and dsync.load_acquire_sys(HOSTSIG, {k}) != 0:")
+        out.append(f"        signal_set({k}, G)")
+    if shared.has_sleep:
+        out.append("    dsync.wake_sleepers(ST, QSEQ, QDATA, QHT, CTL, QMASK, SSEQ, SDATA, SHT, SMASK, UNTIL, 4)")
+    out.append("    return")
+    return out

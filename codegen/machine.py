@@ -45,9 +45,10 @@ class ParallelLoop:
     gid: int
     fn: str
     loop: ir.For
-    captured: tuple[tuple[str, ir.Ty], ...]  # (local, type), in PARGS order
+    captured: tuple[tuple[str, ir.Ty], ...]  # (local, type), in argument-row order
     n_int: int = 0
     n_float: int = 0
+    bulk: bool = False  # a bulk for: arguments in JOBARGS[job], chunks of it run by any warp
 
 
 @dataclass
@@ -59,11 +60,16 @@ class Shared:
     frames: dict[str, FrameLayout]
     unpack: str  # the line that unpacks G, the tuple of every device array
     parallel: list[ParallelLoop] = field(default_factory=list)
+    blocks: list[tuple[ir.AsyncBlock, str]] = field(default_factory=list)  # (block, enclosing function)
+    has_sleep: bool = False
 
 
 def contains_suspend(s: ir.Stmt) -> bool:
     return any(
-        isinstance(x, ir.AwaitS) and x.suspends or isinstance(x, ir.Select | ir.ForAwait) for x in stmts_in((s,))
+        isinstance(x, ir.AwaitS) and x.suspends
+        or isinstance(x, ir.Select | ir.ForAwait)
+        or isinstance(x, ir.For) and x.kind == "bulk"
+        for x in stmts_in((s,))
     )
 
 
@@ -203,25 +209,33 @@ class Emitter:
         raise UnsupportedError("this await is not supported by this version's code generator", s.span)
 
     # -- parallel for --
-    def _parallel(self, s: ir.For, out: list[str], ind: str) -> None:
-        captured = self._captured(s)
-        gid = len(self.shared.parallel) + 1
-        loop = ParallelLoop(gid, self.fn.name, s, captured)
+    def register_parallel(self, s: ir.For, bulk: bool = False) -> ParallelLoop:
+        loop = ParallelLoop(len(self.shared.parallel) + 1, self.fn.name, s, self._captured(s), bulk=bulk)
         self.shared.parallel.append(loop)
-        out.append(ind + f"# parallel for {s.var} -> par_{gid}, over the lanes of this warp")
-        out.append(ind + f"PARGS_I[w, 0] = int64({self.r(s.start)})")
-        out.append(ind + f"PARGS_I[w, 1] = int64({self.r(s.stop)})")
+        return loop
+
+    def pack_args(self, loop: ParallelLoop, ai: str, af: str) -> list[str]:
+        """Captured locals into an argument row (``ai``/``af`` are 'ARRAY[row' prefixes)."""
+        out = []
         ni, nf = 2, 0
-        for name, ty in captured:
+        for name, ty in loop.captured:
             if ty in ir.FLOATS:
-                out.append(ind + f"PARGS_F[w, {nf}] = float64({local(name)})")
+                out.append(f"{af}, {nf}] = float64({local(name)})")
                 nf += 1
             else:
-                out.append(ind + f"PARGS_I[w, {ni}] = int64({local(name)})")
+                out.append(f"{ai}, {ni}] = int64({local(name)})")
                 ni += 1
         loop.n_int, loop.n_float = ni, nf
-        out.append(ind + f"dl.fork(CMD, w, {gid})")
-        out.append(ind + f"par_{gid}(w, 0, G)")
+        return out
+
+    def _parallel(self, s: ir.For, out: list[str], ind: str) -> None:
+        loop = self.register_parallel(s)
+        out.append(ind + f"# parallel for {s.var} -> par_{loop.gid}, over the lanes of this warp")
+        out.append(ind + f"PARGS_I[w, 0] = int64({self.r(s.start)})")
+        out.append(ind + f"PARGS_I[w, 1] = int64({self.r(s.stop)})")
+        out.extend(ind + line for line in self.pack_args(loop, "PARGS_I[w", "PARGS_F[w"))
+        out.append(ind + f"dl.fork(CMD, w, {loop.gid})")
+        out.append(ind + f"par_{loop.gid}(w, 0, PARGS_I[w], PARGS_F[w], G)")
         out.append(ind + "dl.join_lanes(CMD, CTL, w, LANES)")
 
     def _captured(self, s: ir.For) -> tuple[tuple[str, ir.Ty], ...]:
@@ -255,18 +269,19 @@ def emit_plain(shared: Shared, fn: Function) -> list[str]:
 
 
 def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
+    """The body of a parallel or bulk for: iterations lo + lane, lo + lane + 32, ... of PARGS_I[w, 0:2]."""
     fn = shared.plan.function(loop.fn)
     em = Emitter(shared, fn)
     s = loop.loop
-    out = ["@cuda.jit(device=True)", f"def par_{loop.gid}(w, lane, G):", f"    {source_line(shared.plan, s.span)}"]
+    out = ["@cuda.jit(device=True)", f"def par_{loop.gid}(w, lane, AI, AF, G):", f"    {source_line(shared.plan, s.span)}"]
     out.append("    " + shared.unpack)
     ni, nf = 2, 0
     for name, ty in loop.captured:
         if ty in ir.FLOATS:
-            out.append(f"    {em.assign(name, f'PARGS_F[w, {nf}]')}")
+            out.append(f"    {em.assign(name, f'AF[{nf}]')}")
             nf += 1
         else:
-            out.append(f"    {em.assign(name, f'PARGS_I[w, {ni}]')}")
+            out.append(f"    {em.assign(name, f'AI[{ni}]')}")
             ni += 1
     out.append("    k = PARGS_I[w, 0] + lane")
     out.append("    hi = PARGS_I[w, 1]")

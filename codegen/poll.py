@@ -2,12 +2,16 @@
 
 Labels 1..n are the function's await sites (the states a poll can resume
 in); 0 is the start; labels above n are internal joins of ifs and loops.
-Every block ends in ``lbl = X; continue`` or a ``return``.
+Every block ends in ``lbl = X; continue`` or a ``return``. An async block
+becomes a poll function of its own (``blk_<n>``) whose state word and child
+frames live in its parent's child region (``cb_i``/``cb_f``) and whose locals
+are the parent's, spilled before and restored after each poll of the block.
 """
 
 from __future__ import annotations
 
 from gasync.codegen.exprs import NP, local
+from gasync.codegen.futures import FutureRenderer
 from gasync.codegen.machine import (
     DONE_STATE,
     PENDING,
@@ -21,26 +25,46 @@ from gasync.codegen.machine import (
     spill_lines,
 )
 from gasync.planner import ir
-from gasync.planner.model import FrameLayout, Function, TaskDef
+from gasync.planner.model import Function, TaskDef
+from gasync.planner.walk import stmts_in
 
 IND = "            "  # the indent inside `if lbl == k:` in the dispatch loop
 
 
-class PollEmitter(Emitter):
-    def __init__(self, shared: Shared, fn: Function, task: TaskDef | None):
+def _sites(body: tuple[ir.Stmt, ...]) -> list[int]:
+    """Await sites of ``body``, not counting those inside async blocks."""
+    out = []
+    for s in body:
+        if isinstance(s, ir.AwaitS | ir.Select | ir.ForAwait):
+            out.append(s.site)
+        if isinstance(s, ir.If):
+            out += _sites(s.then) + _sites(s.orelse)
+        elif isinstance(s, ir.Loop | ir.While | ir.For | ir.ForAwait):
+            out += _sites(s.body)
+        elif isinstance(s, ir.Select):
+            for arm in s.arms:
+                out += _sites(arm.body)
+    return out
+
+
+class PollEmitter(Emitter, FutureRenderer):
+    def __init__(self, shared: Shared, fn: Function, task: TaskDef | None, block: ir.AsyncBlock | None = None):
         super().__init__(shared, fn)
         self.task = task
+        self.block = block
         self.frame = shared.frames[fn.name]
-        self.children = {site: (ci, cf) for site, ci, cf in self.frame.children}
+        self.sw = "cb_i" if block else "fb_i"  # where this machine's state word is
+        if block is None:
+            self.children = {site: (str(ci), str(cf)) for site, ci, cf in self.frame.children}
+        else:
+            self.children = {site: ("cbo_i + 1", "cbo_f") for site in _sites(block.body)}
+        body = block.body if block else fn.body
+        self.body = body
         self.blocks: dict[int, list[str]] = {}
         self.order: list[int] = []
         self.cur: list[str] = []
-        self.n_labels = max([0, *self.children, *self._all_sites()])
-
-    def _all_sites(self) -> list[int]:
-        from gasync.planner.walk import stmts_in
-
-        return [s.site for s in stmts_in(self.fn.body) if isinstance(s, ir.AwaitS | ir.Select | ir.ForAwait)]
+        self.n_labels = max([0, *(s for s in stmts_in_sites(fn.body))])
+        self.bulk_sites: dict[int, int] = {}
 
     # -- blocks --
     def new_label(self) -> int:
@@ -54,26 +78,25 @@ class PollEmitter(Emitter):
     def goto(self, label: int, ind: str = IND) -> None:
         self.cur += [ind + f"lbl = {label}", ind + "continue"]
 
+    def add(self, lines: list[str], ind: str = IND) -> None:
+        self.cur += [ind + x for x in lines]
+
     # -- emission --
     def emit(self) -> list[str]:
         self.start(0)
-        self.cfg(self.fn.body)
+        self.cfg(self.body)
         self.cur += self.finish(None, IND)
         return self.assemble()
 
     def cfg(self, stmts: tuple[ir.Stmt, ...]) -> None:
         for s in stmts:
-            if not contains_suspend(s):
-                self.comment(self.cur, IND, s.span)
+            self.comment(self.cur, IND, s.span)
+            if not contains_suspend(s) and not (isinstance(s, ir.For) and s.kind == "bulk"):
                 self.stmt(s, self.cur, IND)
                 continue
-            self.comment(self.cur, IND, s.span)
             method = getattr(self, "_cfg_" + type(s).__name__, None)
             if method is None:
-                raise UnsupportedError(
-                    f"'{type(s).__name__.lower()}' with awaits is not supported by this version's code generator",
-                    s.span,
-                )
+                raise UnsupportedError(f"'{type(s).__name__.lower()}' with awaits cannot be compiled", s.span)
             method(s)
 
     def return_lines(self, value: ir.Expr | None, ind: str) -> list[str]:
@@ -81,18 +104,38 @@ class PollEmitter(Emitter):
 
     def finish(self, value: ir.Expr | None, ind: str) -> list[str]:
         out = []
-        if value is not None and self.frame.result is not None:
+        if self.block is not None:
+            if value is not None and self.block.result is not None:
+                out.append(ind + self.assign(self.block.result, self.r(value)))
+            out += spill_lines(self.frame, ind)
+        elif value is not None and self.frame.result is not None:
             kind, off = self.frame.result
             arr, base, conv = ("FF", "fb_f", "float64") if kind == "float" else ("FI", "fb_i", "int64")
             out.append(ind + f"{arr}[{base} + {off}] = {conv}({NP[str(self.fn.ret)]}({self.r(value)}))")
-        out.append(ind + f"FI[fb_i] = {DONE_STATE}")
+        out.append(ind + f"FI[{self.sw}] = {DONE_STATE}")
         out.append(ind + f"return {READY}")
         return out
 
+    def suspend(self, site: int, ind: str) -> list[str]:
+        return [ind + f"FI[{self.sw}] = {site}", *spill_lines(self.frame, ind), ind + f"return {PENDING}"]
+
+    def spill_all(self) -> list[str]:
+        return spill_lines(self.frame, "")
+
+    def restore_all(self) -> list[str]:
+        return restore_lines(self.frame, self.types, "")
+
+    def block_name(self, fut: ir.AsyncBlock) -> str:
+        for k, (blk, _) in enumerate(self.shared.blocks):
+            if blk is fut:
+                return f"blk_{k + 1}"
+        self.shared.blocks.append((fut, self.fn.name))
+        return f"blk_{len(self.shared.blocks)}"
+
+    # -- control flow with awaits inside --
     def _cfg_If(self, s: ir.If) -> None:
         then_l, else_l, join_l = self.new_label(), self.new_label(), self.new_label()
-        self.cur.append(IND + f"lbl = {then_l} if {self.r(s.cond)} else {else_l}")
-        self.cur.append(IND + "continue")
+        self.add([f"lbl = {then_l} if {self.r(s.cond)} else {else_l}", "continue"])
         self.start(then_l)
         self.cfg(s.then)
         self.goto(join_l)
@@ -101,7 +144,7 @@ class PollEmitter(Emitter):
         self.goto(join_l)
         self.start(join_l)
 
-    def _loop(self, head: int, exit_: int, cont: int, body: tuple[ir.Stmt, ...]) -> None:
+    def _loop_body(self, exit_: int, cont: int, body: tuple[ir.Stmt, ...]) -> None:
         self.loops.append(("cfg", exit_, cont))
         try:
             self.cfg(body)
@@ -112,7 +155,7 @@ class PollEmitter(Emitter):
         head, exit_ = self.new_label(), self.new_label()
         self.goto(head)
         self.start(head)
-        self._loop(head, exit_, head, s.body)
+        self._loop_body(exit_, head, s.body)
         self.goto(head)
         self.start(exit_)
 
@@ -120,84 +163,135 @@ class PollEmitter(Emitter):
         head, exit_ = self.new_label(), self.new_label()
         self.goto(head)
         self.start(head)
-        self.cur.append(IND + f"if not {self.r(s.cond)}:")
+        self.add([f"if not {self.r(s.cond)}:"])
         self.goto(exit_, IND + "    ")
-        self._loop(head, exit_, head, s.body)
+        self._loop_body(exit_, head, s.body)
         self.goto(head)
         self.start(exit_)
 
     def _cfg_For(self, s: ir.For) -> None:
+        if s.kind == "bulk":
+            self._bulk(s)
+            return
         if s.kind != "seq":
             raise UnsupportedError(f"'{s.kind} for' cannot contain an await", s.span)
         head, step, exit_ = self.new_label(), self.new_label(), self.new_label()
-        self.cur.append(IND + self.assign(s.stop_var, self.r(s.stop)))
-        self.cur.append(IND + self.assign(s.var, self.r(s.start)))
+        self.add([self.assign(s.stop_var, self.r(s.stop)), self.assign(s.var, self.r(s.start))])
         self.goto(head)
         self.start(head)
-        self.cur.append(IND + f"if not {local(s.var)} < {local(s.stop_var)}:")
+        self.add([f"if not {local(s.var)} < {local(s.stop_var)}:"])
         self.goto(exit_, IND + "    ")
-        self._loop(head, exit_, step, s.body)
+        self._loop_body(exit_, step, s.body)
         self.goto(step)
         self.start(step)
         ty = NP[str(self.types[s.var])]
-        self.cur.append(IND + f"{local(s.var)} = {ty}({local(s.var)} + {ty}(1))")
+        self.add([f"{local(s.var)} = {ty}({local(s.var)} + {ty}(1))"])
         self.goto(head)
         self.start(exit_)
 
     def _cfg_AwaitS(self, s: ir.AwaitS) -> None:
+        if not s.suspends:
+            self.stmt(s, self.cur, IND)
+            return
         ci, cf = self.children[s.site]
-        fut = s.future
-        if isinstance(fut, ir.YieldNow):
-            self.cur.append(IND + f"FI[fb_i + {ci}] = 0")
-            self.goto(s.site)
-            self.start(s.site)
-            self.cur.append(IND + f"if FI[fb_i + {ci}] == 0:")
-            self.cur.append(IND + f"    FI[fb_i + {ci}] = 1")
-            self.cur.append(IND + "    dl.wake(ST, QSEQ, QDATA, QHT, CTL, QMASK, inst)")
-            self.cur += self.suspend(s.site, IND + "    ")
-            return
-        if isinstance(fut, ir.AsyncCall):
-            self._await_call(s, fut, ci, cf)
-            return
-        raise UnsupportedError(
-            f"awaiting {type(fut).__name__.lower()} is not supported by this version's code generator", s.span
-        )
-
-    def _await_call(self, s: ir.AwaitS, fut: ir.AsyncCall, ci: int, cf: int) -> None:
-        callee = self.shared.frames[fut.fn]
-        fn = self.shared.plan.function(fut.fn)
-        slots = dict(callee.int_slots) | dict(callee.float_slots)
-        for (pname, pty), arg in zip(fn.params, fut.args, strict=True):
-            arr, base, conv = ("FF", "fb_f", "float64") if pty in ir.FLOATS else ("FI", "fb_i", "int64")
-            off = ci if arr == "FI" else cf
-            self.cur.append(IND + f"{arr}[{base} + {off + slots[pname]}] = {conv}({NP[pty]}({self.r(arg)}))")
-        self.cur.append(IND + f"FI[fb_i + {ci}] = 0")
+        self.add(self.init(s.future, ci, cf))
         self.goto(s.site)
         self.start(s.site)
-        self.cur.append(IND + f"if poll_{fut.fn}(inst, w, fb_i + {ci}, fb_f + {cf}, G) == {PENDING}:")
+        if isinstance(s.future, ir.Join):
+            self.add(self.poll_join(s.future, ci, cf, "rdy", s.targets))
+        else:
+            target = s.targets[0] if s.targets else None
+            self.add(self.poll(s.future, ci, cf, "rdy", target))
+        self.add(["if not rdy:"])
         self.cur += self.suspend(s.site, IND + "    ")
-        if s.targets and s.targets[0] is not None and callee.result is not None:
-            kind, off = callee.result
-            src = f"FF[fb_f + {cf + off}]" if kind == "float" else f"FI[fb_i + {ci + off}]"
-            if self.types[s.targets[0]] == "bool":
-                src = f"{src} != 0"
-            self.cur.append(IND + self.assign(s.targets[0], src))
 
-    def suspend(self, site: int, ind: str) -> list[str]:
-        return [ind + f"FI[fb_i] = {site}", *spill_lines(self.frame, ind), ind + f"return {PENDING}"]
+    def _cfg_Select(self, s: ir.Select) -> None:
+        ci, cf = self.children[s.site]
+        arms = ir.Join(tuple(a.future for a in s.arms), ir.FutureT("unit"))
+        offsets = self.join_offsets(arms, ci, cf)
+        for arm, (ai, af) in zip(s.arms, offsets, strict=True):
+            self.add(self.init(arm.future, ai, af))
+        self.goto(s.site)
+        self.start(s.site)
+        self.add(["won = -1"])
+        for k, (arm, (ai, af)) in enumerate(zip(s.arms, offsets, strict=True)):
+            self.add(["if won < 0:"])
+            self.add(self.poll(arm.future, ai, af, f"rdy_{k}", arm.target), IND + "    ")
+            self.add([f"    if rdy_{k}:", f"        won = {k}"])
+        self.add(["if won < 0:"])
+        self.cur += self.suspend(s.site, IND + "    ")
+        labels = [self.new_label() for _ in s.arms]
+        join_l = self.new_label()
+        for k, lab in enumerate(labels):
+            self.add([f"if won == {k}:"])
+            self.goto(lab, IND + "    ")
+        for arm, lab in zip(s.arms, labels, strict=True):
+            self.start(lab)
+            self.cfg(arm.body)
+            self.goto(join_l)
+        self.start(join_l)
+
+    def _cfg_ForAwait(self, s: ir.ForAwait) -> None:
+        ci, _ = self.children[s.site]
+        head, exit_ = self.new_label(), self.new_label()
+        self.goto(head)
+        self.start(head)
+        self.add([f"FI[fb_i + {ci}] = 0"])
+        self.goto(s.site)
+        self.start(s.site)
+        self.add(self.recv_lines(s.chan, "rdy", s.var, ended="ended"))
+        self.add(["if ended:"])
+        self.goto(exit_, IND + "    ")
+        self.add(["if not rdy:"])
+        self.cur += self.suspend(s.site, IND + "    ")
+        self._loop_body(exit_, head, s.body)
+        self.goto(head)
+        self.start(exit_)
+
+    def _bulk(self, s: ir.For) -> None:
+        """``bulk for``: post a job that idle warps anywhere run in chunks; wait for it."""
+        label = self.new_label()
+        loop = self.register_parallel(s, bulk=True)
+        self.add([f"# bulk for {s.var} -> par_{loop.gid}, in chunks run by idle warps across the GPU"])
+        self.add([f"lo = int64({self.r(s.start)})", f"hi = int64({self.r(s.stop)})"])
+        self.add(self.pack_args(loop, "JOBARGS_I[inst", "JOBARGS_F[inst"))
+        self.add([f"if not dsync.bulk_post(JOB, JOBSLOTS, CTL, inst, {loop.gid}, lo, hi, CTL[dsync.CTL_EXECUTORS]):"])
+        self.add(
+            [
+                "    # every job slot is taken: run the whole range on this warp",
+                "    PARGS_I[w, 0] = lo",
+                "    PARGS_I[w, 1] = hi",
+                "    CMD[w, 3] = inst",
+                f"    dl.fork(CMD, w, {loop.gid})",
+                f"    par_{loop.gid}(w, 0, JOBARGS_I[inst], JOBARGS_F[inst], G)",
+                "    dl.join_lanes(CMD, CTL, w, LANES)",
+                "    JOB[inst, 6] = JOB[inst, 4]",
+            ]
+        )
+        self.add([f"FI[{self.sw}] = {label}"])
+        self.goto(label)
+        self.start(label)
+        self.add(["if not dsync.bulk_done(JOB, inst):"])
+        self.cur += self.suspend(label, IND + "    ")
 
     # -- the function --
     def assemble(self) -> list[str]:
-        name = self.fn.name
-        out = ["@cuda.jit(device=True)", f"def poll_{name}(inst, w, fb_i, fb_f, G):"]
-        out.append(f"    {source_line(self.shared.plan, self.fn.span)}")
+        if self.block is not None:
+            name = self.block_name(self.block)
+            out = ["@cuda.jit(device=True)", f"def {name}(inst, w, fb_i, fb_f, cb_i, cb_f, G):"]
+            out.append(f"    # async block {source_line(self.shared.plan, self.block.span).removeprefix('# ')}")
+            out.append("    cbo_i = cb_i - fb_i")
+            out.append("    cbo_f = cb_f - fb_f")
+        else:
+            out = ["@cuda.jit(device=True)", f"def poll_{self.fn.name}(inst, w, fb_i, fb_f, G):"]
+            out.append(f"    {source_line(self.shared.plan, self.fn.span)}")
         out.append("    " + self.shared.unpack)
         out += restore_lines(self.frame, self.types, "    ")
         if self.task is not None and self.task.var is not None:
             ty = NP[self.task.var_ty]
             first, start = self.task.first_instance, self.task.start
             out.append(f"    {local(self.task.var)} = {ty}({start} + (inst - {first}))")
-        out.append("    lbl = FI[fb_i]")
+        out.append(f"    lbl = FI[{self.sw}]")
         out.append("    while True:")
         for label in self.order:
             out.append(f"        if lbl == {label}:")
@@ -206,9 +300,15 @@ class PollEmitter(Emitter):
         return out
 
 
+def stmts_in_sites(body: tuple[ir.Stmt, ...]) -> list[int]:
+    return [s.site for s in stmts_in(body) if isinstance(s, ir.AwaitS | ir.Select | ir.ForAwait)]
+
+
 def emit_poll(shared: Shared, fn: Function, task: TaskDef | None) -> list[str]:
     return PollEmitter(shared, fn, task).emit()
 
 
-def frame_of(shared: Shared, name: str) -> FrameLayout:
-    return shared.frames[name]
+def emit_block(shared: Shared, block: ir.AsyncBlock, fn_name: str) -> list[str]:
+    fn = shared.plan.function(fn_name)
+    task = next((t for t in shared.plan.tasks if t.name == fn_name), None)
+    return PollEmitter(shared, fn, task, block).emit()

@@ -10,8 +10,8 @@ side. A future that never suspends (an async fn with no suspending await)
 needs no frame: it runs to completion inside the caller's poll.
 
 Sizes of the built-in futures, in int words: ``yield_now`` 1 (has it
-yielded), ``sleep`` 1 (deadline), ``send``/``recv``/``wait`` 2 (progress and
-a waiter ticket), ``join``/``select`` 1 (done mask) plus their children, an
+yielded), ``sleep`` 1 (deadline), ``recv``/``wait`` 2 and ``send`` 2 plus a float
+word (the value, computed when the send starts), ``join``/``select`` 1 (done mask) plus their children, an
 async block 1 (its state) plus its own child region.
 """
 
@@ -24,7 +24,7 @@ from gasync.planner.model import FrameLayout, Function
 from gasync.planner.walk import children
 
 Size = tuple[int, int]
-LEAF_SIZE: dict[type, Size] = {ir.YieldNow: (1, 0), ir.Sleep: (1, 0), ir.Send: (2, 0), ir.Recv: (2, 0), ir.Wait: (2, 0)}
+LEAF_SIZE: dict[type, Size] = {ir.YieldNow: (1, 0), ir.Sleep: (1, 0), ir.Send: (2, 1), ir.Recv: (2, 0), ir.Wait: (2, 0)}
 FOR_AWAIT_SIZE: Size = (2, 0)
 
 

@@ -192,6 +192,12 @@ class BodyChecker(ExprChecker):
             self.fn.loops -= 1
 
     def _s_For(self, s: ast.For) -> list[ir.Stmt]:
+        if s.kind == "bulk" and (self.fn.kind == "fn" or self.fn.async_depth):
+            where = "an async block" if self.fn.async_depth else "a plain fn"
+            raise AwaitContextError(
+                f"'bulk for' is not allowed in {where}: the task awaits its chunks", s.span,
+                (Note("use it in a task or an async fn"),),
+            )
         start, stop = self.pair(s.start, s.stop, None)
         if start.ty != stop.ty or start.ty not in ir.INTS:
             raise TypeMismatchError(f"a range needs two integers of one type, found {start.ty}..{stop.ty}", s.span)
@@ -300,7 +306,11 @@ class BodyChecker(ExprChecker):
             if ty != "unit":
                 result = self.fn.temp(ty)
             self.fn.ret = ty
-            body = self.block(e.body, tail_to=result)
+            self.fn.async_depth += 1
+            try:
+                body = self.block(e.body, tail_to=result)
+            finally:
+                self.fn.async_depth -= 1
         finally:
             self.fn.ret = saved_ret
             self.fn.loops, self.pre = saved
@@ -324,7 +334,10 @@ def _any_suspends(body: tuple[ir.Stmt, ...]) -> bool:
     from gasync.planner.walk import stmts_in
 
     return any(
-        isinstance(s, ir.AwaitS) and s.suspends or isinstance(s, ir.Select | ir.ForAwait) for s in stmts_in(body)
+        isinstance(s, ir.AwaitS) and s.suspends
+        or isinstance(s, ir.Select | ir.ForAwait)
+        or isinstance(s, ir.For) and s.kind == "bulk"  # the task waits for its chunks
+        for s in stmts_in(body)
     )
 
 

@@ -9,13 +9,14 @@ other; the simulator runs one block, since it runs blocks one after another.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
 import numpy as np
-from gasync.codegen import LANES, Generated
+from gasync.codegen import JOB_SLOTS, LANES, Generated
 from gasync.runtime import buffers
-from gasync.runtime.errors import DeadlockError, DeviceError, RunTimeoutError
+from gasync.runtime.errors import DeadlockError, DeviceError, InputError, RunTimeoutError
 from gasync.runtime.module import load
 from gasync.runtime.options import Result, RunOptions
 
@@ -26,32 +27,62 @@ STATE_NAMES = {0: "waiting", 1: "queued", 2: "running", 3: "woken", 4: "done"}
 def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any]) -> dict[str, Any]:
     """Every array of G, initialised, on the host (inputs may already be device arrays)."""
     plan = gen.plan
-    n = plan.instances
+    n = max(plan.instances, 1)
+    cap = gen.queue_capacity
     ni, nf = gen.frame_words
     pi, pf = gen.pargs
     ctl = np.zeros(8, np.int64)
     ctl[2] = sum(t.count for t in plan.tasks if not t.after)  # CTL_INFLIGHT: ready fresh instances
+    ctl[6] = executors  # CTL_EXECUTORS
     counts = {t.name: t.count for t in plan.tasks}
+    r = max(gen.resources, 1)
+    c = max(len(plan.channels), 1)
+    chcap = max([1, *(ch.capacity for ch in plan.channels)])
+    s = max(len(plan.signals), 1)
+    jobs = n if gen.jobargs != (0, 0) else 1
+    ji, jf = gen.jobargs if gen.jobargs != (0, 0) else (1, 1)
     arrays: dict[str, Any] = {
         "FI": np.zeros(ni, np.int64),
         "FF": np.zeros(nf, np.float64),
-        "ST": np.zeros(max(n, 1), np.int32),
-        "QSEQ": np.arange(gen.queue_capacity, dtype=np.int64),
-        "QDATA": np.zeros(gen.queue_capacity, np.int32),
+        "ST": np.zeros(n, np.int32),
+        "QSEQ": np.arange(cap, dtype=np.int64),
+        "QDATA": np.zeros(cap, np.int32),
         "QHT": np.zeros(2, np.int64),
         "CTL": ctl,
         "CMD": np.zeros((executors, 4), np.int64),
         "PARGS_I": np.zeros((executors, pi), np.int64),
         "PARGS_F": np.zeros((executors, pf), np.float64),
-        "SIG": np.zeros(max(len(plan.signals), 1), np.int32),
+        "SIG": np.zeros(s, np.int32),
         "STATS": np.zeros((executors, 4), np.int64),
         "CURSOR": np.zeros(max(len(plan.tasks), 1), np.int64),
         "PRED": np.array([sum(counts[p] for p in t.after) for t in plan.tasks] or [0], np.int64),
+        "SCRATCH_I": np.zeros(executors, np.int64),
+        "SCRATCH_F": np.zeros(executors, np.float64),
+        "WSEQ": np.tile(np.arange(cap, dtype=np.int64), (r, 1)),
+        "WDATA": np.zeros((r, cap), np.int32),
+        "WHT": np.zeros((r, 2), np.int64),
+        "WREG": np.zeros(r * n, np.int32),
+        "WAITON": np.zeros(n, np.int32),
+        "CSEQ": np.tile(np.arange(chcap, dtype=np.int64), (c, 1)),
+        "CHI": np.zeros((c, chcap), np.int64),
+        "CHF": np.zeros((c, chcap), np.float64),
+        "CHHT": np.zeros((c, 2), np.int64),
+        "CHCLOSED": np.zeros(c, np.int32),
+        "HOSTSIG": np.zeros(s, np.int32),
+        "HOSTPEND": np.zeros(s, np.int32),
+        "SSEQ": np.arange(cap, dtype=np.int64),
+        "SDATA": np.zeros(cap, np.int32),
+        "SHT": np.zeros(2, np.int64),
+        "UNTIL": np.zeros(n, np.int64),
+        "JOB": np.zeros((jobs, 8), np.int64),
+        "JOBARGS_I": np.zeros((jobs, ji), np.int64),
+        "JOBARGS_F": np.zeros((jobs, jf), np.float64),
+        "JOBSLOTS": np.full(JOB_SLOTS, -1, np.int64),
     }
     for b in plan.buffers:
         arrays[f"B_{b.name}"] = inputs[b.name] if b.init == "input" else buffers.initial(b)
-    for s in plan.shared:
-        arrays[f"S_{s.name}"] = np.array([s.init], buffers.dtype_of(s.ty))
+    for sh in plan.shared:
+        arrays[f"S_{sh.name}"] = np.array([sh.init], buffers.dtype_of(sh.ty))
     return arrays
 
 
@@ -77,13 +108,28 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         compile_s = time.perf_counter() - t1
         executors, blocks, threads = _grid(kernel, gen, options)
     host = host_arrays(gen, executors, options.inputs)
-    device = {k: _to_device(cuda, v) for k, v in host.items()}
+    schedule = _signal_schedule(gen, options, host)
+    device = {k: _to_device(cuda, v) for k, v in host.items() if k != "HOSTSIG"}
+    hostsig = cuda.mapped_array(host["HOSTSIG"].shape, np.int32)  # the host writes, the kernel reads
+    hostsig[:] = 0
+    device["HOSTSIG"] = hostsig if sim else cuda.as_cuda_array(hostsig)
     args = tuple(device[k] for k in gen.arrays)
     t2 = time.perf_counter()
-    kernel[blocks, threads](args, timeout_ns, mode)
-    cuda.synchronize()
+    if sim:  # the simulated launch blocks: the host's signals come from timer threads
+        timers = [threading.Timer(delay, hostsig.__setitem__, (k, 1)) for delay, k in schedule]
+        for t in timers:
+            t.start()
+        kernel[blocks, threads](args, timeout_ns, mode)
+        for t in timers:
+            t.cancel()
+    else:
+        kernel[blocks, threads](args, timeout_ns, mode)  # asynchronous: no host arrays among the arguments
+        for delay, k in schedule:
+            time.sleep(max(0.0, t2 + delay - time.perf_counter()))
+            hostsig[k] = 1
+        cuda.synchronize()
     kernel_s = time.perf_counter() - t2
-    back = {k: _to_host(device[k]) for k in ("CTL", "ST", "STATS", "SIG")}
+    back = {k: _to_host(device[k]) for k in ("CTL", "ST", "STATS", "SIG", "WAITON")}
     stats = {
         "backend": "sim" if sim else "cuda",
         "executor": options.executor,
@@ -93,6 +139,7 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         "tasks": len(gen.plan.tasks),
         "instances": gen.plan.instances,
         "polls": int(back["STATS"][:, 0].sum()),
+        "closed_sends": int(back["CTL"][7]),
         "idle_spins": int(back["STATS"][:, 1].sum()),
         "frame_bytes": 8 * sum(gen.frame_words),
         "compile_s": round(compile_s, 4),
@@ -107,6 +154,18 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         signals={s.name: bool(back["SIG"][k]) for k, s in enumerate(gen.plan.signals)},
         stats=stats,
     )
+
+
+def _signal_schedule(gen: Generated, options: RunOptions, host: dict[str, Any]) -> list[tuple[float, int]]:
+    """(delay, signal index) for each --signal, in time order; marks them pending for the kernel."""
+    index = {sig.name: k for k, sig in enumerate(gen.plan.signals)}
+    out = []
+    for name, delay in options.signals.items():
+        if name not in index:
+            raise InputError(f"--signal {name}: the program has no signal named '{name}'")
+        host["HOSTPEND"][index[name]] = 1
+        out.append((float(delay), index[name]))
+    return sorted(out)
 
 
 def _to_device(cuda: Any, arr: Any) -> Any:
@@ -132,24 +191,41 @@ def _check_exit(gen: Generated, back: dict[str, Any], options: RunOptions) -> No
     code = int(back["CTL"][1])
     if code == 1 or (code == 2 and int(back["CTL"][0]) >= gen.plan.instances):
         return  # (a deadline that passed as the last instance finished is no timeout)
-    unfinished = _unfinished(gen, back["ST"])
+    waiting = _waiting(gen, back["ST"], back["WAITON"])
+    listing = "\n".join(f"  {line}" for line in waiting) or "  (none)"
     if code == 2:
-        raise RunTimeoutError(f"the run exceeded --timeout {options.timeout_s:g}s; unfinished: {unfinished}")
+        raise RunTimeoutError(f"the run exceeded --timeout {options.timeout_s:g}s; unfinished tasks:\n{listing}")
     if code == 4:
-        raise DeadlockError(f"deadlock: no task can make progress; waiting: {unfinished}")
-    raise DeviceError(f"the executor stopped with code {code}; unfinished: {unfinished}")
+        raise DeadlockError(f"deadlock: no task can make progress, and nothing can wake these:\n{listing}")
+    raise DeviceError(f"the executor stopped with code {code}; unfinished tasks:\n{listing}")
 
 
-def _unfinished(gen: Generated, st: np.ndarray[Any, Any]) -> str:
-    parts = []
+def _resource(gen: Generated, r: int) -> str:
+    plan = gen.plan
+    if r < len(plan.signals):
+        return f"signal {plan.signals[r].name}"
+    c, side = divmod(r - len(plan.signals), 2)
+    name = plan.channels[c].name
+    return f"recv from channel {name}" if side == 0 else f"send on channel {name} (full)"
+
+
+def _waiting(gen: Generated, st: np.ndarray[Any, Any], waiton: np.ndarray[Any, Any]) -> list[str]:
+    """One line per unfinished task (instances grouped by what they wait on)."""
+    lines = []
     for t in gen.plan.tasks:
-        states = st[t.first_instance : t.first_instance + t.count]
-        left = [k for k, s in enumerate(states) if s != 4]
-        if left:
-            label = (
-                t.name
-                if t.count == 1
-                else f"{t.name}[{', '.join(map(str, left[:8]))}{', ...' if len(left) > 8 else ''}]"
-            )
-            parts.append(f"{label} ({STATE_NAMES.get(int(states[left[0]]), '?')})")
-    return ", ".join(parts) or "none"
+        groups: dict[str, list[int]] = {}
+        for k in range(t.count):
+            inst = t.first_instance + k
+            if st[inst] == 4:
+                continue
+            if st[inst] == 0 and waiton[inst] == 0:
+                what = "not started" if k >= 0 and t.after else "waiting"
+            elif waiton[inst] > 0 and st[inst] == 0:
+                what = "waits on " + _resource(gen, int(waiton[inst]) - 1)
+            else:
+                what = STATE_NAMES.get(int(st[inst]), "?")
+            groups.setdefault(what, []).append(k)
+        for what, ks in groups.items():
+            label = t.name if t.count == 1 else f"{t.name}[{', '.join(map(str, ks[:8]))}{', ...' if len(ks) > 8 else ''}]"
+            lines.append(f"task {label} {what}")
+    return lines

@@ -22,6 +22,7 @@ class RunOptions:
     executors: int = 0
     executor: str = "queue"  # queue | spin (the naive baseline)
     cache_dir: str | None = None
+    signals: dict[str, float] = field(default_factory=dict)  # signal name -> seconds after launch
 
 
 @dataclass

@@ -1,0 +1,201 @@
+"""Polling each kind of future inside a poll function.
+
+Every future has two renderers: ``init`` (lines run once, when the await
+starts: arguments into the child frame, state words to zero) and ``poll``
+(lines that set the Python bool ``rdy_<k>`` and, when it is true, store the
+output). A future that cannot complete registers its instance on the wait
+list of what it waits for before it reports "not ready", then checks once
+more, so no wake is lost (devicesync.py). Child frames sit at ``ci``/``cf``
+words from the frame bases (``fb_i``/``fb_f``); the planner laid them out.
+"""
+
+from __future__ import annotations
+
+from gasync.codegen.exprs import NP, local
+from gasync.planner import ir
+from gasync.planner.frames import future_size
+
+WAKE_ARGS = "ST, QSEQ, QDATA, QHT, CTL, QMASK"
+WAIT_ARGS = "WSEQ, WDATA, WHT, WREG, WAITON, N_INST, WMASK"
+WAKE_ALL = f"dsync.wake_all({WAKE_ARGS}, WSEQ, WDATA, WHT, WREG, N_INST, WMASK, {{r}})"
+
+
+class FutureRenderer:
+    """Mixed into the poll emitter; needs ``self.r``, ``self.types``, ``self.shared``."""
+
+    def out_target(self, target: str | None, src: str) -> list[str]:
+        if target is None:
+            return []
+        ty = self.types[target]  # type: ignore[attr-defined]
+        if ty == "bool":
+            return [f"{local(target)} = {src} != 0"]
+        return [f"{local(target)} = {NP[str(ty)]}({src})"]
+
+    def child_size(self, fut: ir.Future) -> tuple[int, int]:
+        sh = self.shared  # type: ignore[attr-defined]
+        return future_size(fut, sh.frames, sh.suspends)
+
+    # ---- init ----
+    def init(self, fut: ir.Future, ci: str, cf: str) -> list[str]:
+        if isinstance(fut, ir.AsyncCall):
+            return self._init_call(fut, ci, cf)
+        if isinstance(fut, ir.Sleep):
+            return [f"FI[fb_i + {ci}] = dl.now_ns() + int64({self.r(fut.ns)})"]  # type: ignore[attr-defined]
+        if isinstance(fut, ir.Send):  # the value is computed once, when the send starts
+            value = f"{NP[self._chan(fut.chan).elem]}({self.r(fut.value)})"  # type: ignore[attr-defined]
+            if self._chan(fut.chan).elem in ir.FLOATS:
+                return [f"FF[fb_f + {cf}] = float64({value})"]
+            return [f"FI[fb_i + {ci} + 1] = int64({value})"]
+        if isinstance(fut, ir.Join):
+            lines = [f"FI[fb_i + {ci}] = 0"]
+            for sub, (si, sf) in zip(fut.futures, self.join_offsets(fut, ci, cf), strict=True):
+                lines += self.init(sub, si, sf)
+            return lines
+        if isinstance(fut, ir.AsyncBlock):
+            return [f"FI[fb_i + {ci}] = 0"]
+        return [f"FI[fb_i + {ci}] = 0"]  # yield_now, recv, wait
+
+    def _chan(self, name: str):  # type: ignore[no-untyped-def]
+        return next(c for c in self.shared.plan.channels if c.name == name)  # type: ignore[attr-defined]
+
+    def _init_call(self, fut: ir.AsyncCall, ci: str, cf: str) -> list[str]:
+        sh = self.shared  # type: ignore[attr-defined]
+        if not sh.suspends[fut.fn]:
+            return []
+        callee = sh.frames[fut.fn]
+        fn = sh.plan.function(fut.fn)
+        slots = dict(callee.int_slots) | dict(callee.float_slots)
+        lines = []
+        for (pname, pty), arg in zip(fn.params, fut.args, strict=True):
+            value = f"{NP[pty]}({self.r(arg)})"  # type: ignore[attr-defined]
+            if pty in ir.FLOATS:
+                lines.append(f"FF[fb_f + {cf} + {slots[pname]}] = float64({value})")
+            else:
+                lines.append(f"FI[fb_i + {ci} + {slots[pname]}] = int64({value})")
+        lines.append(f"FI[fb_i + {ci}] = 0")
+        return lines
+
+    def join_offsets(self, fut: ir.Join, ci: str, cf: str) -> list[tuple[str, str]]:
+        """Children of a join (or arms of a select) side by side after one mask word."""
+        out = []
+        ni, nf = 1, 0
+        for sub in fut.futures:
+            out.append((f"{ci} + {ni}", f"{cf} + {nf}"))
+            a, b = self.child_size(sub)
+            ni, nf = ni + a, nf + b
+        return out
+
+    # ---- poll ----
+    def poll(self, fut: ir.Future, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
+        method = getattr(self, "_poll_" + type(fut).__name__)
+        lines: list[str] = method(fut, ci, cf, rdy, target)
+        return lines
+
+    def _poll_AsyncCall(self, fut: ir.AsyncCall, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
+        sh = self.shared  # type: ignore[attr-defined]
+        if not sh.suspends[fut.fn]:
+            args = ", ".join([*(self.r(a) for a in fut.args), "w", "G"])  # type: ignore[attr-defined]
+            call = f"fn_{fut.fn}({args})"
+            if target is None:
+                return [call, f"{rdy} = True"]
+            return [f"{local(target)} = {NP[str(self.types[target])]}({call})", f"{rdy} = True"]  # type: ignore[attr-defined]
+        callee = sh.frames[fut.fn]
+        lines = [f"{rdy} = poll_{fut.fn}(inst, w, fb_i + {ci}, fb_f + {cf}, G) == 1"]
+        if target is not None and callee.result is not None:
+            kind, off = callee.result
+            src = f"FF[fb_f + {cf} + {off}]" if kind == "float" else f"FI[fb_i + {ci} + {off}]"
+            lines += [f"if {rdy}:", *("    " + x for x in self.out_target(target, src))]
+        return lines
+
+    def _poll_YieldNow(self, fut: ir.YieldNow, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
+        return [
+            f"{rdy} = FI[fb_i + {ci}] != 0",
+            f"if not {rdy}:",
+            f"    FI[fb_i + {ci}] = 1",
+            f"    dl.wake({WAKE_ARGS}, inst)",
+        ]
+
+    def _poll_Sleep(self, fut: ir.Sleep, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
+        return [
+            f"{rdy} = dl.now_ns() >= FI[fb_i + {ci}]",
+            f"if not {rdy}:",
+            f"    dsync.sleep_register(SSEQ, SDATA, SHT, SMASK, UNTIL, CTL, inst, FI[fb_i + {ci}])",
+        ]
+
+    def _poll_Wait(self, fut: ir.Wait, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
+        k = f"SIGNAL_{fut.signal}"
+        return [
+            f"{rdy} = dl.signal_is_set(SIG, {k})",
+            f"if not {rdy}:",
+            f"    dsync.register({WAIT_ARGS}, {k}, inst)",
+            f"    {rdy} = dl.signal_is_set(SIG, {k})",
+        ]
+
+    def _poll_Send(self, fut: ir.Send, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
+        c = fut.chan
+        value = f"FF[fb_f + {cf}]" if self._chan(c).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
+        data = "CHF" if self._chan(c).elem in ir.FLOATS else "CHI"
+        send = f"dsync.chan_try_send(CSEQ, {data}, CHHT, CH_{c}, CAP_{c}, {value})"
+        return [
+            f"{rdy} = dsync.chan_closed(CHCLOSED, CH_{c})",
+            f"if {rdy}:",
+            "    cuda.atomic.add(CTL, dsync.CTL_CLOSED_SENDS, int64(1))  # the value is dropped",
+            "else:",
+            f"    {rdy} = {send}",
+            f"    if not {rdy}:",
+            f"        dsync.register({WAIT_ARGS}, RES_SEND_{c}, inst)",
+            f"        {rdy} = {send}",
+            f"    if {rdy}:",
+            f"        {WAKE_ALL.format(r=f'RES_RECV_{c}')}",
+        ]
+
+    def _poll_Recv(self, fut: ir.Recv, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
+        return self.recv_lines(fut.chan, rdy, target, ended=None)
+
+    def recv_lines(self, c: str, rdy: str, target: str | None, ended: str | None) -> list[str]:
+        """Receive into ``target``; with ``ended``, also detect a closed, drained channel."""
+        is_float = self._chan(c).elem in ir.FLOATS
+        data, scratch = ("CHF", "SCRATCH_F") if is_float else ("CHI", "SCRATCH_I")
+        take = f"dsync.chan_try_recv(CSEQ, {data}, CHHT, CH_{c}, CAP_{c}, {scratch}, w)"
+        lines = [
+            f"{rdy} = {take}",
+            f"if not {rdy}:",
+            f"    dsync.register({WAIT_ARGS}, RES_RECV_{c}, inst)",
+            f"    {rdy} = {take}",
+        ]
+        if ended is not None:
+            lines += [
+                f"{ended} = False",
+                f"if not {rdy} and dsync.chan_closed(CHCLOSED, CH_{c}):",
+                f"    {rdy} = {take}",
+                f"    {ended} = not {rdy}",
+            ]
+        lines += [f"if {rdy}:", f"    {WAKE_ALL.format(r=f'RES_SEND_{c}')}"]
+        lines += ["    " + x for x in self.out_target(target, f"{scratch}[w]")]
+        return lines
+
+    def _poll_Join(self, fut: ir.Join, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
+        raise NotImplementedError  # join needs the targets tuple: see poll_join
+
+    def poll_join(self, fut: ir.Join, ci: str, cf: str, rdy: str, targets: tuple[str | None, ...]) -> list[str]:
+        lines = [f"mask = FI[fb_i + {ci}]"]
+        targets = targets or (None,) * len(fut.futures)
+        for k, (sub, (si, sf), tgt) in enumerate(zip(fut.futures, self.join_offsets(fut, ci, cf), targets, strict=True)):
+            sub_rdy = f"{rdy}_{k}"
+            lines.append(f"if (mask >> {k}) & 1 == 0:")
+            lines += ["    " + x for x in self.poll(sub, si, sf, sub_rdy, tgt)]
+            lines.append(f"    if {sub_rdy}:")
+            lines.append(f"        mask |= {1 << k}")
+        lines.append(f"FI[fb_i + {ci}] = mask")
+        lines.append(f"{rdy} = mask == {(1 << len(fut.futures)) - 1}")
+        return lines
+
+    def _poll_AsyncBlock(self, fut: ir.AsyncBlock, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
+        name = self.block_name(fut)  # type: ignore[attr-defined]
+        lines = self.spill_all()  # type: ignore[attr-defined]
+        lines.append(f"{rdy} = {name}(inst, w, fb_i, fb_f, fb_i + {ci}, fb_f + {cf}, G) == 1")
+        lines += self.restore_all()  # type: ignore[attr-defined]
+        if target is not None and fut.result is not None:
+            lines.append(f"if {rdy}:")
+            lines.append(f"    {local(target)} = {local(fut.result)}")
+        return lines

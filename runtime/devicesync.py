@@ -1,0 +1,206 @@
+"""Device helpers for waiting: wait lists, channels, signals, sleepers, bulk jobs.
+
+Wait lists. A *resource* is something a task can wait for: a signal (id k),
+a channel's receive side (S + 2c) or its send side (S + 2c + 1), with S the
+number of signals. Each resource has a ring of waiting instances (the same
+sequence-numbered ring as the run queue, one row of WSEQ/WDATA/WHT per
+resource) and a flag per (resource, instance) in WREG so an instance is in a
+ring at most once. A future that cannot complete registers, *then checks its
+condition again* (so a wake that came between the first check and the
+registration is not lost), and only then returns PENDING. Whoever changes the
+resource wakes every waiter in its ring; a woken future re-checks and may
+register again. WAITON[inst] remembers the last resource an instance waited
+on, for deadlock reports.
+
+Channels are bounded rings of exactly ``capacity`` slots (indices modulo the
+capacity, sequence numbers per slot), values kept as int64 or float64 bits.
+Signals are words of SIG; the host sets one through host-mapped memory
+(HOSTSIG), which executors poll with a system-scope acquire load at a bounded
+rate. Sleepers are kept in one ring and re-checked by idle executors.
+"""
+
+from __future__ import annotations
+
+from numba import cuda, int32, int64
+
+from gasync.runtime.devicelib import (
+    CTL_INFLIGHT,
+    SIM,
+    now_ns,
+    queue_pop,
+    queue_push,
+    wake,
+)
+
+CTL_SLEEPERS = 5
+CTL_EXECUTORS = 6
+CTL_CLOSED_SENDS = 7
+
+if SIM:
+
+    def load_acquire_sys(arr, i):  # type: ignore[no-untyped-def]
+        return int32(arr[i])
+
+else:
+    from llvmlite import ir as llvm_ir
+    from numba import types
+    from numba.cuda import cgutils
+    from numba.cuda.extending import intrinsic
+
+    @intrinsic
+    def _ld_acquire_sys(typingctx, arr, idx):  # type: ignore[no-untyped-def]
+        sig = types.int32(arr, idx)
+
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+            aryty = signature.args[0]
+            ary = context.make_array(aryty)(context, builder, args[0])
+            ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]], wraparound=False)
+            fty = llvm_ir.FunctionType(llvm_ir.IntType(32), [ptr.type])
+            asm = llvm_ir.InlineAsm(fty, "ld.acquire.sys.global.u32 $0, [$1];", "=r,l", side_effect=True)
+            return builder.call(asm, [ptr])
+
+        return sig, codegen
+
+    @cuda.jit(device=True, inline=True)
+    def load_acquire_sys(arr, i):  # type: ignore[no-untyped-def]
+        return _ld_acquire_sys(arr, int64(i))
+
+
+# ---- wait lists ---------------------------------------------------------------
+
+
+@cuda.jit(device=True)
+def register(wseq, wdata, wht, wreg, waiton, n, wmask, r, inst):  # type: ignore[no-untyped-def]
+    """Put ``inst`` on resource ``r``'s wait list (once)."""
+    waiton[inst] = r + 1
+    if cuda.atomic.cas(wreg, r * n + inst, int32(0), int32(1)) == 0:
+        queue_push(wseq[r], wdata[r], wht[r], wmask, inst)
+
+
+@cuda.jit(device=True)
+def wake_all(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r):  # type: ignore[no-untyped-def]
+    """Wake every instance waiting on resource ``r``."""
+    while True:
+        inst = queue_pop(wseq[r], wdata[r], wht[r], wmask)
+        if inst < 0:
+            return
+        cuda.atomic.exch(wreg, r * n + inst, int32(0))
+        wake(st, qseq, qdata, qht, ctl, qmask, inst)
+
+
+# ---- channels -----------------------------------------------------------------
+
+
+@cuda.jit(device=True)
+def chan_try_send(cseq, cdata, cht, c, cap, value):  # type: ignore[no-untyped-def]
+    """Append ``value`` to channel ``c`` if it has room; True if it did."""
+    while True:
+        pos = cuda.atomic.add(cht, (c, 1), int64(0))
+        seq = cuda.atomic.add(cseq, (c, pos % cap), int64(0))
+        if seq == pos:
+            if cuda.atomic.cas(cht, (c, 1), pos, pos + 1) == pos:
+                cdata[c, pos % cap] = value
+                cuda.threadfence()
+                cuda.atomic.exch(cseq, (c, pos % cap), pos + 1)
+                return True
+        elif seq < pos:
+            return False
+
+
+@cuda.jit(device=True)
+def chan_try_recv(cseq, cdata, cht, c, cap, out, k):  # type: ignore[no-untyped-def]
+    """Take the oldest value of channel ``c`` into ``out[k]``; True if there was one."""
+    while True:
+        pos = cuda.atomic.add(cht, (c, 0), int64(0))
+        seq = cuda.atomic.add(cseq, (c, pos % cap), int64(0))
+        if seq == pos + 1:
+            if cuda.atomic.cas(cht, (c, 0), pos, pos + 1) == pos:
+                cuda.threadfence()
+                out[k] = cdata[c, pos % cap]
+                cuda.atomic.exch(cseq, (c, pos % cap), pos + cap)
+                return True
+        elif seq < pos + 1:
+            return False
+
+
+@cuda.jit(device=True)
+def chan_closed(closed, c):  # type: ignore[no-untyped-def]
+    return cuda.atomic.add(closed, c, int32(0)) != 0
+
+
+# ---- signals ------------------------------------------------------------------
+
+
+@cuda.jit(device=True)
+def set_signal(sig, k):  # type: ignore[no-untyped-def]
+    """Set signal ``k``; True if this call set it (so its waiters must be woken)."""
+    return cuda.atomic.exch(sig, k, int32(1)) == 0
+
+
+@cuda.jit(device=True)
+def host_signal_pending(sig, hostsig, hostpend, k):  # type: ignore[no-untyped-def]
+    """True while the host has scheduled signal ``k`` and it has not arrived."""
+    return hostpend[k] != 0 and cuda.atomic.add(sig, k, int32(0)) == 0
+
+
+# ---- sleepers -----------------------------------------------------------------
+
+
+@cuda.jit(device=True)
+def sleep_register(sseq, sdata, sht, smask, until, ctl, inst, deadline):  # type: ignore[no-untyped-def]
+    if cuda.atomic.exch(until, inst, deadline) == 0:
+        cuda.atomic.add(ctl, CTL_SLEEPERS, int64(1))
+        queue_push(sseq, sdata, sht, smask, inst)
+
+
+@cuda.jit(device=True)
+def wake_sleepers(st, qseq, qdata, qht, ctl, qmask, sseq, sdata, sht, smask, until, budget):  # type: ignore[no-untyped-def]
+    """Look at up to ``budget`` sleepers: wake the due ones, put the others back."""
+    t = now_ns()
+    for _ in range(budget):
+        inst = queue_pop(sseq, sdata, sht, smask)
+        if inst < 0:
+            return
+        if cuda.atomic.add(until, inst, int64(0)) <= t:
+            cuda.atomic.exch(until, inst, int64(0))
+            cuda.atomic.add(ctl, CTL_SLEEPERS, int64(-1))
+            wake(st, qseq, qdata, qht, ctl, qmask, inst)
+        else:
+            queue_push(sseq, sdata, sht, smask, inst)
+
+
+# ---- bulk jobs ----------------------------------------------------------------
+# JOB[j] = (loop id, lo, hi, chunk, chunks, next chunk, chunks done, parent)
+# JOBSLOTS holds the ids of active jobs (-1: free); a job's id is its parent
+# instance, which waits for it and so has at most one at a time.
+
+JOB_WORDS = 8
+
+
+@cuda.jit(device=True)
+def bulk_post(job, jobslots, ctl, j, gid, lo, hi, executors):  # type: ignore[no-untyped-def]
+    """Create job ``j`` over lo..hi; returns False if every slot is taken."""
+    n = hi - lo
+    chunk = max(int64(256), ((n // (executors * 4)) + 31) // 32 * 32)
+    chunks = (n + chunk - 1) // chunk
+    job[j, 0] = gid
+    job[j, 1] = lo
+    job[j, 2] = hi
+    job[j, 3] = chunk
+    job[j, 4] = chunks
+    job[j, 5] = 0
+    job[j, 6] = 0
+    job[j, 7] = j
+    if chunks == 0:
+        return True
+    cuda.threadfence()
+    for s in range(jobslots.shape[0]):
+        if cuda.atomic.cas(jobslots, s, int64(-1), int64(j)) == -1:
+            cuda.atomic.add(ctl, CTL_INFLIGHT, int64(1))
+            return True
+    return False
+
+
+@cuda.jit(device=True)
+def bulk_done(job, j):  # type: ignore[no-untyped-def]
+    return cuda.atomic.add(job, (j, 6), int64(0)) >= job[j, 4]
