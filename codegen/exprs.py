@@ -84,20 +84,22 @@ class ExprRenderer:
         return f"B_{e.buf}[{self.index(e.index)}]"
 
     def _shared(self, e: ir.SharedOp) -> str:
-        ty = NP[self._shared_ty(e)]
+        """Atomics on a shared scalar (a one-word array; bools are kept as int32 words)."""
+        ty = str(e.args[0].ty) if e.args else str(e.ty)
+        word = "int32" if ty == "bool" else NP[ty]
         arr = f"S_{e.name}"
-        args = [f"{ty}({self(a)})" for a in e.args]
+        args = [f"{word}({self(a)})" for a in e.args]
         if e.op == "load":
-            return f"dl.atomic_load({arr})"
+            value = f"dl.atomic_load({arr})"
+            return f"({value} != 0)" if ty == "bool" else value
         if e.op == "store":
-            return f"dl.atomic_store({arr}, {args[0]})"
+            store = "float_store" if ty in ir.FLOATS else "atomic_store"
+            return f"dl.{store}({arr}, {args[0]})"
         if e.op == "cas":
-            return f"cuda.atomic.cas({arr}, 0, {args[0]}, {args[1]})"
+            value = f"cuda.atomic.cas({arr}, 0, {args[0]}, {args[1]})"
+            return f"({value} != 0)" if ty == "bool" else value
         op = e.op.removeprefix("fetch_")
         return f"cuda.atomic.{op}({arr}, 0, {args[0]})"
-
-    def _shared_ty(self, e: ir.SharedOp) -> str:
-        return str(e.args[0].ty) if e.args else str(e.ty)
 
     def _buf_atomic(self, e: ir.BufAtomic) -> str:
         idx = self.index(e.index)

@@ -333,8 +333,12 @@ class ExprChecker:
             arity = {"load": 0, "store": 1, "fetch_add": 1, "fetch_sub": 1, "fetch_max": 1, "fetch_min": 1, "cas": 2}
             if e.method not in arity:
                 raise UnknownNameError(f"no method '{e.method}' on shared {ty} '{name}'", e.span)
-            if e.method in ("fetch_add", "fetch_sub") and ty in ("bool",):
+            if e.method.startswith("fetch_") and ty == "bool":
                 raise TypeMismatchError(f"'{e.method}' does not apply to bool", e.span)
+            if e.method == "cas" and ty in ir.FLOATS:
+                raise TypeMismatchError(
+                    f"'cas' does not apply to {ty}: compare-and-swap works on integers and bools", e.span
+                )
             args = self.args(e, (ty,) * arity[e.method])
             return ir.SharedOp(name, e.method, args, "unit" if e.method == "store" else ty, e.span)
         if kind == "signal":

@@ -93,6 +93,13 @@ def atomic_store(arr, value):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True, inline=True)
+def float_store(arr, value):  # type: ignore[no-untyped-def]
+    """Store a float in word 0: aligned stores are single-copy atomic, and there is no float exch."""
+    arr[0] = value
+    cuda.threadfence()
+
+
+@cuda.jit(device=True, inline=True)
 def load_i64(arr, i):  # type: ignore[no-untyped-def]
     return cuda.atomic.add(arr, i, int64(0))
 

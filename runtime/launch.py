@@ -82,7 +82,8 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any]) -> dict[
     for b in plan.buffers:
         arrays[f"B_{b.name}"] = inputs[b.name] if b.init == "input" else buffers.initial(b)
     for sh in plan.shared:
-        arrays[f"S_{sh.name}"] = np.array([sh.init], buffers.dtype_of(sh.ty))
+        word = np.int32 if sh.ty == "bool" else buffers.dtype_of(sh.ty)  # atomics need a word, not a bool
+        arrays[f"S_{sh.name}"] = np.array([sh.init], word)
     return arrays
 
 
@@ -150,10 +151,14 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
     _check_exit(gen, back, options)
     return Result(
         buffers={b.name: _to_host(device[f"B_{b.name}"]) for b in gen.plan.buffers},
-        shared={s.name: _to_host(device[f"S_{s.name}"])[0].item() for s in gen.plan.shared},
+        shared={s.name: _shared_value(s.ty, _to_host(device[f"S_{s.name}"])[0]) for s in gen.plan.shared},
         signals={s.name: bool(back["SIG"][k]) for k, s in enumerate(gen.plan.signals)},
         stats=stats,
     )
+
+
+def _shared_value(ty: str, word: Any) -> Any:
+    return bool(word) if ty == "bool" else word.item()
 
 
 def _signal_schedule(gen: Generated, options: RunOptions, host: dict[str, Any]) -> list[tuple[float, int]]:
