@@ -40,6 +40,10 @@ def run(
     outputs: Annotated[
         list[str] | None, typer.Option("--output", metavar="NAME=FILE.npy", help="Save a buffer after the run.")
     ] = None,
+    signals: Annotated[
+        list[str] | None,
+        typer.Option("--signal", metavar="NAME=DELAY", help="Set a signal from the host, e.g. stop=5ms (repeatable)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
     timeout: Annotated[str, typer.Option("--timeout", metavar="DURATION", help="Bound the run, e.g. 10s, 500ms.")] = "",
     executor: Annotated[
@@ -61,12 +65,14 @@ def run(
         rep.diagnostics(list(plan.warnings), file)
         arrays = dict(load_npy(spec) for spec in inputs or [])
         saves = [_output_spec(spec, plan) for spec in outputs or []]
+        host_signals = dict(_signal_spec(spec) for spec in signals or [])
         chosen = choose(backend)
         why = "" if backend != "auto" else (" (a CUDA GPU is present)" if chosen == "cuda" else " (no CUDA GPU found)")
         print(f"gasync: running {file} on backend {chosen}{why}", file=sys.stderr)
         generated = generate(plan)
         with _spinner(f"compiling and running {file} on {chosen}"):
-            result = run_generated(generated, RunOptions(chosen, arrays, timeout_s, executors, executor))
+            options_ = RunOptions(chosen, arrays, timeout_s, executors, executor, signals=host_signals)
+            result = run_generated(generated, options_)
         for name, path in saves:
             np.save(path, result.buffers[name])
         if as_json:
@@ -95,6 +101,13 @@ def parse_duration(text: str, option: str) -> float:
     if value <= 0:
         raise typer.BadParameter(f"a duration must be positive, found '{text}'", param_hint=option)
     return value
+
+
+def _signal_spec(spec: str) -> tuple[str, float]:
+    name, sep, delay = spec.partition("=")
+    if not sep or not name:
+        raise typer.BadParameter(f"expected NAME=DELAY such as stop=5ms, found '{spec}'", param_hint="'--signal'")
+    return name, parse_duration(delay, "'--signal'") if delay.strip() not in ("0", "0s") else 0.0
 
 
 def _output_spec(spec: str, plan: Any) -> tuple[str, Path]:
