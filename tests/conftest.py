@@ -1,0 +1,33 @@
+"""Shared by every test tier: the tests folder on sys.path, and the ``gpu`` marker's skip.
+
+Test folders have no ``__init__.py`` (pytest runs with ``--import-mode=importlib``),
+so helpers shared between tiers, such as the contract suite in ``contract/``,
+are imported as top-level modules from this folder.
+
+Tests marked ``gpu`` are skipped, with the reason, where no CUDA GPU is
+present; ``pytest -m gpu tests/gpu`` runs only them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).parent
+if str(TESTS) not in sys.path:
+    sys.path.insert(0, str(TESTS))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    gpu_items = [item for item in items if item.get_closest_marker("gpu")]
+    if not gpu_items:
+        return
+    from gasync.runtime.backends import gpu_present
+
+    if gpu_present():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU: the driver (libcuda.so.1) reports none on this machine")
+    for item in gpu_items:
+        item.add_marker(skip)

@@ -1,0 +1,866 @@
+"""The contract suite: small programs and the results every backend must give.
+
+Each :class:`Case` is a ``.gasync`` program, its inputs and ``-D`` defines,
+and the expected contents of some of its buffers and shared scalars. The
+expected values are computed here, independently of gasync: by hand, with
+Python integers wrapped to the declared width, or with NumPy in the
+declared dtype. tests/sim and tests/gpu run the same list.
+
+Programs are kept small: under the CUDA simulator every poll and every
+``parallel for`` costs milliseconds, so each case makes at most a few hundred.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+FLOAT_RTOL = 2e-6  # f32 math: NumPy's float32 kernels and a rounded f64 result may differ by an ulp
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    source: str
+    expect: dict[str, Any]  # buffer or shared scalar name -> expected value (array or scalar)
+    inputs: dict[str, np.ndarray] = field(default_factory=dict)
+    defines: dict[str, Any] = field(default_factory=dict)
+    signals: dict[str, bool] = field(default_factory=dict)
+    rtol: float = 0.0  # for float buffers; 0 means exact
+    bug: str = ""  # a known bug in codegen/runtime: the case is expected to fail (strict xfail)
+    bug_backends: tuple[str, ...] = ("sim", "cuda")  # where ``bug`` shows
+
+    def buggy_on(self, backend: str) -> bool:
+        return bool(self.bug) and backend in self.bug_backends
+
+
+def wrap(value: int, bits: int, signed: bool) -> int:
+    """``value`` wrapped to a two's-complement integer of ``bits`` bits."""
+    value &= (1 << bits) - 1
+    if signed and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def i32(v: int) -> int:
+    return wrap(v, 32, True)
+
+
+def u32(v: int) -> int:
+    return wrap(v, 32, False)
+
+
+def u64(v: int) -> int:
+    return wrap(v, 64, False)
+
+
+def tdiv(a: int, b: int) -> int:
+    """Integer division truncating toward zero (Rust, C, CUDA)."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def trem(a: int, b: int) -> int:
+    return a - b * tdiv(a, b)
+
+
+def rng_floats(seed: int, shape: Any, dtype: Any) -> np.ndarray:
+    return np.random.default_rng(seed).random(shape).astype(dtype)
+
+
+def rng_ints(seed: int, shape: Any, dtype: Any) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 1 << 16, shape).astype(dtype)
+
+
+CASES: list[Case] = []
+
+
+def case(name: str, source: str, expect: dict[str, Any], **kw: Any) -> None:
+    CASES.append(Case(name, source, expect, **kw))
+
+
+# --- the simplest program, consts and -D -----------------------------------------------------------------------
+
+case(
+    "async_double",
+    """
+    buffer out: i32[1] = zeros;
+    async fn async_double(x: i32) -> i32 { return x * 2; }
+    task main { out[0] = async_double(21).await; }
+    """,
+    {"out": [42]},
+)
+
+case(
+    "const_define",
+    """
+    const K: i32 = 5;
+    const N: i64 = 4;
+    const BIG: i64 = 1 << 40;
+    buffer out: i32[N] = zeros;
+    buffer big: i64[1] = zeros;
+    task main {
+        for i in 0..N { out[i] = K * (i as i32) + 1; }
+        big[0] = BIG + 3;
+    }
+    """,
+    {"out": [1, 8, 15, 22, 29, 36], "big": [(1 << 40) + 3]},
+    defines={"K": 7, "N": 6},
+)
+
+# --- integer arithmetic: wrapping, truncating division, shifts, bit operations ----------------------------------
+
+A32 = np.array([2147483647, -2147483648, 100000, -7, 7, 65536], np.int32)
+case(
+    "wrap_i32",
+    """
+    buffer a: i32[6] = input;
+    buffer out: i32[6] = zeros;
+    task main {
+        out[0] = a[0] + 1;
+        out[1] = a[1] - 1;
+        out[2] = a[2] * a[2];
+        out[3] = -a[1];
+        out[4] = a[5] * a[5];
+        out[5] = a[0] * a[3] + a[1];
+    }
+    """,
+    {
+        "out": [
+            i32(2147483647 + 1),
+            i32(-2147483648 - 1),
+            i32(100000 * 100000),
+            i32(2147483648),
+            i32(65536 * 65536),
+            i32(2147483647 * -7 - 2147483648),
+        ]
+    },
+    inputs={"a": A32},
+)
+
+case(
+    "wrap_u32_u64",
+    """
+    buffer a: u32[2] = input;
+    buffer b: u64[2] = input;
+    buffer o32: u32[4] = zeros;
+    buffer o64: u64[4] = zeros;
+    task main {
+        o32[0] = a[0] - 1;
+        o32[1] = a[1] * 3;
+        o32[2] = a[1] + a[1];
+        o32[3] = ~a[0];
+        o64[0] = b[0] - 1;
+        o64[1] = b[1] * b[1];
+        o64[2] = b[1] + 18446744073709551615;
+        o64[3] = (a[1] as u64) * 5;
+    }
+    """,
+    {
+        "o32": [u32(-1), u32(4000000000 * 3), u32(8000000000), u32(~0)],
+        "o64": [u64(-1), u64(0xDEADBEEFCAFEF00D**2), u64(0xDEADBEEFCAFEF00D - 1), 20000000000],
+    },
+    inputs={
+        "a": np.array([0, 4000000000], np.uint32),
+        "b": np.array([0, 0xDEADBEEFCAFEF00D], np.uint64),
+    },
+)
+
+DIVS = [(-7, 2), (7, -2), (-7, -2), (7, 2), (-1, 3), (-9, 3)]
+case(
+    "div_mod_truncate",
+    """
+    buffer n: i32[6] = input;
+    buffer d: i32[6] = input;
+    buffer q: i32[6] = zeros;
+    buffer r: i32[6] = zeros;
+    buffer q64: i64[6] = zeros;
+    buffer r64: i64[6] = zeros;
+    task main {
+        for i in 0..6 {
+            q[i] = n[i] / d[i];
+            r[i] = n[i] % d[i];
+            q64[i] = (n[i] as i64 - 4294967296) / (d[i] as i64);
+            r64[i] = (n[i] as i64 - 4294967296) % (d[i] as i64);
+        }
+    }
+    """,
+    {
+        "q": [tdiv(a, b) for a, b in DIVS],
+        "r": [trem(a, b) for a, b in DIVS],
+        "q64": [tdiv(a - 4294967296, b) for a, b in DIVS],
+        "r64": [trem(a - 4294967296, b) for a, b in DIVS],
+    },
+    inputs={"n": np.array([a for a, _ in DIVS], np.int32), "d": np.array([b for _, b in DIVS], np.int32)},
+)
+
+case(
+    "shifts_and_bits",
+    """
+    buffer a: i32[2] = input;
+    buffer b: u32[1] = input;
+    buffer si: i32[6] = zeros;
+    buffer su: u32[3] = zeros;
+    buffer s64: u64[2] = zeros;
+    task main {
+        let one: i32 = a[1];
+        si[0] = a[0] >> 2;
+        si[1] = one << 31;
+        si[2] = (a[0] & 0xff) | 0x100;
+        si[3] = a[0] ^ -1;
+        si[4] = ~a[0];
+        si[5] = (one << 4) >> 1;
+        su[0] = b[0] >> 31;
+        su[1] = b[0] << 1;
+        su[2] = (b[0] >> 4) & 0xf0f;
+        s64[0] = (one as u64) << 63;
+        s64[1] = ((one as u64) << 63) >> 3;
+    }
+    """,
+    {
+        "si": [-16 >> 2, i32(1 << 31), (-16 & 0xFF) | 0x100, -16 ^ -1, ~-16, 8],
+        "su": [1, u32(0x80000001 << 1), (0x80000001 >> 4) & 0xF0F],
+        "s64": [1 << 63, 1 << 60],
+    },
+    inputs={"a": np.array([-16, 1], np.int32), "b": np.array([0x80000001], np.uint32)},
+)
+
+# --- casts and float math --------------------------------------------------------------------------------------
+
+case(
+    "cast_float_to_int_saturates",
+    """
+    buffer f: f64[4] = input;
+    buffer ti: i32[4] = zeros;
+    buffer tu: u32[4] = zeros;
+    task main {
+        for k in 0..4 {
+            ti[k] = f[k] as i32;
+            tu[k] = f[k] as u32;
+        }
+    }
+    """,
+    # Rust's `as` (docs/language.md, "Casts follow Rust's as"): out-of-range values saturate, NaN gives 0.
+    {"ti": [2147483647, -2147483648, 0, 7], "tu": [4294967295, 0, 0, 7]},
+    inputs={"f": np.array([1e10, -1e10, np.nan, 7.9], np.float64)},
+    bug="f64 -> i32/u32 casts do not saturate under the simulator: 1e10 as i32 gives -2147483648 (Rust: i32::MAX)",
+    bug_backends=("sim",),
+)
+
+F64 = np.array([2.7, -2.7, 0.5, -0.5, 123456.99, -1e9], np.float64)
+case(
+    "casts",
+    """
+    buffer f: f64[6] = input;
+    buffer n: i32[1] = input;
+    buffer ti: i32[6] = zeros;
+    buffer tu: u32[2] = zeros;
+    buffer t64: i64[2] = zeros;
+    buffer tf: f32[3] = zeros;
+    task main {
+        for k in 0..6 { ti[k] = f[k] as i32; }
+        tu[0] = n[0] as u32;
+        tu[1] = (n[0] as i64 + 4294967296 + 5) as u32;
+        t64[0] = n[0] as i64;
+        t64[1] = (n[0] as u32) as i64;
+        tf[0] = n[0] as f32;
+        tf[1] = f[4] as f32;
+        tf[2] = (16777217 as i32) as f32;
+    }
+    """,
+    {
+        "ti": [2, -2, 0, 0, 123456, -1000000000],
+        "tu": [u32(-1), 4],
+        "t64": [-1, 4294967295],
+        "tf": np.array([-1.0, 123456.99, 16777217], np.float32),
+    },
+    inputs={"f": F64, "n": np.array([-1], np.int32)},
+)
+
+X32 = rng_floats(11, 32, np.float32) * np.float32(4.0) + np.float32(0.25)
+case(
+    "f32_math",
+    """
+    buffer x: f32[32] = input;
+    buffer y: f32[10, 32] = zeros;
+    task main {
+        parallel for i in 0..32 {
+            let v = x[i];
+            y[0, i] = sqrt(v);
+            y[1, i] = exp(v);
+            y[2, i] = log(v);
+            y[3, i] = sin(v);
+            y[4, i] = cos(v);
+            y[5, i] = pow(v, 1.5);
+            y[6, i] = floor(v * 3.0) + ceil(v * 3.0);
+            y[7, i] = abs(1.5 - v);
+            y[8, i] = min(v, 2.0) + max(v, 3.0);
+            y[9, i] = v * v / (v + 1.0) - 0.125;
+        }
+    }
+    """,
+    {
+        "y": np.stack(
+            [
+                np.sqrt(X32),
+                np.exp(X32),
+                np.log(X32),
+                np.sin(X32),
+                np.cos(X32),
+                np.power(X32, np.float32(1.5)),
+                np.floor(X32 * np.float32(3)) + np.ceil(X32 * np.float32(3)),
+                np.abs(np.float32(1.5) - X32),
+                np.minimum(X32, np.float32(2)) + np.maximum(X32, np.float32(3)),
+                X32 * X32 / (X32 + np.float32(1)) - np.float32(0.125),
+            ]
+        ).astype(np.float32)
+    },
+    inputs={"x": X32},
+    rtol=FLOAT_RTOL,
+)
+
+X64 = rng_floats(12, 8, np.float64) * 10.0 - 5.0
+case(
+    "f64_math_and_float_remainder",
+    """
+    buffer x: f64[8] = input;
+    buffer y: f64[4, 8] = zeros;
+    task main {
+        for i in 0..8 {
+            let v = x[i];
+            y[0, i] = v * 0.1 + 1e-3;
+            y[1, i] = v % 1.5;
+            y[2, i] = sqrt(abs(v)) / 3.0;
+            y[3, i] = exp(v) - log(abs(v) + 1.0);
+        }
+    }
+    """,
+    {
+        "y": np.stack(
+            [X64 * 0.1 + 1e-3, np.fmod(X64, 1.5), np.sqrt(np.abs(X64)) / 3.0, np.exp(X64) - np.log(np.abs(X64) + 1.0)]
+        )
+    },
+    inputs={"x": X64},
+    rtol=1e-13,
+)
+
+# --- functions, awaits and control flow ------------------------------------------------------------------------
+
+case(
+    "nested_async_suspending",
+    """
+    buffer out: i32[4] = zeros;
+    async fn leaf(x: i32) -> i32 {
+        yield_now().await;
+        return x + 1;
+    }
+    async fn mid(x: i32) -> i32 {
+        let a = leaf(x).await;
+        yield_now().await;
+        let b = leaf(a * 2).await;
+        return a * 100 + b;
+    }
+    async fn top(x: i32) -> i32 {
+        let m = mid(x).await;
+        let n = mid(m % 7).await;
+        return m + n;
+    }
+    async fn quick(x: i32) -> i32 { return x - 1; }
+    async fn writer(k: i32) {
+        yield_now().await;
+        out[3] = k;
+    }
+    task main {
+        out[0] = mid(5).await;
+        out[1] = top(1).await;
+        out[2] = quick(quick(10).await).await;
+        writer(77).await;
+    }
+    """,
+    # mid(x) = (x + 1) * 100 + 2 * (x + 1) + 1; top(1): mid(1) = 205, then mid(205 % 7 = 2) = 307.
+    {"out": [613, 205 + 307, 8, 77]},
+)
+
+case(
+    "plain_fn_calls",
+    """
+    buffer out: f32[3] = zeros;
+    buffer n: i32[3] = zeros;
+    fn clamp01(v: f32) -> f32 { return min(max(v, 0.0), 1.0); }
+    fn first_multiple(k: i32, limit: i32) -> i32 {
+        let i = 1;
+        while i < limit {
+            if i % k == 0 { return i; }
+            i += 1;
+        }
+        return -1;
+    }
+    fn sq(x: i32) -> i32 { x * x }
+    async fn via_async(k: i32) -> i32 { return first_multiple(k, 100) + sq(k); }
+    task main {
+        out[0] = clamp01(-3.0);
+        out[1] = clamp01(0.25);
+        out[2] = clamp01(7.0);
+        n[0] = first_multiple(7, 100);
+        n[1] = first_multiple(700, 100);
+        n[2] = via_async(9).await;
+    }
+    """,
+    {"out": np.array([0.0, 0.25, 1.0], np.float32), "n": [7, -1, 90]},
+    bug="a plain fn is defined as fn_f(args, w, G) but called as fn_f(args, G): TypeError, missing 'G'",
+)
+
+case(
+    "plain_fn_in_parallel_for",
+    """
+    buffer out: f32[40] = zeros;
+    fn scale(v: f32, k: f32) -> f32 { return v * k + 1.0; }
+    task main {
+        let k: f32 = 0.5;
+        parallel for i in 0..40 { out[i] = scale(i as f32, k); }
+    }
+    """,
+    {"out": np.arange(40, dtype=np.float32) * np.float32(0.5) + np.float32(1)},
+    bug="a plain fn called inside parallel for: fn_f(args, G) against def fn_f(args, w, G): TypeError, missing 'G'",
+)
+
+case(
+    "loops_with_awaits",
+    """
+    buffer out: i32[6] = zeros;
+    async fn step(x: i32) -> i32 {
+        yield_now().await;
+        return x + 3;
+    }
+    task main {
+        let s = 0;
+        let i = 0;
+        while i < 5 {
+            yield_now().await;
+            s += i;
+            i += 1;
+        }
+        out[0] = s;
+        let t = 0;
+        for k in 0..8 {
+            if k % 2 == 1 { continue; }
+            t = step(t).await + k;
+            if k == 6 { break; }
+        }
+        out[1] = t;
+        let n = 0;
+        loop {
+            n = step(n).await;
+            if n > 10 { break; }
+            yield_now().await;
+        }
+        out[2] = n;
+        let c = 0;
+        for a in 0..3 {
+            for b in 0..4 {
+                if b == a { continue; }
+                yield_now().await;
+                c += a * 10 + b;
+            }
+        }
+        out[3] = c;
+        let w = 100;
+        while true {
+            w -= step(0).await;
+            if w < 50 { break; }
+        }
+        out[4] = w;
+        out[5] = i;
+    }
+    """,
+    # for k in 0, 2, 4, 6: t = t + 3 + k -> 3, 8, 15, 24; loop: n = 3, 6, 9, 12; while: w = 100 - 3 * 17.
+    {"out": [10, 24, 12, sum(a * 10 + b for a in range(3) for b in range(4) if b != a), 49, 5]},
+)
+
+
+def _compound_expected() -> list[int]:
+    out = []
+    x = 105
+    out.append(x)
+    x -= 10
+    out.append(x)
+    x *= 3
+    out.append(x)
+    x = tdiv(x, -4)
+    out.append(x)
+    x = trem(x, 13)
+    out.append(x)
+    x &= 0x7F
+    out.append(x)
+    x |= 0x100
+    out.append(x)
+    x ^= 0x5
+    out.append(x)
+    x <<= 2
+    out.append(x)
+    out.append((7 + (x >> 3)) * 2)
+    return out
+
+
+case(
+    "if_else_chain_and_compound_assign",
+    """
+    buffer v: i32[5] = input;
+    buffer cls: i32[5] = zeros;
+    buffer acc: i32[10] = zeros;
+    buffer f: f32[2] = fill(1.5);
+    task main {
+        for i in 0..5 {
+            if v[i] < 0 { cls[i] = -1; }
+            else if v[i] == 0 { cls[i] = 0; }
+            else if v[i] < 10 && !(v[i] == 5) { cls[i] = 1; }
+            else { cls[i] = 2; }
+        }
+        let x = 100;
+        x += 5; acc[0] = x;
+        x -= 10; acc[1] = x;
+        x *= 3; acc[2] = x;
+        x /= -4; acc[3] = x;
+        x %= 13; acc[4] = x;
+        x &= 0x7f; acc[5] = x;
+        x |= 0x100; acc[6] = x;
+        x ^= 0x5; acc[7] = x;
+        x <<= 2; acc[8] = x;
+        acc[9] = 7;
+        acc[9] += x >> 3;
+        acc[9] *= 2;
+        f[0] += 2.25;
+        f[1] *= -2.0;
+    }
+    """,
+    {
+        "cls": [-1, 0, 1, 2, 2],
+        "acc": _compound_expected(),
+        "f": np.array([3.75, -3.0], np.float32),
+    },
+    inputs={"v": np.array([-4, 0, 3, 5, 12], np.int32)},
+)
+
+
+case(
+    "for_runtime_bounds",
+    """
+    buffer a: i32[2] = input;
+    buffer out: i32[4] = zeros;
+    task main {
+        let lo = a[0];
+        let hi = a[1];
+        let s = 0;
+        for k in lo..hi {
+            hi = 0;
+            s += k;
+        }
+        out[0] = s;
+        out[1] = hi;
+        let n = 0;
+        for k in a[1]..a[0] { n += 1; }
+        out[2] = n;
+        let m: i64 = 0;
+        for k in (lo as i64) - 3..(lo as i64) { m += k; }
+        out[3] = m as i32;
+    }
+    """,
+    # the bounds are evaluated once, before the first iteration; an empty range runs no iteration
+    {"out": [sum(range(-2, 5)), 0, 0, -5 - 4 - 3]},
+    inputs={"a": np.array([-2, 5], np.int32)},
+)
+
+case(
+    "early_return_from_async_loop",
+    """
+    buffer out: i32[2] = zeros;
+    async fn find(limit: i32) -> i32 {
+        let k = 0;
+        loop {
+            yield_now().await;
+            if k * k > limit { return k; }
+            k += 1;
+        }
+    }
+    task main {
+        out[0] = find(50).await;
+        out[1] = find(0).await;
+    }
+    """,
+    {"out": [8, 1]},
+)
+
+# --- tasks: arrays, after chains and diamonds, shared scalars, signals ----------------------------------------
+
+case(
+    "task_array_disjoint_slices",
+    """
+    const W: i64 = 4;
+    const PER: i64 = 6;
+    buffer out: i32[W * PER] = zeros;
+    buffer who: i64[W] = zeros;
+    task worker for w in 0..W {
+        for k in 0..PER {
+            out[w * PER + k] = (w * 100 + k) as i32;
+            if k == 2 { yield_now().await; }
+        }
+        who[w] = w + 1000;
+    }
+    """,
+    {"out": [w * 100 + k for w in range(4) for k in range(6)], "who": [1000, 1001, 1002, 1003]},
+)
+
+case(
+    "after_chain_and_diamond",
+    """
+    buffer a: i32[4] = zeros;
+    buffer log: i32[5] = zeros;
+    shared order: i32 = 0;
+    task top {
+        yield_now().await;
+        a[0] = 3;
+        log[0] = order.fetch_add(1);
+    }
+    task left after top {
+        yield_now().await;
+        a[1] = a[0] * 10;
+        let o = order.fetch_add(1);
+        if o >= 1 && o <= 3 { log[1] = 1; }
+    }
+    task right for r in 0..2 after top {
+        if r == 1 { a[2] = a[0] + 4; }
+        log[2] = order.fetch_add(1) * 0 + 1;
+    }
+    task bottom after left, right {
+        a[3] = a[1] + a[2] + a[0];
+        log[3] = order.fetch_add(1);
+    }
+    task last after bottom {
+        log[4] = a[3] * 2;
+    }
+    """,
+    {"a": [3, 30, 7, 40], "log": [0, 1, 1, 4, 80], "order": 5},
+)
+
+case(
+    "shared_atomics_many_instances",
+    """
+    shared total: u64 = 0;
+    shared top: i32 = -100;
+    shared low: i64 = 1000;
+    shared down: u32 = 100;
+    shared flag: i32 = 0;
+    shared winners: u32 = 0;
+    shared untouched: i32 = 0;
+    shared f: f64 = 0.5;
+    task w for i in 0..8 {
+        total.fetch_add((i as u64) + 1);
+        yield_now().await;
+        total.fetch_add(10);
+        top.fetch_max((i * 7) % 5);
+        low.fetch_min((i as i64) * 3 - 4);
+        down.fetch_sub(2);
+        if flag.cas(0, i + 1) == 0 { winners.fetch_add(1); }
+        f.fetch_max(i as f64 * 0.25);
+    }
+    task after_all after w {
+        let t = total;
+        total.store(t * 2 + total.load());
+        flag.store(min(flag.load(), 1) * 100 + top);
+        if untouched.cas(5, 6) == 0 { untouched.store(untouched - 2); }
+    }
+    """,
+    {"total": 3 * (36 + 80), "top": 4, "low": -4, "down": 84, "f": 1.75, "winners": 1, "flag": 104, "untouched": -2},
+)
+
+case(
+    "parallel_for_captured_locals",
+    """
+    buffer out: i32[80] = zeros;
+    buffer hist: u32[4] = zeros;
+    buffer sums: f64[1] = zeros;
+    buffer fout: f32[40] = zeros;
+    task main {
+        let s = 3;
+        let off = 10;
+        let scale: f32 = 0.5;
+        parallel for i in 0..80 {
+            let t = i * s;
+            out[i] = t + off;
+            atomic_add(hist[i % 4], 1);
+            atomic_add(sums[0], i as f64 * 0.5);
+        }
+        yield_now().await;
+        parallel for i in 5..45 {
+            fout[i - 5] = (i as f32) * scale + 1.0;
+        }
+    }
+    """,
+    {
+        "out": [i * 3 + 10 for i in range(80)],
+        "hist": [20, 20, 20, 20],
+        "sums": [sum(range(80)) * 0.5],
+        "fout": np.arange(5, 45, dtype=np.float32) * np.float32(0.5) + np.float32(1),
+    },
+)
+
+case(
+    "parallel_for_atomics_from_task_array",
+    """
+    buffer hist: i32[8] = zeros;
+    buffer mx: i32[1] = zeros;
+    buffer mn: i32[1] = fill(1000);
+    shared hits: u64 = 0;
+    task t for p in 0..3 {
+        parallel for i in p * 20..(p + 1) * 20 {
+            atomic_add(hist[i % 8], i);
+            atomic_max(mx[0], i * 3);
+            atomic_min(mn[0], i + 7);
+            hits.fetch_add(1);
+        }
+    }
+    """,
+    {
+        "hist": [sum(i for i in range(60) if i % 8 == b) for b in range(8)],
+        "mx": [59 * 3],
+        "mn": [7],
+        "hits": 60,
+    },
+)
+
+case(
+    "signals_set_and_is_set",
+    """
+    buffer out: i32[2] = zeros;
+    signal ready;
+    signal never;
+    task a {
+        yield_now().await;
+        ready.set();
+    }
+    task b after a {
+        if ready.is_set() { out[0] = 1; }
+        if never.is_set() { out[1] = 1; } else { out[1] = 2; }
+    }
+    """,
+    {"out": [1, 2]},
+    signals={"ready": True, "never": False},
+)
+
+# --- buffers: 2-D, initialisers, inputs ----------------------------------------------------------------------
+
+
+def _buffers_2d() -> dict[str, np.ndarray]:
+    m = np.arange(32, dtype=np.int32).reshape(4, 8)
+    out = m * 2 + np.arange(4, dtype=np.int32)[:, None]
+    out[1, 2] += 1000
+    out[3, 7] = -out[0, 1]
+    return {"m": m, "out": out, "t": m.T.copy()}
+
+
+case(
+    "buffers_2d",
+    """
+    const R: i64 = 4;
+    const C: i64 = 8;
+    buffer m: i32[R, C] = iota;
+    buffer out: i32[R, C] = zeros;
+    buffer t: i32[C, R] = zeros;
+    task rows for r in 0..R {
+        for c in 0..C {
+            out[r, c] = m[r, c] * 2 + r as i32;
+            t[c, r] = m[r, c];
+        }
+    }
+    task bump after rows {
+        out[1, 2] += 1000;
+        out[R - 1, C - 1] = -out[0, 1];
+    }
+    """,
+    _buffers_2d(),
+)
+
+
+RF = rng_floats(3, 16, np.float32)
+RD = rng_floats(4, (2, 3), np.float64)
+RI = rng_ints(5, 16, np.int32)
+RU = rng_ints(6, 8, np.uint64)
+
+
+def _initialiser_sums() -> list[float]:
+    s = 0.0
+    for v in RF:
+        s += float(v)
+    return [s, float(RD[1, 2]) + 2.5 + 5.0, 3.0 * 2.5, -9.0]
+
+
+case(
+    "initialisers",
+    """
+    buffer io: f32[6] = iota;
+    buffer iu: u32[2, 3] = iota;
+    buffer fl: f64[3] = fill(2.5);
+    buffer fi: i64[3] = fill(-9);
+    buffer rf: f32[16] = random(3);
+    buffer rd: f64[2, 3] = random(4);
+    buffer ri: i32[16] = random(5);
+    buffer ru: u64[8] = random(6);
+    buffer sums: f64[4] = zeros;
+    buffer isum: i64[2] = zeros;
+    task main {
+        let s: f64 = 0.0;
+        for i in 0..16 { s += rf[i] as f64; }
+        sums[0] = s;
+        sums[1] = rd[1, 2] + fl[0] + io[5] as f64;
+        sums[2] = (iu[1, 0] as f64) * fl[2];
+        sums[3] = fi[1] as f64;
+        let k: i64 = 0;
+        for i in 0..16 { k += ri[i] as i64; }
+        isum[0] = k;
+        let u: u64 = 0;
+        for i in 0..8 { u += ru[i]; }
+        isum[1] = u as i64;
+    }
+    """,
+    {
+        "io": np.arange(6, dtype=np.float32),
+        "iu": np.arange(6, dtype=np.uint32).reshape(2, 3),
+        "fl": np.full(3, 2.5),
+        "fi": np.full(3, -9, np.int64),
+        "rf": RF,
+        "rd": RD,
+        "ri": RI,
+        "ru": RU,
+        "sums": _initialiser_sums(),
+        "isum": [int(RI.astype(np.int64).sum()), int(RU.sum())],
+    },
+)
+
+
+IN2 = np.arange(12, dtype=np.float32).reshape(3, 4) * np.float32(0.5) - np.float32(1)
+case(
+    "input_buffers",
+    """
+    buffer x: f32[3, 4] = input;
+    buffer k: i64[2] = input;
+    buffer flags: bool[3] = input;
+    buffer y: f32[3, 4] = zeros;
+    buffer z: i64[3] = zeros;
+    task main {
+        parallel for c in 0..4 {
+            for r in 0..3 { y[r, c] = x[r, c] * 2.0 + 1.0; }
+        }
+        for r in 0..3 {
+            if flags[r] { z[r] = k[0] * (r as i64); } else { z[r] = k[1]; }
+        }
+    }
+    """,
+    {"y": IN2 * np.float32(2) + np.float32(1), "z": [0, -5, 6000000000]},
+    inputs={
+        "x": IN2,
+        "k": np.array([3000000000, -5], np.int64),
+        "flags": np.array([True, False, True]),
+    },
+)

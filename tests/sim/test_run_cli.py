@@ -1,0 +1,139 @@
+"""``gasync run`` as a user runs it: ``python -m gasync run ...`` in a subprocess, on the simulator."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gasync.runtime.backends import gpu_present
+
+pytestmark = [pytest.mark.sim, pytest.mark.timeout(120)]
+
+SAMPLES = Path(__file__).parents[2] / "samples"
+SCALE = """
+const K: i32 = 3;
+buffer x: f32[2, 3] = input;
+buffer y: f32[2, 3] = zeros;
+buffer n: i32[4] = iota;
+task main {
+    for r in 0..2 {
+        parallel for c in 0..3 { y[r, c] = x[r, c] * 2.0 + 1.0; }
+    }
+    for i in 0..4 { n[i] = n[i] * K; }
+}
+"""
+FOREVER = "task main {\n    loop { yield_now().await; }\n}\n"
+
+
+def gasync_run(*args: str | Path, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gasync", "run", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def assert_clean_failure(res: subprocess.CompletedProcess[str], *words: str) -> None:
+    """Exit status 1, each of ``words`` in the message, and no Python traceback."""
+    assert res.returncode == 1, res.stderr
+    assert "Traceback" not in res.stdout + res.stderr
+    for word in words:
+        assert word in res.stderr, res.stderr
+
+
+@pytest.fixture
+def scale(tmp_path: Path) -> Path:
+    path = tmp_path / "scale.gasync"
+    path.write_text(SCALE)
+    return path
+
+
+@pytest.fixture
+def x_npy(tmp_path: Path) -> tuple[Path, np.ndarray]:
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) - np.float32(2.5)
+    path = tmp_path / "x.npy"
+    np.save(path, x)
+    return path, x
+
+
+def test_json_has_buffers_shared_signals_stats() -> None:
+    res = gasync_run(SAMPLES / "async_double.gasync", "--backend", "sim", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert set(out) == {"buffers", "shared", "signals", "stats"}
+    assert out["buffers"] == {"out": [42]}
+    assert out["stats"]["backend"] == "sim"
+    assert "backend sim" in res.stderr
+
+
+def test_input_and_output(scale: Path, x_npy: tuple[Path, np.ndarray], tmp_path: Path) -> None:
+    path, x = x_npy
+    saved = tmp_path / "y.npy"
+    res = gasync_run(scale, "--backend", "sim", "--input", f"x={path}", "--output", f"y={saved}", "--json")
+    assert res.returncode == 0, res.stderr
+    y = np.load(saved)
+    assert y.dtype == np.float32
+    np.testing.assert_array_equal(y, x * np.float32(2) + np.float32(1))
+    np.testing.assert_array_equal(np.asarray(json.loads(res.stdout)["buffers"]["y"], np.float32), y)
+
+
+def test_define_changes_the_result(scale: Path, x_npy: tuple[Path, np.ndarray]) -> None:
+    path, _ = x_npy
+    res = gasync_run(scale, "--backend", "sim", "--input", f"x={path}", "-D", "K=10", "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["buffers"]["n"] == [0, 10, 20, 30]
+
+
+def test_missing_input_names_the_buffer(scale: Path) -> None:
+    assert_clean_failure(gasync_run(scale, "--backend", "sim"), "'x'", "--input")
+
+
+def test_input_of_the_wrong_shape(scale: Path, tmp_path: Path) -> None:
+    path = tmp_path / "bad.npy"
+    np.save(path, np.zeros((3, 2), np.float32))
+    assert_clean_failure(gasync_run(scale, "--backend", "sim", "--input", f"x={path}"), "shape [3, 2] does not match")
+
+
+def test_input_of_the_wrong_dtype(scale: Path, tmp_path: Path) -> None:
+    path = tmp_path / "bad.npy"
+    np.save(path, np.zeros((2, 3), np.float64))
+    assert_clean_failure(gasync_run(scale, "--backend", "sim", "--input", f"x={path}"), "dtype float64")
+
+
+def test_input_for_an_unknown_buffer(scale: Path, x_npy: tuple[Path, np.ndarray]) -> None:
+    path, _ = x_npy
+    res = gasync_run(scale, "--backend", "sim", "--input", f"x={path}", "--input", f"nope={path}")
+    assert_clean_failure(res, "nope")
+
+
+def test_timeout_stops_a_program_that_never_ends(tmp_path: Path) -> None:
+    path = tmp_path / "forever.gasync"
+    path.write_text(FOREVER)
+    start = time.monotonic()
+    res = gasync_run(path, "--backend", "sim", "--timeout", "2s", timeout=60)
+    elapsed = time.monotonic() - start
+    assert res.returncode != 0
+    assert "Traceback" not in res.stdout + res.stderr
+    assert "timeout" in res.stderr
+    assert elapsed < 2 + 30  # the run's bound plus the simulator's start-up grace
+
+
+@pytest.mark.skipif(gpu_present(), reason="a CUDA GPU is present here")
+def test_backend_cuda_without_a_gpu() -> None:
+    assert_clean_failure(gasync_run(SAMPLES / "async_double.gasync", "--backend", "cuda"), "no CUDA GPU")
+
+
+def test_summary_names_every_buffer(scale: Path, x_npy: tuple[Path, np.ndarray]) -> None:
+    path, _ = x_npy
+    res = gasync_run(scale, "--backend", "sim", "--input", f"x={path}")
+    assert res.returncode == 0, res.stderr
+    assert "buffers" in res.stdout and "stats" in res.stdout
+    rows = [line.split("│")[1].strip() for line in res.stdout.splitlines() if line.count("│") >= 6]
+    assert {"x", "y", "n"} <= set(rows), res.stdout
