@@ -16,6 +16,7 @@ from typing import Annotated
 
 import graphviz
 import typer
+
 from gasync import __version__, pipeline
 from gasync.cli.report import Reporter
 from gasync.cli.run import run

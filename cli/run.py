@@ -12,6 +12,9 @@ from typing import Annotated, Any
 
 import numpy as np
 import typer
+from rich.console import Console
+from rich.table import Table
+
 from gasync import pipeline
 from gasync.cli.report import Reporter
 from gasync.codegen import generate
@@ -20,8 +23,6 @@ from gasync.runtime.backends import choose, gpu_present
 from gasync.runtime.buffers import load_npy
 from gasync.runtime.errors import InputError
 from gasync.runtime.options import Result, RunOptions
-from rich.console import Console
-from rich.table import Table
 
 SPINNER_DELAY_S = 1.0
 

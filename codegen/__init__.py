@@ -107,7 +107,13 @@ def _has_sleep(plan: Plan) -> bool:
 
     for fn in [*plan.functions, *(t.body for t in plan.tasks)]:
         for st in stmts_in(fn.body):
-            found = [st.future] if isinstance(st, ir.AwaitS) else [a.future for a in st.arms] if isinstance(st, ir.Select) else []
+            found = (
+                [st.future]
+                if isinstance(st, ir.AwaitS)
+                else [a.future for a in st.arms]
+                if isinstance(st, ir.Select)
+                else []
+            )
             if any(isinstance(x, ir.Sleep) for f in found for x in futs(f)):
                 return True
     return False

@@ -180,7 +180,9 @@ class FutureRenderer:
     def poll_join(self, fut: ir.Join, ci: str, cf: str, rdy: str, targets: tuple[str | None, ...]) -> list[str]:
         lines = [f"mask = FI[fb_i + {ci}]"]
         targets = targets or (None,) * len(fut.futures)
-        for k, (sub, (si, sf), tgt) in enumerate(zip(fut.futures, self.join_offsets(fut, ci, cf), targets, strict=True)):
+        for k, (sub, (si, sf), tgt) in enumerate(
+            zip(fut.futures, self.join_offsets(fut, ci, cf), targets, strict=True)
+        ):
             sub_rdy = f"{rdy}_{k}"
             lines.append(f"if (mask >> {k}) & 1 == 0:")
             lines += ["    " + x for x in self.poll(sub, si, sf, sub_rdy, tgt)]

@@ -66,9 +66,11 @@ class Shared:
 
 def contains_suspend(s: ir.Stmt) -> bool:
     return any(
-        isinstance(x, ir.AwaitS) and x.suspends
+        isinstance(x, ir.AwaitS)
+        and x.suspends
         or isinstance(x, ir.Select | ir.ForAwait)
-        or isinstance(x, ir.For) and x.kind == "bulk"
+        or isinstance(x, ir.For)
+        and x.kind == "bulk"
         for x in stmts_in((s,))
     )
 
@@ -273,7 +275,11 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     fn = shared.plan.function(loop.fn)
     em = Emitter(shared, fn)
     s = loop.loop
-    out = ["@cuda.jit(device=True)", f"def par_{loop.gid}(w, lane, AI, AF, G):", f"    {source_line(shared.plan, s.span)}"]
+    out = [
+        "@cuda.jit(device=True)",
+        f"def par_{loop.gid}(w, lane, AI, AF, G):",
+        f"    {source_line(shared.plan, s.span)}",
+    ]
     out.append("    " + shared.unpack)
     ni, nf = 2, 0
     for name, ty in loop.captured:

@@ -17,6 +17,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, VisitError
+from lark.tree import Meta
+
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import (
     GasyncError,
@@ -26,9 +30,6 @@ from gasync.dsl.diagnostics import (
     InvalidTargetError,
 )
 from gasync.dsl.syntax_errors import translate
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, VisitError
-from lark.tree import Meta
 
 BUFFER_INITS = {"zeros": False, "iota": False, "input": False, "random": True, "fill": True}
 

@@ -10,6 +10,9 @@ unterminated comment or string) so that each gets its own class and message.
 
 from __future__ import annotations
 
+from lark import Token
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
 from gasync.dsl.ast import Span
 from gasync.dsl.diagnostics import (
     ChainedComparisonError,
@@ -25,8 +28,6 @@ from gasync.dsl.diagnostics import (
     UnterminatedCommentError,
     UnterminatedStringError,
 )
-from lark import Token
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 KEYWORDS = (
     "after as async await break bulk buffer channel const continue else extern false fn for "

@@ -21,6 +21,7 @@ warnings travel in ``Plan.warnings``.
 from __future__ import annotations
 
 import networkx as nx
+
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import ErrorGroup, GasyncError
 from gasync.planner import graphs

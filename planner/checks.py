@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 
 import networkx as nx
+
 from gasync.dsl.diagnostics import GasyncError, Note
 from gasync.planner.effects import Effects
 from gasync.planner.errors import ChannelUseError, ConcurrentWriteError, ConcurrentWriteWarning

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import networkx as nx
+
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import Note
 from gasync.planner.effects import Effects

@@ -195,7 +195,8 @@ class BodyChecker(ExprChecker):
         if s.kind == "bulk" and (self.fn.kind == "fn" or self.fn.async_depth):
             where = "an async block" if self.fn.async_depth else "a plain fn"
             raise AwaitContextError(
-                f"'bulk for' is not allowed in {where}: the task awaits its chunks", s.span,
+                f"'bulk for' is not allowed in {where}: the task awaits its chunks",
+                s.span,
                 (Note("use it in a task or an async fn"),),
             )
         start, stop = self.pair(s.start, s.stop, None)
@@ -334,9 +335,11 @@ def _any_suspends(body: tuple[ir.Stmt, ...]) -> bool:
     from gasync.planner.walk import stmts_in
 
     return any(
-        isinstance(s, ir.AwaitS) and s.suspends
+        isinstance(s, ir.AwaitS)
+        and s.suspends
         or isinstance(s, ir.Select | ir.ForAwait)
-        or isinstance(s, ir.For) and s.kind == "bulk"  # the task waits for its chunks
+        or isinstance(s, ir.For)
+        and s.kind == "bulk"  # the task waits for its chunks
         for s in stmts_in(body)
     )
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from gasync.planner.model import BufferDef, Plan
 from gasync.runtime.errors import InputError
 

@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import numpy as np
+
 from gasync.codegen import JOB_SLOTS, LANES, Generated
 from gasync.runtime import buffers
 from gasync.runtime.errors import DeadlockError, DeviceError, InputError, RunTimeoutError
@@ -231,6 +232,8 @@ def _waiting(gen: Generated, st: np.ndarray[Any, Any], waiton: np.ndarray[Any, A
                 what = STATE_NAMES.get(int(st[inst]), "?")
             groups.setdefault(what, []).append(k)
         for what, ks in groups.items():
-            label = t.name if t.count == 1 else f"{t.name}[{', '.join(map(str, ks[:8]))}{', ...' if len(ks) > 8 else ''}]"
+            label = (
+                t.name if t.count == 1 else f"{t.name}[{', '.join(map(str, ks[:8]))}{', ...' if len(ks) > 8 else ''}]"
+            )
             lines.append(f"task {label} {what}")
     return lines

@@ -16,6 +16,7 @@ from pathlib import Path
 
 def main(job: str, result: str) -> int:
     import numpy as np
+
     from gasync.dsl.diagnostics import GasyncError
     from gasync.runtime.errors import DeviceError
     from gasync.runtime.launch import execute

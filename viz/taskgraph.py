@@ -10,6 +10,7 @@ deterministic.
 from __future__ import annotations
 
 import graphviz
+
 from gasync.planner.model import Plan, TaskDef
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import pytest
+
 from gasync.dsl.ast import Span
 from gasync.dsl.diagnostics import (
     ChainedComparisonError,

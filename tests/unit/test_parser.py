@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from gasync.dsl import ast
 from gasync.dsl.ast import (
     ArrayType,

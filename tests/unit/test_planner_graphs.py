@@ -6,14 +6,15 @@ import re
 
 import networkx as nx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from gasync.dsl import parse
 from gasync.dsl.diagnostics import ErrorGroup
 from gasync.planner import plan
 from gasync.planner.errors import AfterCycleError
 from gasync.planner.model import Flow
 from gasync.viz import task_graph_dot
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 MAX_TASKS = 7
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from gasync.dsl import parse
 from gasync.dsl.diagnostics import ErrorGroup, render
 from gasync.planner import PlanOptions, plan

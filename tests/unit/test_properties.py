@@ -16,10 +16,11 @@ import time
 from pathlib import Path
 
 import pytest
-from gasync.dsl.diagnostics import GasyncError, render
-from gasync.dsl.parser import parse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from gasync.dsl.diagnostics import GasyncError, render
+from gasync.dsl.parser import parse
 
 SAMPLES = sorted((Path(__file__).parents[2] / "samples").glob("*.gasync"))
 SAMPLE_TEXT = [p.read_text(encoding="utf-8") for p in SAMPLES]
