@@ -1,0 +1,202 @@
+"""What gasync is compared with: plain Numba kernels and CuPy CUDA graphs.
+
+Everything here needs a real GPU, so Numba's CUDA target and CuPy are
+imported inside the functions: the simulator smoke test imports this module
+on machines that have neither a GPU nor CuPy.
+
+Each function returns a list of samples (seconds per unit of work, one per
+repetition); the caller takes the median.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+TINY_CUDA = r"""
+extern "C" __global__ void one(int* out, int i) { out[i] = i; }
+"""
+
+
+def _quiet() -> None:
+    # a grid of one block warns on every launch; that is the point here
+    warnings.filterwarnings("ignore", message=".*Grid size .* under-utilization")
+
+
+@cache
+def _numba_kernels() -> dict[str, Any]:
+    from numba import cuda, float32
+
+    @cuda.jit
+    def one(out, i):
+        out[i] = i
+
+    @cuda.jit
+    def affine(x, y):
+        i = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        while i < x.size:
+            y[i] = float32(2.0) * x[i] + float32(1.0)
+            i += stride
+
+    @cuda.jit
+    def affine_flat(x, y):
+        i = cuda.grid(1)
+        if i < x.size:
+            y[i] = float32(2.0) * x[i] + float32(1.0)
+
+    @cuda.jit
+    def fill_ramp(x, period, scale):
+        i = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        while i < x.size:
+            x[i] = float32(i % period) * scale
+            i += stride
+
+    @cuda.jit
+    def fill(x, value):
+        i = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        while i < x.size:
+            x[i] = value
+            i += stride
+
+    return {"one": one, "affine": affine, "affine_flat": affine_flat, "fill_ramp": fill_ramp, "fill": fill}
+
+
+def numba_launch_per_task(launches: int, reps: int) -> list[float]:
+    """Seconds per launch of a one-thread Numba kernel that writes out[i] = i."""
+    from numba import cuda
+
+    _quiet()
+    one = _numba_kernels()["one"]
+    out = cuda.device_array(launches, np.int32)
+    one[1, 1](out, 0)  # JIT and module load, untimed
+    cuda.synchronize()
+    samples = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for i in range(launches):
+            one[1, 1](out, i)
+        cuda.synchronize()
+        samples.append((time.perf_counter() - t0) / launches)
+    _expect_ramp(out.copy_to_host(), "numba per-launch baseline")
+    return samples
+
+
+def cupy_launch_per_task(launches: int, reps: int) -> list[float]:
+    """Seconds per launch of a one-thread CuPy RawKernel (no graph)."""
+    import cupy as cp
+
+    kern = cp.RawKernel(TINY_CUDA, "one")
+    out = cp.zeros(launches, cp.int32)
+    kern((1,), (1,), (out, np.int32(0)))
+    cp.cuda.Device().synchronize()
+    samples = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for i in range(launches):
+            kern((1,), (1,), (out, np.int32(i)))
+        cp.cuda.Device().synchronize()
+        samples.append((time.perf_counter() - t0) / launches)
+    _expect_ramp(cp.asnumpy(out), "cupy per-launch baseline")
+    return samples
+
+
+def cupy_graph_per_node(nodes: int, reps: int, replays: int = 5) -> list[float]:
+    """Seconds per node of replaying a captured CUDA graph of ``nodes`` tiny kernels."""
+    import cupy as cp
+
+    kern = cp.RawKernel(TINY_CUDA, "one")
+    out = cp.zeros(nodes, cp.int32)
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        kern((1,), (1,), (out, np.int32(0)))  # module load outside the capture
+        stream.synchronize()
+        stream.begin_capture()
+        for i in range(nodes):
+            kern((1,), (1,), (out, np.int32(i)))
+        graph = stream.end_capture()
+    graph.upload(stream)
+    graph.launch(stream)
+    stream.synchronize()
+    _expect_ramp(cp.asnumpy(out), "cupy graph baseline")
+    samples = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(replays):
+            graph.launch(stream)
+        stream.synchronize()
+        samples.append((time.perf_counter() - t0) / (replays * nodes))
+    return samples
+
+
+def device_input(n: int) -> tuple[Any, Any]:
+    """Device arrays x (a ramp of exact f32 values) and y (filled with -1), made on the GPU."""
+    from numba import cuda, float32
+
+    k = _numba_kernels()
+    x = cuda.device_array(n, np.float32)
+    y = cuda.device_array(n, np.float32)
+    k["fill_ramp"][_sm_count() * 8, 256](x, 1024, float32(0.5))
+    fill(y, -1.0)
+    return x, y
+
+
+def fill(arr: Any, value: float) -> None:
+    """Set every element of a float32 device array to ``value``."""
+    from numba import cuda, float32
+
+    _numba_kernels()["fill"][_sm_count() * 8, 256](arr, float32(value))
+    cuda.synchronize()
+
+
+def numba_affine(x: Any, y: Any, reps: int, grid_stride: bool = True) -> list[float]:
+    """Seconds per run of a hand-written Numba kernel y = 2x + 1 (launch + sync).
+
+    ``grid_stride``: SMs x 8 blocks of 256 threads (2048 resident threads per
+    SM) loop over the array; else one thread per element.
+    """
+    from numba import cuda
+
+    affine = _numba_kernels()["affine" if grid_stride else "affine_flat"]
+    blocks, threads = (_sm_count() * 8 if grid_stride else -(-x.shape[0] // 256)), 256
+    affine[blocks, threads](x, y)  # JIT, untimed
+    cuda.synchronize()
+    samples = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        affine[blocks, threads](x, y)
+        cuda.synchronize()
+        samples.append(time.perf_counter() - t0)
+    return samples
+
+
+def check_affine(x: Any, y: Any, label: str) -> None:
+    """y == 2x + 1 on a strided sample and at both ends (a full host compare of 1 GiB is slow)."""
+    n = x.shape[0]
+    step = max(1, n // 65536) + 1
+    xs, ys = _sampled(x, step), _sampled(y, step)
+    if not np.array_equal(ys, 2 * xs + 1):
+        bad = int(np.flatnonzero(ys != 2 * xs + 1)[0]) * step
+        raise AssertionError(f"{label}: y[{bad}] is wrong")
+
+
+def _sampled(arr: Any, step: int) -> np.ndarray[Any, Any]:
+    host = arr if isinstance(arr, np.ndarray) else arr.copy_to_host()
+    return np.concatenate([host[::step], host[-1:]])
+
+
+def _sm_count() -> int:
+    from numba import cuda
+
+    return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
+
+
+def _expect_ramp(host: np.ndarray[Any, Any], label: str) -> None:
+    if not np.array_equal(host, np.arange(host.size, dtype=host.dtype)):
+        raise AssertionError(f"{label}: out[i] != i")

@@ -1,0 +1,93 @@
+"""``run.py --sim-smoke``: every gasync program of the suite, tiny, on the simulator, values checked.
+
+This checks the benchmark programs and their result checks, not speed; it
+needs neither a GPU nor CuPy, and runs as a test (tests/sim/test_bench_smoke.py).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+
+import baselines
+import numpy as np
+from suite import PROGRAMS, STENCIL, compile_chain, expect_chain, expect_ramp
+
+import gasync
+from gasync.runtime.options import Result
+
+SIM_TIMEOUT_S = 60.0
+
+
+def _b1() -> None:
+    prog = gasync.compile(PROGRAMS / "b1_tasks.gasync", defines={"N": 64})
+    for executor in ("queue", "spin"):
+        expect_ramp(prog.run(backend="sim", executor=executor, timeout=SIM_TIMEOUT_S))
+
+
+def _b2b() -> None:
+    reps = 5
+    for suspending in (False, True):
+        for k in (0, 3):
+            res = compile_chain(k, suspending).run(
+                backend="sim", timeout=SIM_TIMEOUT_S, inputs={"reps": np.array([reps], np.int64)}
+            )
+            expect_chain(k, reps)(res)
+
+
+def _b5a() -> None:
+    n, w = 1024, 8
+    prog = gasync.compile(PROGRAMS / "b5a_stage.gasync", defines={"N": n, "W": w})
+    x = (np.arange(n) % 1024 * 0.5).astype(np.float32)
+    y = np.full(n, -1.0, np.float32)
+    res = prog.run(backend="sim", timeout=SIM_TIMEOUT_S, inputs={"x": x, "y": y})
+    baselines.check_affine(res.buffers["x"], res.buffers["y"], "B5a gasync")
+
+
+def _b6() -> None:
+    size = 16
+    prog = gasync.compile(STENCIL, defines={"H": size, "W": size})
+    with tempfile.TemporaryDirectory(prefix="gasync-smoke-") as tmp:
+        res = prog.run(backend="sim", timeout=SIM_TIMEOUT_S, cache_dir=tmp)
+    _check_stencil(res)
+
+
+def _check_stencil(res: Result) -> None:
+    img, mag = res.buffers["img"].astype(np.float64), res.buffers["mag"]
+    smooth = np.zeros_like(img)
+    smooth[1:-1, 1:-1] = (
+        sum(
+            img[1 + dr : img.shape[0] - 1 + dr, 1 + dc : img.shape[1] - 1 + dc]
+            for dr in (-1, 0, 1)
+            for dc in (-1, 0, 1)
+        )
+        / 9.0
+    )
+    want = np.zeros_like(img)
+    gx = (smooth[1:-1, 2:] - smooth[1:-1, :-2]) * 0.5
+    gy = (smooth[2:, 1:-1] - smooth[:-2, 1:-1]) * 0.5
+    want[1:-1, 1:-1] = np.sqrt(gx * gx + gy * gy)
+    if not np.allclose(mag, want, atol=1e-5):
+        raise AssertionError("B6 stencil2d: mag differs from numpy")
+    if res.shared["edge_pixels"] != int((mag > np.float32(0.1)).sum()):
+        raise AssertionError("B6 stencil2d: edge_pixels does not count mag > THRESHOLD")
+
+
+CHECKS: dict[str, Callable[[], None]] = {"B1": _b1, "B2b": _b2b, "B5a": _b5a, "B6": _b6}
+
+
+def smoke(only: list[str]) -> int:
+    """Run the checks named in ``only``; print one line each; 0 if all pass."""
+    failed = 0
+    for name in only:
+        t0 = time.perf_counter()
+        try:
+            CHECKS[name]()
+            print(f"sim-smoke {name}: ok ({time.perf_counter() - t0:.1f} s)", flush=True)
+        except Exception:
+            failed += 1
+            print(f"sim-smoke {name}: FAILED", flush=True)
+            traceback.print_exc()
+    return 1 if failed else 0

@@ -1,0 +1,279 @@
+"""The benchmarks of issue 4 (B1, B2b, B5a, B6), each measured beside its baseline.
+
+Every benchmark is a function ``(cfg) -> list[Row]``. Each gasync program is
+run once untimed (JIT or cache load, module load, and a check of its
+results), then ``cfg.reps`` times; a row reports the median of those runs.
+Times are the runtime's ``kernel_ms`` stat: host wall time of the launch of
+the persistent kernel plus the synchronisation, so the executor's start and
+exit are included, host-side allocation and copies are not.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import baselines
+import numpy as np
+
+import gasync
+from gasync.api import Program
+from gasync.runtime.options import Result
+
+HERE = Path(__file__).resolve().parent
+PROGRAMS = HERE / "programs"
+ROOT = HERE.parent
+STENCIL = ROOT / "samples" / "stencil2d.gasync"
+TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True)
+class Config:
+    quick: bool = False
+    reps: int = 3
+
+    def pick(self, full: Any, quick: Any) -> Any:
+        return quick if self.quick else full
+
+
+@dataclass
+class Row:
+    bench: str
+    case: str
+    value: float
+    unit: str
+    goal: str = ""
+    note: str = ""
+    samples: list[float] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def median(xs: list[float]) -> float:
+    return float(statistics.median(xs))
+
+
+def measured(bench: str, case: str, samples: list[float], unit: str, goal: str = "", note: str = "") -> Row:
+    """A row whose value is the median of ``samples``."""
+    return Row(bench, case, median(samples), unit, goal, note, samples)
+
+
+def chain_source(k: int, suspending: bool) -> str:
+    """B2b's program: ``main`` awaits ``f{k}``, which awaits ``f{k-1}``, ... down to ``f0``.
+
+    With ``suspending`` f0 holds a ``yield_now().await`` behind a guard that is
+    false at run time but unknown at compile time, so every fn of the chain is
+    a state machine; without it every fn compiles to a plain device function.
+    """
+    guard = "if x < 0 { yield_now().await; }\n    " if suspending else ""
+    fns = [f"async fn f0(x: i64) -> i64 {{\n    {guard}return x + 1;\n}}"]
+    fns += [f"async fn f{j}(x: i64) -> i64 {{\n    return f{j - 1}(x).await + 1;\n}}" for j in range(1, k + 1)]
+    return "\n".join(
+        [
+            f"// B2b: one task awaits a chain of {k} + 1 async fns, reps[0] times"
+            f" ({'suspending state machines' if suspending else 'plain device functions'}).",
+            "buffer reps: i64[1] = input;",
+            "buffer out: i64[1] = zeros;",
+            "",
+            *fns,
+            "",
+            "task main {",
+            "    let acc: i64 = 0;",
+            "    let n = reps[0];",
+            "    for r in 0..n {",
+            f"        acc = f{k}(acc ^ r).await;",  # the xor keeps LLVM from folding the loop into one multiply
+            "    }",
+            "    out[0] = acc;",
+            "}",
+            "",
+        ]
+    )
+
+
+def chain_expected(k: int, reps: int) -> int:
+    acc = 0
+    for r in range(reps):
+        acc = (acc ^ r) + k + 1
+    return acc
+
+
+def compile_chain(k: int, suspending: bool) -> Program:
+    name = f"b2b_chain_k{k}_{'susp' if suspending else 'plain'}.gasync"
+    return gasync.compile_source(chain_source(k, suspending), str(PROGRAMS / name))
+
+
+def run_checked(prog: Program, check: Any, backend: str = "cuda", **kw: Any) -> dict[str, Any]:
+    """Run once, check the results with ``check(result)``, return the stats."""
+    res = prog.run(backend=backend, timeout=TIMEOUT_S, **kw)
+    check(res)
+    return res.stats
+
+
+def timed_runs(prog: Program, reps: int, **kw: Any) -> tuple[list[float], dict[str, Any]]:
+    """Kernel times in seconds of ``reps`` runs (after a warm-up by the caller), and the last run's stats."""
+    stats: dict[str, Any] = {}
+    samples = []
+    for _ in range(reps):
+        stats = prog.run(backend="cuda", timeout=TIMEOUT_S, **kw).stats
+        samples.append(stats["kernel_ms"] / 1e3)
+    return samples, stats
+
+
+# ---------------------------------------------------------------- B1
+
+
+def expect_ramp(res: Result) -> None:
+    out = res.buffers["out"]
+    if not np.array_equal(out, np.arange(out.size, dtype=out.dtype)):
+        raise AssertionError(f"B1: out[i] != i at {int(np.flatnonzero(out != np.arange(out.size))[0])}")
+
+
+def b1(cfg: Config) -> list[Row]:
+    rows = []
+    for n in cfg.pick((1 << 16, 1 << 20), (1 << 16,)):
+        prog = gasync.compile(PROGRAMS / "b1_tasks.gasync", defines={"N": n})
+        for executor in ("queue", "spin"):
+            run_checked(prog, expect_ramp, executor=executor)
+            samples, stats = timed_runs(prog, cfg.reps, executor=executor)
+            note = f"kernel {median(samples) * 1e3:.3f} ms, {stats['executors']} executors"
+            per = [s / n * 1e9 for s in samples]
+            rows.append(measured("B1", f"gasync {executor}, N={n:,}", per, "ns/task", "<= 1 ns at N=1M", note))
+    launches, nodes = cfg.pick(2000, 500), 1000
+    extrapolated = "per task = per launch (extrapolated)"
+    per = [s * 1e9 for s in baselines.numba_launch_per_task(launches, cfg.reps)]
+    note = f"{launches} launches of a 1-thread kernel; {extrapolated}"
+    rows.append(measured("B1", "numba launch per task", per, "ns/task", note=note))
+    per = [s * 1e9 for s in baselines.cupy_launch_per_task(launches, cfg.reps)]
+    note = f"{launches} launches of a 1-thread RawKernel; {extrapolated}"
+    rows.append(measured("B1", "cupy launch per task", per, "ns/task", note=note))
+    per = [s * 1e9 for s in baselines.cupy_graph_per_node(nodes, cfg.reps)]
+    note = f"CuPy stream capture of {nodes} one-thread kernel nodes, 5 replays per sample"
+    rows.append(measured("B1", "CUDA graph replay per node", per, "ns/task", note=note))
+    return rows
+
+
+# ---------------------------------------------------------------- B2b
+
+
+def expect_chain(k: int, reps: int) -> Any:
+    def check(res: Result) -> None:
+        got, want = int(res.buffers["out"][0]), chain_expected(k, reps)
+        if got != want:
+            raise AssertionError(f"B2b: K={k}, {reps} reps: out[0] = {got}, expected {want}")
+
+    return check
+
+
+def calibrate(prog: Program, k: int, target_s: float) -> int:
+    """A repetition count that makes ``prog`` run about ``target_s`` (at most three scaling steps)."""
+    reps = 1000
+    for _ in range(3):
+        stats = run_checked(prog, expect_chain(k, reps), inputs={"reps": np.array([reps], np.int64)})
+        t = stats["kernel_ms"] / 1e3
+        if t >= 0.5 * target_s:
+            break
+        reps = int(min(reps * target_s / max(t, 1e-5), 64 * reps, 1 << 26))
+    return reps
+
+
+def b2b(cfg: Config) -> list[Row]:
+    rows = []
+    k = cfg.pick(16, 8)
+    for suspending in (False, True):
+        chain, base = compile_chain(k, suspending), compile_chain(0, suspending)
+        reps = calibrate(chain, k, cfg.pick(0.02, 0.005))
+        inputs = {"reps": np.array([reps], np.int64)}
+        run_checked(base, expect_chain(0, reps), inputs=inputs)
+        tk, t0 = [], []
+        for _ in range(cfg.reps):  # interleaved, so that drift hits both alike
+            tk.append(chain.run(backend="cuda", timeout=TIMEOUT_S, inputs=inputs).stats["kernel_ms"] / 1e3)
+            t0.append(base.run(backend="cuda", timeout=TIMEOUT_S, inputs=inputs).stats["kernel_ms"] / 1e3)
+        per = [(a - b) / (reps * k) * 1e9 for a, b in zip(tk, t0, strict=True)]
+        kind = "state machines" if suspending else "plain fns"
+        note = (
+            f"{reps:,} reps; kernel {median(tk) * 1e3:.2f} ms, {median(t0) * 1e3:.2f} ms at K=0"
+            f" ({median(t0) / reps * 1e9:.0f} ns per rep of one await)"
+        )
+        row = measured("B2b", f"await chain of {kind}, K={k}", per, "ns/await", "<= 20 ns", note)
+        row.value = (median(tk) - median(t0)) / (reps * k) * 1e9  # difference of medians, not median of differences
+        rows.append(row)
+    return rows
+
+
+# ---------------------------------------------------------------- B5a
+
+
+def b5a(cfg: Config) -> list[Row]:
+    n, w = cfg.pick(1 << 28, 1 << 24), 4096
+    x, y = baselines.device_input(n)
+    prog = gasync.compile(PROGRAMS / "b5a_stage.gasync", defines={"N": n, "W": w})
+
+    def check(res: Result) -> None:
+        baselines.check_affine(res.buffers["x"], res.buffers["y"], "B5a gasync")
+
+    run_checked(prog, check, inputs={"x": x, "y": y})
+    samples, stats = timed_runs(prog, cfg.reps, inputs={"x": x, "y": y})
+    gas = [8 * n / s / 1e9 for s in samples]
+    refs = []
+    for grid_stride in (True, False):
+        baselines.fill(y, -1.0)  # so that the baseline's check cannot pass on gasync's output
+        refs.append([8 * n / s / 1e9 for s in baselines.numba_affine(x, y, cfg.reps, grid_stride)])
+        baselines.check_affine(x, y, "B5a numba")
+    note = f"{stats['executors']} executors; parallel for over chunks of {n // w:,}; 8 bytes per element"
+    return [
+        measured("B5a", f"gasync task array W={w}, N={n:,}", gas, "GB/s", note=note),
+        measured("B5a", "numba grid-stride kernel", refs[0], "GB/s", note="SMs x 8 blocks of 256 threads"),
+        measured("B5a", "numba one thread per element", refs[1], "GB/s", note="for context: N / 256 blocks"),
+        Row("B5a", "gasync / numba grid-stride", median(gas) / median(refs[0]), "ratio", ">= 0.9"),
+        Row("B5a", "gasync / numba one per element", median(gas) / median(refs[1]), "ratio"),
+    ]
+
+
+# ---------------------------------------------------------------- B6
+
+
+def b6_child(cache_dir: str) -> int:
+    """In a fresh process: compile and run stencil2d with ``cache_dir``; print its stats as JSON."""
+    prog = gasync.compile(STENCIL)
+    res = prog.run(backend="cuda", cache_dir=cache_dir, timeout=TIMEOUT_S)
+    print(json.dumps(res.stats))
+    return 0
+
+
+def _child(cache_dir: str) -> tuple[float, dict[str, Any]]:
+    cmd = [sys.executable, str(HERE / "run.py"), "--b6-child", cache_dir]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise RuntimeError("B6 child failed:\n" + "\n".join((proc.stderr or proc.stdout).splitlines()[-8:]))
+    return wall, json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def b6(cfg: Config) -> list[Row]:
+    cold_wall, cold_jit, warm_wall, warm_jit = [], [], [], []
+    for _ in range(cfg.pick(cfg.reps, 1)):
+        with tempfile.TemporaryDirectory(prefix="gasync-b6-") as tmp:
+            for walls, jits in ((cold_wall, cold_jit), (warm_wall, warm_jit)):
+                wall, stats = _child(tmp)
+                walls.append(wall)
+                jits.append(stats["compile_s"])
+    note = "a fresh Python process: interpreter, imports, compile, run"
+    return [
+        measured("B6", "stencil2d cold: compile_s", cold_jit, "s", note="Numba JIT of the kernel (fresh cache dir)"),
+        measured("B6", "stencil2d cold: process wall", cold_wall, "s", note=note),
+        measured("B6", "stencil2d cached: compile_s", warm_jit, "s", note="Numba cache load (same cache dir)"),
+        measured("B6", "stencil2d cached: process wall", warm_wall, "s", note=note),
+    ]
+
+
+BENCHMARKS = {"B1": b1, "B2b": b2b, "B5a": b5a, "B6": b6}
