@@ -26,7 +26,7 @@ from gasync.planner.model import FrameLayout, Plan
 RUNTIME_ARRAYS = (
     "FI", "FF", "ST", "QSEQ", "QDATA", "QHT", "CTL", "CMD", "PARGS_I", "PARGS_F", "SIG", "STATS", "CURSOR", "PRED",
     "SCRATCH_I", "SCRATCH_F", "WSEQ", "WDATA", "WHT", "WREG", "WAITON", "CSEQ", "CHI", "CHF", "CHHT", "CHCLOSED",
-    "HOSTSIG", "HOSTPEND", "SSEQ", "SDATA", "SHT", "UNTIL", "JOB", "JOBARGS_I", "JOBARGS_F", "JOBSLOTS",
+    "HOSTSIG", "HOSTPEND", "SSEQ", "SDATA", "SHT", "UNTIL", "JOB", "JOBARGS_I", "JOBARGS_F", "JOBSLOTS", "TRACE",
 )  # fmt: skip
 JOB_SLOTS = 64
 LANES = 32
@@ -48,15 +48,16 @@ class Generated:
     pargs: tuple[int, int]  # per-executor words of parallel-for arguments (int, float)
     jobargs: tuple[int, int]  # per-instance words of bulk-for arguments (0, 0: no bulk for)
     resources: int  # things a task can wait on: signals, then each channel's receive and send sides
+    trace: bool = False  # the kernel records polls and wakes into TRACE
 
 
-def generate(plan: Plan) -> Generated:
-    """Render ``plan`` as a Numba-CUDA module."""
+def generate(plan: Plan, trace: bool = False) -> Generated:
+    """Render ``plan`` as a Numba-CUDA module; ``trace`` records every poll and wake on the device."""
     arrays = (*RUNTIME_ARRAYS, *(f"B_{b.name}" for b in plan.buffers), *(f"S_{s.name}" for s in plan.shared))
     unpack = f"({', '.join(arrays)}) = G"
     frames = {fr.fn: fr for fr in plan.frames}
     suspends = {f.name: f.suspends and f.kind == "async" for f in plan.functions}
-    shared = Shared(plan, suspends, frames, unpack, has_sleep=_has_sleep(plan))
+    shared = Shared(plan, suspends, frames, unpack, has_sleep=_has_sleep(plan), trace=trace)
     try:
         body = _functions(shared)
     except UnsupportedError as exc:
@@ -93,7 +94,9 @@ def generate(plan: Plan) -> Generated:
     source = "\n".join([*head, *body, *tail]).rstrip() + "\n"
     digest = hashlib.sha256(source.encode()).hexdigest()[:20]
     resources = len(plan.signals) + 2 * len(plan.channels)
-    return Generated(plan, source, digest, arrays, (ni, nf), tuple(bases), capacity, (pi, pf), jobargs, resources)
+    return Generated(
+        plan, source, digest, arrays, (ni, nf), tuple(bases), capacity, (pi, pf), jobargs, resources, trace
+    )
 
 
 def _has_sleep(plan: Plan) -> bool:

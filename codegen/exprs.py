@@ -58,8 +58,9 @@ def literal(value: int | float | bool, ty: ir.Ty) -> str:
 class ExprRenderer:
     """A table of small renderers, one per IR expression type."""
 
-    def __init__(self, var: Callable[[str], str] = local):
+    def __init__(self, var: Callable[[str], str] = local, self_inst: str = "inst"):
         self.var = var
+        self.self_inst = self_inst  # the running instance's id, or "int64(-1)" where there is none
         self.table: dict[type, Callable[..., str]] = {
             ir.Lit: lambda e: literal(e.value, e.ty),
             ir.Var: lambda e: self.var(e.name),
@@ -71,7 +72,7 @@ class ExprRenderer:
             ir.Binary: self._binary,
             ir.Cast: lambda e: f"{NP[str(e.ty)]}({self(e.expr)})",
             ir.Call: self._call,
-            ir.ChannelClose: lambda e: f"chan_close(CH_{e.name}, G)",
+            ir.ChannelClose: lambda e: f"chan_close(CH_{e.name}, w, {self.self_inst}, G)",
         }
 
     def __call__(self, e: ir.Expr) -> str:
@@ -109,7 +110,7 @@ class ExprRenderer:
     def _signal(self, e: ir.SignalOp) -> str:
         if e.op == "is_set":
             return f"dl.signal_is_set(SIG, SIGNAL_{e.name})"
-        return f"signal_set(SIGNAL_{e.name}, G)"  # sets it and wakes its waiters
+        return f"signal_set(SIGNAL_{e.name}, w, {self.self_inst}, G)"  # sets it and wakes its waiters
 
     def _unary(self, e: ir.Unary) -> str:
         inner = self(e.operand)

@@ -17,7 +17,6 @@ from gasync.planner.frames import future_size
 
 WAKE_ARGS = "ST, QSEQ, QDATA, QHT, CTL, QMASK"
 WAIT_ARGS = "WSEQ, WDATA, WHT, WREG, WAITON, N_INST, WMASK"
-WAKE_ALL = f"dsync.wake_all({WAKE_ARGS}, WSEQ, WDATA, WHT, WREG, N_INST, WMASK, {{r}})"
 
 
 class FutureRenderer:
@@ -112,7 +111,7 @@ class FutureRenderer:
             f"{rdy} = FI[fb_i + {ci}] != 0",
             f"if not {rdy}:",
             f"    FI[fb_i + {ci}] = 1",
-            f"    dl.wake({WAKE_ARGS}, inst)",
+            f"    {self.shared.wake('inst', 'inst')}",  # type: ignore[attr-defined]
         ]
 
     def _poll_Sleep(self, fut: ir.Sleep, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
@@ -146,7 +145,7 @@ class FutureRenderer:
             f"        dsync.register({WAIT_ARGS}, RES_SEND_{c}, inst)",
             f"        {rdy} = {send}",
             f"    if {rdy}:",
-            f"        {WAKE_ALL.format(r=f'RES_RECV_{c}')}",
+            f"        {self.shared.wake_all(f'RES_RECV_{c}')}",  # type: ignore[attr-defined]
         ]
 
     def _poll_Recv(self, fut: ir.Recv, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
@@ -170,7 +169,7 @@ class FutureRenderer:
                 f"    {rdy} = {take}",
                 f"    {ended} = not {rdy}",
             ]
-        lines += [f"if {rdy}:", f"    {WAKE_ALL.format(r=f'RES_SEND_{c}')}"]
+        lines += [f"if {rdy}:", f"    {self.shared.wake_all(f'RES_SEND_{c}')}"]  # type: ignore[attr-defined]
         lines += ["    " + x for x in self.out_target(target, f"{scratch}[w]")]
         return lines
 

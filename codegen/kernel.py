@@ -40,10 +40,19 @@ def task_dispatch(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
         fr = shared.frames[t.name]
         end = t.first_instance + t.count
         out.append(f"    if inst < {end}:  # task {t.name}, instances {t.first_instance}..{end - 1}")
-        out.append(
-            f"        return poll_{t.name}(inst, w, FB_I_{t.name} + (inst - {t.first_instance}) * {fr.n_int}, "
-            f"FB_F_{t.name} + (inst - {t.first_instance}) * {fr.n_float}, G)"
-        )
+        fb_i = f"FB_I_{t.name} + (inst - {t.first_instance}) * {fr.n_int}"
+        fb_f = f"FB_F_{t.name} + (inst - {t.first_instance}) * {fr.n_float}"
+        if shared.trace:
+            out.append(f"        fb = {fb_i}")
+            out.append("        s0 = FI[fb]")
+            out.append("        t0 = dl.now_ns()")
+            out.append(f"        r = poll_{t.name}(inst, w, fb, {fb_f}, G)")
+            out.append(
+                "        dsync.trace_event(TRACE, CTL, dsync.TRACE_POLL, w, inst, s0, FI[fb], t0, dl.now_ns(), r)"
+            )
+            out.append("        return r")
+        else:
+            out.append(f"        return poll_{t.name}(inst, w, {fb_i}, {fb_f}, G)")
     out.append(f"    return {READY}")
     return out
 
@@ -174,7 +183,7 @@ def bulk_work(w, G):
                 cuda.threadfence()
                 if cuda.atomic.add(JOB, (j, 6), int64(1)) == JOB[j, 4] - 1:
                     cuda.atomic.cas(JOBSLOTS, s, j, int64(-1))
-                    dl.wake(ST, QSEQ, QDATA, QHT, CTL, QMASK, j)
+                    {wake_parent}
                     cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64(-1))
                 return True
     return False
@@ -248,19 +257,21 @@ def run_parallel(shared: Shared) -> list[str]:
 
 
 def executor(shared: Shared) -> str:
-    return EXECUTOR.format(unpack=shared.unpack, ready=READY)
+    return EXECUTOR.format(unpack=shared.unpack, ready=READY, wake_parent=shared.wake("j", "int64(-1)"))
 
 
 def services(shared: Shared) -> list[str]:
     """Signals, channels, timers and the host: the program-specific device helpers."""
     plan = shared.plan
     u = shared.unpack
-    wake_all = "dsync.wake_all(ST, QSEQ, QDATA, QHT, CTL, QMASK, WSEQ, WDATA, WHT, WREG, N_INST, WMASK, {})"
-    out = ["@cuda.jit(device=True)", "def signal_set(k, G):", f"    {u}"]
-    out += ["    if dsync.set_signal(SIG, k):", "        " + wake_all.format("k")]
-    out += ["", "", "@cuda.jit(device=True)", "def chan_close(c, G):", f"    {u}"]
+    out = ["@cuda.jit(device=True)", "def signal_set(k, w, waker, G):", f"    {u}"]
+    out += ["    if dsync.set_signal(SIG, k):", "        " + shared.wake_all("k", "waker")]
+    out += ["", "", "@cuda.jit(device=True)", "def chan_close(c, w, waker, G):", f"    {u}"]
     out += ["    cuda.atomic.exch(CHCLOSED, c, int32(1))"]
-    out += ["    " + wake_all.format("N_SIGNALS + 2 * c"), "    " + wake_all.format("N_SIGNALS + 2 * c + 1")]
+    out += [
+        "    " + shared.wake_all("N_SIGNALS + 2 * c", "waker"),
+        "    " + shared.wake_all("N_SIGNALS + 2 * c + 1", "waker"),
+    ]
     out += ["", "", "@cuda.jit(device=True)", "def host_pending(G):", "    # a host signal still to come?"]
     out.append(f"    {u}")
     for sig in plan.signals:
@@ -271,8 +282,12 @@ def services(shared: Shared) -> list[str]:
     for sig in plan.signals:
         k = f"SIGNAL_{sig.name}"
         out.append(f"    if HOSTPEND[{k}] != 0 and dsync.load_acquire_sys(HOSTSIG, {k}) != 0:")
-        out.append(f"        signal_set({k}, G)")
+        out.append(f"        signal_set({k}, w, int64(-1), G)")
     if shared.has_sleep:
-        out.append("    dsync.wake_sleepers(ST, QSEQ, QDATA, QHT, CTL, QMASK, SSEQ, SDATA, SHT, SMASK, UNTIL, 4)")
+        args = "ST, QSEQ, QDATA, QHT, CTL, QMASK, SSEQ, SDATA, SHT, SMASK, UNTIL, 4"
+        if shared.trace:
+            out.append(f"    dsync.wake_sleepers_traced({args}, TRACE, w)")
+        else:
+            out.append(f"    dsync.wake_sleepers({args})")
     out.append("    return")
     return out

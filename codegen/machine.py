@@ -62,6 +62,20 @@ class Shared:
     parallel: list[ParallelLoop] = field(default_factory=list)
     blocks: list[tuple[ir.AsyncBlock, str]] = field(default_factory=list)  # (block, enclosing function)
     has_sleep: bool = False
+    trace: bool = False  # record polls and wakes into TRACE
+
+    def wake(self, inst: str, waker: str) -> str:
+        """A call that makes ``inst`` runnable (recording it when tracing)."""
+        if self.trace:
+            return f"dsync.wake_traced(ST, QSEQ, QDATA, QHT, CTL, QMASK, TRACE, w, {waker}, {inst})"
+        return f"dl.wake(ST, QSEQ, QDATA, QHT, CTL, QMASK, {inst})"
+
+    def wake_all(self, resource: str, waker: str = "inst") -> str:
+        """A call that wakes every waiter of ``resource``."""
+        args = f"ST, QSEQ, QDATA, QHT, CTL, QMASK, WSEQ, WDATA, WHT, WREG, N_INST, WMASK, {resource}"
+        if self.trace:
+            return f"dsync.wake_all_traced({args}, TRACE, w, {waker})"
+        return f"dsync.wake_all({args})"
 
 
 def contains_suspend(s: ir.Stmt) -> bool:

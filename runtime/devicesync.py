@@ -204,3 +204,58 @@ def bulk_post(job, jobslots, ctl, j, gid, lo, hi, executors):  # type: ignore[no
 @cuda.jit(device=True)
 def bulk_done(job, j):  # type: ignore[no-untyped-def]
     return cuda.atomic.add(job, (j, 6), int64(0)) >= job[j, 4]
+
+
+# ---- tracing (compiled in only when a program is generated with trace=True) ---
+# TRACE[k] = (kind, executor, inst, a, b, t0, t1, c); CTL[CTL_TRACE_N] counts
+# events, including those that did not fit (dropped = count - capacity).
+
+CTL_TRACE_N = 3
+TRACE_POLL = 1
+TRACE_WAKE = 2
+
+
+@cuda.jit(device=True)
+def trace_event(trace, ctl, kind, w, inst, a, b, t0, t1, c):  # type: ignore[no-untyped-def]
+    k = cuda.atomic.add(ctl, CTL_TRACE_N, int64(1))
+    if k < trace.shape[0]:
+        trace[k, 0] = kind
+        trace[k, 1] = w
+        trace[k, 2] = inst
+        trace[k, 3] = a
+        trace[k, 4] = b
+        trace[k, 5] = t0
+        trace[k, 6] = t1
+        trace[k, 7] = c
+
+
+@cuda.jit(device=True)
+def wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, waker, inst):  # type: ignore[no-untyped-def]
+    t = now_ns()
+    trace_event(trace, ctl, TRACE_WAKE, w, inst, waker, 0, t, t, 0)
+    wake(st, qseq, qdata, qht, ctl, qmask, inst)
+
+
+@cuda.jit(device=True)
+def wake_all_traced(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r, trace, w, waker):  # type: ignore[no-untyped-def]
+    while True:
+        inst = queue_pop(wseq[r], wdata[r], wht[r], wmask)
+        if inst < 0:
+            return
+        cuda.atomic.exch(wreg, r * n + inst, int32(0))
+        wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, waker, inst)
+
+
+@cuda.jit(device=True)
+def wake_sleepers_traced(st, qseq, qdata, qht, ctl, qmask, sseq, sdata, sht, smask, until, budget, trace, w):  # type: ignore[no-untyped-def]
+    t = now_ns()
+    for _ in range(budget):
+        inst = queue_pop(sseq, sdata, sht, smask)
+        if inst < 0:
+            return
+        if cuda.atomic.add(until, inst, int64(0)) <= t:
+            cuda.atomic.exch(until, inst, int64(0))
+            cuda.atomic.add(ctl, CTL_SLEEPERS, int64(-1))
+            wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, int64(-1), inst)
+        else:
+            queue_push(sseq, sdata, sht, smask, inst)

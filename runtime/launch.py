@@ -25,7 +25,7 @@ WARPS_PER_BLOCK = 4
 STATE_NAMES = {0: "waiting", 1: "queued", 2: "running", 3: "woken", 4: "done"}
 
 
-def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any]) -> dict[str, Any]:
+def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_capacity: int = 1) -> dict[str, Any]:
     """Every array of G, initialised, on the host (inputs may already be device arrays)."""
     plan = gen.plan
     n = max(plan.instances, 1)
@@ -79,6 +79,7 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any]) -> dict[
         "JOBARGS_I": np.zeros((jobs, ji), np.int64),
         "JOBARGS_F": np.zeros((jobs, jf), np.float64),
         "JOBSLOTS": np.full(JOB_SLOTS, -1, np.int64),
+        "TRACE": np.zeros((trace_capacity if gen.trace else 1, 8), np.int64),
     }
     for b in plan.buffers:
         arrays[f"B_{b.name}"] = inputs[b.name] if b.init == "input" else buffers.initial(b)
@@ -106,10 +107,12 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         one = host_arrays(gen, 1, options.inputs)
         probe = tuple(_to_device(cuda, one[k]) for k in gen.arrays)
         t1 = time.perf_counter()
-        kernel = kernel.specialize(probe, timeout_ns, mode)
+        # compile() goes through Numba's on-disk cache (specialize() would not)
+        sig = tuple(kernel.typeof_pyval(a) for a in (probe, timeout_ns, mode))
+        kernel.compile(sig)
         compile_s = time.perf_counter() - t1
-        executors, blocks, threads = _grid(kernel, gen, options)
-    host = host_arrays(gen, executors, options.inputs)
+        executors, blocks, threads = _grid(kernel.overloads[sig], gen, options)
+    host = host_arrays(gen, executors, options.inputs, options.trace_capacity)
     schedule = _signal_schedule(gen, options, host)
     device = {k: _to_device(cuda, v) for k, v in host.items() if k != "HOSTSIG"}
     hostsig = cuda.mapped_array(host["HOSTSIG"].shape, np.int32)  # the host writes, the kernel reads
@@ -132,6 +135,7 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         cuda.synchronize()
     kernel_s = time.perf_counter() - t2
     back = {k: _to_host(device[k]) for k in ("CTL", "ST", "STATS", "SIG", "WAITON")}
+    trace = _trace(gen, device["TRACE"], back["CTL"], executors, sim) if gen.trace else None
     stats = {
         "backend": "sim" if sim else "cuda",
         "executor": options.executor,
@@ -155,6 +159,26 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         shared={s.name: _shared_value(s.ty, _to_host(device[f"S_{s.name}"])[0]) for s in gen.plan.shared},
         signals={s.name: bool(back["SIG"][k]) for k, s in enumerate(gen.plan.signals)},
         stats=stats,
+        trace=trace,
+    )
+
+
+def _trace(gen: Generated, dev: Any, ctl: np.ndarray[Any, Any], executors: int, sim: bool) -> Any:
+    """The device's event buffer as a RawTrace (events in time order)."""
+    from gasync.runtime.trace import RawTrace, state_labels
+
+    events = _to_host(dev)
+    n = int(ctl[3])  # CTL_TRACE_N: events recorded, including those that did not fit
+    kept = events[: min(n, len(events))]
+    kept = kept[np.argsort(kept[:, 5], kind="stable")]
+    return RawTrace(
+        events=[tuple(int(x) for x in row) for row in kept],  # type: ignore[misc]
+        dropped=max(0, n - len(events)),
+        capacity=len(events),
+        tasks=[(t.name, t.first_instance, t.count) for t in gen.plan.tasks],
+        states=state_labels(gen.plan),
+        executors=executors,
+        backend="sim" if sim else "cuda",
     )
 
 
@@ -184,9 +208,8 @@ def _to_host(arr: Any) -> np.ndarray[Any, Any]:
     return arr.copy_to_host() if hasattr(arr, "copy_to_host") else np.asarray(arr)
 
 
-def _grid(spec: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int]:
+def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int]:
     threads = WARPS_PER_BLOCK * LANES
-    kern = next(iter(spec.overloads.values()))
     max_blocks = int(kern.max_cooperative_grid_blocks(threads))
     want = options.executors or max(1, gen.plan.instances)
     blocks = max(1, min(max_blocks, -(-want // WARPS_PER_BLOCK)))

@@ -23,6 +23,7 @@ class RunOptions:
     executor: str = "queue"  # queue | spin (the naive baseline)
     cache_dir: str | None = None
     signals: dict[str, float] = field(default_factory=dict)  # signal name -> seconds after launch
+    trace_capacity: int = 1 << 18  # events the device buffer holds when the program is traced
 
 
 @dataclass
@@ -33,6 +34,7 @@ class Result:
     shared: dict[str, Any]
     signals: dict[str, bool]
     stats: dict[str, Any]
+    trace: Any = None  # a gasync.runtime.trace.RawTrace when the program was generated with trace=True
 
     def to_json(self) -> dict[str, Any]:
         return {
