@@ -1,0 +1,160 @@
+"""A traced run's raw events, as the device recorded them, and their names.
+
+The kernel of a program generated with ``trace=True`` appends one row of
+eight integers per event to a bounded device buffer; ``launch.py`` copies it
+back as a :class:`RawTrace`. Nothing here knows about drawing: ``viz/``
+turns a RawTrace into a Perfetto trace or a schedule timeline.
+
+Event rows ``(kind, executor, inst, a, b, t0, t1, c)``:
+
+- ``POLL`` (1): executor ``executor`` polled task instance ``inst`` from
+  state ``a`` to state ``b`` between device-clock times ``t0`` and ``t1``
+  (ns); ``c`` is 1 when the poll returned READY.
+- ``WAKE`` (2): at ``t0`` (== ``t1``) executor ``executor`` (-1: the host)
+  woke ``inst``; ``a`` is the waking instance (-1: a timer, a bulk chunk,
+  the host).
+
+States are the task's own state word: 0 start, the await site number while
+suspended there, -1 done (codegen's numbering).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from gasync.planner import ir
+from gasync.planner.model import Plan
+from gasync.planner.printer import describe
+from gasync.planner.walk import stmts_in
+
+POLL = 1
+WAKE = 2
+START_STATE = 0
+DONE_STATE = -1
+FORMAT_VERSION = 1
+
+Event = tuple[int, int, int, int, int, int, int, int]
+
+
+class TraceFileError(ValueError):
+    """A trace file that is not (or no longer) what ``gasync run --trace`` writes."""
+
+
+@dataclass
+class RawTrace:
+    events: list[tuple[int, int, int, int, int, int, int, int]]  # (kind, executor, inst, a, b, t0, t1, c)
+    dropped: int  # events not recorded because the device buffer was full
+    capacity: int
+    tasks: list[tuple[str, int, int]]  # (task name, first instance, count), from the plan
+    states: dict[str, dict[int, str]]  # task name -> {state number: label}
+    executors: int
+    backend: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data (state keys become strings); :meth:`from_json` reads it back."""
+        return {
+            "version": FORMAT_VERSION,
+            "events": [list(e) for e in self.events],
+            "dropped": self.dropped,
+            "capacity": self.capacity,
+            "tasks": [list(t) for t in self.tasks],
+            "states": {task: {str(k): v for k, v in labels.items()} for task, labels in self.states.items()},
+            "executors": self.executors,
+            "backend": self.backend,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> RawTrace:
+        """The inverse of :meth:`to_json`; a malformed document raises TraceFileError."""
+        try:
+            if data["version"] != FORMAT_VERSION:
+                raise TraceFileError(f"trace format version {data['version']} (this gasync reads {FORMAT_VERSION})")
+            events = [_event(e) for e in data["events"]]
+            return cls(
+                events=events,
+                dropped=int(data["dropped"]),
+                capacity=int(data["capacity"]),
+                tasks=[(str(n), int(f), int(c)) for n, f, c in data["tasks"]],
+                states={str(t): {int(k): str(v) for k, v in s.items()} for t, s in data["states"].items()},
+                executors=int(data["executors"]),
+                backend=str(data["backend"]),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            if isinstance(exc, TraceFileError):
+                raise
+            raise TraceFileError(f"malformed gasync trace data ({type(exc).__name__}: {exc})") from None
+
+    def polls(self) -> list[Event]:
+        return [e for e in self.events if e[0] == POLL]
+
+    def wakes(self) -> list[Event]:
+        return [e for e in self.events if e[0] == WAKE]
+
+    @property
+    def origin(self) -> int:
+        """The earliest time of any event (times are shown relative to it)."""
+        return min((e[5] for e in self.events), default=0)
+
+
+def _event(e: Any) -> Event:
+    if len(e) != 8:
+        raise ValueError(f"an event has 8 fields, found {len(e)}")
+    k, w, i, a, b, t0, t1, c = (int(x) for x in e)
+    return (k, w, i, a, b, t0, t1, c)
+
+
+def awaited(s: ir.AwaitS | ir.Select | ir.ForAwait) -> str:
+    """What an await point waits on, in source-like words (as ``--emit plan`` says it)."""
+    if isinstance(s, ir.AwaitS):
+        return describe(s.future)
+    if isinstance(s, ir.Select):
+        return "select { " + " | ".join(describe(a.future) for a in s.arms) + " }"
+    return f"for await {s.var} in {s.chan}"
+
+
+def site_label(s: ir.AwaitS | ir.Select | ir.ForAwait) -> str:
+    """``s2 line 14: work.recv()``: the state an await point is, where it is, what it awaits."""
+    return f"s{s.site} line {s.span.line}: {awaited(s)}"
+
+
+def await_points(body: tuple[ir.Stmt, ...]) -> list[ir.AwaitS | ir.Select | ir.ForAwait]:
+    """The suspending await points of ``body`` that are states of its own state word
+    (those inside async blocks belong to the block's own word), in source order."""
+    out: list[ir.AwaitS | ir.Select | ir.ForAwait] = []
+    for s in stmts_in(body, into_futures=False):
+        if isinstance(s, ir.Select | ir.ForAwait) or (isinstance(s, ir.AwaitS) and s.suspends):
+            out.append(s)
+    return out
+
+
+def state_labels(plan: Plan) -> dict[str, dict[int, str]]:
+    """Task name -> {0: "start", site: "sN line L: what", -1: "done"}."""
+    out = {}
+    for t in plan.tasks:
+        labels = {START_STATE: "start"}
+        labels.update({s.site: site_label(s) for s in await_points(t.body.body)})
+        labels[DONE_STATE] = "done"
+        out[t.name] = labels
+    return out
+
+
+def instance_name(raw: RawTrace, inst: int) -> str:
+    """``task`` for a task of one instance, ``task[k]`` for instance k of an array."""
+    for name, first, count in raw.tasks:
+        if first <= inst < first + count:
+            return name if count == 1 else f"{name}[{inst - first}]"
+    return f"#{inst}"
+
+
+def task_of(raw: RawTrace, inst: int) -> str | None:
+    """The name of the task an instance belongs to (None if none does)."""
+    for name, first, count in raw.tasks:
+        if first <= inst < first + count:
+            return name
+    return None
+
+
+def state_name(state: int) -> str:
+    """The short name of a state in slice titles: start, done or sN."""
+    return {START_STATE: "start", DONE_STATE: "done"}.get(state, f"s{state}")
