@@ -409,7 +409,6 @@ case(
     }
     """,
     {"out": np.array([0.0, 0.25, 1.0], np.float32), "n": [7, -1, 90]},
-    bug="a plain fn is defined as fn_f(args, w, G) but called as fn_f(args, G): TypeError, missing 'G'",
 )
 
 case(
@@ -423,7 +422,6 @@ case(
     }
     """,
     {"out": np.arange(40, dtype=np.float32) * np.float32(0.5) + np.float32(1)},
-    bug="a plain fn called inside parallel for: fn_f(args, G) against def fn_f(args, w, G): TypeError, missing 'G'",
 )
 
 case(
