@@ -9,6 +9,7 @@ Warnings print the same way and do not change the exit status.
 
 from __future__ import annotations
 
+import json
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -22,9 +23,14 @@ from gasync.cli.report import Reporter
 from gasync.cli.run import run
 from gasync.codegen import generate
 from gasync.dsl.printer import dump
+from gasync.pipeline import InputFileError
 from gasync.planner.model import PlanOptions
 from gasync.planner.printer import format_plan
-from gasync.viz.taskgraph import task_graph, task_graph_dot
+from gasync.runtime.trace import RawTrace, TraceFileError
+from gasync.viz.perfetto import from_chrome_trace
+from gasync.viz.schedule import schedule_graph
+from gasync.viz.states import states_graph
+from gasync.viz.taskgraph import task_graph
 
 app = typer.Typer(
     name="gasync",
@@ -115,30 +121,75 @@ def compile(
     raise typer.Exit(rep.exit_code)
 
 
+FormatOpt = Annotated[
+    GraphFormat | None,
+    typer.Option("--format", help="dot (text), svg or png; default: from -o's suffix, else dot.", show_default=False),
+]
+OutputOpt = Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")]
+
+
 @app.command()
 def graph(
     file: FileArg,
-    format: Annotated[GraphFormat, typer.Option("--format", help="dot prints text; svg, png need -o.")] = "dot",
-    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")] = None,
+    states: Annotated[bool, typer.Option("--states", help="Draw each async fn's and task's state machine.")] = False,
+    format: FormatOpt = None,
+    output: OutputOpt = None,
     define: DefineOpt = None,
 ) -> None:
-    """Draw the task graph: after edges solid, channels dashed, signals dotted."""
+    """Draw the task graph (after edges solid, channels dashed, signals dotted), or with --states the state machines."""
     rep = Reporter()
     with rep.guard(file):
         plan = pipeline.check(file, plan_options(define, False))
         rep.diagnostics(list(plan.warnings), file)
-        if format is GraphFormat.dot:
-            _write(rep, task_graph_dot(plan).encode(), output)
-        elif output is None:
-            rep.usage(f"--format {format.value} writes an image: give -o FILE")
-        else:
-            try:
-                image = task_graph(plan).pipe(format=format.value)
-            except graphviz.ExecutableNotFound:
-                rep.usage("Graphviz's 'dot' program is not installed: use --format dot, or run 'make dot'")
-            else:
-                _write(rep, image, output)
+        emit_graph(rep, states_graph(plan) if states else task_graph(plan), format, output)
     raise typer.Exit(rep.exit_code)
+
+
+@app.command()
+def schedule(
+    trace: Annotated[Path, typer.Argument(help="A trace.json from 'gasync run --trace'.", show_default=False)],
+    format: FormatOpt = None,
+    output: OutputOpt = None,
+) -> None:
+    """Draw a traced run's schedule: one row per executor, one box per poll, in time order."""
+    rep = Reporter()
+    with rep.guard(trace):
+        raw = read_trace(trace)
+        emit_graph(rep, schedule_graph(raw), format, output)
+    raise typer.Exit(rep.exit_code)
+
+
+def emit_graph(rep: Reporter, g: graphviz.Digraph, format: GraphFormat | None, output: Path | None) -> None:
+    """Write ``g`` as DOT text or an image; an image needs -o and Graphviz's ``dot`` (else exit 2)."""
+    if format is None:
+        suffix = output.suffix.lstrip(".").lower() if output is not None else ""
+        format = GraphFormat(suffix) if suffix in {f.value for f in GraphFormat} else GraphFormat.dot
+    if format is GraphFormat.dot:
+        _write(rep, str(g.source).encode(), output)
+    elif output is None:
+        rep.usage(f"--format {format.value} writes an image: give -o FILE")
+    else:
+        try:
+            image = g.pipe(format=format.value)
+        except graphviz.ExecutableNotFound:
+            rep.usage("Graphviz's 'dot' program is not installed: use --format dot, or run 'make dot'")
+        else:
+            _write(rep, image, output)
+
+
+def read_trace(path: Path) -> RawTrace:
+    """The RawTrace in a trace.json; a missing file is a usage error, a bad one a program error."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputFileError(f"no such file: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputFileError(f"cannot read {path}: {exc}") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TraceFileError(f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    return from_chrome_trace(doc)
 
 
 app.command()(run)

@@ -23,6 +23,8 @@ from gasync.runtime.backends import choose, gpu_present
 from gasync.runtime.buffers import load_npy
 from gasync.runtime.errors import InputError
 from gasync.runtime.options import Result, RunOptions
+from gasync.viz.perfetto import to_chrome_trace
+from gasync.viz.schedule import schedule_graph
 
 SPINNER_DELAY_S = 1.0
 
@@ -52,6 +54,14 @@ def run(
     ] = "queue",
     executors: Annotated[int, typer.Option("--executors", help="Warps that run tasks (0: the backend picks).")] = 0,
     strict: Annotated[bool, typer.Option("--strict", help="Treat concurrent-write warnings as errors.")] = False,
+    trace: Annotated[
+        Path | None,
+        typer.Option("--trace", metavar="TRACE.json", help="Record every poll and wake; write a Perfetto trace."),
+    ] = None,
+    schedule: Annotated[
+        Path | None,
+        typer.Option("--schedule", metavar="FILE.svg", help="Record the run; draw its schedule (.svg, .png, .dot)."),
+    ] = None,
 ) -> None:
     """Compile a program and run it on the GPU (or the CUDA simulator)."""
     from gasync.cli.app import plan_options
@@ -70,17 +80,43 @@ def run(
         chosen = choose(backend)
         why = "" if backend != "auto" else (" (a CUDA GPU is present)" if chosen == "cuda" else " (no CUDA GPU found)")
         print(f"gasync: running {file} on backend {chosen}{why}", file=sys.stderr)
-        generated = generate(plan)
+        traced = trace is not None or schedule is not None
+        generated = generate(plan, trace=True) if traced else generate(plan)
         with _spinner(f"compiling and running {file} on {chosen}"):
             options_ = RunOptions(chosen, arrays, timeout_s, executors, executor, signals=host_signals)
             result = run_generated(generated, options_)
         for name, path in saves:
             np.save(path, result.buffers[name])
+        if traced:
+            _write_trace(rep, result, trace, schedule)
         if as_json:
             sys.stdout.write(json.dumps(result.to_json()) + "\n")
         else:
             _summary(result)
     raise typer.Exit(rep.exit_code)
+
+
+def _write_trace(rep: Reporter, result: Result, trace: Path | None, schedule: Path | None) -> None:
+    """``--trace``: the Chrome trace JSON; ``--schedule``: the timeline, in the format of its suffix."""
+    from gasync.cli.app import emit_graph
+
+    raw = result.trace
+    if raw is None:
+        raise RuntimeError("the run recorded no trace")
+    if raw.dropped:
+        print(f"gasync: trace: {raw.dropped} events dropped (the device buffer holds {raw.capacity})", file=sys.stderr)
+    if trace is not None:
+        try:
+            trace.write_text(json.dumps(to_chrome_trace(raw)) + "\n", encoding="utf-8")
+        except OSError as exc:
+            rep.usage(f"cannot write {trace}: {exc.strerror}")
+        else:
+            print(
+                f"gasync: trace of {len(raw.events)} events in {trace} (open it in https://ui.perfetto.dev)",
+                file=sys.stderr,
+            )
+    if schedule is not None:
+        emit_graph(rep, schedule_graph(raw), None, schedule)
 
 
 def parse_duration(text: str, option: str) -> float:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from gasync.dsl.diagnostics import GasyncError
 from gasync.planner import ir
 from gasync.planner.model import Plan
 from gasync.planner.printer import describe
@@ -37,8 +38,8 @@ FORMAT_VERSION = 1
 Event = tuple[int, int, int, int, int, int, int, int]
 
 
-class TraceFileError(ValueError):
-    """A trace file that is not (or no longer) what ``gasync run --trace`` writes."""
+class TraceFileError(GasyncError):
+    """A trace file that is not (or no longer) what ``gasync run --trace`` writes (exit status 1)."""
 
 
 @dataclass
@@ -81,8 +82,6 @@ class RawTrace:
                 backend=str(data["backend"]),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            if isinstance(exc, TraceFileError):
-                raise
             raise TraceFileError(f"malformed gasync trace data ({type(exc).__name__}: {exc})") from None
 
     def polls(self) -> list[Event]:

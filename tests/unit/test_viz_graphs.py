@@ -1,0 +1,82 @@
+"""The task graph and the state machines of every sample: golden DOT text, and real
+SVG from Graphviz's ``dot`` where it is installed (CI installs it: ``make dot``).
+
+Refresh the goldens with ``GASYNC_UPDATE_GOLDEN=1 pytest tests/unit/test_viz_graphs.py``,
+then review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from gasync import pipeline
+from gasync.viz.states import states_graph_dot
+from gasync.viz.taskgraph import task_graph_dot
+
+SAMPLES = sorted((Path(__file__).parents[2] / "samples").glob("*.gasync"))
+GOLDEN = Path(__file__).parent / "golden" / "viz"
+DRAWINGS = {"tasks": task_graph_dot, "states": states_graph_dot}
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's 'dot' is not installed (run 'make dot')")
+
+
+def _dot(sample: Path, kind: str) -> str:
+    return DRAWINGS[kind](pipeline.check(sample))
+
+
+@pytest.mark.parametrize("kind", sorted(DRAWINGS))
+@pytest.mark.parametrize("sample", SAMPLES, ids=[p.stem for p in SAMPLES])
+def test_dot_matches_the_golden_file(sample: Path, kind: str) -> None:
+    text = _dot(sample, kind)
+    golden = GOLDEN / f"{sample.stem}.{kind}.dot"
+    if os.environ.get("GASYNC_UPDATE_GOLDEN") == "1":
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(text)
+    assert golden.exists(), f"no golden file {golden}: run with GASYNC_UPDATE_GOLDEN=1"
+    assert text == golden.read_text()
+
+
+@pytest.mark.parametrize("kind", sorted(DRAWINGS))
+def test_dot_is_deterministic(kind: str) -> None:
+    sample = next(p for p in SAMPLES if p.stem == "join_select")
+    assert _dot(sample, kind) == _dot(sample, kind)
+
+
+@needs_dot
+@pytest.mark.parametrize("kind", sorted(DRAWINGS))
+@pytest.mark.parametrize("sample", SAMPLES, ids=[p.stem for p in SAMPLES])
+def test_dot_renders_to_svg_naming_every_task(sample: Path, kind: str) -> None:
+    plan = pipeline.check(sample)
+    svg = subprocess.run(["dot", "-Tsvg"], input=_dot(sample, kind), capture_output=True, text=True, timeout=60)
+    assert svg.returncode == 0, svg.stderr
+    ET.fromstring(svg.stdout)  # well-formed XML
+    for t in plan.tasks:
+        assert t.name in svg.stdout
+
+
+def test_states_graph_shows_sites_loops_selects_and_embedded_frames() -> None:
+    dot = _dot(next(p for p in SAMPLES if p.stem == "join_select"), "states")
+    assert "subgraph cluster_square" in dot
+    assert '"main.s1" [label="s1 line 31: square(...)"' in dot
+    assert '"consumer.s1" -> "consumer.s1" [label=pending]' in dot
+    assert '"consumer.s1" -> "consumer.s1" [label="sleep(...); loop"]' in dot
+    assert '"producer.s1" -> "producer.s1" [label=loop]' in dot
+    assert '"main.s2" -> "square.start" [label="embeds 2 frames (32 bytes each)" lhead=cluster_square' in dot
+    assert "async block at line 34" in dot
+
+
+def test_a_function_that_never_suspends_is_a_note() -> None:
+    dot = _dot(next(p for p in SAMPLES if p.stem == "async_double"), "states")
+    assert '"async_double.inline" [label="async fn async_double\\ninline: never suspends" shape=note]' in dot
+    assert "cluster" not in dot
+
+
+def test_break_leaves_the_loop_from_every_await_in_it() -> None:
+    dot = _dot(next(p for p in SAMPLES if p.stem == "counter"), "states")
+    assert '"ticker.start" -> "ticker.done"' in dot  # break before the first await
+    assert '"ticker.s1" -> "ticker.done" [label=loop]' in dot  # the same break, a round later
