@@ -26,7 +26,7 @@ from gasync.planner.model import FrameLayout, Plan
 RUNTIME_ARRAYS = (
     "FI", "FF", "ST", "QSEQ", "QDATA", "QHT", "CTL", "CMD", "PARGS_I", "PARGS_F", "SIG", "STATS", "CURSOR", "PRED",
     "SCRATCH_I", "SCRATCH_F", "WSEQ", "WDATA", "WHT", "WREG", "WAITON", "CSEQ", "CHI", "CHF", "CHHT", "CHCLOSED",
-    "HOSTSIG", "HOSTPEND", "SSEQ", "SDATA", "SHT", "UNTIL", "JOB", "JOBARGS_I", "JOBARGS_F", "JOBSLOTS", "TRACE",
+    "HOSTSIG", "HOSTPEND", "SSEQ", "SDATA", "SHT", "UNTIL", "JOB", "JOBARGS_I", "JOBARGS_F", "JOBSLOTS", "TRACE", "EXS",
 )  # fmt: skip
 JOB_SLOTS = 64
 LANES = 32

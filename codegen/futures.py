@@ -99,7 +99,9 @@ class FutureRenderer:
                 return [call, f"{rdy} = True"]
             return [f"{local(target)} = {NP[str(self.types[target])]}({call})", f"{rdy} = True"]  # type: ignore[attr-defined]
         callee = sh.frames[fut.fn]
-        lines = [f"{rdy} = poll_{fut.fn}(inst, w, fb_i + {ci}, fb_f + {cf}, G) == 1"]
+        lines = [f"code = poll_{fut.fn}(inst, w, fb_i + {ci}, fb_f + {cf}, G)"]
+        lines += self.forked()  # type: ignore[attr-defined]
+        lines += [f"{rdy} = code == 1"]
         if target is not None and callee.result is not None:
             kind, off = callee.result
             src = f"FF[fb_f + {cf} + {off}]" if kind == "float" else f"FI[fb_i + {ci} + {off}]"
@@ -194,8 +196,10 @@ class FutureRenderer:
     def _poll_AsyncBlock(self, fut: ir.AsyncBlock, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
         name = self.block_name(fut)  # type: ignore[attr-defined]
         lines = self.spill_all()  # type: ignore[attr-defined]
-        lines.append(f"{rdy} = {name}(inst, w, fb_i, fb_f, fb_i + {ci}, fb_f + {cf}, G) == 1")
+        lines.append(f"code = {name}(inst, w, fb_i, fb_f, fb_i + {ci}, fb_f + {cf}, G)")
         lines += self.restore_all()  # type: ignore[attr-defined]
+        lines += self.forked()  # type: ignore[attr-defined]
+        lines.append(f"{rdy} = code == 1")
         if target is not None and fut.result is not None:
             lines.append(f"if {rdy}:")
             lines.append(f"    {local(target)} = {local(fut.result)}")

@@ -13,7 +13,7 @@ when nothing is ready or running while instances remain (a deadlock). Lanes
 
 from __future__ import annotations
 
-from gasync.codegen.machine import READY, Shared
+from gasync.codegen.machine import FORK, READY, Shared
 from gasync.planner.model import TaskDef
 
 
@@ -70,8 +70,7 @@ def completion(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
         for s in succs:
             out.append(f"        if cuda.atomic.sub(PRED, {s.index}, int64(1)) == 1:  # {s.name} may start")
             out.append(f"            cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64({index[s.name].count}))")
-    out.append("    cuda.atomic.add(CTL, dl.CTL_DONE, int64(1))")
-    out.append("    cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64(-1))")
+    out.append("    return  # the executor counts finished instances in batches (flush_done)")
     return out
 
 
@@ -98,34 +97,60 @@ def claim(tasks: tuple[TaskDef, ...], unpack: str) -> list[str]:
 EXECUTOR = """
 @cuda.jit(device=True)
 def executor(w, G, timeout_ns):
+    # Lane 0's scheduler. It returns to the kernel's loop (which runs CMD[w, 1] on all 32
+    # lanes) when a poll forks a parallel loop, when it takes a bulk chunk, and at the end;
+    # its own variables wait in EXS[w] meanwhile.
     {unpack}
-    start = dl.now_ns()
-    polls = int64(0)
-    idle = int64(0)
-    lo = int64(0)
-    hi = int64(0)
-    backoff = 32
+    lo = EXS[w, 0]
+    hi = EXS[w, 1]
+    polls = EXS[w, 2]
+    idle = EXS[w, 3]
+    start = EXS[w, 4]
+    resume = EXS[w, 5]
+    done = EXS[w, 6]
+    backoff = EXS[w, 7]
+    if start == 0:
+        start = dl.now_ns()
+    if CMD[w, 3] >= 0:
+        bulk_chunk_done(w, CMD[w, 3], G)
+        CMD[w, 3] = -1
+    command = dl.CMD_EXIT
     while True:
         inst = int64(-1)
-        if lo >= hi:
-            # fresh instances first: a task that keeps yielding must not starve unstarted ones
-            lo, hi = claim(G)
-        if lo < hi:
-            inst = lo
-            lo += 1
+        if resume >= 0:
+            inst = resume  # it forked a parallel loop, which has run: poll it again
+            resume = -1
         else:
-            inst = int64(dl.queue_pop(QSEQ, QDATA, QHT, QMASK))
-            if inst < 0 and HAS_BULK:
-                if bulk_work(w, G):
-                    backoff = 32
-                    continue
+            if lo >= hi:
+                # fresh instances first: a task that keeps yielding must not starve unstarted ones
+                lo, hi = claim(G)
+            if lo < hi:
+                inst = lo
+                lo += 1
+            else:
+                inst = int64(dl.queue_pop(QSEQ, QDATA, QHT, QMASK))
+                if inst < 0 and done > 0:
+                    done = flush_done(done, G)
+                if inst < 0 and HAS_BULK:
+                    gid = bulk_claim(w, G)
+                    if gid > 0:
+                        command = gid
+                        break
         if inst >= 0:
             ST[inst] = dl.RUNNING
             backoff = 32
             polls += 1
-            if poll_instance(inst, w, G) == {ready}:
+            r = poll_instance(inst, w, G)
+            if r == {fork}:
+                resume = inst
+                command = CMD[w, 1]
+                break
+            if r == {ready}:
                 ST[inst] = dl.DONE
                 complete(inst, G)
+                done += 1
+                if done >= 256:
+                    done = flush_done(done, G)
             else:
                 dl.after_poll(ST, QSEQ, QDATA, QHT, CTL, QMASK, inst)
             if polls % 64 == 0:
@@ -157,15 +182,35 @@ def executor(w, G, timeout_ns):
         dl.pause(backoff)
         if backoff < 4096:
             backoff *= 2
-    STATS[w, 0] = polls
-    STATS[w, 1] = idle
-    STATS[w, 2] = dl.now_ns() - start
-    dl.fork(CMD, w, dl.CMD_EXIT)
+    if command == dl.CMD_EXIT:
+        flush_done(done, G)
+        done = 0
+        STATS[w, 0] = polls
+        STATS[w, 1] = idle
+        STATS[w, 2] = dl.now_ns() - start
+    CMD[w, 1] = command
+    EXS[w, 0] = lo
+    EXS[w, 1] = hi
+    EXS[w, 2] = polls
+    EXS[w, 3] = idle
+    EXS[w, 4] = start
+    EXS[w, 5] = resume
+    EXS[w, 6] = done
+    EXS[w, 7] = backoff
 
 
 @cuda.jit(device=True)
-def bulk_work(w, G):
-    # run one chunk of a posted bulk job, if there is one
+def flush_done(done, G):
+    # finished instances are counted in batches: one atomic per batch, not per instance
+    {unpack}
+    cuda.atomic.add(CTL, dl.CTL_DONE, done)
+    cuda.atomic.add(CTL, dl.CTL_INFLIGHT, -done)
+    return int64(0)
+
+
+@cuda.jit(device=True)
+def bulk_claim(w, G):
+    # take one chunk of a posted bulk job for this warp: returns its loop id, or 0
     {unpack}
     for s in range(JOBSLOTS.shape[0]):
         j = dl.load_i64(JOBSLOTS, s)
@@ -176,70 +221,82 @@ def bulk_work(w, G):
                 PARGS_I[w, 0] = lo
                 PARGS_I[w, 1] = min(lo + JOB[j, 3], JOB[j, 2])
                 CMD[w, 3] = j
-                gid = JOB[j, 0]
-                dl.fork(CMD, w, gid)
-                run_parallel(gid, w, 0, G)
-                dl.join_lanes(CMD, CTL, w, LANES)
-                cuda.threadfence()
-                if cuda.atomic.add(JOB, (j, 6), int64(1)) == JOB[j, 4] - 1:
-                    cuda.atomic.cas(JOBSLOTS, s, j, int64(-1))
-                    {wake_parent}
-                    cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64(-1))
-                return True
-    return False
+                return JOB[j, 0]
+    return int64(0)
 
 
 @cuda.jit(device=True)
-def lanes(w, lane, G):
+def bulk_chunk_done(w, j, G):
+    # after the warp ran a chunk of job j: the last chunk wakes the waiting task
     {unpack}
-    gen = int64(0)
-    while True:
-        gen = dl.lane_wait(CMD, CTL, w, gen)
-        if gen < 0:
-            return
-        command = CMD[w, 1]
-        if command == dl.CMD_EXIT:
-            return
-        run_parallel(command, w, lane, G)
-        dl.lane_done(CMD, w)
+    cuda.threadfence()
+    if cuda.atomic.add(JOB, (j, 6), int64(1)) == JOB[j, 4] - 1:
+        for s in range(JOBSLOTS.shape[0]):
+            cuda.atomic.cas(JOBSLOTS, s, j, int64(-1))
+        {wake_parent}
+        cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64(-1))
 
 
 @cuda.jit(device=True)
 def spin_executor(w, G, timeout_ns, executors):
     # The naive baseline: poll every unfinished instance of mine in turn, woken or not.
     {unpack}
-    start = dl.now_ns()
-    polls = int64(0)
+    inst = EXS[w, 0]
+    polls = EXS[w, 2]
+    start = EXS[w, 4]
+    if start == 0:
+        start = dl.now_ns()
+        inst = w
+    command = dl.CMD_EXIT
     while dl.load_i64(CTL, dl.CTL_DONE) < TOTAL_INSTANCES and dl.load_i64(CTL, dl.CTL_EXIT) == 0:
-        inst = int64(w)
-        service(w, G)
-        while inst < TOTAL_INSTANCES:
-            if ST[inst] != dl.DONE and dl.load_i64(PRED, task_of(inst)) == 0:
-                polls += 1
-                if poll_instance(inst, w, G) == {ready}:
-                    ST[inst] = dl.DONE
-                    complete(inst, G)
-            inst += executors
-        if timeout_ns > 0 and dl.now_ns() - start > timeout_ns:
-            cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
-    if dl.load_i64(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
-        cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_OK))
-    STATS[w, 0] = polls
-    STATS[w, 2] = dl.now_ns() - start
-    dl.fork(CMD, w, dl.CMD_EXIT)
+        if inst >= TOTAL_INSTANCES:
+            inst = w
+            service(w, G)
+            if timeout_ns > 0 and dl.now_ns() - start > timeout_ns:
+                cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
+        if ST[inst] != dl.DONE and dl.load_i64(PRED, task_of(inst)) == 0:
+            polls += 1
+            r = poll_instance(inst, w, G)
+            if r == {fork}:
+                command = CMD[w, 1]
+                break
+            if r == {ready}:
+                ST[inst] = dl.DONE
+                complete(inst, G)
+                flush_done(int64(1), G)
+        inst += executors
+    if command == dl.CMD_EXIT:
+        if dl.load_i64(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
+            cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_OK))
+        STATS[w, 0] = polls
+        STATS[w, 2] = dl.now_ns() - start
+    CMD[w, 1] = command
+    EXS[w, 0] = inst
+    EXS[w, 2] = polls
+    EXS[w, 4] = start
 
 
 @cuda.jit(cache=True)
 def gasync_kernel(G, timeout_ns, mode):
+    # Every warp: lane 0 schedules and polls; then all 32 lanes, converged, run what it
+    # handed them (a parallel loop or a bulk chunk), until it hands them EXIT.
+    {unpack}
     tid = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
     w = tid // LANES
     lane = tid % LANES
-    if lane != 0:
-        lanes(w, lane, G)
-    elif mode == 0:
-        executor(w, G, timeout_ns)
-    else:
-        spin_executor(w, G, timeout_ns, (cuda.gridDim.x * cuda.blockDim.x) // LANES)
+    executors = (cuda.gridDim.x * cuda.blockDim.x) // LANES
+    while True:
+        if lane == 0:
+            if mode == 0:
+                executor(w, G, timeout_ns)
+            else:
+                spin_executor(w, G, timeout_ns, executors)
+        dl.warp_sync(CMD, w)
+        command = CMD[w, 1]
+        if command == dl.CMD_EXIT:
+            return
+        run_parallel(command, w, lane, G)
+        dl.warp_sync(CMD, w)
 """
 
 
@@ -257,7 +314,7 @@ def run_parallel(shared: Shared) -> list[str]:
 
 
 def executor(shared: Shared) -> str:
-    return EXECUTOR.format(unpack=shared.unpack, ready=READY, wake_parent=shared.wake("j", "int64(-1)"))
+    return EXECUTOR.format(unpack=shared.unpack, ready=READY, fork=FORK, wake_parent=shared.wake("j", "int64(-1)"))
 
 
 def services(shared: Shared) -> list[str]:

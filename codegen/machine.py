@@ -25,6 +25,7 @@ from gasync.planner.model import FrameLayout, Function, Plan
 from gasync.planner.walk import stmts_in
 
 READY, PENDING, DONE_STATE = 1, 0, -1
+FORK = 2  # a poll returns this to have its warp run a parallel loop with all lanes, then polls again
 COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^", "<<=": "<<"}
 COMPOUND[">>="] = ">>"
 
@@ -84,7 +85,7 @@ def contains_suspend(s: ir.Stmt) -> bool:
         and x.suspends
         or isinstance(x, ir.Select | ir.ForAwait)
         or isinstance(x, ir.For)
-        and x.kind == "bulk"
+        and x.kind != "seq"  # the warp leaves the poll to run it
         for x in stmts_in((s,))
     )
 
@@ -159,8 +160,6 @@ class Emitter:
             out.append(ind + f"for k_{s.loop_id} in range(int64({self.r(s.start)}), int64({local(s.stop_var)})):")
             out.append(ind + "    " + self.assign(s.var, f"k_{s.loop_id}"))
             self._native_loop(s.body, out, ind + "    ")
-        elif isinstance(s, ir.For) and s.kind == "parallel":
-            self._parallel(s, out, ind)
         elif isinstance(s, ir.Break | ir.Continue):
             self._jump(s, out, ind)
         elif isinstance(s, ir.Return):
@@ -243,16 +242,6 @@ class Emitter:
                 ni += 1
         loop.n_int, loop.n_float = ni, nf
         return out
-
-    def _parallel(self, s: ir.For, out: list[str], ind: str) -> None:
-        loop = self.register_parallel(s)
-        out.append(ind + f"# parallel for {s.var} -> par_{loop.gid}, over the lanes of this warp")
-        out.append(ind + f"PARGS_I[w, 0] = int64({self.r(s.start)})")
-        out.append(ind + f"PARGS_I[w, 1] = int64({self.r(s.stop)})")
-        out.extend(ind + line for line in self.pack_args(loop, "PARGS_I[w", "PARGS_F[w"))
-        out.append(ind + f"dl.fork(CMD, w, {loop.gid})")
-        out.append(ind + f"par_{loop.gid}(w, 0, PARGS_I[w], PARGS_F[w], G)")
-        out.append(ind + "dl.join_lanes(CMD, CTL, w, LANES)")
 
     def _captured(self, s: ir.For) -> tuple[tuple[str, ir.Ty], ...]:
         from gasync.planner.walk import exprs_of, subexprs

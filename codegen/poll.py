@@ -14,6 +14,7 @@ from gasync.codegen.exprs import NP, local
 from gasync.codegen.futures import FutureRenderer
 from gasync.codegen.machine import (
     DONE_STATE,
+    FORK,
     PENDING,
     READY,
     Emitter,
@@ -64,7 +65,7 @@ class PollEmitter(Emitter, FutureRenderer):
         self.order: list[int] = []
         self.cur: list[str] = []
         self.n_labels = max([0, *(s for s in stmts_in_sites(fn.body))])
-        self.bulk_sites: dict[int, int] = {}
+        self.current_site = 0  # the await being emitted: where a FORK from a child resumes
 
     # -- blocks --
     def new_label(self) -> int:
@@ -116,8 +117,13 @@ class PollEmitter(Emitter, FutureRenderer):
         out.append(ind + f"return {READY}")
         return out
 
-    def suspend(self, site: int, ind: str) -> list[str]:
-        return [ind + f"FI[{self.sw}] = {site}", *spill_lines(self.frame, ind), ind + f"return {PENDING}"]
+    def suspend(self, site: int, ind: str, code: str | int = PENDING) -> list[str]:
+        """Save the state and every local, and return ``code`` (PENDING, or FORK from a child)."""
+        return [ind + f"FI[{self.sw}] = {site}", *spill_lines(self.frame, ind), ind + f"return {code}"]
+
+    def forked(self) -> list[str]:
+        """After polling a child: if it handed its warp a parallel loop, pass the FORK up."""
+        return ["if code == 2:", *self.suspend(self.current_site, "    ", FORK)]
 
     def spill_all(self) -> list[str]:
         return spill_lines(self.frame, "")
@@ -173,8 +179,9 @@ class PollEmitter(Emitter, FutureRenderer):
         if s.kind == "bulk":
             self._bulk(s)
             return
-        if s.kind != "seq":
-            raise UnsupportedError(f"'{s.kind} for' cannot contain an await", s.span)
+        if s.kind == "parallel":
+            self._fork(s)
+            return
         head, step, exit_ = self.new_label(), self.new_label(), self.new_label()
         self.add([self.assign(s.stop_var, self.r(s.stop)), self.assign(s.var, self.r(s.start))])
         self.goto(head)
@@ -197,6 +204,7 @@ class PollEmitter(Emitter, FutureRenderer):
         self.add(self.init(s.future, ci, cf))
         self.goto(s.site)
         self.start(s.site)
+        self.current_site = s.site
         if isinstance(s.future, ir.Join):
             self.add(self.poll_join(s.future, ci, cf, "rdy", s.targets))
         else:
@@ -213,6 +221,7 @@ class PollEmitter(Emitter, FutureRenderer):
             self.add(self.init(arm.future, ai, af))
         self.goto(s.site)
         self.start(s.site)
+        self.current_site = s.site
         self.add(["won = -1"])
         for k, (arm, (ai, af)) in enumerate(zip(s.arms, offsets, strict=True)):
             self.add(["if won < 0:"])
@@ -248,6 +257,19 @@ class PollEmitter(Emitter, FutureRenderer):
         self.goto(head)
         self.start(exit_)
 
+    def _fork(self, s: ir.For) -> None:
+        """``parallel for``: hand the loop to the whole warp (FORK), then carry on after it."""
+        loop = self.register_parallel(s)
+        after = self.new_label()
+        self.add(
+            [f"# parallel for {s.var} -> par_{loop.gid}: the executor runs it on all {32} lanes, then polls again"]
+        )
+        self.add([f"PARGS_I[w, 0] = int64({self.r(s.start)})", f"PARGS_I[w, 1] = int64({self.r(s.stop)})"])
+        self.add(self.pack_args(loop, "PARGS_I[w", "PARGS_F[w"))
+        self.add([f"CMD[w, 1] = {loop.gid}"])
+        self.cur += self.suspend(after, IND, FORK)
+        self.start(after)
+
     def _bulk(self, s: ir.For) -> None:
         """``bulk for``: post a job that idle warps anywhere run in chunks; wait for it."""
         label = self.new_label()
@@ -258,16 +280,15 @@ class PollEmitter(Emitter, FutureRenderer):
         self.add([f"if not dsync.bulk_post(JOB, JOBSLOTS, CTL, inst, {loop.gid}, lo, hi, CTL[dsync.CTL_EXECUTORS]):"])
         self.add(
             [
-                "    # every job slot is taken: run the whole range on this warp",
+                "    # every job slot is taken: this warp runs the whole range itself",
                 "    PARGS_I[w, 0] = lo",
                 "    PARGS_I[w, 1] = hi",
                 "    CMD[w, 3] = inst",
-                f"    dl.fork(CMD, w, {loop.gid})",
-                f"    par_{loop.gid}(w, 0, JOBARGS_I[inst], JOBARGS_F[inst], G)",
-                "    dl.join_lanes(CMD, CTL, w, LANES)",
+                f"    CMD[w, 1] = {loop.gid}",
                 "    JOB[inst, 6] = JOB[inst, 4]",
             ]
         )
+        self.cur += self.suspend(label, IND + "    ", FORK)
         self.add([f"FI[{self.sw}] = {label}"])
         self.goto(label)
         self.start(label)

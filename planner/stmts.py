@@ -192,10 +192,12 @@ class BodyChecker(ExprChecker):
             self.fn.loops -= 1
 
     def _s_For(self, s: ast.For) -> list[ir.Stmt]:
-        if s.kind == "bulk" and (self.fn.kind == "fn" or self.fn.async_depth):
+        if s.kind != "seq" and (self.fn.kind == "fn" or self.fn.async_depth):
+            # the warp leaves the poll to run the loop with all its lanes (parallel) or the
+            # task waits for the chunks (bulk): both need a state machine to come back to
             where = "an async block" if self.fn.async_depth else "a plain fn"
             raise AwaitContextError(
-                f"'bulk for' is not allowed in {where}: the task awaits its chunks",
+                f"'{s.kind} for' is not allowed in {where}",
                 s.span,
                 (Note("use it in a task or an async fn"),),
             )
@@ -339,7 +341,7 @@ def _any_suspends(body: tuple[ir.Stmt, ...]) -> bool:
         and s.suspends
         or isinstance(s, ir.Select | ir.ForAwait)
         or isinstance(s, ir.For)
-        and s.kind == "bulk"  # the task waits for its chunks
+        and s.kind != "seq"  # the warp runs the loop with all lanes, or awaits the chunks
         for s in stmts_in(body)
     )
 

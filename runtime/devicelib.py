@@ -203,90 +203,29 @@ def after_poll(st, qseq, qdata, qht, ctl, mask, inst):  # type: ignore[no-untype
     queue_push(qseq, qdata, qht, mask, inst)
 
 
-# ---- fork/join of a warp's lanes for `parallel for` -------------------------
-# CMD[w] = (generation, command, lanes done, unused). Lane 0 writes the
-# command, bumps the generation, runs its own share and waits for the others.
-# Under the simulator the waits block on a condition variable instead of
-# spinning: 31 spinning Python threads per warp would starve lane 0 of the GIL.
+# ---- the warp's lanes meet --------------------------------------------------
+# Lanes 1..31 wait at warp_sync while lane 0 schedules; when lane 0 arrives, all
+# 32 run the command it left in CMD[w, 1] together (a parallel loop, a bulk
+# chunk, or EXIT). On the GPU that is __syncwarp, where waiting lanes take no
+# issue slots; the simulator has no __syncwarp, so its version is a barrier of
+# the warp's 32 Python threads.
 
 CMD_EXIT = -1
 
 if SIM:
     import threading
 
-    _conds: dict[tuple[int, int], threading.Condition] = {}
-    _conds_lock = threading.Lock()
+    _barriers: dict[tuple[int, int], threading.Barrier] = {}
+    _barriers_lock = threading.Lock()
 
-    def _cond(cmd, w):  # type: ignore[no-untyped-def]
+    def warp_sync(cmd, w):  # type: ignore[no-untyped-def]
         key = (id(cmd), int(w))
-        with _conds_lock:
-            return _conds.setdefault(key, threading.Condition())
-
-    def fork(cmd, w, command):  # type: ignore[no-untyped-def]
-        c = _cond(cmd, w)
-        with c:
-            cmd[w, 1] = command
-            cmd[w, 0] += 1
-            c.notify_all()
-
-    def join_lanes(cmd, ctl, w, lanes):  # type: ignore[no-untyped-def]
-        c = _cond(cmd, w)
-        with c:
-            while cmd[w, 2] < lanes - 1 and ctl[CTL_EXIT] <= EXIT_OK:
-                c.wait(0.05)
-            cmd[w, 2] = 0
-
-    def lane_wait(cmd, ctl, w, gen):  # type: ignore[no-untyped-def]
-        c = _cond(cmd, w)
-        with c:
-            while cmd[w, 0] == gen:
-                if ctl[CTL_EXIT] > EXIT_OK:
-                    return int64(-1)
-                c.wait(0.05)
-            return cmd[w, 0]
-
-    def lane_done(cmd, w):  # type: ignore[no-untyped-def]
-        c = _cond(cmd, w)
-        with c:
-            cmd[w, 2] += 1
-            c.notify_all()
+        with _barriers_lock:
+            barrier = _barriers.setdefault(key, threading.Barrier(32))
+        barrier.wait(timeout=3600)
 
 else:
 
-    @cuda.jit(device=True)
-    def fork(cmd, w, command):  # type: ignore[no-untyped-def]
-        cmd[w, 1] = command
-        cuda.threadfence()
-        cuda.atomic.add(cmd, (w, 0), int64(1))
-
-    @cuda.jit(device=True)
-    def join_lanes(cmd, ctl, w, lanes):  # type: ignore[no-untyped-def]
-        backoff = 32
-        while cuda.atomic.add(cmd, (w, 2), int64(0)) < lanes - 1:
-            if cuda.atomic.add(ctl, CTL_EXIT, int64(0)) > EXIT_OK:
-                return
-            pause(backoff)
-            if backoff < 256:
-                backoff *= 2
-        cuda.atomic.exch(cmd, (w, 2), int64(0))
-        cuda.threadfence()
-
-    @cuda.jit(device=True)
-    def lane_wait(cmd, ctl, w, gen):  # type: ignore[no-untyped-def]
-        """Lanes 1..31: wait for the next command after generation ``gen``."""
-        backoff = 32
-        while True:
-            g = cuda.atomic.add(cmd, (w, 0), int64(0))
-            if g != gen:
-                cuda.threadfence()
-                return g
-            if cuda.atomic.add(ctl, CTL_EXIT, int64(0)) > EXIT_OK:
-                return int64(-1)
-            pause(backoff)
-            if backoff < 1024:
-                backoff *= 2
-
-    @cuda.jit(device=True)
-    def lane_done(cmd, w):  # type: ignore[no-untyped-def]
-        cuda.threadfence()
-        cuda.atomic.add(cmd, (w, 2), int64(1))
+    @cuda.jit(device=True, inline=True)
+    def warp_sync(cmd, w):  # type: ignore[no-untyped-def]
+        cuda.syncwarp()
