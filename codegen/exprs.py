@@ -33,6 +33,7 @@ DTYPE = {
     "f32": "float32",
     "f64": "float64",
 }
+INT_LIMITS = {"i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1), "u32": (0, 2**32 - 1), "u64": (0, 2**64 - 1)}
 PY_BINOP = {"+", "-", "*", "&", "|", "^"}
 MATH = {"sqrt", "exp", "log", "sin", "cos", "pow", "floor", "ceil"}
 
@@ -70,7 +71,7 @@ class ExprRenderer:
             ir.SignalOp: self._signal,
             ir.Unary: self._unary,
             ir.Binary: self._binary,
-            ir.Cast: lambda e: f"{NP[str(e.ty)]}({self(e.expr)})",
+            ir.Cast: self._cast,
             ir.Call: self._call,
             ir.ChannelClose: lambda e: f"chan_close(CH_{e.name}, w, {self.self_inst}, G)",
         }
@@ -80,6 +81,15 @@ class ExprRenderer:
 
     def index(self, index: tuple[ir.Expr, ...]) -> str:
         return ", ".join(f"int64({self(i)})" for i in index)
+
+    def _cast(self, e: ir.Cast) -> str:
+        ty = str(e.ty)
+        if e.expr.ty in ir.FLOATS and ty in ir.INTS:  # saturating, NaN -> 0, as Rust's `as`
+            lo, hi = INT_LIMITS[ty]
+            if ty in ir.SIGNED:
+                return f"{NP[ty]}(dl.f2i({self(e.expr)}, {NP[ty]}({lo}), {NP[ty]}({hi})))"
+            return f"{NP[ty]}(dl.f2u({self(e.expr)}, {NP[ty]}({hi})))"
+        return f"{NP[ty]}({self(e.expr)})"
 
     def _load(self, e: ir.Load) -> str:
         return f"B_{e.buf}[{self.index(e.index)}]"

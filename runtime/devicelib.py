@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 
-from numba import config, cuda, int32, int64, uint64
+from numba import config, cuda, float64, int32, int64, uint64
 
 SIM = bool(config.ENABLE_CUDASIM)
 
@@ -120,6 +120,32 @@ def irem(a, b):  # type: ignore[no-untyped-def]
     if b == 0:
         return a - a
     return a - b * idiv(a, b)
+
+
+@cuda.jit(device=True, inline=True)
+def f2i(x, lo, hi):  # type: ignore[no-untyped-def]
+    """Rust's float-to-signed-int ``as``: NaN is 0, out-of-range values saturate.
+
+    The comparisons are against the limits as float64 (2^63 for i64, exactly),
+    so anything at or above ``hi`` as a float gives ``hi``.
+    """
+    if x != x:
+        return int64(0)
+    if x >= float64(hi):
+        return int64(hi)
+    if x <= float64(lo):
+        return int64(lo)
+    return int64(x)
+
+
+@cuda.jit(device=True, inline=True)
+def f2u(x, hi):  # type: ignore[no-untyped-def]
+    """Rust's float-to-unsigned-int ``as``: NaN and negatives are 0, too large gives ``hi``."""
+    if x != x or x <= 0.0:
+        return uint64(0)
+    if x >= float64(hi):
+        return uint64(hi)
+    return uint64(x)
 
 
 @cuda.jit(device=True, inline=True)
