@@ -1,11 +1,14 @@
 """The benchmark suite of issue 4: ``python3 bench/run.py [--quick] [--only B1,B6] [--sim-smoke]``.
 
-Runs B1 (tiny tasks), B2b (await chains), B5a (a data-parallel stage) and B6
-(cold and cached compile) on the cuda backend, each beside its baseline (see
-suite.py), prints a markdown table, and writes it to bench/results/latest.md
-and every sample with the machine's description to
-bench/results/<date>-<gpu>.json. A benchmark that fails prints its error and
-the others still run. ``--sim-smoke`` instead runs every gasync program of the
+Runs B1 (tiny tasks), B2 (cross-warp hand-off), B2b (await chains), B3 (a
+loop to convergence on the device), B4 (loader + compute tasks), B5 (`bulk
+for`), B5a (a data-parallel stage as a task array), B6 (cold and cached
+compile) and T1 (tracing overhead) on the cuda backend, each beside its
+baseline (see suite.py and suite2.py), prints a markdown table, and writes it
+to bench/results/latest.md and every sample with the machine's description to
+bench/results/<date>-<gpu>.json; then report.py turns that JSON into
+docs/performance.md. A benchmark that fails prints its error and the others
+still run. ``--sim-smoke`` instead runs every gasync program of the
 suite at tiny sizes on the simulator and checks the values (no GPU needed).
 """
 
@@ -25,10 +28,12 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from report import fmt
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results"
-ALL = ("B1", "B2b", "B5a", "B6")
+ALL = ("B1", "B2", "B2b", "B3", "B4", "B5", "B5a", "B6", "T1")
 
 
 def ensure_importable() -> None:
@@ -89,14 +94,6 @@ def gpu_slug(name: str) -> str:
     return (m.group(1) if m else re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")).lower() or "gpu"
 
 
-def fmt(v: float) -> str:
-    if v != v:  # NaN
-        return "nan"
-    if abs(v) >= 100:
-        return f"{v:,.0f}"
-    return f"{v:.3g}"
-
-
 def markdown(rows: list[Any], errors: dict[str, str], info: dict[str, Any], cfg: Any) -> str:
     head = (
         f"# gasync benchmarks {info['date']} on {info['gpu']} ({info['sm_count']} SMs, driver {info['driver']})\n\n"
@@ -110,7 +107,11 @@ def markdown(rows: list[Any], errors: dict[str, str], info: dict[str, Any], cfg:
 
 
 def benchmark(only: list[str], quick: bool, reps: int) -> int:
-    from suite import BENCHMARKS, Config
+    from suite import BENCHMARKS as BASE
+    from suite import Config
+    from suite2 import BENCHMARKS as MORE
+
+    benchmarks = {**BASE, **MORE}
 
     # one-block grids are intended here (numba-cuda has its own warning class: match the text)
     warnings.filterwarnings("ignore", message=".*Grid size .* under-utilization")
@@ -125,7 +126,7 @@ def benchmark(only: list[str], quick: bool, reps: int) -> int:
         t0 = time.perf_counter()
         print(f"== {name}", flush=True)
         try:
-            got = BENCHMARKS[name](cfg)
+            got = benchmarks[name](cfg)
             rows += got
             for r in got:
                 print(f"   {r.case}: {fmt(r.value)} {r.unit}  {r.note}", flush=True)
@@ -143,6 +144,13 @@ def benchmark(only: list[str], quick: bool, reps: int) -> int:
     out.write_text(json.dumps(doc, indent=2) + "\n")
     (RESULTS / "latest.md").write_text(table)
     print(f"wrote {out.relative_to(ROOT)} and {(RESULTS / 'latest.md').relative_to(ROOT)}")
+    try:
+        from report import write_report
+
+        print(f"wrote {write_report(out).relative_to(ROOT)}")
+    except Exception:  # the measurements are saved; a broken report must not hide them
+        traceback.print_exc()
+        return 1
     return 1 if errors else 0
 
 

@@ -10,10 +10,12 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable
+from typing import Any
 
 import baselines
 import numpy as np
 from suite import PROGRAMS, STENCIL, compile_chain, expect_chain, expect_ramp
+from suite2 import compile_bulk, compile_converge, compile_loader, compile_pingpong, expect_converge, expect_pingpong
 
 import gasync
 from gasync.runtime.options import Result
@@ -46,6 +48,49 @@ def _b5a() -> None:
     baselines.check_affine(res.buffers["x"], res.buffers["y"], "B5a gasync")
 
 
+def _b2() -> None:
+    reps = 5
+    res = compile_pingpong().run(backend="sim", timeout=SIM_TIMEOUT_S, inputs={"reps": np.array([reps], np.int64)})
+    expect_pingpong(reps)(res)
+
+
+def _b3() -> None:
+    n, tol = 64, 1e-3  # 10 steps
+    for bulk in (False, True):
+        expect_converge(n, tol)(compile_converge(n, tol, bulk).run(backend="sim", timeout=SIM_TIMEOUT_S))
+
+
+def _affine_inputs(n: int) -> dict[str, np.ndarray[Any, Any]]:
+    return {"x": (np.arange(n) % 1024 * 0.5).astype(np.float32), "y": np.full(n, -1.0, np.float32)}
+
+
+def _b4() -> None:
+    n = 1024
+    res = compile_loader(n, 64, 3).run(backend="sim", timeout=SIM_TIMEOUT_S, inputs=_affine_inputs(n))
+    baselines.check_affine(res.buffers["x"], res.buffers["y"], "B4 gasync")
+
+
+def _b5() -> None:
+    n = 1024
+    res = compile_bulk(n).run(backend="sim", timeout=SIM_TIMEOUT_S, inputs=_affine_inputs(n))
+    baselines.check_affine(res.buffers["x"], res.buffers["y"], "B5 gasync")
+
+
+def _t1() -> None:
+    from gasync import runtime
+    from gasync.codegen import generate
+
+    n = 64
+    traced = generate(gasync.compile(PROGRAMS / "b1_tasks.gasync", defines={"N": n}).plan, trace=True)
+    for cap in (16, 4 * n):  # one that drops events, one with room for all
+        res = runtime.run(traced, runtime.RunOptions(backend="sim", timeout_s=SIM_TIMEOUT_S, trace_capacity=cap))
+        expect_ramp(res)
+        if res.trace is None or not res.trace.events or len(res.trace.events) > cap:
+            raise AssertionError(f"T1: capacity {cap}: no trace, or more events than the capacity")
+        if (res.trace.dropped > 0) != (cap == 16):
+            raise AssertionError(f"T1: capacity {cap}: {res.trace.dropped} events dropped")
+
+
 def _b6() -> None:
     size = 16
     prog = gasync.compile(STENCIL, defines={"H": size, "W": size})
@@ -75,7 +120,17 @@ def _check_stencil(res: Result) -> None:
         raise AssertionError("B6 stencil2d: edge_pixels does not count mag > THRESHOLD")
 
 
-CHECKS: dict[str, Callable[[], None]] = {"B1": _b1, "B2b": _b2b, "B5a": _b5a, "B6": _b6}
+CHECKS: dict[str, Callable[[], None]] = {
+    "B1": _b1,
+    "B2": _b2,
+    "B2b": _b2b,
+    "B3": _b3,
+    "B4": _b4,
+    "B5": _b5,
+    "B5a": _b5a,
+    "B6": _b6,
+    "T1": _t1,
+}
 
 
 def smoke(only: list[str]) -> int:

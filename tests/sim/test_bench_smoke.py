@@ -20,5 +20,5 @@ RUN = Path(__file__).parents[2] / "bench" / "run.py"
 def test_every_benchmark_program_gives_the_right_values_on_the_simulator() -> None:
     proc = subprocess.run([sys.executable, str(RUN), "--sim-smoke"], capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for name in ("B1", "B2b", "B5a", "B6"):
+    for name in ("B1", "B2", "B2b", "B3", "B4", "B5", "B5a", "B6", "T1"):
         assert f"sim-smoke {name}: ok" in proc.stdout

@@ -1,0 +1,325 @@
+"""Turn the newest bench/results/*.json into docs/performance.md: ``python3 bench/report.py [results.json]``.
+
+Every figure in the page comes from the JSON; a measurement that is missing
+(a benchmark not run, failed, or a size a ``--quick`` run skips) is written
+"not run", never guessed. bench/run.py calls :func:`write_report` at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+RESULTS = HERE / "results"
+OUT = ROOT / "docs" / "performance.md"
+NOT_RUN = "not run"
+TRACE_DEFAULT = "262,144"  # RunOptions.trace_capacity's default, as the T1 cases name it
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of the summary: which rows of the JSON give its figures, and its goal."""
+
+    bench: str
+    label: str
+    gasync: str  # case prefix of the gasync row
+    baseline: str = ""  # case prefix of the baseline row
+    ratio: str = ""  # case prefix of a ratio row; "" with `speedup`: baseline / gasync
+    speedup: bool = False  # the ratio is baseline / gasync (lower is better for both figures)
+    goal: str = ""
+    met: Callable[[float, float | None], bool] | None = None  # (gasync value, ratio) -> met?
+
+
+WHAT = {
+    "B1": "Tiny tasks: N one-line tasks `out[i] = i` (`programs/b1_tasks.gasync`); kernel time / N, "
+    "vs replaying a CUDA graph of one-thread kernel nodes (per node).",
+    "B2": "Cross-warp hand-off: two tasks ping-pong a value over two one-slot channels "
+    "(`programs/b2_pingpong.gasync`); kernel time / (2 x round trips), vs CUDA graph replay per node.",
+    "B2b": "Await cost: one task awaits a chain of 16 async fns, plain device functions or suspending "
+    "state machines; (t(K=16) - t(K=0)) / (reps x 16). No external baseline.",
+    "B3": "A data-dependent loop: x = 0.5 x + 0.5 target over 4096 f64 plus a residual check, repeated "
+    "until the residual is under TOL (exactly 997 steps at full size), in one kernel "
+    "(`programs/b3_converge*.gasync`, with `parallel for` on one warp or `bulk for` across the GPU), vs a host "
+    "loop of one Numba launch + a copy of the residual + a test per step. Ratio: host time / gasync time.",
+    "B4": "Warp specialisation: one loader task sends tile numbers over a channel to compute tasks that "
+    "compute y = 2x + 1 per tile of 65,536 (`programs/b4_loader.gasync`, 2^26 f32), vs one fused grid-stride "
+    "Numba kernel. Ratio of throughputs (8 bytes per element).",
+    "B5": "One task's `bulk for` y = 2x + 1 over 2^28 f32 (`programs/b5_bulk.gasync`), vs a hand-written "
+    "grid-stride Numba kernel. Ratio of throughputs.",
+    "B5a": "The same stage as 4096 tasks, each a `parallel for` over one chunk (`programs/b5a_stage.gasync`), "
+    "vs the grid-stride Numba kernel. Ratio of throughputs.",
+    "B6": "Compile time of `samples/stencil2d.gasync` in a fresh process: cold (fresh cache) and cached.",
+    "T1": "Tracing overhead: B1 at N = 64K and 1M generated with `trace=True` vs without; ns per task both ways. "
+    f"The device trace buffer holds {TRACE_DEFAULT} events by default, so at 1M most are dropped; a second "
+    "1M run gives the buffer room for all.",
+}
+
+
+def _le(limit: float) -> Callable[[float, float | None], bool]:
+    return lambda v, _r: v <= limit
+
+
+def _ratio_ge(limit: float) -> Callable[[float, float | None], bool]:
+    return lambda _v, r: r is not None and r >= limit
+
+
+M, K = "1,048,576", "65,536"
+LINES = [
+    Line(
+        "B1",
+        "queue executor, N=1M",
+        f"gasync queue, N={M}",
+        "CUDA graph replay per node",
+        speedup=True,
+        goal="<= 1 ns/task",
+        met=_le(1.0),
+    ),
+    Line(
+        "B1",
+        "spin executor, N=1M",
+        f"gasync spin, N={M}",
+        "CUDA graph replay per node",
+        speedup=True,
+        goal="<= 1 ns/task",
+        met=_le(1.0),
+    ),
+    Line(
+        "B2",
+        "ping-pong hand-off",
+        "gasync ping-pong hand-off",
+        "CUDA graph replay per node",
+        speedup=True,
+        goal="<= 0.3 us",
+        met=_le(0.3),
+    ),
+    Line("B2b", "await, plain fns", "await chain of plain fns", goal="<= 20 ns", met=_le(20.0)),
+    Line("B2b", "await, state machines", "await chain of state machines", goal="<= 20 ns", met=_le(20.0)),
+    Line(
+        "B3",
+        "converge, parallel for",
+        "gasync one kernel (parallel for)",
+        "host-driven numba loop",
+        "speedup host-driven / gasync (parallel for)",
+        goal=">= 20x",
+        met=_ratio_ge(20.0),
+    ),
+    Line(
+        "B3",
+        "converge, bulk for",
+        "gasync one kernel (bulk for)",
+        "host-driven numba loop",
+        "speedup host-driven / gasync (bulk for)",
+        goal=">= 20x",
+        met=_ratio_ge(20.0),
+    ),
+    Line(
+        "B4",
+        "loader + compute",
+        "gasync loader + compute",
+        "numba grid-stride kernel",
+        "gasync / numba grid-stride",
+        goal=">= 0.85",
+        met=_ratio_ge(0.85),
+    ),
+    Line(
+        "B5",
+        "bulk for",
+        "gasync bulk for",
+        "numba grid-stride kernel",
+        "gasync / numba grid-stride",
+        goal=">= 0.95",
+        met=_ratio_ge(0.95),
+    ),
+    Line(
+        "B5a",
+        "task array",
+        "gasync task array",
+        "numba grid-stride kernel",
+        "gasync / numba grid-stride",
+        goal=">= 0.9",
+        met=_ratio_ge(0.9),
+    ),
+    Line("B6", "cold compile_s", "stencil2d cold: compile_s"),
+    Line("B6", "cached compile_s", "stencil2d cached: compile_s"),
+    Line("T1", "trace on vs off, N=64K", f"trace on, N={K},", f"trace off, N={K}", f"trace on / off, N={K},"),
+    Line(
+        "T1",
+        f"trace on vs off, N=1M, capacity {TRACE_DEFAULT}",
+        f"trace on, N={M}, capacity {TRACE_DEFAULT}",
+        f"trace off, N={M}",
+        f"trace on / off, N={M}, capacity {TRACE_DEFAULT}",
+    ),
+    Line(
+        "T1",
+        "trace on vs off, N=1M, room for all events",
+        f"trace on, N={M}, capacity 2,",
+        f"trace off, N={M}",
+        f"trace on / off, N={M}, capacity 2,",
+    ),
+]
+
+
+def fmt(v: float) -> str:
+    if v != v:  # NaN
+        return "nan"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    return f"{v:.3g}"
+
+
+def newest() -> Path:
+    files = sorted(RESULTS.glob("*.json"), key=lambda p: p.stat().st_mtime)
+    if not files:
+        raise FileNotFoundError(f"no results in {RESULTS}: run bench/run.py first")
+    return files[-1]
+
+
+def _find(rows: list[dict[str, Any]], bench: str, prefix: str) -> dict[str, Any] | None:
+    if not prefix:
+        return None
+    return next((r for r in rows if r["bench"] == bench and r["case"].startswith(prefix)), None)
+
+
+def _figure(row: dict[str, Any] | None, wanted: bool) -> str:
+    if row is None:
+        return NOT_RUN if wanted else ""
+    return f"{fmt(row['value'])} {row['unit']}"
+
+
+def summarize(doc: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The summary table's lines and the findings' sentences."""
+    rows, errors = doc["rows"], doc.get("errors", {})
+    table = [
+        "| bench | case | gasync | baseline | ratio | goal | met |",
+        "| --- | --- | ---: | ---: | ---: | --- | --- |",
+    ]
+    findings: list[str] = []
+    for line in LINES:
+        gas = _find(rows, line.bench, line.gasync)
+        base = _find(rows, line.bench, line.baseline)
+        ratio_row = _find(rows, line.bench, line.ratio)
+        ratio: float | None = None
+        ratio_text = ""
+        if ratio_row is not None:
+            ratio = float(ratio_row["value"])
+            ratio_text = f"{fmt(ratio)}{'x' if ratio_row['unit'] == 'x' else ''}"
+        elif line.speedup and gas is not None and base is not None and gas["value"] > 0:
+            ratio = float(base["value"]) / float(gas["value"])  # both in the same unit of time per item
+            ratio_text = f"{fmt(ratio)}x faster" if _same_scale(gas, base) else ""
+            if not ratio_text:
+                ratio = None
+        elif line.ratio or line.speedup:
+            ratio_text = NOT_RUN
+        met = ""
+        name = f"{line.bench} ({line.label})"
+        if gas is None:
+            why = f"failed: {errors[line.bench]}" if line.bench in errors else "was not run"
+            if line.met is not None or line.bench in errors:
+                findings.append(f"{name} {why}.")
+            met = NOT_RUN if line.met is not None else ""
+        elif line.met is not None:
+            ok = line.met(float(gas["value"]), ratio)
+            met = "met" if ok else "**not met**"
+            shown = ratio_text if line.ratio else _figure(gas, True)
+            if ok:
+                findings.append(f"{name} met its goal ({line.goal}): {shown}.")
+            else:
+                findings.append(f"{name} missed its goal ({line.goal}): measured {shown}.")
+        table.append(
+            f"| {line.bench} | {line.label} | {_figure(gas, True)} | {_figure(base, bool(line.baseline))} "
+            f"| {ratio_text} | {line.goal} | {met} |"
+        )
+    findings += _trace_findings(rows)
+    return table, findings
+
+
+def _same_scale(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    scale = {"ns/task": 1e-9, "us/hand-off": 1e-6, "us/node": 1e-6, "ns/node": 1e-9}
+    return a["unit"] in scale and scale.get(a["unit"]) == scale.get(b["unit"])
+
+
+def _trace_findings(rows: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for r in rows:
+        if r["bench"] == "T1" and r["case"].startswith("trace on / off"):
+            case = r["case"].removeprefix("trace on / off, ")
+            out.append(f"Tracing ({case}) multiplies the time per task by {fmt(r['value'])} ({r['note']}).")
+    return out
+
+
+def render(doc: dict[str, Any], source: Path) -> str:
+    info = doc["machine"]
+    table, findings = summarize(doc)
+    quick = doc.get("quick", False)
+    parts = [
+        "# Performance",
+        "",
+        f"Generated by `bench/report.py` from `{_rel(source)}`: measured {info.get('date', '?')} on "
+        f"{info.get('gpu', '?')} ({info.get('sm_count', '?')} SMs, compute capability "
+        f"{'.'.join(map(str, info.get('compute_capability', [])))}, driver {info.get('driver', '?')}, "
+        f"CUDA runtime {info.get('cuda_runtime', '?')}), host {info.get('host', '?')}.",
+        f"Software: numba {info.get('numba', '?')}, numba-cuda {info.get('numba_cuda', '?')}, "
+        f"CuPy {info.get('cupy', '?')}, NumPy {info.get('numpy', '?')}, Python {info.get('python', '?')}; "
+        f"commit {str(info.get('commit', ''))[:10] or 'unknown'}{' (dirty)' if info.get('dirty') else ''}.",
+        f"Each figure is the median of {doc.get('reps', '?')} runs, each benchmark measured beside its baseline "
+        "in the same process; gasync times are the persistent kernel's launch + synchronisation "
+        "(`kernel_ms`)." + (" **Quick run: smaller sizes than the goals are stated for.**" if quick else ""),
+        "",
+        "## What each benchmark measures",
+        "",
+        *[f"- **{b}**: {text}" for b, text in WHAT.items()],
+        "",
+        "## Results",
+        "",
+        *table,
+        "",
+        "## Findings",
+        "",
+        " ".join(findings) if findings else "No goals were measured in this run.",
+        "",
+        "## All measurements",
+        "",
+        "| bench | case | value | unit | goal | note |",
+        "| --- | --- | ---: | --- | --- | --- |",
+        *[
+            f"| {r['bench']} | {r['case']} | {fmt(r['value'])} | {r['unit']} | {r['goal']} | {r['note']} |"
+            for r in doc["rows"]
+        ],
+        *[f"| {name} | FAILED | | | | {msg} |" for name, msg in doc.get("errors", {}).items()],
+        "",
+    ]
+    if "elapsed_s" in info:
+        parts += [f"Suite wall time: {info['elapsed_s'].get('total', '?')} s.", ""]
+    return "\n".join(parts)
+
+
+def _rel(p: Path) -> str:
+    try:
+        return str(p.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(p)
+
+
+def write_report(source: Path | None = None, out: Path = OUT) -> Path:
+    source = source or newest()
+    doc = json.loads(source.read_text())
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render(doc, source))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    path = write_report(Path(args[0]) if args else None)
+    print(f"wrote {_rel(path)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
