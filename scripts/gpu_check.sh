@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One GPU session's checks, in one go (the device machine starts bare and slowly):
+# the GPU contract suite, every sample through the CLI, a traced run, then the benchmarks.
+# Usage on the device machine, from the repository root: bash scripts/gpu_check.sh OUTDIR
+set -u
+out=${1:-/tmp/gasync-gpu}
+mkdir -p "$out"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+mkdir -p /tmp/gs && ln -sfn "$PWD" /tmp/gs/gasync
+export PYTHONPATH=/tmp/gs:/tmp/site PYTHONUNBUFFERED=1
+log="$out/gpu.log"
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+  python3 -c "import numba, numba_cuda, numpy; print('numba', numba.__version__, 'numba-cuda', numba_cuda.__version__, 'numpy', numpy.__version__)"
+  echo "== GPU contract suite"
+  timeout 300 python3 -m pytest -q -m gpu tests/gpu -p no:cacheprovider -x 2>&1 | tail -15
+  echo "== samples through the CLI on the GPU"
+  for f in samples/*.gasync; do
+    extra=""
+    case "$f" in *counter*) extra="--signal stop=5ms" ;; esac
+    echo "-- gasync run $f $extra"
+    timeout 120 python3 -m gasync run "$f" --backend cuda --json $extra 2>&1 | python3 -c "
+import json, sys
+text = sys.stdin.read()
+try:
+    d = json.loads(text.strip().splitlines()[-1])
+except Exception:
+    print(text[-1500:]); sys.exit()
+s = d['stats']
+print('shared', d['shared'], 'signals', d['signals'])
+print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_s'], 'kernel_ms', s['kernel_ms'])
+"
+  done
+  echo "-- second run of stencil2d (Numba's cache)"
+  timeout 120 python3 -m gasync run samples/stencil2d.gasync --backend cuda --json | python3 -c "import json,sys; s=json.load(sys.stdin)['stats']; print('compile_s', s['compile_s'], 'kernel_ms', s['kernel_ms'])"
+  echo "-- a deadlock on the GPU"
+  printf 'channel a: i32[2];\nchannel b: i32[2];\ntask x { let v = a.recv().await; b.send(v).await; }\ntask y { let v = b.recv().await; a.send(v).await; }\n' > /tmp/dead.gasync
+  timeout 60 python3 -m gasync run /tmp/dead.gasync --backend cuda; echo "exit status $?"
+  echo "-- traced run"
+  timeout 120 python3 -m gasync run samples/join_select.gasync --backend cuda --trace "$out/trace.json" --schedule "$out/schedule.dot" 2>&1 | tail -5
+  echo "== benchmarks"
+  timeout 420 python3 bench/run.py 2>&1 | tail -60
+  cp bench/results/latest.md "$out/bench-latest.md" 2>/dev/null
+  cp "$(ls -t bench/results/*.json | head -1)" "$out/" 2>/dev/null
+  cp docs/performance.md "$out/performance.md" 2>/dev/null
+} 2>&1 | tee "$log"
