@@ -13,7 +13,7 @@ log="$out/gpu.log"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   python3 -c "import numba, numba_cuda, numpy; print('numba', numba.__version__, 'numba-cuda', numba_cuda.__version__, 'numpy', numpy.__version__)"
   echo "== GPU contract suite"
-  timeout 300 python3 -m pytest -q -m gpu tests/gpu -p no:cacheprovider -x 2>&1 | tail -15
+  timeout 300 python3 -m pytest -q -m gpu tests/gpu -p no:cacheprovider 2>&1 | tail -15
   echo "== samples through the CLI on the GPU"
   for f in samples/*.gasync; do
     extra=""
