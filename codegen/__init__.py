@@ -171,6 +171,10 @@ def _header(plan: Plan, bases: list[tuple[str, int, int]], capacity: int, has_bu
     out += ["", f"LANES = {LANES}", f"TOTAL_INSTANCES = {plan.instances}", f"N_INST = {max(plan.instances, 1)}"]
     out += [f"QMASK = {capacity - 1}", f"WMASK = {capacity - 1}", f"SMASK = {capacity - 1}"]
     out += [f"N_SIGNALS = {len(plan.signals)}", f"HAS_BULK = {has_bulk}"]
+    # an idle executor sleeps at most this long (ns) between looks for work: short when a
+    # few tasks hand work to each other (latency), longer when thousands of warps would
+    # otherwise hammer the same counters
+    out += [f"IDLE_BACKOFF_MAX = {256 if plan.instances <= 64 else 4096}"]
     for name, bi, bf in bases:
         out.append(f"FB_I_{name} = {bi}")
         out.append(f"FB_F_{name} = {bf}")

@@ -180,7 +180,7 @@ def executor(w, G, timeout_ns):
                 cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_DEADLOCK))
                 break
         dl.pause(backoff)
-        if backoff < 4096:
+        if backoff < IDLE_BACKOFF_MAX:
             backoff *= 2
     if command == dl.CMD_EXIT:
         flush_done(done, G)
@@ -216,12 +216,14 @@ def bulk_claim(w, G):
         j = dl.load_i64(JOBSLOTS, s)
         if j >= 0:
             c = cuda.atomic.add(JOB, (j, 5), int64(1))
-            if c < JOB[j, 4]:
-                lo = JOB[j, 1] + c * JOB[j, 3]
+            cuda.threadfence()  # the job's fields were written on another SM: no stale L1 lines
+            if c < dl.load2(JOB, j, 4):
+                chunk = dl.load2(JOB, j, 3)
+                lo = dl.load2(JOB, j, 1) + c * chunk
                 PARGS_I[w, 0] = lo
-                PARGS_I[w, 1] = min(lo + JOB[j, 3], JOB[j, 2])
+                PARGS_I[w, 1] = min(lo + chunk, dl.load2(JOB, j, 2))
                 CMD[w, 3] = j
-                return JOB[j, 0]
+                return dl.load2(JOB, j, 0)
     return int64(0)
 
 
@@ -230,7 +232,7 @@ def bulk_chunk_done(w, j, G):
     # after the warp ran a chunk of job j: the last chunk wakes the waiting task
     {unpack}
     cuda.threadfence()
-    if cuda.atomic.add(JOB, (j, 6), int64(1)) == JOB[j, 4] - 1:
+    if cuda.atomic.add(JOB, (j, 6), int64(1)) == dl.load2(JOB, j, 4) - 1:
         for s in range(JOBSLOTS.shape[0]):
             cuda.atomic.cas(JOBSLOTS, s, j, int64(-1))
         {wake_parent}

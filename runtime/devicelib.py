@@ -105,6 +105,12 @@ def load_i64(arr, i):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True, inline=True)
+def load2(arr, i, j):  # type: ignore[no-untyped-def]
+    """Read an int64 word of a 2-D array through L2 (another SM may have written it)."""
+    return cuda.atomic.add(arr, (i, j), int64(0))
+
+
+@cuda.jit(device=True, inline=True)
 def idiv(a, b):  # type: ignore[no-untyped-def]
     """Integer division truncating toward zero (Rust's), 0 for a zero divisor."""
     if b == 0:
@@ -195,7 +201,7 @@ def queue_pop(qseq, qdata, qht, mask):  # type: ignore[no-untyped-def]
         if seq == pos + 1:
             if cuda.atomic.cas(qht, 0, pos, pos + 1) == pos:
                 cuda.threadfence()
-                value = qdata[pos & mask]
+                value = cuda.atomic.add(qdata, pos & mask, int32(0))  # through L2: no stale L1 line
                 cuda.atomic.exch(qseq, pos & mask, pos + mask + 1)
                 return value
         elif seq < pos + 1:

@@ -116,7 +116,11 @@ def chan_try_recv(cseq, cdata, cht, c, cap, out, k):  # type: ignore[no-untyped-
         if seq == pos + 1:
             if cuda.atomic.cas(cht, (c, 0), pos, pos + 1) == pos:
                 cuda.threadfence()
-                out[k] = cdata[c, pos % cap]
+                out[k] = (
+                    cuda.atomic.add(cdata, (c, pos % cap), cdata.dtype.type(0))
+                    if SIM
+                    else cuda.atomic.add(cdata, (c, pos % cap), 0)
+                )  # through L2
                 cuda.atomic.exch(cseq, (c, pos % cap), pos + cap)
                 return True
         elif seq < pos + 1:

@@ -212,7 +212,9 @@ def _to_host(arr: Any) -> np.ndarray[Any, Any]:
 def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int]:
     threads = WARPS_PER_BLOCK * LANES
     max_blocks = int(kern.max_cooperative_grid_blocks(threads))
-    want = options.executors or max(1, gen.plan.instances)
+    # one warp per task instance, and the whole GPU when a bulk for spreads chunks over idle warps
+    whole = max_blocks * WARPS_PER_BLOCK
+    want = options.executors or (whole if gen.jobargs != (0, 0) else max(1, gen.plan.instances))
     blocks = max(1, min(max_blocks, -(-want // WARPS_PER_BLOCK)))
     return blocks * WARPS_PER_BLOCK, blocks, threads
 
