@@ -195,8 +195,16 @@ def queue_push(qseq, qdata, qht, mask, value):  # type: ignore[no-untyped-def]
 @cuda.jit(device=True)
 def queue_pop(qseq, qdata, qht, mask):  # type: ignore[no-untyped-def]
     """Take the oldest value, or -1 if the ring is empty."""
+    return queue_pop_before(qseq, qdata, qht, mask, int64(9223372036854775807))
+
+
+@cuda.jit(device=True)
+def queue_pop_before(qseq, qdata, qht, mask, limit):  # type: ignore[no-untyped-def]
+    """Take the oldest value if it was pushed before ticket ``limit``, else -1."""
     while True:
         pos = cuda.atomic.add(qht, 0, int64(0))
+        if pos >= limit:
+            return int32(-1)
         seq = cuda.atomic.add(qseq, pos & mask, int64(0))
         if seq == pos + 1:
             if cuda.atomic.cas(qht, 0, pos, pos + 1) == pos:

@@ -28,6 +28,7 @@ from gasync.runtime.devicelib import (
     SIM,
     now_ns,
     queue_pop,
+    queue_pop_before,
     queue_push,
     wake,
 )
@@ -79,9 +80,15 @@ def register(wseq, wdata, wht, wreg, waiton, n, wmask, r, inst):  # type: ignore
 
 @cuda.jit(device=True)
 def wake_all(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r):  # type: ignore[no-untyped-def]
-    """Wake every instance waiting on resource ``r``."""
+    """Wake every instance waiting on resource ``r`` when the call starts.
+
+    Only those: a woken instance that finds nothing and registers again must
+    not be woken again by this same call, or waker and waiters chase each
+    other for ever (seen on the GPU with one sender and many receivers).
+    """
+    end = cuda.atomic.add(wht, (r, 1), int64(0))
     while True:
-        inst = queue_pop(wseq[r], wdata[r], wht[r], wmask)
+        inst = queue_pop_before(wseq[r], wdata[r], wht[r], wmask, end)
         if inst < 0:
             return
         cuda.atomic.exch(wreg, r * n + inst, int32(0))
@@ -242,8 +249,9 @@ def wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, waker, inst):  # typ
 
 @cuda.jit(device=True)
 def wake_all_traced(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r, trace, w, waker):  # type: ignore[no-untyped-def]
+    end = cuda.atomic.add(wht, (r, 1), int64(0))  # only those waiting now (see wake_all)
     while True:
-        inst = queue_pop(wseq[r], wdata[r], wht[r], wmask)
+        inst = queue_pop_before(wseq[r], wdata[r], wht[r], wmask, end)
         if inst < 0:
             return
         cuda.atomic.exch(wreg, r * n + inst, int32(0))
