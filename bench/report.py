@@ -296,6 +296,9 @@ def render(doc: dict[str, Any], source: Path) -> str:
     ]
     if "elapsed_s" in info:
         parts += [f"Suite wall time: {info['elapsed_s'].get('total', '?')} s.", ""]
+    notes = Path(__file__).with_name("NOTES.md")  # hand-written analysis, kept across runs
+    if notes.exists():
+        parts += [notes.read_text().rstrip(), ""]
     return "\n".join(parts)
 
 
