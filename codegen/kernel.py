@@ -257,6 +257,7 @@ def spin_executor(w, G, timeout_ns, executors):
             if timeout_ns > 0 and dl.now_ns() - start > timeout_ns:
                 cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
         if ST[inst] != dl.DONE and dl.load_i64(PRED, task_of(inst)) == 0:
+            cuda.threadfence()  # acquire: the predecessors' writes, made on other SMs
             polls += 1
             r = poll_instance(inst, w, G)
             if r == {fork}:
@@ -326,7 +327,10 @@ def services(shared: Shared) -> list[str]:
     out = ["@cuda.jit(device=True)", "def signal_set(k, w, waker, G):", f"    {u}"]
     out += ["    if dsync.set_signal(SIG, k):", "        " + shared.wake_all("k", "waker")]
     out += ["", "", "@cuda.jit(device=True)", "def chan_close(c, w, waker, G):", f"    {u}"]
-    out += ["    cuda.atomic.exch(CHCLOSED, c, int32(1))"]
+    out += [
+        "    cuda.threadfence()  # release: what was sent before the close",
+        "    cuda.atomic.exch(CHCLOSED, c, int32(1))",
+    ]
     out += [
         "    " + shared.wake_all("N_SIGNALS + 2 * c", "waker"),
         "    " + shared.wake_all("N_SIGNALS + 2 * c + 1", "waker"),

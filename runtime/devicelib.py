@@ -161,12 +161,11 @@ def fdiv(a, b):  # type: ignore[no-untyped-def]
 
 @cuda.jit(device=True, inline=True)
 def signal_is_set(sig, k):  # type: ignore[no-untyped-def]
-    return cuda.atomic.add(sig, k, int32(0)) != 0
-
-
-@cuda.jit(device=True, inline=True)
-def signal_set(sig, k):  # type: ignore[no-untyped-def]
-    cuda.atomic.exch(sig, k, int32(1))
+    """Read signal ``k``; when set, what its setter wrote before is visible (acquire)."""
+    s = cuda.atomic.add(sig, k, int32(0)) != 0
+    if s:
+        cuda.threadfence()
+    return s
 
 
 # ---- the run queue ----------------------------------------------------------

@@ -144,7 +144,9 @@ def chan_closed(closed, c):  # type: ignore[no-untyped-def]
 
 @cuda.jit(device=True)
 def set_signal(sig, k):  # type: ignore[no-untyped-def]
-    """Set signal ``k``; True if this call set it (so its waiters must be woken)."""
+    """Set signal ``k`` (release: what was written before is visible to waiters);
+    True if this call set it, so its waiters must be woken."""
+    cuda.threadfence()
     return cuda.atomic.exch(sig, k, int32(1)) == 0
 
 
