@@ -29,8 +29,8 @@ from gasync.planner.checks import program_checks
 from gasync.planner.effects import transitive_effects
 from gasync.planner.errors import AfterCycleError, DependentError, TypeMismatchError, UnknownNameError
 from gasync.planner.frames import layout
+from gasync.planner.functions import check_function
 from gasync.planner.model import Flow, FrameLayout, Function, Plan, PlanOptions, TaskDef
-from gasync.planner.stmts import check_function
 from gasync.planner.symbols import Symbols
 from gasync.planner.verify import verify
 

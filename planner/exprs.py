@@ -18,11 +18,11 @@ from gasync.dsl.diagnostics import Note
 from gasync.planner import ir
 from gasync.planner.errors import (
     ArityError,
-    AwaitContextError,
     FutureMisuseError,
     TypeMismatchError,
     UnknownNameError,
 )
+from gasync.planner.futures import FutureChecker
 from gasync.planner.symbols import Symbols
 
 FLOAT_FNS = ("sqrt", "exp", "log", "sin", "cos", "floor", "ceil")
@@ -81,7 +81,7 @@ class FnState:
         return None
 
 
-class ExprChecker:
+class ExprChecker(FutureChecker):
     syms: Symbols
     fn: FnState
     pre: list[ir.Stmt]
@@ -354,92 +354,6 @@ class ExprChecker:
         if kind is None:
             raise UnknownNameError(f"cannot find '{name}' in this scope", e.receiver.span)
         raise TypeMismatchError(f"'{name}' is a {kind}; it has no methods", e.span)
-
-    # ---- futures ----
-    def method_future(self, e: ast.MethodCall) -> ir.Future | None:
-        kind = self.syms.kind(e.receiver.id)
-        name = e.receiver.id
-        if kind == "signal" and e.method == "wait":
-            self.args(e, ())
-            return ir.Wait(name, ir.FutureT("unit"), e.span)
-        if kind == "channel" and e.method in ("send", "recv"):
-            elem = self.syms.channels[name].elem
-            if e.method == "send":
-                (value,) = self.args(e, (elem,))
-                return ir.Send(name, value, ir.FutureT("unit"), e.span)
-            self.args(e, ())
-            return ir.Recv(name, ir.FutureT(elem), e.span)
-        return None
-
-    def _await_value(self, e: ast.Await) -> ir.Expr:
-        fut = self.await_future(e)
-        out = fut.ty.output if isinstance(fut.ty, ir.FutureT) else "unit"
-        if out == "unit":
-            raise TypeMismatchError("this await produces no value ('()')", e.span)
-        if isinstance(out, ir.TupleT):
-            raise TypeMismatchError(
-                "join(...) gives a tuple: destructure it with 'let (a, b) = join(...).await;'", e.span
-            )
-        t = self.fn.temp(out)
-        self.pre.append(self.await_stmt((t,), fut, e.span))
-        return ir.Var(t, out, e.span)
-
-    def await_future(self, e: ast.Await) -> ir.Future:
-        """Check the operand of ``.await`` in an async context."""
-        if self.fn.kind == "fn":
-            raise AwaitContextError(
-                "'.await' is only allowed inside async fns, async blocks and tasks",
-                e.span,
-                (Note(f"'{self.fn.name}' is a plain fn; declare it 'async fn'"),),
-            )
-        if self.fn.parallel:
-            raise AwaitContextError("'.await' is not allowed inside 'parallel for' or 'bulk for'", e.span)
-        return self.future(e.future)
-
-    def await_stmt(self, targets: tuple[str | None, ...], fut: ir.Future, span: ast.Span) -> ir.AwaitS:
-        self.fn.sites += 1
-        return ir.AwaitS(targets, fut, self.fn.sites, self.future_suspends(fut), span)
-
-    def future(self, e: ast.Expr) -> ir.Future:
-        """Check an expression that must be a future."""
-        if isinstance(e, ast.Call):
-            if self.syms.kind(e.func) == "async fn":
-                params, ret = self.syms.signature(e.func)
-                return ir.AsyncCall(e.func, self.args(e, params), ir.FutureT(ret), e.span)
-            if e.func == "yield_now" and self.syms.kind(e.func) is None:
-                self.args(e, ())
-                return ir.YieldNow(ir.FutureT("unit"), e.span)
-            if e.func == "sleep" and self.syms.kind(e.func) is None:
-                (ns,) = self.args(e, ("u64",))
-                return ir.Sleep(ns, ir.FutureT("unit"), e.span)
-            if e.func == "join" and self.syms.kind(e.func) is None:
-                if len(e.args) < 1:
-                    raise ArityError("join needs at least one future", e.span)
-                futs = tuple(self.future(a) for a in e.args)
-                outs = tuple(f.ty.output if isinstance(f.ty, ir.FutureT) else "unit" for f in futs)
-                return ir.Join(futs, ir.FutureT(ir.TupleT(outs)), e.span)
-        if isinstance(e, ast.MethodCall):
-            fut = self.method_future(e)
-            if fut is not None:
-                return fut
-        if isinstance(e, ast.AsyncBlock):
-            return self.async_block(e)
-        if isinstance(e, ast.Await):
-            raise FutureMisuseError("'.await' on a value that was already awaited", e.span)
-        value = self._expr(e, None)
-        raise FutureMisuseError(f"'.await' needs a future, but this is a value of type {value.ty}", e.span)
-
-    def future_suspends(self, fut: ir.Future) -> bool:
-        if isinstance(fut, ir.AsyncCall):
-            return self.suspends_of(fut.fn)
-        if isinstance(fut, ir.Join):
-            return any(self.future_suspends(f) for f in fut.futures)
-        if isinstance(fut, ir.AsyncBlock):
-            return fut.suspends
-        return True
-
-    def async_block(self, e: ast.AsyncBlock) -> ir.AsyncBlock:
-        raise NotImplementedError  # provided by the statement checker
 
 
 def _flexible(e: ast.Expr) -> bool:

@@ -17,13 +17,11 @@ from gasync.planner.errors import (
     AwaitContextError,
     ControlFlowError,
     DuplicateNameError,
-    FutureMisuseError,
     ReadOnlyError,
     TypeMismatchError,
     UnknownNameError,
 )
 from gasync.planner.exprs import ExprChecker, FnState, is_numeric
-from gasync.planner.model import Function
 from gasync.planner.symbols import Symbols
 
 COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^"}
@@ -317,7 +315,7 @@ class BodyChecker(ExprChecker):
         finally:
             self.fn.ret = saved_ret
             self.fn.loops, self.pre = saved
-        suspends = _any_suspends(body)
+        suspends = any_suspends(body)
         return ir.AsyncBlock(body, result, ir.FutureT(ty), suspends, e.span)
 
     def block_type(self, b: ast.Block) -> ir.Ty:
@@ -333,7 +331,7 @@ def _is_join(e: ast.Expr) -> bool:
     return isinstance(e, ast.Call) and e.func == "join"
 
 
-def _any_suspends(body: tuple[ir.Stmt, ...]) -> bool:
+def any_suspends(body: tuple[ir.Stmt, ...]) -> bool:
     from gasync.planner.walk import stmts_in
 
     return any(
@@ -344,63 +342,3 @@ def _any_suspends(body: tuple[ir.Stmt, ...]) -> bool:
         and s.kind != "seq"  # the warp runs the loop with all lanes, or awaits the chunks
         for s in stmts_in(body)
     )
-
-
-def check_function(
-    syms: Symbols, item: ast.FnDef | ast.Task, suspends_of: Callable[[str], bool], task_var: tuple[str, str] | None
-) -> Function:
-    """Check one fn, async fn or task body."""
-    ret: ir.Ty = "unit"
-    params: tuple[tuple[str, str], ...] = ()
-    if isinstance(item, ast.Task):
-        kind = "task"
-    else:
-        kind = "async" if item.is_async else "fn"
-        ptypes, ret = syms.signature(item.name)
-        params = tuple((p.name, t) for p, t in zip(item.params, ptypes, strict=True))
-    fn = FnState(item.name, kind, ret)
-    seen: dict[str, ast.Span] = {}
-    item_params = item.params if isinstance(item, ast.FnDef) else ()
-    for (pname, pty), p in zip(params, item_params, strict=True):
-        if pname in seen:
-            raise DuplicateNameError(f"parameter '{pname}' is bound more than once", p.span)
-        seen[pname] = p.span
-        fn.scopes[0][pname] = fn.fresh(pname, pty)
-    if task_var is not None:
-        var = fn.fresh(task_var[0], task_var[1])
-        fn.scopes[0][task_var[0]] = var
-        fn.readonly.add(var)
-    checker = BodyChecker(syms, fn, suspends_of)
-    body = checker.block(item.body, tail_to="return" if kind != "task" else None)
-    if ret != "unit" and not _always_returns(body):
-        raise ControlFlowError(
-            f"'{item.name}' must return a {ret} on every path",
-            item.span,
-            (Note("end the body with 'return value;' or a final expression"),),
-        )
-    suspends = _any_suspends(body)
-    return Function(item.name, kind, params, ret, tuple(fn.locals.items()), body, suspends, item.span)
-
-
-def _always_returns(body: tuple[ir.Stmt, ...]) -> bool:
-    if not body:
-        return False
-    last = body[-1]
-    if isinstance(last, ir.Return):
-        return True
-    if isinstance(last, ir.If):
-        return _always_returns(last.then) and _always_returns(last.orelse)
-    if isinstance(last, ir.Loop):
-        from gasync.planner.walk import stmts_in
-
-        return not any(isinstance(s, ir.Break) for s in stmts_in(last.body, into_loops=False))
-    return False
-
-
-def const_checker(syms: Symbols) -> BodyChecker:
-    """A checker for compile-time expressions: no locals, no awaits."""
-
-    def no_async(name: str) -> bool:
-        raise FutureMisuseError("a constant expression cannot await")
-
-    return BodyChecker(syms, FnState("<const>", "fn", "unit"), no_async)

@@ -112,14 +112,14 @@ class Symbols:
     # ---- folding ----
     def const_value(self, e: ast.Expr, want: ir.Ty | None) -> ir.Lit:
         """Check and evaluate a compile-time expression (consts and literals)."""
-        from gasync.planner.stmts import const_checker
+        from gasync.planner.functions import const_checker
 
         typed = const_checker(self).expr(e, want)
         return ir.Lit(evaluate(typed), typed.ty, e.span)
 
     def const_range(self, start: ast.Expr, stop: ast.Expr) -> tuple[ir.Lit, ir.Lit]:
         """Check and evaluate ``start..stop`` at compile time; a literal side takes the other's type."""
-        from gasync.planner.stmts import const_checker
+        from gasync.planner.functions import const_checker
 
         lo, hi = const_checker(self).pair(start, stop, None)
         return ir.Lit(evaluate(lo), lo.ty, start.span), ir.Lit(evaluate(hi), hi.ty, stop.span)
