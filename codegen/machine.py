@@ -221,6 +221,11 @@ class Emitter:
                 one = ir.AwaitS((target,) if target else (), sub, s.site, False, s.span)
                 self._inline_await(one, out, ind)
             return
+        if isinstance(fut, ir.AsyncBlock):  # never suspends and has no `return`: its body, in place
+            self.structured(fut.body, out, ind)
+            if s.targets and s.targets[0] is not None and fut.result is not None:
+                out.append(ind + f"{local(s.targets[0])} = {local(fut.result)}")
+            return
         raise UnsupportedError("this await is not supported by this version's code generator", s.span)
 
     # -- parallel for --

@@ -23,6 +23,7 @@ from gasync.planner.errors import (
 )
 from gasync.planner.exprs import ExprChecker, FnState, is_numeric
 from gasync.planner.symbols import Symbols
+from gasync.planner.walk import stmts_in
 
 COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^"}
 SHIFTS = {"<<=": "<<", ">>=": ">>"}
@@ -315,7 +316,9 @@ class BodyChecker(ExprChecker):
         finally:
             self.fn.ret = saved_ret
             self.fn.loops, self.pre = saved
-        suspends = any_suspends(body)
+        # A `return` inside a block leaves the block only; the code generator inlines blocks
+        # that never suspend, so one with a `return` is compiled as a state machine instead.
+        suspends = any_suspends(body) or any(isinstance(x, ir.Return) for x in stmts_in(body))
         return ir.AsyncBlock(body, result, ir.FutureT(ty), suspends, e.span)
 
     def block_type(self, b: ast.Block) -> ir.Ty:
