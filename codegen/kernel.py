@@ -241,7 +241,8 @@ def bulk_chunk_done(w, j, G):
 
 @cuda.jit(device=True)
 def spin_executor(w, G, timeout_ns, executors):
-    # The naive baseline: poll every unfinished instance of mine in turn, woken or not.
+    # The naive baseline: poll every unfinished instance of mine (w, w + E, ...) in turn,
+    # woken or not; between sweeps, run bulk chunks, timers and host signals.
     {unpack}
     inst = EXS[w, 0]
     polls = EXS[w, 2]
@@ -249,6 +250,9 @@ def spin_executor(w, G, timeout_ns, executors):
     if start == 0:
         start = dl.now_ns()
         inst = w
+    if CMD[w, 3] >= 0:
+        bulk_chunk_done(w, CMD[w, 3], G)
+        CMD[w, 3] = -1
     command = dl.CMD_EXIT
     while dl.load_i64(CTL, dl.CTL_DONE) < TOTAL_INSTANCES and dl.load_i64(CTL, dl.CTL_EXIT) == 0:
         if inst >= TOTAL_INSTANCES:
@@ -256,6 +260,14 @@ def spin_executor(w, G, timeout_ns, executors):
             service(w, G)
             if timeout_ns > 0 and dl.now_ns() - start > timeout_ns:
                 cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
+            if HAS_BULK:
+                gid = bulk_claim(w, G)
+                if gid > 0:
+                    command = gid
+                    break
+            if inst >= TOTAL_INSTANCES:  # more warps than instances: this one has none
+                dl.pause(256)
+                continue
         if ST[inst] != dl.DONE and dl.load_i64(PRED, task_of(inst)) == 0:
             cuda.threadfence()  # acquire: the predecessors' writes, made on other SMs
             polls += 1
