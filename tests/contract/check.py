@@ -26,8 +26,8 @@ def case_params(cases: list[Case], backends: tuple[str, ...]) -> list[Any]:
 
 def run_case(case: Case, backend: str, **options: Any) -> Result:
     """Compile ``case`` and run it on ``backend`` with its inputs."""
-    program = gasync.compile_source(case.source, f"<{case.name}>", case.defines)
-    options.setdefault("timeout", SIM_TIMEOUT_S)
+    program = gasync.compile_source(case.source, case.path or f"<{case.name}>", case.defines)
+    options.setdefault("timeout", case.timeout or SIM_TIMEOUT_S)
     return program.run(backend=backend, inputs=dict(case.inputs), **options)
 
 
@@ -48,6 +48,8 @@ def assert_expected(case: Case, result: Result) -> None:
             np.testing.assert_allclose(got, expected, rtol=case.rtol, atol=0, err_msg=f"{case.name}: {name}")
         else:
             np.testing.assert_array_equal(got, expected, err_msg=f"{case.name}: {name}")
+    for name, want in case.stats.items():
+        assert result.stats[name] == want, f"{case.name}: stats[{name!r}] is {result.stats[name]!r}, expected {want!r}"
     for name, flag in case.signals.items():
         assert result.signals[name] is flag or result.signals[name] == flag, f"{case.name}: signal {name}"
 

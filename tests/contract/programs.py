@@ -13,10 +13,12 @@ Programs are kept small: under the CUDA simulator every poll and every
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 FLOAT_RTOL = 2e-6  # f32 math: NumPy's float32 kernels and a rounded f64 result may differ by an ulp
 
 
@@ -29,6 +31,9 @@ class Case:
     defines: dict[str, Any] = field(default_factory=dict)
     signals: dict[str, bool] = field(default_factory=dict)
     rtol: float = 0.0  # for float buffers; 0 means exact
+    stats: dict[str, Any] = field(default_factory=dict)  # expected entries of Result.stats
+    timeout: float = 0.0  # run's --timeout on the simulator; 0 means check.SIM_TIMEOUT_S
+    path: str = ""  # the program's path (an extern fn's module is found beside it); "" means "<name>"
     bug: str = ""  # a known bug in codegen/runtime: the case is expected to fail (strict xfail)
     bug_backends: tuple[str, ...] = ("sim", "cuda")  # where ``bug`` shows
 
@@ -64,6 +69,14 @@ def tdiv(a: int, b: int) -> int:
 
 def trem(a: int, b: int) -> int:
     return a - b * tdiv(a, b)
+
+
+def sum_in_order(values: list[float]) -> float:
+    """The f64 sum of ``values`` added left to right, as a sequential loop adds them."""
+    s = 0.0
+    for v in values:
+        s += v
+    return s
 
 
 def rng_floats(seed: int, shape: Any, dtype: Any) -> np.ndarray:
@@ -859,4 +872,483 @@ case(
         "k": np.array([3000000000, -5], np.int64),
         "flags": np.array([True, False, True]),
     },
+)
+
+
+# --- async: join, select, async blocks, channels, signals, sleep, bulk for, extern fn -------------------------------
+
+case(
+    "join_tuples_mixed_futures",
+    """
+    buffer out: i64[6] = zeros;
+    buffer fl: f64[1] = zeros;
+    async fn slow(x: i32) -> i32 {
+        yield_now().await;
+        yield_now().await;
+        return x * 10;
+    }
+    async fn quick(x: i32) -> i32 { return x + 100; }
+    async fn pair(x: i32) -> i32 {
+        let (a, b) = join(slow(x), quick(x)).await;
+        return a - b;
+    }
+    task main {
+        let k: i32 = 4;
+        let (a, b, c) = join(slow(1), async { yield_now().await; k * 3 }, quick(2)).await;
+        out[0] = a as i64;
+        out[1] = b as i64;
+        out[2] = c as i64;
+        let (d, _) = join(pair(7), slow(9)).await;
+        out[3] = d as i64;
+        let (e, f) = join(quick(-5), quick(5)).await;
+        out[4] = (e * f) as i64;
+        let (g, h) = join(async { 2.5 as f64 }, slow(3)).await;
+        fl[0] = g * (h as f64);
+        out[5] = k as i64;
+    }
+    """,
+    # slow(x) = 10x, quick(x) = x + 100; pair(7) = 70 - 107; quick(-5) * quick(5) = 95 * 105.
+    {"out": [10, 12, 102, -37, 9975, 4], "fl": [75.0]},
+)
+
+case(
+    "select_first_or_second_arm_wins",
+    """
+    buffer out: i32[5] = zeros;
+    signal go;
+    signal never;
+    channel c: i32[2];
+    async fn slow(x: i32) -> i32 {
+        yield_now().await;
+        return x + 1;
+    }
+    task main {
+        go.set();
+        select {
+            _ = go.wait() => { out[0] = 1; }
+            _ = sleep(2_000_000_000) => { out[0] = 2; }
+        }
+        c.send(5).await;
+        select {
+            _ = never.wait() => { out[1] = -1; }
+            v = c.recv() => { out[1] = v; }
+        }
+        select {
+            v = slow(40) => { out[2] = v; }
+            _ = never.wait() => { out[2] = -1; }
+        }
+        select {
+            _ = never.wait() => { out[3] = -1; }
+            _ = sleep(1_000) => { out[3] = 3; }
+        }
+        c.send(9).await;
+        select {
+            v = c.recv() => { out[4] = v * 2; }
+            _ = never.wait() => { out[4] = -1; }
+        }
+    }
+    """,
+    {"out": [1, 5, 41, 3, 18]},
+    signals={"go": True, "never": False},
+)
+
+SEL_N = 12
+case(
+    "select_loser_recv_ready_loses_no_value",
+    """
+    const N: i32 = 12;
+    buffer counts: i32[N] = zeros;
+    buffer out: i32[1] = zeros;
+    channel ch: i32[16];
+    signal stop;
+    shared total: i64 = 0;
+    shared n: i32 = 0;
+    task producer {
+        for k in 0..N { ch.send(k).await; }
+        stop.set();
+        ch.close();
+    }
+    task consumer after producer {
+        // stop is set and values are pending: both arms are ready at every select
+        let rounds = 0;
+        for r in 0..4 {
+            select {
+                _ = stop.wait() => { rounds += 1; }
+                v = ch.recv() => {
+                    rounds += 1;
+                    counts[v] += 1;
+                    total.fetch_add(v as i64);
+                    n.fetch_add(1);
+                }
+            }
+        }
+        out[0] = rounds;
+        for await v in ch {
+            counts[v] += 1;
+            total.fetch_add(v as i64);
+            n.fetch_add(1);
+        }
+    }
+    """,
+    {"counts": [1] * SEL_N, "total": sum(range(SEL_N)), "n": SEL_N, "out": [4]},
+    signals={"stop": True},
+)
+
+case(
+    "select_recv_pending_then_stop_loses_no_value",
+    """
+    const N: i32 = 16;
+    buffer counts: i32[N] = zeros;
+    channel ch: i32[2];
+    signal stop;
+    shared total: i64 = 0;
+    shared n: i32 = 0;
+    task producer {
+        for k in 0..N {
+            ch.send(k).await;
+            if k == 5 { stop.set(); }
+            yield_now().await;
+        }
+        ch.close();
+    }
+    task consumer {
+        // the recv arm waits on an empty channel when stop wins: a value sent then must not be lost
+        loop {
+            select {
+                v = ch.recv() => {
+                    counts[v] += 1;
+                    total.fetch_add(v as i64);
+                    n.fetch_add(1);
+                }
+                _ = stop.wait() => { break; }
+            }
+        }
+        for await v in ch {
+            counts[v] += 1;
+            total.fetch_add(v as i64);
+            n.fetch_add(1);
+        }
+    }
+    """,
+    {"counts": [1] * 16, "total": sum(range(16)), "n": 16},
+    signals={"stop": True},
+)
+
+case(
+    "async_blocks_capture_and_assign_locals",
+    """
+    buffer out: i32[6] = zeros;
+    async fn inc(x: i32) -> i32 {
+        yield_now().await;
+        return x + 1;
+    }
+    async fn scaled(x: i32, k: i32) -> i32 {
+        let y = async { x * k + inc(k).await }.await;
+        return y;
+    }
+    task main {
+        let x = 5;
+        let y = 0;
+        let z = async {
+            x += 10;
+            y = inc(x).await;
+            x * 2
+        }.await;
+        out[0] = x;
+        out[1] = y;
+        out[2] = z;
+        let s = 0;
+        for k in 0..4 {
+            s = async {
+                let t = s;
+                yield_now().await;
+                t + k
+            }.await;
+        }
+        out[3] = s;
+        let (p, q) = join(async { x + 1 }, inc(y)).await;
+        out[4] = p * 100 + q;
+        out[5] = scaled(6, 7).await;
+    }
+    """,
+    # x = 15, y = inc(15) = 16, z = 30; s = 0 + 1 + 2 + 3; p = 16, q = 17; scaled(6, 7) = 42 + 8.
+    {"out": [15, 16, 30, 6, 1617, 50]},
+)
+
+case(
+    "join_of_non_suspending_async_blocks",
+    """
+    buffer out: i32[1] = zeros;
+    task main {
+        let x = 5;
+        let y = 3;
+        let (p, q) = join(async { x + 1 }, async { y * 2 }).await;
+        out[0] = p * 100 + q;
+    }
+    """,
+    {"out": [606]},
+)
+
+BP_N = 10
+BACKPRESSURE = """
+    const N: i32 = 10;
+    channel c: TY[CAP];
+    signal go;
+    shared sent: i32 = 0;
+    buffer snap: i32[1] = zeros;
+    buffer got: TY[N] = zeros;
+    buffer cnt: i32[1] = zeros;
+    task producer {
+        for k in 0..N {
+            c.send((k as TY) * SCALE).await;
+            sent.fetch_add(1);
+        }
+        c.close();
+    }
+    task watcher {
+        // nobody receives before go: the producer completes exactly CAP sends, then waits
+        while sent.load() < CAP { yield_now().await; }
+        for k in 0..20 { yield_now().await; }
+        snap[0] = sent.load();
+        go.set();
+    }
+    task consumer {
+        go.wait().await;
+        let i = 0;
+        for await v in c {
+            got[i] = v;
+            i += 1;
+        }
+        cnt[0] = i;
+    }
+"""
+
+
+def backpressure(cap: int, ty: str, scale: int, **kw: Any) -> None:
+    source = BACKPRESSURE.replace("CAP", str(cap)).replace("TY", ty).replace("SCALE", str(scale))
+    expect = {"snap": [cap], "got": [k * scale for k in range(BP_N)], "cnt": [BP_N], "sent": BP_N}
+    case(f"channel_capacity_{cap}_backpressure_and_close", source, expect, **kw)
+
+
+backpressure(3, "i64", 1_000_000_000)
+backpressure(
+    1,
+    "i32",
+    2,
+    timeout=3.0,  # it hangs: don't spend the default 60 s (plus the simulator's grace) on it
+    bug="a channel of capacity 1 hangs (no DeadlockError, the run times out) once a second value is sent: "
+    "'channel c: i32[1]; task p { c.send(7).await; c.send(8).await; } "
+    "task q { out[0] = c.recv().await; out[1] = c.recv().await; }'",
+)
+
+MPMC_P, MPMC_PER = 4, 25
+case(
+    "channel_many_producers_many_consumers",
+    """
+    const P: i32 = 4;
+    const PER: i32 = 25;
+    channel q: i32[4];
+    buffer counts: i32[100] = zeros;
+    buffer per: i32[3] = zeros;
+    shared total: i64 = 0;
+    shared got: i32 = 0;
+    task producer for p in 0..P {
+        for k in 0..PER { q.send(p * PER + k).await; }
+    }
+    task closer after producer { q.close(); }
+    task consumer for c in 0..3 {
+        let mine = 0;
+        for await v in q {
+            atomic_add(counts[v], 1);
+            total.fetch_add(v as i64);
+            got.fetch_add(1);
+            mine += 1;
+        }
+        per[c] = mine;
+    }
+    task check after consumer {
+        per[0] = per[0] + per[1] + per[2];
+        per[1] = 0;
+        per[2] = 0;
+    }
+    """,
+    {
+        "counts": [1] * (MPMC_P * MPMC_PER),
+        "total": sum(range(MPMC_P * MPMC_PER)),
+        "got": MPMC_P * MPMC_PER,
+        "per": [MPMC_P * MPMC_PER, 0, 0],
+    },
+)
+
+case(
+    "signals_wait_woken_by_a_task",
+    """
+    buffer out: i32[5] = zeros;
+    signal ready;
+    signal done;
+    shared stage: i32 = 0;
+    task waiter for i in 0..3 {
+        ready.wait().await;
+        out[i] = stage.load() + i;
+    }
+    task setter {
+        for k in 0..10 { yield_now().await; }
+        stage.store(10);
+        ready.set();
+        done.wait().await;
+        out[3] = stage.load();
+    }
+    task last after waiter {
+        if ready.is_set() { out[4] = 1; }
+        stage.store(77);
+        done.set();
+        done.wait().await;
+    }
+    """,
+    {"out": [10, 11, 12, 77, 1], "stage": 77},
+    signals={"ready": True, "done": True},
+)
+
+case(
+    "sleep_then_write",
+    """
+    buffer out: i64[4] = zeros;
+    shared order: i32 = 0;
+    async fn nap(ns: u64, v: i64) -> i64 {
+        sleep(ns).await;
+        return v * 2;
+    }
+    task sleeper {
+        sleep(200_000).await;
+        out[0] = 1;
+        let s: i64 = 0;
+        for k in 0..3 {
+            sleep(10_000).await;
+            s += k as i64;
+        }
+        out[1] = s + nap(5_000, 20).await;
+        order.fetch_add(1);
+    }
+    task other {
+        sleep(0).await;
+        out[2] = 2;
+        out[3] = nap(1, 4).await;
+        order.fetch_add(1);
+    }
+    """,
+    {"out": [1, 43, 2, 8], "order": 2},
+)
+
+BULK_N = 3000
+case(
+    "bulk_for_then_read_results",
+    """
+    const N: i64 = 3000;
+    buffer y: i64[N] = zeros;
+    buffer z: f32[N] = zeros;
+    buffer h: i32[8] = zeros;
+    buffer tot: i64[2] = zeros;
+    async fn halves(k: f32) {
+        bulk for i in 0..N { z[i] = (i as f32) * k; }
+    }
+    task main {
+        let m: i64 = 3;
+        bulk for i in 0..N {
+            y[i] = (i as i64) * m + 1;
+            atomic_add(h[i % 8], 1);
+        }
+        parallel for i in 0..N { atomic_add(tot[0], y[i]); }
+        halves(0.5).await;
+    }
+    task reader after main {
+        parallel for i in 0..N { atomic_add(tot[1], (z[i] * 2.0) as i64); }
+    }
+    """,
+    {
+        "y": [3 * i + 1 for i in range(BULK_N)],
+        "z": np.arange(BULK_N, dtype=np.float32) * np.float32(0.5),
+        "h": [len(range(b, BULK_N, 8)) for b in range(8)],
+        "tot": [sum(3 * i + 1 for i in range(BULK_N)), sum(range(BULK_N))],
+    },
+)
+
+CF_N = 8
+case(
+    "channel_of_f64",
+    """
+    channel cf: f64[2];
+    buffer got: f64[8] = zeros;
+    buffer sum: f64[1] = zeros;
+    task producer {
+        for k in 0..8 { cf.send((k as f64) * 0.1 + 1.0e-12).await; }
+        cf.close();
+    }
+    task consumer {
+        let s: f64 = 0.0;
+        let i = 0;
+        for await v in cf {
+            got[i] = v;
+            s += v;
+            i += 1;
+        }
+        sum[0] = s;
+    }
+    """,
+    {
+        "got": [k * 0.1 + 1.0e-12 for k in range(CF_N)],
+        "sum": [sum_in_order([k * 0.1 + 1.0e-12 for k in range(CF_N)])],
+    },
+)
+
+case(
+    "send_on_closed_channel_drops",
+    """
+    channel c: i32[4];
+    buffer out: i32[3] = zeros;
+    task main {
+        c.send(1).await;
+        c.close();
+        c.send(2).await;
+        c.send(3).await;
+        out[0] = c.recv().await;
+        let n = 0;
+        for await v in c { n += 1; }
+        out[1] = n;
+        out[2] = 9;
+    }
+    """,
+    {"out": [1, 0, 9]},
+    stats={"closed_sends": 2},
+)
+
+GELU_X = np.array([-2.0, -1.0, 0.5, 1.0, 2.0, 3.0], np.float32)
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    """The tanh approximation of samples/activations.py, in float32 with an f64 tanh."""
+    inner = np.float32(0.7978845608) * (x + np.float32(0.044715) * x * x * x)
+    return np.float32(0.5) * x * (np.float32(1) + np.tanh(inner.astype(np.float64)).astype(np.float32))
+
+
+case(
+    "extern_fn_from_samples",
+    """
+    buffer x: f32[6] = input;
+    buffer y: f32[6] = zeros;
+    buffer w: f32[1] = zeros;
+    extern fn gelu(v: f32) -> f32 from "activations:gelu";
+    async fn head(v: f32) -> f32 {
+        yield_now().await;
+        return gelu(v) * 2.0;
+    }
+    task main {
+        parallel for i in 0..6 { y[i] = gelu(x[i]); }
+        w[0] = head(x[3]).await;
+    }
+    """,
+    {"y": _gelu(GELU_X), "w": _gelu(GELU_X[3:4]) * np.float32(2)},
+    inputs={"x": GELU_X},
+    rtol=1e-5,
+    # activations.py sits in samples/: the module is importable from a program there
+    path=str(SAMPLES / "extern_fn_contract_case.gasync"),
 )

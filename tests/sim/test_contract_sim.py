@@ -24,6 +24,8 @@ SCHEDULING = [
         "shared_atomics_many_instances",
         "task_array_disjoint_slices",
         "parallel_for_atomics_from_task_array",
+        "channel_many_producers_many_consumers",
+        "select_recv_pending_then_stop_loses_no_value",
     )
 ]
 

@@ -1,0 +1,252 @@
+"""Async behaviour on the simulator that the contract cases cannot express as expected values:
+a host signal that stops ticking tasks, deadlocks reported with the exact waiting lines,
+``timeout`` on a program that never ends, signal waits that are woken rather than polled,
+and traced runs (the RawTrace, its Chrome trace JSON, and ``gasync run --trace --schedule``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import gasync
+from gasync import runtime
+from gasync.codegen import generate
+from gasync.runtime.errors import DeadlockError, RunTimeoutError
+from gasync.runtime.trace import DONE_STATE, POLL, START_STATE, WAKE
+from gasync.viz.perfetto import to_chrome_trace
+
+pytestmark = [pytest.mark.sim, pytest.mark.timeout(120)]
+
+RUN_TIMEOUT_S = 60.0
+DEADLOCK_WITHIN_S = 20.0  # a deadlock is found by the device, far sooner than RUN_TIMEOUT_S
+
+
+def compile_text(source: str, name: str = "prog") -> gasync.Program:
+    return gasync.compile_source(source, f"<{name}>", {})
+
+
+# --- a host signal stops ticking tasks -------------------------------------------------------------------------
+
+TICKERS = """
+shared counter: u64 = 0;
+signal stop;
+task ticker for i in 0..3 {
+    loop {
+        if stop.is_set() { break; }
+        counter.fetch_add(1);
+        yield_now().await;
+    }
+}
+"""
+
+
+def test_host_signal_stops_ticking_tasks() -> None:
+    res = compile_text(TICKERS).run(backend="sim", timeout=RUN_TIMEOUT_S, signals={"stop": 0.05})
+    assert res.signals["stop"] is True
+    assert res.shared["counter"] > 0
+
+
+# --- deadlocks: each names every waiting task and what it waits on ---------------------------------------------
+
+HEADER = "deadlock: no task can make progress, and nothing can wake these:"
+DEADLOCKS = {
+    "two_tasks_receive_from_each_other": (
+        """
+        channel a: i32[2];
+        channel b: i32[2];
+        task x { let v = a.recv().await; b.send(v).await; }
+        task y { let v = b.recv().await; a.send(v).await; }
+        """,
+        ["task x waits on recv from channel a", "task y waits on recv from channel b"],
+    ),
+    "signal_nobody_sets": (
+        """
+        signal s;
+        buffer o: i32[1] = zeros;
+        task w { s.wait().await; o[0] = 1; }
+        """,
+        ["task w waits on signal s"],
+    ),
+    "only_some_instances_wait": (
+        """
+        signal s;
+        buffer o: i32[4] = zeros;
+        task w for i in 0..4 {
+            if i % 2 == 1 { s.wait().await; }
+            o[i] = 1;
+        }
+        """,
+        ["task w[1, 3] waits on signal s"],
+    ),
+    "send_on_a_full_channel_nobody_drains": (
+        """
+        channel c: i32[2];
+        task p { for k in 0..5 { c.send(k).await; } }
+        task q { if false { let v = c.recv().await; } }
+        """,
+        ["task p waits on send on channel c (full)"],
+    ),
+    "recv_after_close_on_an_empty_channel": (
+        """
+        channel c: i32[2];
+        buffer o: i32[2] = zeros;
+        task p {
+            c.send(1).await;
+            c.close();
+            o[0] = c.recv().await;
+            o[1] = c.recv().await;
+        }
+        """,
+        ["task p waits on recv from channel c"],
+    ),
+    "task_after_a_deadlocked_one_not_started": (
+        """
+        signal s;
+        buffer o: i32[1] = zeros;
+        task w { s.wait().await; }
+        task later after w { o[0] = 1; }
+        """,
+        ["task w waits on signal s", "task later not started"],
+    ),
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("name", list(DEADLOCKS))
+def test_deadlock_names_every_waiting_task(name: str) -> None:
+    source, lines = DEADLOCKS[name]
+    program = compile_text(source, name)
+    start = time.monotonic()
+    with pytest.raises(DeadlockError) as info:
+        program.run(backend="sim", timeout=RUN_TIMEOUT_S)
+    elapsed = time.monotonic() - start
+    message = str(info.value)
+    assert message.splitlines() == [HEADER, *(f"  {line}" for line in lines)], message
+    assert elapsed < DEADLOCK_WITHIN_S, f"the deadlock took {elapsed:.1f}s to report"
+
+
+FOREVER = "task main {\n    loop { yield_now().await; }\n}\n"
+
+
+@pytest.mark.timeout(90)
+def test_timeout_on_a_program_that_never_ends() -> None:
+    program = compile_text(FOREVER, "forever")
+    start = time.monotonic()
+    with pytest.raises(RunTimeoutError) as info:
+        program.run(backend="sim", timeout=2)
+    elapsed = time.monotonic() - start
+    assert "timeout" in str(info.value)
+    assert "main" in str(info.value)  # the unfinished task is named
+    assert 1.5 <= elapsed < 2 + 30, elapsed  # the bound, plus at most the simulator's start-up grace
+
+
+# --- signal waits are woken, not polled ------------------------------------------------------------------------
+
+WAITERS = """
+signal ready;
+shared stage: i32 = 0;
+buffer out: i32[3] = zeros;
+task waiter for i in 0..3 {
+    ready.wait().await;
+    out[i] = stage.load() + i;
+}
+task setter {
+    for k in 0..30 { yield_now().await; }
+    stage.store(10);
+    ready.set();
+}
+"""
+
+
+def test_signal_wait_is_woken_not_polled() -> None:
+    res = compile_text(WAITERS).run(backend="sim", timeout=RUN_TIMEOUT_S, executors=1)
+    assert res.buffers["out"].tolist() == [10, 11, 12]
+    # setter: 31 polls; each waiter: one poll to wait, one when woken. Polling waiters would
+    # cost about 3 more polls per yield of the setter.
+    assert res.stats["polls"] <= 31 + 3 * 2 + 6, res.stats
+
+
+# --- traces (issue 6) ------------------------------------------------------------------------------------------
+
+TRACED = """
+channel c: i32[2];
+buffer out: i32[1] = zeros;
+task p for i in 0..2 {
+    for k in 0..3 {
+        c.send(k).await;
+        yield_now().await;
+    }
+}
+task closer after p { c.close(); }
+task q {
+    let s = 0;
+    for await v in c { s += v; }
+    out[0] = s;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def traced() -> runtime.Result:
+    program = compile_text(TRACED, "traced")
+    return runtime.run(generate(program.plan, trace=True), runtime.RunOptions(backend="sim", timeout_s=RUN_TIMEOUT_S))
+
+
+def test_trace_has_polls_of_every_instance_from_start_to_done(traced: runtime.Result) -> None:
+    assert traced.buffers["out"].tolist() == [2 * (0 + 1 + 2)]
+    raw = traced.trace
+    assert raw is not None and raw.dropped == 0
+    instances = sum(count for _, _, count in raw.tasks)
+    assert instances == 4
+    polls = [e for e in raw.events if e[0] == POLL]
+    for inst in range(instances):
+        mine = sorted((e for e in polls if e[2] == inst), key=lambda e: e[5])
+        assert mine, f"instance {inst} never polled"
+        assert mine[0][3] == START_STATE
+        assert mine[-1][4] == DONE_STATE and mine[-1][7] == 1
+        assert all(e[4] != DONE_STATE for e in mine[:-1])
+        for before, after in zip(mine, mine[1:], strict=False):
+            assert after[3] == before[4], f"instance {inst} resumed from another state"
+        assert all(e[5] <= e[6] for e in mine)
+    assert any(e[0] == WAKE for e in raw.events)
+    assert len(polls) == traced.stats["polls"]
+
+
+def test_chrome_trace_has_a_slice_per_poll_and_flows(traced: runtime.Result) -> None:
+    raw = traced.trace
+    doc = json.loads(json.dumps(to_chrome_trace(raw)))
+    events = doc["traceEvents"]
+    polls = [e for e in raw.events if e[0] == POLL]
+    slices = [e for e in events if e["ph"] == "X" and e.get("cat") == "poll"]
+    assert len(slices) == len(polls)
+    starts = [e for e in events if e["ph"] == "s"]
+    ends = [e for e in events if e["ph"] == "f"]
+    assert starts and len(starts) == len(ends)
+    assert {e["id"] for e in starts} == {e["id"] for e in ends}
+    assert doc["otherData"]["events_dropped"] == 0
+
+
+def gasync_cli(*args: str | Path, timeout: float = 100) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "gasync", *map(str, args)], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_cli_run_writes_trace_and_schedule(tmp_path: Path) -> None:
+    program = tmp_path / "traced.gasync"
+    program.write_text(TRACED)
+    trace, dot = tmp_path / "t.json", tmp_path / "s.dot"
+    res = gasync_cli("run", program, "--backend", "sim", "--trace", trace, "--schedule", dot)
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(trace.read_text())
+    assert any(e["ph"] == "X" for e in doc["traceEvents"])
+    assert "digraph" in dot.read_text()
+    again = tmp_path / "s2.dot"
+    res = gasync_cli("schedule", trace, "-o", again)
+    assert res.returncode == 0, res.stderr
+    assert "digraph" in again.read_text()
