@@ -13,7 +13,7 @@ when nothing is ready or running while instances remain (a deadlock). Lanes
 
 from __future__ import annotations
 
-from gasync.codegen.machine import FORK, READY, Shared
+from gasync.codegen.machine import ABORT, FORK, READY, Shared
 from gasync.planner.model import TaskDef
 
 
@@ -111,6 +111,8 @@ def executor(w, G, timeout_ns):
     backoff = EXS[w, 7]
     if start == 0:
         start = dl.now_ns()
+        if timeout_ns > 0:
+            cuda.atomic.cas(CTL, dl.CTL_DEADLINE, int64(0), start + timeout_ns)
     if CMD[w, 3] >= 0:
         bulk_chunk_done(w, CMD[w, 3], G)
         CMD[w, 3] = -1
@@ -144,6 +146,9 @@ def executor(w, G, timeout_ns):
             if r == {fork}:
                 resume = inst
                 command = CMD[w, 1]
+                break
+            if r == {abort}:
+                cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
                 break
             if r == {ready}:
                 ST[inst] = dl.DONE
@@ -250,6 +255,8 @@ def spin_executor(w, G, timeout_ns, executors):
     if start == 0:
         start = dl.now_ns()
         inst = w
+        if timeout_ns > 0:
+            cuda.atomic.cas(CTL, dl.CTL_DEADLINE, int64(0), start + timeout_ns)
     if CMD[w, 3] >= 0:
         bulk_chunk_done(w, CMD[w, 3], G)
         CMD[w, 3] = -1
@@ -274,6 +281,9 @@ def spin_executor(w, G, timeout_ns, executors):
             r = poll_instance(inst, w, G)
             if r == {fork}:
                 command = CMD[w, 1]
+                break
+            if r == {abort}:
+                cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
                 break
             if r == {ready}:
                 ST[inst] = dl.DONE
@@ -329,7 +339,9 @@ def run_parallel(shared: Shared) -> list[str]:
 
 
 def executor(shared: Shared) -> str:
-    return EXECUTOR.format(unpack=shared.unpack, ready=READY, fork=FORK, wake_parent=shared.wake("j", "int64(-1)"))
+    return EXECUTOR.format(
+        unpack=shared.unpack, ready=READY, fork=FORK, abort=ABORT, wake_parent=shared.wake("j", "int64(-1)")
+    )
 
 
 def services(shared: Shared) -> list[str]:

@@ -25,6 +25,7 @@ from gasync.planner.model import FrameLayout, Function, Plan
 from gasync.planner.walk import stmts_in
 
 READY, PENDING, DONE_STATE = 1, 0, -1
+ABORT = 3  # a poll returns this when the run's deadline passed inside one of its loops
 FORK = 2  # a poll returns this to have its warp run a parallel loop with all lanes, then polls again
 COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^", "<<=": "<<"}
 COMPOUND[">>="] = ">>"
@@ -151,9 +152,11 @@ class Emitter:
                 self._body(s.orelse, out, ind + "    ")
         elif isinstance(s, ir.While):
             out.append(ind + f"while {self.r(s.cond)}:")
+            out.extend(self.guard(ind + "    "))
             self._native_loop(s.body, out, ind + "    ")
         elif isinstance(s, ir.Loop):
             out.append(ind + "while True:")
+            out.extend(self.guard(ind + "    "))
             self._native_loop(s.body, out, ind + "    ")
         elif isinstance(s, ir.For) and s.kind == "seq":
             out.append(ind + self.assign(s.stop_var, self.r(s.stop)))
@@ -176,6 +179,14 @@ class Emitter:
         self.structured(stmts, out, ind)
         if len(out) == n or all(line.strip().startswith("#") for line in out[n:]):
             out.append(ind + "pass")
+
+    def guard(self, ind: str) -> list[str]:
+        """In a loop that may never end, look at the run's deadline every 4096 turns.
+
+        Only a poll function can give up (it returns ABORT and its task is abandoned);
+        a plain fn's loops are the user's to bound.
+        """
+        return []
 
     def _native_loop(self, body: tuple[ir.Stmt, ...], out: list[str], ind: str) -> None:
         self.loops.append(("native", 0, 0))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from gasync.codegen.exprs import NP, local
 from gasync.codegen.futures import FutureRenderer
 from gasync.codegen.machine import (
+    ABORT,
     DONE_STATE,
     FORK,
     PENDING,
@@ -121,9 +122,21 @@ class PollEmitter(Emitter, FutureRenderer):
         """Save the state and every local, and return ``code`` (PENDING, or FORK from a child)."""
         return [ind + f"FI[{self.sw}] = {site}", *spill_lines(self.frame, ind), ind + f"return {code}"]
 
+    def guard(self, ind: str) -> list[str]:
+        return [
+            ind + "turns += 1",
+            ind + "if turns % 4096 == 0 and dl.overdue(CTL):",
+            ind + f"    return {ABORT}  # the run's deadline passed in this loop",
+        ]
+
     def forked(self) -> list[str]:
         """After polling a child: if it handed its warp a parallel loop, pass the FORK up."""
-        return ["if code == 2:", *self.suspend(self.current_site, "    ", FORK)]
+        return [
+            f"if code == {ABORT}:",
+            f"    return {ABORT}",
+            "if code == 2:",
+            *self.suspend(self.current_site, "    ", FORK),
+        ]
 
     def spill_all(self) -> list[str]:
         return spill_lines(self.frame, "")
@@ -161,6 +174,7 @@ class PollEmitter(Emitter, FutureRenderer):
         head, exit_ = self.new_label(), self.new_label()
         self.goto(head)
         self.start(head)
+        self.cur += self.guard(IND)
         self._loop_body(exit_, head, s.body)
         self.goto(head)
         self.start(exit_)
@@ -169,6 +183,7 @@ class PollEmitter(Emitter, FutureRenderer):
         head, exit_ = self.new_label(), self.new_label()
         self.goto(head)
         self.start(head)
+        self.cur += self.guard(IND)
         self.add([f"if not {self.r(s.cond)}:"])
         self.goto(exit_, IND + "    ")
         self._loop_body(exit_, head, s.body)
@@ -312,6 +327,7 @@ class PollEmitter(Emitter, FutureRenderer):
             ty = NP[self.task.var_ty]
             first, start = self.task.first_instance, self.task.start
             out.append(f"    {local(self.task.var)} = {ty}({start} + (inst - {first}))")
+        out.append("    turns = 0")
         out.append(f"    lbl = FI[{self.sw}]")
         out.append("    while True:")
         for label in self.order:

@@ -37,7 +37,7 @@ CTL_DONE = 0  # instances finished
 CTL_EXIT = 1  # 0 running, else an EXIT_* code
 CTL_INFLIGHT = 2  # instances ready or running
 CTL_DETAIL = 3  # an instance id or other detail for the exit code
-CTL_POLLS = 4
+CTL_DEADLINE = 4  # device time after which every executor stops (0: none)
 CTL_WORDS = 8
 
 EXIT_OK = 1
@@ -102,6 +102,13 @@ def float_store(arr, value):  # type: ignore[no-untyped-def]
 @cuda.jit(device=True, inline=True)
 def load_i64(arr, i):  # type: ignore[no-untyped-def]
     return cuda.atomic.add(arr, i, int64(0))
+
+
+@cuda.jit(device=True, inline=True)
+def overdue(ctl):  # type: ignore[no-untyped-def]
+    """True once the run's deadline has passed (checked now and then inside long loops)."""
+    d = cuda.atomic.add(ctl, CTL_DEADLINE, int64(0))
+    return d > 0 and now_ns() > d
 
 
 @cuda.jit(device=True, inline=True)

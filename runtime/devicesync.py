@@ -98,19 +98,24 @@ def wake_all(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask,
 # ---- channels -----------------------------------------------------------------
 
 
+# A slot's sequence number is 2t while it waits for the value of send ticket t, and
+# 2t + 1 while that value waits for receive ticket t (doubling keeps the two apart
+# even with a capacity of one, where t and t + capacity would meet).
+
+
 @cuda.jit(device=True)
 def chan_try_send(cseq, cdata, cht, c, cap, value):  # type: ignore[no-untyped-def]
     """Append ``value`` to channel ``c`` if it has room; True if it did."""
     while True:
         pos = cuda.atomic.add(cht, (c, 1), int64(0))
         seq = cuda.atomic.add(cseq, (c, pos % cap), int64(0))
-        if seq == pos:
+        if seq == 2 * pos:
             if cuda.atomic.cas(cht, (c, 1), pos, pos + 1) == pos:
                 cdata[c, pos % cap] = value
                 cuda.threadfence()
-                cuda.atomic.exch(cseq, (c, pos % cap), pos + 1)
+                cuda.atomic.exch(cseq, (c, pos % cap), 2 * pos + 1)
                 return True
-        elif seq < pos:
+        elif seq < 2 * pos:
             return False
 
 
@@ -120,17 +125,16 @@ def chan_try_recv(cseq, cdata, cht, c, cap, out, k):  # type: ignore[no-untyped-
     while True:
         pos = cuda.atomic.add(cht, (c, 0), int64(0))
         seq = cuda.atomic.add(cseq, (c, pos % cap), int64(0))
-        if seq == pos + 1:
+        if seq == 2 * pos + 1:
             if cuda.atomic.cas(cht, (c, 0), pos, pos + 1) == pos:
                 cuda.threadfence()
-                out[k] = (
-                    cuda.atomic.add(cdata, (c, pos % cap), cdata.dtype.type(0))
-                    if SIM
-                    else cuda.atomic.add(cdata, (c, pos % cap), 0)
-                )  # through L2
-                cuda.atomic.exch(cseq, (c, pos % cap), pos + cap)
+                if SIM:
+                    out[k] = cuda.atomic.add(cdata, (c, pos % cap), cdata.dtype.type(0))
+                else:
+                    out[k] = cuda.atomic.add(cdata, (c, pos % cap), 0)  # through L2
+                cuda.atomic.exch(cseq, (c, pos % cap), 2 * (pos + cap))
                 return True
-        elif seq < pos + 1:
+        elif seq < 2 * pos + 1:
             return False
 
 

@@ -65,7 +65,7 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_ca
         "WHT": np.zeros((r, 2), np.int64),
         "WREG": np.zeros(r * n, np.int32),
         "WAITON": np.zeros(n, np.int32),
-        "CSEQ": np.tile(np.arange(chcap, dtype=np.int64), (c, 1)),
+        "CSEQ": np.tile(2 * np.arange(chcap, dtype=np.int64), (c, 1)),  # slot i waits for send ticket i
         "CHI": np.zeros((c, chcap), np.int64),
         "CHF": np.zeros((c, chcap), np.float64),
         "CHHT": np.zeros((c, 2), np.int64),
