@@ -38,6 +38,21 @@ PY_BINOP = {"+", "-", "*", "&", "|", "^"}
 MATH = {"sqrt", "exp", "log", "sin", "cos", "pow", "floor", "ceil"}
 
 
+def wrap(ctor: str, text: str) -> str:
+    """``ctor(text)``, unless ``text`` is already one whole ``ctor(...)`` call."""
+    prefix = ctor + "("
+    if text.startswith(prefix) and text.endswith(")"):
+        depth = 0
+        for k, ch in enumerate(text[len(ctor) :], start=len(ctor)):
+            depth += ch == "("
+            depth -= ch == ")"
+            if depth == 0:
+                if k == len(text) - 1:
+                    return text
+                break
+    return f"{ctor}({text})"
+
+
 def local(name: str) -> str:
     """The Python name of a local: user names get ``v_``, temporaries ``t_``."""
     return "t_" + name[2:] if name.startswith("$t") else "v_" + name
@@ -80,7 +95,7 @@ class ExprRenderer:
         return self.table[type(e)](e)
 
     def index(self, index: tuple[ir.Expr, ...]) -> str:
-        return ", ".join(f"int64({self(i)})" for i in index)
+        return ", ".join(wrap("int64", self(i)) for i in index)
 
     def _cast(self, e: ir.Cast) -> str:
         ty = str(e.ty)
@@ -89,7 +104,7 @@ class ExprRenderer:
             if ty in ir.SIGNED:
                 return f"{NP[ty]}(dl.f2i({self(e.expr)}, {NP[ty]}({lo}), {NP[ty]}({hi})))"
             return f"{NP[ty]}(dl.f2u({self(e.expr)}, {NP[ty]}({hi})))"
-        return f"{NP[ty]}({self(e.expr)})"
+        return wrap(NP[ty], self(e.expr))
 
     def _load(self, e: ir.Load) -> str:
         return f"B_{e.buf}[{self.index(e.index)}]"

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gasync.codegen.exprs import NP, ExprRenderer, literal, local
+from gasync.codegen.exprs import NP, ExprRenderer, literal, local, wrap
 from gasync.planner import ir
 from gasync.planner.frames import future_size
 from gasync.planner.model import FrameLayout, Function, Plan
@@ -121,12 +121,12 @@ class Emitter:
 
     def assign(self, var: str, value: str) -> str:
         ty = self.types[var]
-        return f"{local(var)} = {NP[str(ty)]}({value})"
+        return f"{local(var)} = {wrap(NP[str(ty)], value)}"
 
     def return_lines(self, value: ir.Expr | None, ind: str) -> list[str]:
         if value is None:
             return [ind + "return"]
-        return [ind + f"return {NP[str(self.fn.ret)]}({self.r(value)})"]
+        return [ind + f"return {wrap(NP[str(self.fn.ret)], self.r(value))}"]
 
     # -- statements --
     def structured(self, stmts: tuple[ir.Stmt, ...], out: list[str], ind: str) -> None:
@@ -209,7 +209,7 @@ class Emitter:
         idx = self.r.index(s.index)
         target = f"B_{s.buf}[{idx}]"
         if s.op == "=":
-            out.append(ind + f"{target} = {ty}({self.r(s.value)})")
+            out.append(ind + f"{target} = {wrap(ty, self.r(s.value))}")
             return
         out.append(ind + f"ix = ({idx},)" if len(s.index) == 1 else ind + f"ix = ({idx})")
         load = ir.Load(s.buf, s.index, buf.elem)
