@@ -17,9 +17,16 @@ from gasync.codegen.machine import ABORT, FORK, READY, Shared
 from gasync.planner.model import TaskDef
 
 
-def chunk_of(task: TaskDef) -> int:
-    """How many fresh instances one claim takes: larger for big task arrays."""
-    return 16 if task.count >= 65536 else 1
+def chunk_of(task: TaskDef) -> str:
+    """How many fresh instances one claim takes, as device code.
+
+    A quarter of a fair share (count / executors), at least 1 and at most 1024:
+    large arrays are claimed with few atomics on their cursor (one counter that
+    every executor hits), small ones still spread over many warps.
+    """
+    if task.count < 64:
+        return "int64(1)"
+    return f"max(int64(1), min(int64(1024), int64({task.count}) // (4 * CTL[dl.CTL_EXECUTORS])))"
 
 
 def task_of(tasks: tuple[TaskDef, ...]) -> list[str]:
@@ -84,12 +91,12 @@ def claim(tasks: tuple[TaskDef, ...], unpack: str) -> list[str]:
     for t in tasks:
         if t.count == 0:
             continue
-        n = chunk_of(t)
         out.append(f"    if dl.load_i64(CURSOR, {t.index}) < {t.count} and dl.load_i64(PRED, {t.index}) == 0:")
-        out.append(f"        lo = cuda.atomic.add(CURSOR, {t.index}, int64({n}))")
+        out.append(f"        n = {chunk_of(t)}")
+        out.append(f"        lo = cuda.atomic.add(CURSOR, {t.index}, n)")
         out.append(f"        if lo < {t.count}:")
         out.append("            cuda.threadfence()")
-        out.append(f"            return {t.first_instance} + lo, {t.first_instance} + min(lo + {n}, {t.count})")
+        out.append(f"            return {t.first_instance} + lo, {t.first_instance} + min(lo + n, {t.count})")
     out.append("    return int64(0), int64(0)")
     return out
 

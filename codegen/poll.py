@@ -10,7 +10,7 @@ are the parent's, spilled before and restored after each poll of the block.
 
 from __future__ import annotations
 
-from gasync.codegen.exprs import NP, local
+from gasync.codegen.exprs import NP, literal, local
 from gasync.codegen.futures import FutureRenderer
 from gasync.codegen.machine import (
     ABORT,
@@ -322,7 +322,11 @@ class PollEmitter(Emitter, FutureRenderer):
             out = ["@cuda.jit(device=True)", f"def poll_{self.fn.name}(inst, w, fb_i, fb_f, G):"]
             out.append(f"    {source_line(self.shared.plan, self.fn.span)}")
         out.append("    " + self.shared.unpack)
-        out += restore_lines(self.frame, self.types, "    ")
+        if self.block is None and not any(contains_suspend(x) for x in self.body):
+            # it never suspends, so every poll is its first: locals start at zero, not from the frame
+            out += [f"    {local(n)} = {literal(0, ty)}" for n, ty in self.fn.locals]
+        else:
+            out += restore_lines(self.frame, self.types, "    ")
         if self.task is not None and self.task.var is not None:
             ty = NP[self.task.var_ty]
             first, start = self.task.first_instance, self.task.start

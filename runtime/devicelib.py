@@ -38,6 +38,7 @@ CTL_EXIT = 1  # 0 running, else an EXIT_* code
 CTL_INFLIGHT = 2  # instances ready or running
 CTL_DETAIL = 3  # an instance id or other detail for the exit code
 CTL_DEADLINE = 4  # device time after which every executor stops (0: none)
+CTL_EXECUTORS = 6  # set by the host: the number of executors (warps) of the launch
 CTL_WORDS = 8
 
 EXIT_OK = 1

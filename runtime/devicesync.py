@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from numba import cuda, int32, int64
 
-from gasync.runtime.devicelib import (
+from gasync.runtime.devicelib import (  # noqa: F401  (CTL_EXECUTORS is used by generated code)
+    CTL_EXECUTORS,
     CTL_INFLIGHT,
     SIM,
     now_ns,
@@ -34,7 +35,6 @@ from gasync.runtime.devicelib import (
 )
 
 CTL_SLEEPERS = 5
-CTL_EXECUTORS = 6
 CTL_CLOSED_SENDS = 7
 
 if SIM:
