@@ -9,6 +9,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import typer
+
 from gasync.dsl.diagnostics import ErrorGroup, GasyncError, render
 from gasync.pipeline import InputFileError
 
@@ -55,6 +57,9 @@ class Reporter:
         except InputFileError as exc:
             flag.value = False
             self.usage(exc.message)
+        except typer.BadParameter as exc:  # a bad option value found after parsing
+            flag.value = False
+            self.usage(exc.format_message())
         except GasyncError as exc:
             flag.value = False
             self.diagnostics([exc], path)
