@@ -62,9 +62,7 @@ def check_inputs(plan: Plan, inputs: dict[str, Any]) -> None:
             continue
         if b.name not in inputs:
             raise InputError(f"buffer '{b.name}' is declared '= input' but no --input {b.name}=FILE.npy was given")
-        arr = inputs[b.name]
-        shape = tuple(getattr(arr, "shape", ()))
-        dtype = np.dtype(getattr(arr, "dtype", None) or np.float64)
+        shape, dtype = shape_and_dtype(inputs[b.name], b.name)
         want = f"{b.elem}{list(b.shape)}"
         if shape != b.shape:
             raise InputError(f"--input {b.name}: shape {list(shape)} does not match the declaration {want}")
@@ -72,6 +70,17 @@ def check_inputs(plan: Plan, inputs: dict[str, Any]) -> None:
             raise InputError(
                 f"--input {b.name}: dtype {dtype} does not match the declaration {want} ({dtype_of(b.elem)})"
             )
+
+
+def shape_and_dtype(arr: Any, name: str) -> tuple[tuple[int, ...], np.dtype[Any]]:
+    """Of a NumPy array, or of a device array through ``__cuda_array_interface__``
+    (CuPy, PyTorch and Numba arrays all describe themselves that way)."""
+    cai = getattr(arr, "__cuda_array_interface__", None)
+    if cai is not None:
+        return tuple(int(d) for d in cai["shape"]), np.dtype(cai["typestr"])
+    if isinstance(arr, np.ndarray):
+        return arr.shape, arr.dtype
+    raise InputError(f"--input {name}: expected a NumPy array or a CUDA device array, found {type(arr).__name__}")
 
 
 def load_npy(spec: str) -> tuple[str, np.ndarray[Any, Any]]:
