@@ -85,7 +85,8 @@ def claim(tasks: tuple[TaskDef, ...], unpack: str) -> list[str]:
     out = [
         "@cuda.jit(device=True)",
         "def claim(G):",
-        "    # a range of fresh instances of a task that may start, or (0, 0)",
+        "    # (lo, hi, left): a range of fresh instances of a task that may start (or an empty",
+        "    # one), and whether any task still has unclaimed instances (0 once all are taken)",
     ]
     out.append(f"    {unpack}")
     for t in tasks:
@@ -96,8 +97,9 @@ def claim(tasks: tuple[TaskDef, ...], unpack: str) -> list[str]:
         out.append(f"        lo = cuda.atomic.add(CURSOR, {t.index}, n)")
         out.append(f"        if lo < {t.count}:")
         out.append("            cuda.threadfence()")
-        out.append(f"            return {t.first_instance} + lo, {t.first_instance} + min(lo + n, {t.count})")
-    out.append("    return int64(0), int64(0)")
+        out.append(f"            return {t.first_instance} + lo, {t.first_instance} + min(lo + n, {t.count}), int64(1)")
+    left = " or ".join(f"dl.load_i64(CURSOR, {t.index}) < {t.count}" for t in tasks if t.count) or "False"
+    out.append(f"    return int64(0), int64(0), int64(1) if {left} else int64(0)")
     return out
 
 
@@ -116,6 +118,7 @@ def executor(w, G, timeout_ns):
     resume = EXS[w, 5]
     done = EXS[w, 6]
     backoff = EXS[w, 7]
+    fresh = EXS[w, 8]  # 0 once every task's instances have all been claimed: stop asking
     if start == 0:
         start = dl.now_ns()
         if timeout_ns > 0:
@@ -130,9 +133,9 @@ def executor(w, G, timeout_ns):
             inst = resume  # it forked a parallel loop, which has run: poll it again
             resume = -1
         else:
-            if lo >= hi:
+            if lo >= hi and fresh != 0:
                 # fresh instances first: a task that keeps yielding must not starve unstarted ones
-                lo, hi = claim(G)
+                lo, hi, fresh = claim(G)
             if lo < hi:
                 inst = lo
                 lo += 1
@@ -174,23 +177,25 @@ def executor(w, G, timeout_ns):
                     cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
                     break
             continue
-        # nothing to run
+        # nothing to run: look at the queue again soon, and at the rest (timers, the host,
+        # the end, the deadline, a deadlock) every 8th time, as each look costs atomics
         idle += 1
-        service(w, G)
-        if dl.load_i64(CTL, dl.CTL_EXIT) != 0:
-            break
-        if dl.load_i64(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
-            cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_OK))
-            break
-        if timeout_ns > 0 and dl.now_ns() - start > timeout_ns:
-            cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
-            break
-        if dl.load_i64(CTL, dl.CTL_INFLIGHT) == 0 and dl.load_i64(CTL, dsync.CTL_SLEEPERS) == 0:
-            # nothing ready, running or asleep, no host signal to come, yet instances left:
-            # nothing can ever wake them
-            if not host_pending(G) and dl.load_i64(CTL, dl.CTL_DONE) < TOTAL_INSTANCES:
-                cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_DEADLOCK))
+        if idle % 8 == 0:
+            service(w, G)
+            if dl.load_i64(CTL, dl.CTL_EXIT) != 0:
                 break
+            if dl.load_i64(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
+                cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_OK))
+                break
+            if timeout_ns > 0 and dl.now_ns() - start > timeout_ns:
+                cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
+                break
+            if dl.load_i64(CTL, dl.CTL_INFLIGHT) == 0 and dl.load_i64(CTL, dsync.CTL_SLEEPERS) == 0:
+                # nothing ready, running or asleep, no host signal to come, yet instances left:
+                # nothing can ever wake them
+                if not host_pending(G) and dl.load_i64(CTL, dl.CTL_DONE) < TOTAL_INSTANCES:
+                    cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_DEADLOCK))
+                    break
         dl.pause(backoff)
         if backoff < IDLE_BACKOFF_MAX:
             backoff *= 2
@@ -209,6 +214,7 @@ def executor(w, G, timeout_ns):
     EXS[w, 5] = resume
     EXS[w, 6] = done
     EXS[w, 7] = backoff
+    EXS[w, 8] = fresh
 
 
 @cuda.jit(device=True)

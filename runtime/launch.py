@@ -51,7 +51,8 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_ca
         "QHT": np.zeros(2, np.int64),
         "CTL": ctl,
         "CMD": np.tile(np.array([0, 0, 0, -1], np.int64), (executors, 1)),  # (-, command, -, bulk job)
-        "EXS": np.tile(np.array([0, 0, 0, 0, 0, -1, 0, 32], np.int64), (executors, 1)),  # executor state; no resume
+        # executor state: lo, hi, polls, idle, start, resume (none), done, back-off, fresh (some left)
+        "EXS": np.tile(np.array([0, 0, 0, 0, 0, -1, 0, 32, 1, 0], np.int64), (executors, 1)),
         "PARGS_I": np.zeros((executors, pi), np.int64),
         "PARGS_F": np.zeros((executors, pf), np.float64),
         "SIG": np.zeros(s, np.int32),
