@@ -252,7 +252,7 @@ def _waiting(gen: Generated, st: np.ndarray[Any, Any], waiton: np.ndarray[Any, A
             if st[inst] == 4:
                 continue
             if st[inst] == 0 and waiton[inst] == 0:
-                what = "not started" if k >= 0 and t.after else "waiting"
+                what = "not started" if t.after else "waiting"
             elif waiton[inst] > 0 and st[inst] == 0:
                 what = "waits on " + _resource(gen, int(waiton[inst]) - 1)
             else:
