@@ -202,6 +202,7 @@ def _summary(result: Result) -> None:
         "tasks",
         "instances",
         "polls",
+        "wakes",
         "frame_bytes",
         "compile_s",
         "kernel_ms",

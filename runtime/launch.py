@@ -136,7 +136,7 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
             hostsig[k] = 1
         cuda.synchronize()
     kernel_s = time.perf_counter() - t2
-    back = {k: _to_host(device[k]) for k in ("CTL", "ST", "STATS", "SIG", "WAITON")}
+    back = {k: _to_host(device[k]) for k in ("CTL", "ST", "STATS", "SIG", "WAITON", "QHT")}
     trace = _trace(gen, device["TRACE"], back["CTL"], executors, sim) if gen.trace else None
     stats = {
         "backend": "sim" if sim else "cuda",
@@ -147,6 +147,7 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         "tasks": len(gen.plan.tasks),
         "instances": gen.plan.instances,
         "polls": int(back["STATS"][:, 0].sum()),
+        "wakes": int(back["QHT"][1]),  # instances put on the run queue: woken while waiting, or yielding
         "closed_sends": int(back["CTL"][7]),
         "idle_spins": int(back["STATS"][:, 1].sum()),
         "frame_bytes": 8 * sum(gen.frame_words),
