@@ -250,3 +250,14 @@ def test_cli_run_writes_trace_and_schedule(tmp_path: Path) -> None:
     res = gasync_cli("schedule", trace, "-o", again)
     assert res.returncode == 0, res.stderr
     assert "digraph" in again.read_text()
+
+
+@pytest.mark.timeout(120)
+def test_stats_count_wakes_exactly() -> None:
+    # each yield_now wakes its own task once: 5 yields, 5 wakes, 6 polls
+    program = compile_text(
+        "buffer out: i32[1] = zeros;\ntask t { for k in 0..5 { yield_now().await; } out[0] = 1; }", "wakes"
+    )
+    res = program.run(backend="sim", timeout=RUN_TIMEOUT_S)
+    assert res.buffers["out"].tolist() == [1]
+    assert (res.stats["wakes"], res.stats["polls"]) == (5, 6)
