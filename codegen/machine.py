@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 from gasync.codegen.exprs import NP, ExprRenderer, literal, local, wrap
 from gasync.planner import ir
-from gasync.planner.frames import future_size
 from gasync.planner.model import FrameLayout, Function, Plan
 from gasync.planner.walk import stmts_in
 
@@ -348,7 +347,6 @@ __all__ = [
     "contains_suspend",
     "emit_parallel_body",
     "emit_plain",
-    "future_size",
     "literal",
     "restore_lines",
     "spill_lines",

@@ -39,11 +39,9 @@ CTL_INFLIGHT = 2  # instances ready or running
 CTL_DETAIL = 3  # an instance id or other detail for the exit code
 CTL_DEADLINE = 4  # device time after which every executor stops (0: none)
 CTL_EXECUTORS = 6  # set by the host: the number of executors (warps) of the launch
-CTL_WORDS = 8
 
 EXIT_OK = 1
 EXIT_TIMEOUT = 2
-EXIT_WATCHDOG = 3
 EXIT_DEADLOCK = 4
 
 if SIM:

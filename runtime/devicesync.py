@@ -191,7 +191,6 @@ def wake_sleepers(st, qseq, qdata, qht, ctl, qmask, sseq, sdata, sht, smask, unt
 # JOBSLOTS holds the ids of active jobs (-1: free); a job's id is its parent
 # instance, which waits for it and so has at most one at a time.
 
-JOB_WORDS = 8
 
 
 @cuda.jit(device=True)
