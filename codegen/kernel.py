@@ -173,8 +173,7 @@ def executor(w, G, timeout_ns):
                 service(w, G)
                 if dl.load_i64(CTL, dl.CTL_EXIT) != 0:
                     break
-                if timeout_ns > 0 and dl.now_ns() - start > timeout_ns:
-                    cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
+                if dl.past_deadline(CTL, start, timeout_ns):
                     break
             continue
         # nothing to run: look at the queue again soon, and at the rest (timers, the host,
@@ -187,8 +186,7 @@ def executor(w, G, timeout_ns):
             if dl.load_i64(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
                 cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_OK))
                 break
-            if timeout_ns > 0 and dl.now_ns() - start > timeout_ns:
-                cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
+            if dl.past_deadline(CTL, start, timeout_ns):
                 break
             if dl.load_i64(CTL, dl.CTL_INFLIGHT) == 0 and dl.load_i64(CTL, dsync.CTL_SLEEPERS) == 0:
                 # nothing ready, running or asleep, no host signal to come, yet instances left:
@@ -278,8 +276,7 @@ def spin_executor(w, G, timeout_ns, executors):
         if inst >= TOTAL_INSTANCES:
             inst = w
             service(w, G)
-            if timeout_ns > 0 and dl.now_ns() - start > timeout_ns:
-                cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
+            dl.past_deadline(CTL, start, timeout_ns)
             if HAS_BULK:
                 gid = bulk_claim(w, G)
                 if gid > 0:

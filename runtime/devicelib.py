@@ -104,6 +104,15 @@ def load_i64(arr, i):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True, inline=True)
+def past_deadline(ctl, start, timeout_ns):  # type: ignore[no-untyped-def]
+    """True (and the run's exit code set to TIMEOUT) once ``timeout_ns`` has passed since ``start``."""
+    if timeout_ns > 0 and now_ns() - start > timeout_ns:
+        cuda.atomic.cas(ctl, CTL_EXIT, int64(0), int64(EXIT_TIMEOUT))
+        return True
+    return False
+
+
+@cuda.jit(device=True, inline=True)
 def overdue(ctl):  # type: ignore[no-untyped-def]
     """True once the run's deadline has passed (checked now and then inside long loops)."""
     d = cuda.atomic.add(ctl, CTL_DEADLINE, int64(0))

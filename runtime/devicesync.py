@@ -79,6 +79,16 @@ def register(wseq, wdata, wht, wreg, waiton, n, wmask, r, inst):  # type: ignore
 
 
 @cuda.jit(device=True)
+def next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end):  # type: ignore[no-untyped-def]
+    """Take the next instance off resource ``r``'s wait list (one registered before ticket
+    ``end``) and clear its flag, so it may register again; -1 when there is none."""
+    inst = queue_pop_before(wseq[r], wdata[r], wht[r], wmask, end)
+    if inst >= 0:
+        cuda.atomic.exch(wreg, r * n + inst, int32(0))
+    return inst
+
+
+@cuda.jit(device=True)
 def wake_all(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r):  # type: ignore[no-untyped-def]
     """Wake every instance waiting on resource ``r`` when the call starts.
 
@@ -87,12 +97,10 @@ def wake_all(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask,
     other for ever (seen on the GPU with one sender and many receivers).
     """
     end = cuda.atomic.add(wht, (r, 1), int64(0))
-    while True:
-        inst = queue_pop_before(wseq[r], wdata[r], wht[r], wmask, end)
-        if inst < 0:
-            return
-        cuda.atomic.exch(wreg, r * n + inst, int32(0))
+    inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
+    while inst >= 0:
         wake(st, qseq, qdata, qht, ctl, qmask, inst)
+        inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
 
 
 # ---- channels -----------------------------------------------------------------
@@ -171,26 +179,36 @@ def sleep_register(sseq, sdata, sht, smask, until, ctl, inst, deadline):  # type
 
 
 @cuda.jit(device=True)
+def due_sleeper(sseq, sdata, sht, smask, until, ctl, t):  # type: ignore[no-untyped-def]
+    """Take one sleeper off the ring: its id if it is due at time ``t`` (it no longer
+    sleeps), -2 if it is not due (it went back on the ring), -1 if the ring is empty."""
+    inst = queue_pop(sseq, sdata, sht, smask)
+    if inst < 0:
+        return int64(-1)
+    if cuda.atomic.add(until, inst, int64(0)) <= t:
+        cuda.atomic.exch(until, inst, int64(0))
+        cuda.atomic.add(ctl, CTL_SLEEPERS, int64(-1))
+        return int64(inst)
+    queue_push(sseq, sdata, sht, smask, inst)
+    return int64(-2)
+
+
+@cuda.jit(device=True)
 def wake_sleepers(st, qseq, qdata, qht, ctl, qmask, sseq, sdata, sht, smask, until, budget):  # type: ignore[no-untyped-def]
     """Look at up to ``budget`` sleepers: wake the due ones, put the others back."""
     t = now_ns()
     for _ in range(budget):
-        inst = queue_pop(sseq, sdata, sht, smask)
-        if inst < 0:
+        inst = due_sleeper(sseq, sdata, sht, smask, until, ctl, t)
+        if inst == -1:
             return
-        if cuda.atomic.add(until, inst, int64(0)) <= t:
-            cuda.atomic.exch(until, inst, int64(0))
-            cuda.atomic.add(ctl, CTL_SLEEPERS, int64(-1))
+        if inst >= 0:
             wake(st, qseq, qdata, qht, ctl, qmask, inst)
-        else:
-            queue_push(sseq, sdata, sht, smask, inst)
 
 
 # ---- bulk jobs ----------------------------------------------------------------
 # JOB[j] = (loop id, lo, hi, chunk, chunks, next chunk, chunks done, parent)
 # JOBSLOTS holds the ids of active jobs (-1: free); a job's id is its parent
 # instance, which waits for it and so has at most one at a time.
-
 
 
 @cuda.jit(device=True)
@@ -255,24 +273,18 @@ def wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, waker, inst):  # typ
 @cuda.jit(device=True)
 def wake_all_traced(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r, trace, w, waker):  # type: ignore[no-untyped-def]
     end = cuda.atomic.add(wht, (r, 1), int64(0))  # only those waiting now (see wake_all)
-    while True:
-        inst = queue_pop_before(wseq[r], wdata[r], wht[r], wmask, end)
-        if inst < 0:
-            return
-        cuda.atomic.exch(wreg, r * n + inst, int32(0))
+    inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
+    while inst >= 0:
         wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, waker, inst)
+        inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
 
 
 @cuda.jit(device=True)
 def wake_sleepers_traced(st, qseq, qdata, qht, ctl, qmask, sseq, sdata, sht, smask, until, budget, trace, w):  # type: ignore[no-untyped-def]
     t = now_ns()
     for _ in range(budget):
-        inst = queue_pop(sseq, sdata, sht, smask)
-        if inst < 0:
+        inst = due_sleeper(sseq, sdata, sht, smask, until, ctl, t)
+        if inst == -1:
             return
-        if cuda.atomic.add(until, inst, int64(0)) <= t:
-            cuda.atomic.exch(until, inst, int64(0))
-            cuda.atomic.add(ctl, CTL_SLEEPERS, int64(-1))
+        if inst >= 0:
             wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, int64(-1), inst)
-        else:
-            queue_push(sseq, sdata, sht, smask, inst)
