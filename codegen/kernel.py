@@ -188,10 +188,12 @@ def executor(w, G, timeout_ns):
                 break
             if dl.past_deadline(CTL, start, timeout_ns):
                 break
-            if dl.load_i64(CTL, dl.CTL_INFLIGHT) == 0 and dl.load_i64(CTL, dsync.CTL_SLEEPERS) == 0:
+            if dl.load_i64(CTL, dl.CTL_INFLIGHT) == 0 and not host_pending(G):
                 # nothing ready, running or asleep, no host signal to come, yet instances left:
-                # nothing can ever wake them
-                if not host_pending(G) and dl.load_i64(CTL, dl.CTL_DONE) < TOTAL_INSTANCES:
+                # nothing can ever wake them. In flight is read again after the host signals,
+                # as one that arrived meanwhile counts in it until its waiters are woken.
+                cuda.threadfence()
+                if dl.load_i64(CTL, dl.CTL_INFLIGHT) == 0 and dl.load_i64(CTL, dl.CTL_DONE) < TOTAL_INSTANCES:
                     cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_DEADLOCK))
                     break
         dl.pause(backoff)
@@ -378,8 +380,14 @@ def services(shared: Shared) -> list[str]:
     out += ["", "", "@cuda.jit(device=True)", "def service(w, G):", "    # host signals and due sleepers", f"    {u}"]
     for sig in plan.signals:
         k = f"SIGNAL_{sig.name}"
-        out.append(f"    if HOSTPEND[{k}] != 0 and dsync.load_acquire_sys(HOSTSIG, {k}) != 0:")
+        arrived = f"HOSTPEND[{k}] != 0 and dsync.load_acquire_sys(HOSTSIG, {k}) != 0"
+        out.append(f"    if {arrived} and not dl.signal_is_set(SIG, {k}):")
+        out.append("        # in flight while it is delivered, so the deadlock check never sees it arrived")
+        out.append("        # and its waiters not yet woken")
+        out.append("        cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64(1))")
+        out.append("        cuda.threadfence()")
         out.append(f"        signal_set({k}, w, int64(-1), G)")
+        out.append("        cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64(-1))")
     if shared.has_sleep:
         args = "ST, QSEQ, QDATA, QHT, CTL, QMASK, SSEQ, SDATA, SHT, SMASK, UNTIL, 4"
         if shared.trace:

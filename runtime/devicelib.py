@@ -35,9 +35,10 @@ DONE = 4
 # CTL words.
 CTL_DONE = 0  # instances finished
 CTL_EXIT = 1  # 0 running, else an EXIT_* code
-CTL_INFLIGHT = 2  # instances ready or running
+CTL_INFLIGHT = 2  # instances ready, running or asleep, and posted bulk jobs
 CTL_DETAIL = 3  # an instance id or other detail for the exit code
 CTL_DEADLINE = 4  # device time after which every executor stops (0: none)
+# CTL word 5 is unused (it counted sleepers, now in CTL_INFLIGHT)
 CTL_EXECUTORS = 6  # set by the host: the number of executors (warps) of the launch
 
 EXIT_OK = 1

@@ -34,7 +34,6 @@ from gasync.runtime.devicelib import (  # noqa: F401  (CTL_EXECUTORS is used by 
     wake,
 )
 
-CTL_SLEEPERS = 5
 CTL_CLOSED_SENDS = 7
 
 if SIM:
@@ -173,21 +172,28 @@ def host_signal_pending(sig, hostsig, hostpend, k):  # type: ignore[no-untyped-d
 
 @cuda.jit(device=True)
 def sleep_register(sseq, sdata, sht, smask, until, ctl, inst, deadline):  # type: ignore[no-untyped-def]
+    """Put a running instance on the sleepers' ring until ``deadline``.
+
+    A sleeper counts in CTL_INFLIGHT, as it will wake by itself: the deadlock check
+    must not see it as stuck. It is counted here, while its poll still counts it, and
+    uncounted only after its wake counted it again, so that the count of a live
+    instance never drops to zero in between (two counters, one for sleepers, could
+    not be read together without that gap: the GPU found it)."""
     if cuda.atomic.exch(until, inst, deadline) == 0:
-        cuda.atomic.add(ctl, CTL_SLEEPERS, int64(1))
+        cuda.atomic.add(ctl, CTL_INFLIGHT, int64(1))
         queue_push(sseq, sdata, sht, smask, inst)
 
 
 @cuda.jit(device=True)
 def due_sleeper(sseq, sdata, sht, smask, until, ctl, t):  # type: ignore[no-untyped-def]
     """Take one sleeper off the ring: its id if it is due at time ``t`` (it no longer
-    sleeps), -2 if it is not due (it went back on the ring), -1 if the ring is empty."""
+    sleeps; the caller wakes it, then takes it off CTL_INFLIGHT), -2 if it is not due
+    (it went back on the ring), -1 if the ring is empty."""
     inst = queue_pop(sseq, sdata, sht, smask)
     if inst < 0:
         return int64(-1)
     if cuda.atomic.add(until, inst, int64(0)) <= t:
         cuda.atomic.exch(until, inst, int64(0))
-        cuda.atomic.add(ctl, CTL_SLEEPERS, int64(-1))
         return int64(inst)
     queue_push(sseq, sdata, sht, smask, inst)
     return int64(-2)
@@ -203,6 +209,7 @@ def wake_sleepers(st, qseq, qdata, qht, ctl, qmask, sseq, sdata, sht, smask, unt
             return
         if inst >= 0:
             wake(st, qseq, qdata, qht, ctl, qmask, inst)
+            cuda.atomic.add(ctl, CTL_INFLIGHT, int64(-1))  # no longer asleep (see sleep_register)
 
 
 # ---- bulk jobs ----------------------------------------------------------------
@@ -288,3 +295,4 @@ def wake_sleepers_traced(st, qseq, qdata, qht, ctl, qmask, sseq, sdata, sht, sma
             return
         if inst >= 0:
             wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, int64(-1), inst)
+            cuda.atomic.add(ctl, CTL_INFLIGHT, int64(-1))  # no longer asleep (see sleep_register)

@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # One GPU session's checks, in one go (the device machine starts bare and slowly):
 # the GPU contract suite, every sample through the CLI, a traced run, then the benchmarks.
-# Usage on the device machine, from the repository root: bash scripts/gpu_check.sh OUTDIR
+# Usage on the device machine, from the repository root:
+#   bash scripts/gpu_check.sh OUTDIR [checks|bench|all]
+# A device command may last at most 10 minutes and `all` takes about that long, so a
+# session usually runs `checks` and then `bench` as two calls.
 set -u
 out=${1:-/tmp/gasync-gpu}
+part=${2:-all}
 mkdir -p "$out"
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
 mkdir -p /tmp/gs && ln -sfn "$PWD" /tmp/gs/gasync
 export PYTHONPATH=/tmp/gs:/tmp/site PYTHONUNBUFFERED=1
-log="$out/gpu.log"
+log="$out/gpu-$part.log"
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   python3 -c "import numba, numba_cuda, numpy; print('numba', numba.__version__, 'numba-cuda', numba_cuda.__version__, 'numpy', numpy.__version__)"
+  if [ "$part" != bench ]; then
   echo "== GPU contract suite"
   timeout 300 python3 -m pytest -q -m gpu tests/gpu -p no:cacheprovider -W ignore 2>&1 | tail -15
   echo "== samples through the CLI on the GPU"
@@ -27,7 +32,10 @@ try:
 except Exception:
     print(text[-1500:]); sys.exit()
 s = d['stats']
+def total(v):
+    return sum(total(x) for x in v) if isinstance(v, list) else float(v)
 print('shared', d['shared'], 'signals', d['signals'])
+print('buffer sums', {k: round(total(v), 3) for k, v in sorted(d['buffers'].items())})
 print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_s'], 'kernel_ms', s['kernel_ms'])
 "
   done
@@ -38,6 +46,8 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   timeout 60 python3 -m gasync run /tmp/dead.gasync --backend cuda; echo "exit status $?"
   echo "-- traced run"
   timeout 120 python3 -m gasync run samples/join_select.gasync --backend cuda --trace "$out/trace.json" --schedule "$out/schedule.dot" 2>&1 | tail -5
+  fi
+  if [ "$part" != checks ]; then
   echo "== benchmarks"
   # in two parts, so that a slow benchmark cannot take the whole call's time with it
   timeout 200 python3 bench/run.py --reps 2 --only B1,B5a,B2b,B2,B5,B4 2>&1 | grep -v "arn" | grep "^   \|^==\|FAIL"
@@ -46,4 +56,5 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   cp bench/results/latest.md "$out/bench-latest.md" 2>/dev/null
   cp "$(ls -t bench/results/*.json | head -1)" "$out/" 2>/dev/null
   cp docs/performance.md "$out/performance.md" 2>/dev/null
+  fi
 } 2>&1 | tee "$log"

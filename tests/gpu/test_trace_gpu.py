@@ -22,13 +22,13 @@ buffer out: i64[1] = zeros;
 channel c: i64[2];
 task p for i in 0..2 {
     for k in 0..3 {
-        c.send(k).await;
+        c.send(k as i64).await;
         yield_now().await;
     }
 }
 task closer after p { c.close(); }
 task q {
-    let s = 0;
+    let s: i64 = 0;
     for await v in c { s += v; }
     out[0] = s;
 }

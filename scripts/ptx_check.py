@@ -1,0 +1,69 @@
+"""Compile generated kernels to PTX for sm_90 on a machine without a GPU.
+
+Catches what only the CUDA target rejects (the simulator runs any Python) before
+device time is spent. Needs NVRTC: ``pip install nvidia-cuda-nvrtc`` in the venv and
+``CUDA_HOME`` pointing at a CUDA toolkit with libdevice (e.g. /usr/local/cuda-13.0).
+
+Usage: python scripts/ptx_check.py [FILE.gasync ...]   (default: every sample and
+every contract case, traced and untraced)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+os.environ.setdefault("CUDA_HOME", "/usr/local/cuda-13.0")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from numba import cuda, typeof, types  # noqa: E402
+from numba.cuda import dispatcher  # noqa: E402
+
+import gasync  # noqa: E402
+from gasync.codegen import generate  # noqa: E402
+from gasync.runtime import launch, module  # noqa: E402
+
+# no device here: tell Numba it compiles for an sm_90 one
+dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0))  # type: ignore[attr-defined]
+
+
+def check(name: str, program: gasync.Program, inputs: dict[str, Any]) -> bool:
+    ok = True
+    for trace in (False, True):
+        gen = generate(program.plan, trace=trace)
+        mod, _ = module.load(gen, None)
+        host = launch.host_arrays(gen, 4, inputs)
+        sig = (types.Tuple([typeof(host[k]) for k in gen.arrays]), types.int64, types.int64)
+        try:
+            cuda.compile_ptx(mod.gasync_kernel.py_func, sig, cc=(9, 0))
+        except Exception as exc:  # report every failure, then go on with the next program
+            print(f"FAIL {name} (trace={trace}): {type(exc).__name__}: {str(exc)[:2000]}")
+            ok = False
+    if ok:
+        print(f"ok   {name}")
+    return ok
+
+
+def main(paths: list[str]) -> int:
+    programs: list[tuple[str, gasync.Program, dict[str, Any]]] = []
+    if paths:
+        programs = [(p, gasync.compile(p), {}) for p in paths]
+    else:
+        from contract.programs import CASES
+
+        programs = [(str(p), gasync.compile(p), {}) for p in sorted((ROOT / "samples").glob("*.gasync"))]
+        programs += [
+            (c.name, gasync.compile_source(c.source, c.path or f"<{c.name}>", c.defines), dict(c.inputs))
+            for c in CASES
+        ]
+    failed = [name for name, prog, inputs in programs if not check(name, prog, inputs)]
+    print(f"{len(programs) - len(failed)} of {len(programs)} compiled to PTX for sm_90")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
