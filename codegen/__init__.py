@@ -58,6 +58,7 @@ def generate(plan: Plan, trace: bool = False) -> Generated:
     frames = {fr.fn: fr for fr in plan.frames}
     suspends = {f.name: f.suspends and f.kind == "async" for f in plan.functions}
     shared = Shared(plan, suspends, frames, unpack, has_sleep=_has_sleep(plan), trace=trace)
+    shared.wake_one_ok = channel_wakes_one(plan, suspends)
     try:
         body = _functions(shared)
     except UnsupportedError as exc:
@@ -120,6 +121,41 @@ def _has_sleep(plan: Plan) -> bool:
             if any(isinstance(x, ir.Sleep) for f in found for x in futs(f)):
                 return True
     return False
+
+
+def channel_wakes_one(plan: Plan, suspends: dict[str, bool]) -> bool:
+    """Whether a channel's send or receive may wake one waiter instead of all.
+
+    Waking one is right when a woken waiter is sure to try the channel again, or to
+    pass the wake on if it completes otherwise. Every await of a send or receive
+    does (codegen/futures.py), and so does a select whose arm is a send or receive.
+    A select arm that is an async block, a join or a suspending async fn may hold
+    a channel's place in line deep inside and drop it when another arm wins; and two
+    futures of one join that wait on the same channel side share one place in line,
+    which the first to complete would drop for both. With either in the program,
+    every channel wakes all its waiters, as before.
+    """
+    from gasync.planner import ir
+    from gasync.planner.walk import stmts_in
+
+    def opaque(f: ir.Future) -> bool:  # may wait on channels inside, out of sight here
+        return isinstance(f, ir.AsyncBlock | ir.Join) or (isinstance(f, ir.AsyncCall) and suspends.get(f.fn, True))
+
+    def joins(f: ir.Future) -> list[ir.Join]:
+        return [f, *(j for sub in f.futures for j in joins(sub))] if isinstance(f, ir.Join) else []
+
+    for fn in [*plan.functions, *(t.body for t in plan.tasks)]:
+        for st in stmts_in(fn.body):
+            if isinstance(st, ir.Select) and any(opaque(arm.future) for arm in st.arms):
+                return False
+            futures = [st.future] if isinstance(st, ir.AwaitS) else []
+            futures += [arm.future for arm in st.arms] if isinstance(st, ir.Select) else []
+            for j in (j for f in futures for j in joins(f)):
+                sides = [(type(f), f.chan) for f in j.futures if isinstance(f, ir.Send | ir.Recv)]
+                hidden = sum(1 for f in j.futures if opaque(f))
+                if len(set(sides)) < len(sides) or (hidden and hidden + len(sides) >= 2):
+                    return False
+    return True
 
 
 def _functions(shared: Shared) -> list[str]:

@@ -147,7 +147,8 @@ class FutureRenderer:
             f"        dsync.register({WAIT_ARGS}, RES_SEND_{c}, inst)",
             f"        {rdy} = {send}",
             f"    if {rdy}:",
-            f"        {self.shared.wake_all(f'RES_RECV_{c}')}",  # type: ignore[attr-defined]
+            f"        {self.shared.wake_one(f'RES_RECV_{c}')}",  # type: ignore[attr-defined]
+            *("        " + x for x in self.shared.chan_done("SEND", c, "send")),  # type: ignore[attr-defined]
         ]
 
     def _poll_Recv(self, fut: ir.Recv, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
@@ -171,7 +172,8 @@ class FutureRenderer:
                 f"    {rdy} = {take}",
                 f"    {ended} = not {rdy}",
             ]
-        lines += [f"if {rdy}:", f"    {self.shared.wake_all(f'RES_SEND_{c}')}"]  # type: ignore[attr-defined]
+        lines += [f"if {rdy}:", f"    {self.shared.wake_one(f'RES_SEND_{c}')}"]  # type: ignore[attr-defined]
+        lines += ["    " + x for x in self.shared.chan_done("RECV", c, "recv")]  # type: ignore[attr-defined]
         lines += ["    " + x for x in self.out_target(target, f"{scratch}[w]")]
         return lines
 

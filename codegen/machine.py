@@ -64,6 +64,8 @@ class Shared:
     blocks: list[tuple[ir.AsyncBlock, str]] = field(default_factory=list)  # (block, enclosing function)
     has_sleep: bool = False
     trace: bool = False  # record polls and wakes into TRACE
+    # a channel's send or receive wakes one waiter, not all: see channel_wakes_one()
+    wake_one_ok: bool = True
 
     def wake(self, inst: str, waker: str) -> str:
         """A call that makes ``inst`` runnable (recording it when tracing)."""
@@ -77,6 +79,28 @@ class Shared:
         if self.trace:
             return f"dsync.wake_all_traced({args}, TRACE, w, {waker})"
         return f"dsync.wake_all({args})"
+
+    def wake_one(self, resource: str, waker: str = "inst") -> str:
+        """A call that wakes the oldest waiter of ``resource`` (every waiter where a
+        waiter might not try ``resource`` again: see ``wake_one_ok``)."""
+        if not self.wake_one_ok:
+            return self.wake_all(resource, waker)
+        args = f"ST, QSEQ, QDATA, QHT, CTL, QMASK, WSEQ, WDATA, WHT, WREG, N_INST, WMASK, {resource}"
+        if self.trace:
+            return f"dsync.wake_one_traced({args}, TRACE, w, {waker})"
+        return f"dsync.wake_one({args})"
+
+    def chan_done(self, side: str, c: str, can: str) -> list[str]:
+        """After ``inst``'s send or receive on channel ``c`` completed (or lost a select):
+        a wake spent on it and not used passes on to the next waiter of that side."""
+        if not self.wake_one_ok:
+            return []
+        res = f"RES_{side}_{c}"
+        return [
+            f"if dsync.deregister(WREG, N_INST, {res}, inst) != dsync.REG_WAITING"
+            f" and dsync.chan_can_{can}(CSEQ, CHHT, CH_{c}, CAP_{c}):",
+            f"    {self.wake_one(res)}",
+        ]
 
 
 def contains_suspend(s: ir.Stmt) -> bool:

@@ -244,6 +244,12 @@ class PollEmitter(Emitter, FutureRenderer):
             self.add([f"    if rdy_{k}:", f"        won = {k}"])
         self.add(["if won < 0:"])
         self.cur += self.suspend(s.site, IND + "    ")
+        for k, arm in enumerate(s.arms):  # a losing channel arm lets go of its place in line
+            if isinstance(arm.future, ir.Send | ir.Recv):
+                side, can = ("SEND", "send") if isinstance(arm.future, ir.Send) else ("RECV", "recv")
+                done = self.shared.chan_done(side, arm.future.chan, can)
+                if done:
+                    self.add([f"if won != {k}:", *("    " + x for x in done)])
         labels = [self.new_label() for _ in s.arms]
         join_l = self.new_label()
         for k, lab in enumerate(labels):

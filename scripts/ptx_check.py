@@ -20,12 +20,13 @@ os.environ.setdefault("CUDA_HOME", "/usr/local/cuda-13.0")
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+import numpy as np  # noqa: E402
 from numba import cuda, typeof, types  # noqa: E402
 from numba.cuda import dispatcher  # noqa: E402
 
 import gasync  # noqa: E402
 from gasync.codegen import generate  # noqa: E402
-from gasync.runtime import launch, module  # noqa: E402
+from gasync.runtime import buffers, launch, module  # noqa: E402
 
 # no device here: tell Numba it compiles for an sm_90 one
 dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0))  # type: ignore[attr-defined]
@@ -36,7 +37,8 @@ def check(name: str, program: gasync.Program, inputs: dict[str, Any]) -> bool:
     for trace in (False, True):
         gen = generate(program.plan, trace=trace)
         mod, _ = module.load(gen, None)
-        host = launch.host_arrays(gen, 4, inputs)
+        given = {b.name: np.zeros(b.shape, buffers.dtype_of(b.elem)) for b in program.plan.buffers if b.init == "input"}
+        host = launch.host_arrays(gen, 4, {**given, **inputs})
         sig = (types.Tuple([typeof(host[k]) for k in gen.arrays]), types.int64, types.int64)
         try:
             cuda.compile_ptx(mod.gasync_kernel.py_func, sig, cc=(9, 0))

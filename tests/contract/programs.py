@@ -1231,6 +1231,65 @@ case(
     {"out": [1, 43, 2, 8], "order": 2},
 )
 
+case(
+    "many_receivers_wait_then_each_send_wakes_one",
+    """
+    buffer got: i64[12] = zeros;
+    shared total: i64 = 0;
+    channel work: i64[2];
+    task loader {
+        sleep(2_000_000).await;
+        for t in 0..40 { work.send(t as i64).await; }
+        work.close();
+    }
+    task worker for w in 0..12 {
+        for await t in work {
+            got[w] += 1;
+            total.fetch_add(t);
+        }
+    }
+    """,
+    {"total": sum(range(40))},
+)
+
+case(
+    "select_receivers_pass_on_wakes_they_did_not_use",
+    """
+    shared total: i64 = 0;
+    shared taken: i64 = 0;
+    channel a: i64[2];
+    channel b: i64[2];
+    task pa { sleep(1_000_000).await; for t in 0..20 { a.send(t as i64).await; } }
+    task pb { sleep(1_000_000).await; for t in 0..20 { b.send(100 + t as i64).await; } }
+    task rx for w in 0..8 {
+        for k in 0..5 {
+            select {
+                v = a.recv() => { total.fetch_add(v); }
+                v = b.recv() => { total.fetch_add(v); }
+            }
+            taken.fetch_add(1);
+        }
+    }
+    """,
+    {"total": sum(range(20)) + sum(range(100, 120)), "taken": 40},
+)
+
+case(
+    "join_of_two_receives_of_one_channel",
+    """
+    shared total: i64 = 0;
+    channel c: i64[1];
+    task tx { sleep(500_000).await; for t in 0..16 { c.send(t as i64).await; } }
+    task rx for w in 0..4 {
+        for k in 0..2 {
+            let (x, y) = join(c.recv(), c.recv()).await;
+            total.fetch_add(x + y);
+        }
+    }
+    """,
+    {"total": 120},
+)
+
 BULK_N = 3000
 case(
     "bulk_for_then_read_results",
