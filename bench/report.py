@@ -266,7 +266,7 @@ def render(doc: dict[str, Any], source: Path) -> str:
         f"CUDA runtime {info.get('cuda_runtime', '?')}), host {info.get('host', '?')}.",
         f"Software: numba {info.get('numba', '?')}, numba-cuda {info.get('numba_cuda', '?')}, "
         f"CuPy {info.get('cupy', '?')}, NumPy {info.get('numpy', '?')}, Python {info.get('python', '?')}; "
-        f"commit {str(info.get('commit', ''))[:10] or 'unknown'}{' (dirty)' if info.get('dirty') else ''}.",
+        f"commit {_commit(str(info.get('commit', '')))}{' (dirty)' if info.get('dirty') else ''}.",
         f"Each figure is the median of {doc.get('reps', '?')} runs, each benchmark measured beside its baseline "
         "in the same process; gasync times are the persistent kernel's launch + synchronisation "
         "(`kernel_ms`)." + (" **Quick run: smaller sizes than the goals are stated for.**" if quick else ""),
@@ -315,6 +315,13 @@ def write_report(source: Path | None = None, out: Path = OUT) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render(doc, source))
     return out
+
+
+def _commit(text: str) -> str:
+    """A full hash shortened; a note naming several commits (results merged from runs) as it is."""
+    if not text:
+        return "unknown"
+    return text[:10] if all(c in "0123456789abcdef" for c in text) else text
 
 
 def main(argv: list[str] | None = None) -> int:
