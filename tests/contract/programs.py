@@ -1290,6 +1290,35 @@ case(
     {"total": 120},
 )
 
+case(
+    "parallel_and_bulk_maps_unrolled_with_a_remainder",
+    """
+    const N: i64 = 1000;
+    buffer x: f32[N] = iota;
+    buffer y: f32[N] = zeros;
+    buffer z: i64[N] = zeros;
+    buffer u: i32[N] = zeros;
+    buffer acc: i32[N] = zeros;
+    task t {
+        let s: f32 = 3.0;
+        parallel for i in 1..N {
+            let a = x[i] * s;
+            y[i] = a + 1.0;
+            z[i] = (i as i64) * 2;
+        }
+        bulk for i in 3..N { u[i] = (x[i] as i32) - 1; }
+        parallel for i in 0..N { acc[i] += 1; }
+        parallel for i in 0..N { acc[i] += 1; }
+    }
+    """,
+    {
+        "y": [0.0] + [3.0 * i + 1.0 for i in range(1, 1000)],
+        "z": [0] + [2 * i for i in range(1, 1000)],
+        "u": [0, 0, 0] + [i - 1 for i in range(3, 1000)],
+        "acc": [2] * 1000,
+    },
+)
+
 BULK_N = 3000
 case(
     "bulk_for_then_read_results",

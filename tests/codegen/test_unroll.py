@@ -1,0 +1,32 @@
+"""Which parallel loops are unrolled as maps (all loads of several iterations before their stores).
+
+Their values are checked on every backend by the contract case
+``parallel_and_bulk_maps_unrolled_with_a_remainder``; this checks the choice itself.
+"""
+
+from __future__ import annotations
+
+import gasync
+from gasync.codegen import generate
+
+MARK = "# a map: the loads of"
+
+
+def unrolled(body: str) -> int:
+    src = "buffer x: f32[300] = iota;\nbuffer y: f32[300] = zeros;\nshared n: i64 = 0;\n" + body
+    return generate(gasync.compile_source(src, "<unroll>").plan).source.count(MARK)
+
+
+def test_a_map_is_unrolled() -> None:
+    assert unrolled("task t { parallel for i in 0..300 { let a = x[i]; y[i] = a * 2.0; } }") == 1
+    assert unrolled("task t { bulk for i in 0..300 { y[i] = x[i] + 1.0; } }") == 1
+
+
+def test_loops_that_are_not_maps_keep_one_iteration_per_turn() -> None:
+    # reads the buffer it writes: another iteration's store could feed a load
+    assert unrolled("task t { parallel for i in 1..300 { y[i] = y[i - 1] + x[i]; } }") == 0
+    assert unrolled("task t { parallel for i in 0..300 { y[i] += x[i]; } }") == 0
+    # an atomic has an effect at its place in the iteration
+    assert unrolled("task t { parallel for i in 0..300 { y[i] = x[i]; n.fetch_add(1); } }") == 0
+    # control flow
+    assert unrolled("task t { parallel for i in 0..300 { if i > 3 { y[i] = x[i]; } } }") == 0
