@@ -43,8 +43,8 @@ class FutureRenderer:
         if isinstance(fut, ir.Send):  # the value is computed once, when the send starts
             value = f"{NP[self._chan(fut.chan).elem]}({self.r(fut.value)})"  # type: ignore[attr-defined]
             if self._chan(fut.chan).elem in ir.FLOATS:
-                return [f"FF[fb_f + {cf}] = float64({value})"]
-            return [f"FI[fb_i + {ci} + 1] = int64({value})"]
+                return [f"FF[fb_f + {cf}] = float64({value})", f"FI[fb_i + {ci}] = 0"]
+            return [f"FI[fb_i + {ci} + 1] = int64({value})", f"FI[fb_i + {ci}] = 0"]
         if isinstance(fut, ir.Join):
             lines = [f"FI[fb_i + {ci}] = 0"]
             for sub, (si, sf) in zip(fut.futures, self.join_offsets(fut, ci, cf), strict=True):
@@ -137,6 +137,8 @@ class FutureRenderer:
         value = f"FF[fb_f + {cf}]" if self._chan(c).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
         data = "CHF" if self._chan(c).elem in ir.FLOATS else "CHI"
         send = f"dsync.chan_try_send(CSEQ, {data}, CHHT, CH_{c}, CAP_{c}, {value})"
+        sh = self.shared  # type: ignore[attr-defined]
+        flag = f"FI[fb_i + {ci}]"  # set once it waits in line
         return [
             f"{rdy} = dsync.chan_closed(CHCLOSED, CH_{c})",
             f"if {rdy}:",
@@ -144,25 +146,28 @@ class FutureRenderer:
             "else:",
             f"    {rdy} = {send}",
             f"    if not {rdy}:",
-            f"        dsync.register({WAIT_ARGS}, RES_SEND_{c}, inst)",
+            *("        " + x for x in sh.chan_register("SEND", c, flag)),
             f"        {rdy} = {send}",
             f"    if {rdy}:",
-            f"        {self.shared.wake_one(f'RES_RECV_{c}')}",  # type: ignore[attr-defined]
-            *("        " + x for x in self.shared.chan_done("SEND", c, "send")),  # type: ignore[attr-defined]
+            f"        {sh.wake_one(f'RES_RECV_{c}')}",
+            *("        " + x for x in sh.chan_done("SEND", c, "send", flag)),
         ]
 
     def _poll_Recv(self, fut: ir.Recv, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
-        return self.recv_lines(fut.chan, rdy, target, ended=None)
+        return self.recv_lines(fut.chan, ci, rdy, target, ended=None)
 
-    def recv_lines(self, c: str, rdy: str, target: str | None, ended: str | None) -> list[str]:
-        """Receive into ``target``; with ``ended``, also detect a closed, drained channel."""
+    def recv_lines(self, c: str, ci: str, rdy: str, target: str | None, ended: str | None) -> list[str]:
+        """Receive into ``target``; with ``ended``, also detect a closed, drained channel.
+        The future's frame word ``ci`` (0 when it starts) is set once it waits in line."""
+        sh = self.shared  # type: ignore[attr-defined]
+        flag = f"FI[fb_i + {ci}]"
         is_float = self._chan(c).elem in ir.FLOATS
         data, scratch = ("CHF", "SCRATCH_F") if is_float else ("CHI", "SCRATCH_I")
         take = f"dsync.chan_try_recv(CSEQ, {data}, CHHT, CH_{c}, CAP_{c}, {scratch}, w)"
         lines = [
             f"{rdy} = {take}",
             f"if not {rdy}:",
-            f"    dsync.register({WAIT_ARGS}, RES_RECV_{c}, inst)",
+            *("    " + x for x in sh.chan_register("RECV", c, flag)),
             f"    {rdy} = {take}",
         ]
         if ended is not None:
@@ -172,8 +177,8 @@ class FutureRenderer:
                 f"    {rdy} = {take}",
                 f"    {ended} = not {rdy}",
             ]
-        lines += [f"if {rdy}:", f"    {self.shared.wake_one(f'RES_SEND_{c}')}"]  # type: ignore[attr-defined]
-        lines += ["    " + x for x in self.shared.chan_done("RECV", c, "recv")]  # type: ignore[attr-defined]
+        lines += [f"if {rdy}:", f"    {sh.wake_one(f'RES_SEND_{c}')}"]
+        lines += ["    " + x for x in sh.chan_done("RECV", c, "recv", flag)]
         lines += ["    " + x for x in self.out_target(target, f"{scratch}[w]")]
         return lines
 

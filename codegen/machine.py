@@ -90,14 +90,22 @@ class Shared:
             return f"dsync.wake_one_traced({args}, TRACE, w, {waker})"
         return f"dsync.wake_one({args})"
 
-    def chan_done(self, side: str, c: str, can: str) -> list[str]:
+    def chan_register(self, side: str, c: str, flag: str) -> list[str]:
+        """``inst`` joins the line of channel ``c``'s senders or receivers; ``flag`` (a
+        frame word of the future, 0 when it starts) remembers that it did."""
+        marked = [f"{flag} = 1"] if self.wake_one_ok else []
+        return [*marked, f"dsync.register(WSEQ, WDATA, WHT, WREG, WAITON, N_INST, WMASK, RES_{side}_{c}, inst)"]
+
+    def chan_done(self, side: str, c: str, can: str, flag: str) -> list[str]:
         """After ``inst``'s send or receive on channel ``c`` completed (or lost a select):
-        a wake spent on it and not used passes on to the next waiter of that side."""
+        if it had joined the line, it leaves it, and a wake spent on it and not used
+        passes on to the next waiter of that side. One that never joined the line
+        (the usual case for a producer that keeps ahead) costs nothing here."""
         if not self.wake_one_ok:
             return []
         res = f"RES_{side}_{c}"
         return [
-            f"if dsync.deregister(WREG, N_INST, {res}, inst) != dsync.REG_WAITING"
+            f"if {flag} != 0 and dsync.deregister(WREG, N_INST, {res}, inst) != dsync.REG_WAITING"
             f" and dsync.chan_can_{can}(CSEQ, CHHT, CH_{c}, CAP_{c}):",
             f"    {self.wake_one(res)}",
         ]

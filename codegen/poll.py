@@ -244,10 +244,10 @@ class PollEmitter(Emitter, FutureRenderer):
             self.add([f"    if rdy_{k}:", f"        won = {k}"])
         self.add(["if won < 0:"])
         self.cur += self.suspend(s.site, IND + "    ")
-        for k, arm in enumerate(s.arms):  # a losing channel arm lets go of its place in line
-            if isinstance(arm.future, ir.Send | ir.Recv):
+        for k, (arm, (ai, _)) in enumerate(zip(s.arms, offsets, strict=True)):  # a losing channel arm
+            if isinstance(arm.future, ir.Send | ir.Recv):  # lets go of its place in line
                 side, can = ("SEND", "send") if isinstance(arm.future, ir.Send) else ("RECV", "recv")
-                done = self.shared.chan_done(side, arm.future.chan, can)
+                done = self.shared.chan_done(side, arm.future.chan, can, f"FI[fb_i + {ai}]")
                 if done:
                     self.add([f"if won != {k}:", *("    " + x for x in done)])
         labels = [self.new_label() for _ in s.arms]
@@ -269,7 +269,7 @@ class PollEmitter(Emitter, FutureRenderer):
         self.add([f"FI[fb_i + {ci}] = 0"])
         self.goto(s.site)
         self.start(s.site)
-        self.add(self.recv_lines(s.chan, "rdy", s.var, ended="ended"))
+        self.add(self.recv_lines(s.chan, ci, "rdy", s.var, ended="ended"))
         self.add(["if ended:"])
         self.goto(exit_, IND + "    ")
         self.add(["if not rdy:"])
