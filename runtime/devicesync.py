@@ -27,6 +27,7 @@ from gasync.runtime.devicelib import (  # noqa: F401  (CTL_EXECUTORS is used by 
     CTL_EXECUTORS,
     CTL_INFLIGHT,
     SIM,
+    ld,
     now_ns,
     queue_pop,
     queue_pop_before,
@@ -122,7 +123,7 @@ def wake_all(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask,
     not be woken again by this same call, or waker and waiters chase each
     other for ever (seen on the GPU with one sender and many receivers).
     """
-    end = cuda.atomic.add(wht, (r, 1), int64(0))
+    end = ld(wht, (r, 1))
     inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
     while inst >= 0:
         wake(st, qseq, qdata, qht, ctl, qmask, inst)
@@ -138,7 +139,7 @@ def wake_one(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask,
     woken one tries ``r`` again, as its await has not completed (its entry would be
     stale otherwise); one that completes without using what it was woken for passes
     the wake on (see the channel code in codegen/futures.py)."""
-    end = cuda.atomic.add(wht, (r, 1), int64(0))
+    end = ld(wht, (r, 1))
     inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
     if inst >= 0:
         wake(st, qseq, qdata, qht, ctl, qmask, inst)
@@ -156,8 +157,8 @@ def wake_one(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask,
 def chan_try_send(cseq, cdata, cht, c, cap, value):  # type: ignore[no-untyped-def]
     """Append ``value`` to channel ``c`` if it has room; True if it did."""
     while True:
-        pos = cuda.atomic.add(cht, (c, 1), int64(0))
-        seq = cuda.atomic.add(cseq, (c, pos % cap), int64(0))
+        pos = ld(cht, (c, 1))
+        seq = ld(cseq, (c, pos % cap))
         if seq == 2 * pos:
             if cuda.atomic.cas(cht, (c, 1), pos, pos + 1) == pos:
                 cdata[c, pos % cap] = value
@@ -172,8 +173,8 @@ def chan_try_send(cseq, cdata, cht, c, cap, value):  # type: ignore[no-untyped-d
 def chan_try_recv(cseq, cdata, cht, c, cap, out, k):  # type: ignore[no-untyped-def]
     """Take the oldest value of channel ``c`` into ``out[k]``; True if there was one."""
     while True:
-        pos = cuda.atomic.add(cht, (c, 0), int64(0))
-        seq = cuda.atomic.add(cseq, (c, pos % cap), int64(0))
+        pos = ld(cht, (c, 0))
+        seq = ld(cseq, (c, pos % cap))
         if seq == 2 * pos + 1:
             if cuda.atomic.cas(cht, (c, 0), pos, pos + 1) == pos:
                 cuda.threadfence()
@@ -190,20 +191,20 @@ def chan_try_recv(cseq, cdata, cht, c, cap, out, k):  # type: ignore[no-untyped-
 @cuda.jit(device=True)
 def chan_can_recv(cseq, cht, c, cap):  # type: ignore[no-untyped-def]
     """Whether channel ``c`` holds a value for the next receive (a hint: it may change)."""
-    pos = cuda.atomic.add(cht, (c, 0), int64(0))
-    return cuda.atomic.add(cseq, (c, pos % cap), int64(0)) == 2 * pos + 1
+    pos = ld(cht, (c, 0))
+    return ld(cseq, (c, pos % cap)) == 2 * pos + 1
 
 
 @cuda.jit(device=True)
 def chan_can_send(cseq, cht, c, cap):  # type: ignore[no-untyped-def]
     """Whether channel ``c`` has a free slot for the next send (a hint: it may change)."""
-    pos = cuda.atomic.add(cht, (c, 1), int64(0))
-    return cuda.atomic.add(cseq, (c, pos % cap), int64(0)) == 2 * pos
+    pos = ld(cht, (c, 1))
+    return ld(cseq, (c, pos % cap)) == 2 * pos
 
 
 @cuda.jit(device=True)
 def chan_closed(closed, c):  # type: ignore[no-untyped-def]
-    return cuda.atomic.add(closed, c, int32(0)) != 0
+    return ld(closed, c) != 0
 
 
 # ---- signals ------------------------------------------------------------------
@@ -220,7 +221,7 @@ def set_signal(sig, k):  # type: ignore[no-untyped-def]
 @cuda.jit(device=True)
 def host_signal_pending(sig, hostsig, hostpend, k):  # type: ignore[no-untyped-def]
     """True while the host has scheduled signal ``k`` and it has not arrived."""
-    return hostpend[k] != 0 and cuda.atomic.add(sig, k, int32(0)) == 0
+    return hostpend[k] != 0 and ld(sig, k) == 0
 
 
 # ---- sleepers -----------------------------------------------------------------
@@ -248,7 +249,7 @@ def due_sleeper(sseq, sdata, sht, smask, until, ctl, t):  # type: ignore[no-unty
     inst = queue_pop(sseq, sdata, sht, smask)
     if inst < 0:
         return int64(-1)
-    if cuda.atomic.add(until, inst, int64(0)) <= t:
+    if ld(until, inst) <= t:
         cuda.atomic.exch(until, inst, int64(0))
         return int64(inst)
     queue_push(sseq, sdata, sht, smask, inst)
@@ -300,7 +301,7 @@ def bulk_post(job, jobslots, ctl, j, gid, lo, hi, executors):  # type: ignore[no
 
 @cuda.jit(device=True)
 def bulk_done(job, j):  # type: ignore[no-untyped-def]
-    return cuda.atomic.add(job, (j, 6), int64(0)) >= job[j, 4]
+    return ld(job, (j, 6)) >= job[j, 4]
 
 
 # ---- tracing (compiled in only when a program is generated with trace=True) ---
@@ -335,7 +336,7 @@ def wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, waker, inst):  # typ
 
 @cuda.jit(device=True)
 def wake_all_traced(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r, trace, w, waker):  # type: ignore[no-untyped-def]
-    end = cuda.atomic.add(wht, (r, 1), int64(0))  # only those waiting now (see wake_all)
+    end = ld(wht, (r, 1))  # only those waiting now (see wake_all)
     inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
     while inst >= 0:
         wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, waker, inst)
@@ -344,7 +345,7 @@ def wake_all_traced(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n,
 
 @cuda.jit(device=True)
 def wake_one_traced(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r, trace, w, waker):  # type: ignore[no-untyped-def]
-    end = cuda.atomic.add(wht, (r, 1), int64(0))
+    end = ld(wht, (r, 1))
     inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
     if inst >= 0:
         wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, waker, inst)
