@@ -66,7 +66,6 @@ def task_dispatch(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
 
 def completion(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
     out = ["@cuda.jit(device=True)", "def complete(inst, G):", f"    {shared.unpack}"]
-    out.append("    cuda.threadfence()  # this instance's writes before its successors start")
     index = {t.name: t for t in tasks}
     for t in tasks:
         succs = [s for s in tasks if t.name in s.after]
@@ -74,6 +73,9 @@ def completion(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
             continue
         end = t.first_instance + t.count
         out.append(f"    if {t.first_instance} <= inst < {end}:  # task {t.name}")
+        # release: this instance's writes before its successors start (a task with no
+        # successor needs no fence: the kernel's end publishes its writes to the host)
+        out.append("        cuda.threadfence()")
         for s in succs:
             out.append(f"        if cuda.atomic.sub(PRED, {s.index}, int64(1)) == 1:  # {s.name} may start")
             out.append(f"            cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64({index[s.name].count}))")

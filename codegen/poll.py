@@ -328,8 +328,9 @@ class PollEmitter(Emitter, FutureRenderer):
             out = ["@cuda.jit(device=True)", f"def poll_{self.fn.name}(inst, w, fb_i, fb_f, G):"]
             out.append(f"    {source_line(self.shared.plan, self.fn.span)}")
         out.append("    " + self.shared.unpack)
-        if self.block is None and not any(contains_suspend(x) for x in self.body):
-            # it never suspends, so every poll is its first: locals start at zero, not from the frame
+        never_suspends = self.block is None and not any(contains_suspend(x) for x in self.body)
+        if never_suspends:
+            # every poll is its first: locals start at zero, not from the frame
             out += [f"    {local(n)} = {literal(0, ty)}" for n, ty in self.fn.locals]
         else:
             out += restore_lines(self.frame, self.types, "    ")
@@ -338,7 +339,9 @@ class PollEmitter(Emitter, FutureRenderer):
             first, start = self.task.first_instance, self.task.start
             out.append(f"    {local(self.task.var)} = {ty}({start} + (inst - {first}))")
         out.append("    turns = 0")
-        out.append(f"    lbl = FI[{self.sw}]")
+        # one that never suspends starts at 0 without reading its state word (a load from
+        # DRAM per instance, most of B1's time per task)
+        out.append("    lbl = 0" if never_suspends else f"    lbl = FI[{self.sw}]")
         out.append("    while True:")
         for label in self.order:
             out.append(f"        if lbl == {label}:")
