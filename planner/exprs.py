@@ -357,13 +357,33 @@ class ExprChecker(FutureChecker):
 
 
 def _flexible(e: ast.Expr) -> bool:
-    """True for expressions made only of literals, whose type the context decides."""
+    """True for expressions whose type the context decides: literals, operators over
+    them, and a shift of one (a shift has its left operand's type, as in Rust, so
+    in ``(1 << k) - n`` the 1 takes n's type). A shift counts only when its amount
+    cannot suspend or call, as the other operand of a pair is typed first."""
     if isinstance(e, ast.IntLit | ast.FloatLit):
         return True
     if isinstance(e, ast.Unary):
         return _flexible(e.operand)
+    if isinstance(e, ast.Binary) and e.op in ("<<", ">>"):
+        return _flexible(e.left) and _plain(e.right)
     if isinstance(e, ast.Binary) and e.op not in COMPARE and e.op not in ("&&", "||"):
         return _flexible(e.left) and _flexible(e.right)
+    return False
+
+
+def _plain(e: ast.Expr) -> bool:
+    """True for an expression without awaits, calls or async blocks."""
+    if isinstance(e, ast.IntLit | ast.FloatLit | ast.BoolLit | ast.Name):
+        return True
+    if isinstance(e, ast.Unary):
+        return _plain(e.operand)
+    if isinstance(e, ast.Binary):
+        return _plain(e.left) and _plain(e.right)
+    if isinstance(e, ast.Cast):
+        return _plain(e.expr)
+    if isinstance(e, ast.Index):
+        return all(_plain(ix) for ix in e.indices)
     return False
 
 

@@ -328,3 +328,26 @@ def test_every_sample_plans_without_errors(path: Path) -> None:
     p = plan(parse(path.read_text(), str(path)))
     assert p.tasks
     assert all(w.severity == "warning" for w in p.warnings)
+
+
+def test_a_shifted_literal_takes_its_type_from_the_other_operand() -> None:
+    # as in Rust: a shift has its left operand's type, and that literal is inferred
+    # (found by the expression property test: `(11 << v) - (w as i64)` was rejected)
+    from gasync.planner import ir
+
+    p = plan_of(
+        "buffer v: i64[2] = zeros;\nbuffer o: i64[2] = zeros;\nbuffer k: i32[1] = zeros;\n"
+        "task t { o[0] = ((11 << v[1]) - v[0]) as i64; o[1] = ((1 << k[0]) - v[1]) as i64; }"
+    )  # `as` gives its operand no expected type: the literal learns it from the other side
+    stores = [s for s in p.tasks[0].body.body if isinstance(s, ir.Store)]
+    assert len(stores) == 2
+    for s in stores:
+        inner = s.value.expr if isinstance(s.value, ir.Cast) else s.value
+        assert isinstance(inner, ir.Binary) and inner.ty == "i64"
+        assert isinstance(inner.left, ir.Binary) and inner.left.ty == "i64"
+    # a shift whose amount awaits keeps its literal's default type, so the order of effects holds
+    _, text = diagnose(
+        "buffer o: i64[1] = zeros;\nasync fn f() -> i32 { return 1; }\n"
+        "task t { o[0] = ((1 << f().await) - o[0]) as i64; }"
+    )
+    assert "mismatched types: i32 - i64" in text
