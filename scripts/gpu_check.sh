@@ -18,7 +18,9 @@ log="$out/gpu-$part.log"
   python3 -c "import numba, numba_cuda, numpy; print('numba', numba.__version__, 'numba-cuda', numba_cuda.__version__, 'numpy', numpy.__version__)"
   if [ "$part" != bench ]; then
   echo "== GPU contract suite"
-  timeout 300 python3 -m pytest -q -m gpu tests/gpu -p no:cacheprovider -W ignore 2>&1 | tail -15
+  # the whole log is kept: a tail alone lost the failures' causes once
+  timeout 420 python3 -m pytest -q -m gpu tests/gpu -p no:cacheprovider -W ignore -rf > "$out/pytest-gpu.log" 2>&1
+  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu.log" | tail -40
   echo "== samples through the CLI on the GPU"
   for f in samples/*.gasync; do
     extra=""
