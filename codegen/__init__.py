@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from gasync import __version__
 from gasync.codegen import kernel
-from gasync.codegen.machine import Shared, UnsupportedError, emit_parallel_body, emit_plain, source_line
+from gasync.codegen.machine import Shared, UnsupportedError, emit_plain, source_line
+from gasync.codegen.parallel import emit_parallel_body
 from gasync.codegen.poll import emit_block, emit_poll
 from gasync.dsl.diagnostics import GasyncError
 from gasync.planner.model import FrameLayout, Plan

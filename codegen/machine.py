@@ -320,91 +320,6 @@ def emit_plain(shared: Shared, fn: Function) -> list[str]:
     return out
 
 
-def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
-    """The body of a parallel or bulk for: iterations lo + lane, lo + lane + 32, ... of PARGS_I[w, 0:2]."""
-    fn = shared.plan.function(loop.fn)
-    em = Emitter(shared, fn)
-    s = loop.loop
-    out = [
-        "@cuda.jit(device=True)",
-        f"def par_{loop.gid}(w, lane, AI, AF, G):",
-        f"    {source_line(shared.plan, s.span)}",
-    ]
-    out.append("    " + shared.unpack)
-    ni, nf = 2, 0
-    for name, ty in loop.captured:
-        if ty in ir.FLOATS:
-            out.append(f"    {em.assign(name, f'AF[{nf}]')}")
-            nf += 1
-        else:
-            out.append(f"    {em.assign(name, f'AI[{ni}]')}")
-            ni += 1
-    out.append("    k = PARGS_I[w, 0] + lane")
-    out.append("    hi = PARGS_I[w, 1]")
-    if is_map(s.body, {n for n, _ in loop.captured}):
-        out += unrolled_map(shared, em, s)
-    out.append("    while k < hi:")
-    out.append(f"        {em.assign(s.var, 'k')}")
-    em.loops.append(("native", 0, 0))
-    em.structured(s.body, out, "        ")
-    out.append("        k += LANES")
-    return out
-
-
-UNROLL = 4  # iterations per lane per turn of an unrolled map loop
-PURE = (ir.Lit, ir.Var, ir.Load, ir.Unary, ir.Binary, ir.Cast)
-
-
-def is_map(body: tuple[ir.Stmt, ...], captured: set[str]) -> bool:
-    """Whether a parallel loop's body is a map: straight-line lets and plain stores of
-    pure expressions, reading no buffer that it writes. Then all of an iteration's
-    loads may come before another iteration's stores, which an unrolled loop uses to
-    keep several loads in flight per lane (the compiler cannot: buffers may alias)."""
-    from gasync.planner.walk import exprs_of, subexprs
-
-    read: set[str] = set()
-    written: set[str] = set()
-    for st in body:
-        if isinstance(st, ir.Let):
-            if st.var in captured:
-                return False
-        elif isinstance(st, ir.Store) and st.op == "=":
-            written.add(st.buf)
-        else:
-            return False
-        for e in exprs_of(st):
-            for sub in subexprs(e):
-                if not isinstance(sub, PURE):
-                    return False
-                if isinstance(sub, ir.Load):
-                    read.add(sub.buf)
-    return bool(written) and not (read & written)
-
-
-def unrolled_map(shared: Shared, em: Emitter, s: ir.For) -> list[str]:
-    """UNROLL iterations per turn: each one's lets and stored values first, then the stores."""
-    out = [
-        f"    {source_line(shared.plan, s.span)}",
-        f"    while k + {UNROLL - 1} * LANES < hi:  # a map: the loads of {UNROLL} iterations in flight",
-    ]
-    stores = []
-    for u in range(UNROLL):
-        out.append(f"        {em.assign(s.var, f'k + {u} * LANES')}")
-        for j, st in enumerate(s.body):
-            if isinstance(st, ir.Let):
-                em.structured((st,), out, "        ")
-                continue
-            assert isinstance(st, ir.Store)
-            buf = next(b for b in shared.plan.buffers if b.name == st.buf)
-            idx = em.r.index(st.index)
-            out.append(f"        ix_{u}_{j} = ({idx},)" if len(st.index) == 1 else f"        ix_{u}_{j} = ({idx})")
-            out.append(f"        val_{u}_{j} = {wrap(NP[buf.elem], em.r(st.value))}")
-            stores.append(f"        B_{st.buf}[ix_{u}_{j}] = val_{u}_{j}")
-    out += stores
-    out.append(f"        k += {UNROLL} * LANES")
-    return out
-
-
 def restore_lines(frame: FrameLayout, types: dict[str, ir.Ty], ind: str) -> list[str]:
     out = []
     for name, off in frame.int_slots:
@@ -433,7 +348,6 @@ __all__ = [
     "Shared",
     "UnsupportedError",
     "contains_suspend",
-    "emit_parallel_body",
     "emit_plain",
     "literal",
     "restore_lines",
