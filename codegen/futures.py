@@ -12,11 +12,9 @@ words from the frame bases (``fb_i``/``fb_f``); the planner laid them out.
 from __future__ import annotations
 
 from gasync.codegen.exprs import NP, local
+from gasync.codegen.machine import WAIT_ARGS
 from gasync.planner import ir
 from gasync.planner.frames import future_size
-
-WAKE_ARGS = "ST, QSEQ, QDATA, QHT, CTL, QMASK"
-WAIT_ARGS = "WSEQ, WDATA, WHT, WREG, WAITON, N_INST, WMASK"
 
 
 class FutureRenderer:

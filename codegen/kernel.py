@@ -94,13 +94,13 @@ def claim(tasks: tuple[TaskDef, ...], unpack: str) -> list[str]:
     for t in tasks:
         if t.count == 0:
             continue
-        out.append(f"    if dl.load_i64(CURSOR, {t.index}) < {t.count} and dl.load_i64(PRED, {t.index}) == 0:")
+        out.append(f"    if dl.ld(CURSOR, {t.index}) < {t.count} and dl.ld(PRED, {t.index}) == 0:")
         out.append(f"        n = {chunk_of(t)}")
         out.append(f"        lo = cuda.atomic.add(CURSOR, {t.index}, n)")
         out.append(f"        if lo < {t.count}:")
         out.append("            cuda.threadfence()")
         out.append(f"            return {t.first_instance} + lo, {t.first_instance} + min(lo + n, {t.count}), int64(1)")
-    left = " or ".join(f"dl.load_i64(CURSOR, {t.index}) < {t.count}" for t in tasks if t.count) or "False"
+    left = " or ".join(f"dl.ld(CURSOR, {t.index}) < {t.count}" for t in tasks if t.count) or "False"
     out.append(f"    return int64(0), int64(0), int64(1) if {left} else int64(0)")
     return out
 
@@ -173,7 +173,7 @@ def executor(w, G, timeout_ns):
             if polls % 64 == 0:
                 # a busy executor still honours the deadline, another's exit, timers and the host
                 service(w, G)
-                if dl.load_i64(CTL, dl.CTL_EXIT) != 0:
+                if dl.ld(CTL, dl.CTL_EXIT) != 0:
                     break
                 if dl.past_deadline(CTL, start, timeout_ns):
                     break
@@ -183,19 +183,19 @@ def executor(w, G, timeout_ns):
         idle += 1
         if idle % 8 == 0:
             service(w, G)
-            if dl.load_i64(CTL, dl.CTL_EXIT) != 0:
+            if dl.ld(CTL, dl.CTL_EXIT) != 0:
                 break
-            if dl.load_i64(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
+            if dl.ld(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
                 cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_OK))
                 break
             if dl.past_deadline(CTL, start, timeout_ns):
                 break
-            if dl.load_i64(CTL, dl.CTL_INFLIGHT) == 0 and not host_pending(G):
+            if dl.ld(CTL, dl.CTL_INFLIGHT) == 0 and not host_pending(G):
                 # nothing ready, running or asleep, no host signal to come, yet instances left:
                 # nothing can ever wake them. In flight is read again after the host signals,
                 # as one that arrived meanwhile counts in it until its waiters are woken.
                 cuda.threadfence()
-                if dl.load_i64(CTL, dl.CTL_INFLIGHT) == 0 and dl.load_i64(CTL, dl.CTL_DONE) < TOTAL_INSTANCES:
+                if dl.ld(CTL, dl.CTL_INFLIGHT) == 0 and dl.ld(CTL, dl.CTL_DONE) < TOTAL_INSTANCES:
                     cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_DEADLOCK))
                     break
         dl.pause(backoff)
@@ -233,17 +233,17 @@ def bulk_claim(w, G):
     # take one chunk of a posted bulk job for this warp: returns its loop id, or 0
     {unpack}
     for s in range(JOBSLOTS.shape[0]):
-        j = dl.load_i64(JOBSLOTS, s)
+        j = dl.ld(JOBSLOTS, s)
         if j >= 0:
             c = cuda.atomic.add(JOB, (j, 5), int64(1))
             cuda.threadfence()  # the job's fields were written on another SM: no stale L1 lines
-            if c < dl.load2(JOB, j, 4):
-                chunk = dl.load2(JOB, j, 3)
-                lo = dl.load2(JOB, j, 1) + c * chunk
+            if c < dl.ld(JOB, (j, 4)):
+                chunk = dl.ld(JOB, (j, 3))
+                lo = dl.ld(JOB, (j, 1)) + c * chunk
                 PARGS_I[w, 0] = lo
-                PARGS_I[w, 1] = min(lo + chunk, dl.load2(JOB, j, 2))
+                PARGS_I[w, 1] = min(lo + chunk, dl.ld(JOB, (j, 2)))
                 CMD[w, 3] = j
-                return dl.load2(JOB, j, 0)
+                return dl.ld(JOB, (j, 0))
     return int64(0)
 
 
@@ -252,7 +252,7 @@ def bulk_chunk_done(w, j, G):
     # after the warp ran a chunk of job j: the last chunk wakes the waiting task
     {unpack}
     cuda.threadfence()
-    if cuda.atomic.add(JOB, (j, 6), int64(1)) == dl.load2(JOB, j, 4) - 1:
+    if cuda.atomic.add(JOB, (j, 6), int64(1)) == dl.ld(JOB, (j, 4)) - 1:
         for s in range(JOBSLOTS.shape[0]):
             cuda.atomic.cas(JOBSLOTS, s, j, int64(-1))
         {wake_parent}
@@ -276,7 +276,7 @@ def spin_executor(w, G, timeout_ns, executors):
         bulk_chunk_done(w, CMD[w, 3], G)
         CMD[w, 3] = -1
     command = dl.CMD_EXIT
-    while dl.load_i64(CTL, dl.CTL_DONE) < TOTAL_INSTANCES and dl.load_i64(CTL, dl.CTL_EXIT) == 0:
+    while dl.ld(CTL, dl.CTL_DONE) < TOTAL_INSTANCES and dl.ld(CTL, dl.CTL_EXIT) == 0:
         if inst >= TOTAL_INSTANCES:
             inst = w
             service(w, G)
@@ -289,7 +289,7 @@ def spin_executor(w, G, timeout_ns, executors):
             if inst >= TOTAL_INSTANCES:  # more warps than instances: this one has none
                 dl.pause(256)
                 continue
-        if ST[inst] != dl.DONE and dl.load_i64(PRED, task_of(inst)) == 0:
+        if ST[inst] != dl.DONE and dl.ld(PRED, task_of(inst)) == 0:
             cuda.threadfence()  # acquire: the predecessors' writes, made on other SMs
             polls += 1
             r = poll_instance(inst, w, G)
@@ -305,7 +305,7 @@ def spin_executor(w, G, timeout_ns, executors):
                 flush_done(int64(1), G)
         inst += executors
     if command == dl.CMD_EXIT:
-        if dl.load_i64(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
+        if dl.ld(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
             cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_OK))
         STATS[w, 0] = polls
         STATS[w, 2] = dl.now_ns() - start

@@ -24,6 +24,7 @@ from gasync.planner.model import FrameLayout, Function, Plan
 from gasync.planner.walk import stmts_in
 
 READY, PENDING, DONE_STATE = 1, 0, -1
+WAIT_ARGS = "WSEQ, WDATA, WHT, WREG, WAITON, N_INST, WMASK"  # a wait list's arrays, for dsync.register
 ABORT = 3  # a poll returns this when the run's deadline passed inside one of its loops
 FORK = 2  # a poll returns this to have its warp run a parallel loop with all lanes, then polls again
 COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^", "<<=": "<<"}
@@ -75,26 +76,24 @@ class Shared:
 
     def wake_all(self, resource: str, waker: str = "inst") -> str:
         """A call that wakes every waiter of ``resource``."""
-        args = f"ST, QSEQ, QDATA, QHT, CTL, QMASK, WSEQ, WDATA, WHT, WREG, N_INST, WMASK, {resource}"
-        if self.trace:
-            return f"dsync.wake_all_traced({args}, TRACE, w, {waker})"
-        return f"dsync.wake_all({args})"
+        return self._wake_waiters(resource, "N_INST", waker)
 
     def wake_one(self, resource: str, waker: str = "inst") -> str:
         """A call that wakes the oldest waiter of ``resource`` (every waiter where a
         waiter might not try ``resource`` again: see ``wake_one_ok``)."""
-        if not self.wake_one_ok:
-            return self.wake_all(resource, waker)
-        args = f"ST, QSEQ, QDATA, QHT, CTL, QMASK, WSEQ, WDATA, WHT, WREG, N_INST, WMASK, {resource}"
+        return self._wake_waiters(resource, "1" if self.wake_one_ok else "N_INST", waker)
+
+    def _wake_waiters(self, resource: str, most: str, waker: str) -> str:
+        args = f"ST, QSEQ, QDATA, QHT, CTL, QMASK, WSEQ, WDATA, WHT, WREG, N_INST, WMASK, {resource}, {most}"
         if self.trace:
-            return f"dsync.wake_one_traced({args}, TRACE, w, {waker})"
-        return f"dsync.wake_one({args})"
+            return f"dsync.wake_waiters_traced({args}, TRACE, w, {waker})"
+        return f"dsync.wake_waiters({args})"
 
     def chan_register(self, side: str, c: str, flag: str) -> list[str]:
         """``inst`` joins the line of channel ``c``'s senders or receivers; ``flag`` (a
         frame word of the future, 0 when it starts) remembers that it did."""
         marked = [f"{flag} = 1"] if self.wake_one_ok else []
-        return [*marked, f"dsync.register(WSEQ, WDATA, WHT, WREG, WAITON, N_INST, WMASK, RES_{side}_{c}, inst)"]
+        return [*marked, f"dsync.register({WAIT_ARGS}, RES_{side}_{c}, inst)"]
 
     def chan_done(self, side: str, c: str, can: str, flag: str) -> list[str]:
         """After ``inst``'s send or receive on channel ``c`` completed (or lost a select):

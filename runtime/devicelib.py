@@ -132,11 +132,6 @@ def float_store(arr, value):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True, inline=True)
-def load_i64(arr, i):  # type: ignore[no-untyped-def]
-    return ld(arr, i)
-
-
-@cuda.jit(device=True, inline=True)
 def past_deadline(ctl, start, timeout_ns):  # type: ignore[no-untyped-def]
     """True (and the run's exit code set to TIMEOUT) once ``timeout_ns`` has passed since ``start``."""
     if timeout_ns > 0 and now_ns() - start > timeout_ns:
@@ -150,12 +145,6 @@ def overdue(ctl):  # type: ignore[no-untyped-def]
     """True once the run's deadline has passed (checked now and then inside long loops)."""
     d = ld(ctl, CTL_DEADLINE)
     return d > 0 and now_ns() > d
-
-
-@cuda.jit(device=True, inline=True)
-def load2(arr, i, j):  # type: ignore[no-untyped-def]
-    """Read an int64 word of a 2-D array through L2 (another SM may have written it)."""
-    return ld(arr, (i, j))
 
 
 @cuda.jit(device=True, inline=True)

@@ -116,32 +116,23 @@ def next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end):  # type: ignore[no-un
 
 
 @cuda.jit(device=True)
-def wake_all(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r):  # type: ignore[no-untyped-def]
-    """Wake every instance waiting on resource ``r`` when the call starts.
+def wake_waiters(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r, most):  # type: ignore[no-untyped-def]
+    """Wake up to ``most`` instances waiting on resource ``r``, oldest first.
 
-    Only those: a woken instance that finds nothing and registers again must
-    not be woken again by this same call, or waker and waiters chase each
-    other for ever (seen on the GPU with one sender and many receivers).
+    Only those waiting when the call starts: a woken instance that finds nothing
+    and registers again must not be woken again by this same call, or waker and
+    waiters chase each other for ever (seen on the GPU with one sender and many
+    receivers). ``most`` is 1 for a channel's value or free slot, which one waiter
+    can use: waking them all made every send poll every receiver (B4 on the H200:
+    515 receivers, 2 s). The woken one tries ``r`` again, as its await has not
+    completed (its entry would be stale otherwise); one that completes without
+    using what it was woken for passes the wake on (codegen/machine.py chan_done).
     """
     end = ld(wht, (r, 1))
-    inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
-    while inst >= 0:
-        wake(st, qseq, qdata, qht, ctl, qmask, inst)
+    for _ in range(most):
         inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
-
-
-@cuda.jit(device=True)
-def wake_one(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r):  # type: ignore[no-untyped-def]
-    """Wake the oldest instance waiting on resource ``r``, if any.
-
-    For a channel's value or free slot, which one waiter can use: waking them all
-    made every send poll every receiver (B4 on the H200: 515 receivers, 2 s). The
-    woken one tries ``r`` again, as its await has not completed (its entry would be
-    stale otherwise); one that completes without using what it was woken for passes
-    the wake on (see the channel code in codegen/futures.py)."""
-    end = ld(wht, (r, 1))
-    inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
-    if inst >= 0:
+        if inst < 0:
+            return
         wake(st, qseq, qdata, qht, ctl, qmask, inst)
 
 
@@ -335,19 +326,12 @@ def wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, waker, inst):  # typ
 
 
 @cuda.jit(device=True)
-def wake_all_traced(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r, trace, w, waker):  # type: ignore[no-untyped-def]
-    end = ld(wht, (r, 1))  # only those waiting now (see wake_all)
-    inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
-    while inst >= 0:
-        wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, waker, inst)
+def wake_waiters_traced(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r, most, trace, w, waker):  # type: ignore[no-untyped-def]
+    end = ld(wht, (r, 1))  # only those waiting now (see wake_waiters)
+    for _ in range(most):
         inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
-
-
-@cuda.jit(device=True)
-def wake_one_traced(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r, trace, w, waker):  # type: ignore[no-untyped-def]
-    end = ld(wht, (r, 1))
-    inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
-    if inst >= 0:
+        if inst < 0:
+            return
         wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, waker, inst)
 
 
