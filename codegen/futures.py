@@ -148,7 +148,7 @@ class FutureRenderer:
             f"        {rdy} = {send}",
             f"    if {rdy}:",
             f"        {sh.wake_one(f'RES_RECV_{c}')}",
-            *("        " + x for x in sh.chan_done("SEND", c, "send", flag)),
+            *("        " + x for x in sh.chan_done("SEND", c, flag)),
         ]
 
     def _poll_Recv(self, fut: ir.Recv, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
@@ -176,7 +176,7 @@ class FutureRenderer:
                 f"    {ended} = not {rdy}",
             ]
         lines += [f"if {rdy}:", f"    {sh.wake_one(f'RES_SEND_{c}')}"]
-        lines += ["    " + x for x in sh.chan_done("RECV", c, "recv", flag)]
+        lines += ["    " + x for x in sh.chan_done("RECV", c, flag)]
         lines += ["    " + x for x in self.out_target(target, f"{scratch}[w]")]
         return lines
 

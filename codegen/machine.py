@@ -95,7 +95,7 @@ class Shared:
         marked = [f"{flag} = 1"] if self.wake_one_ok else []
         return [*marked, f"dsync.register({WAIT_ARGS}, RES_{side}_{c}, inst)"]
 
-    def chan_done(self, side: str, c: str, can: str, flag: str) -> list[str]:
+    def chan_done(self, side: str, c: str, flag: str) -> list[str]:
         """After ``inst``'s send or receive on channel ``c`` completed (or lost a select):
         if it had joined the line, it leaves it, and a wake spent on it and not used
         passes on to the next waiter of that side. One that never joined the line
@@ -105,7 +105,7 @@ class Shared:
         res = f"RES_{side}_{c}"
         return [
             f"if {flag} != 0 and dsync.deregister(WREG, N_INST, {res}, inst) != dsync.REG_WAITING"
-            f" and dsync.chan_can_{can}(CSEQ, CHHT, CH_{c}, CAP_{c}):",
+            f" and dsync.chan_can_{side.lower()}(CSEQ, CHHT, CH_{c}, CAP_{c}):",
             f"    {self.wake_one(res)}",
         ]
 

@@ -246,8 +246,8 @@ class PollEmitter(Emitter, FutureRenderer):
         self.cur += self.suspend(s.site, IND + "    ")
         for k, (arm, (ai, _)) in enumerate(zip(s.arms, offsets, strict=True)):  # a losing channel arm
             if isinstance(arm.future, ir.Send | ir.Recv):  # lets go of its place in line
-                side, can = ("SEND", "send") if isinstance(arm.future, ir.Send) else ("RECV", "recv")
-                done = self.shared.chan_done(side, arm.future.chan, can, f"FI[fb_i + {ai}]")
+                side = "SEND" if isinstance(arm.future, ir.Send) else "RECV"
+                done = self.shared.chan_done(side, arm.future.chan, f"FI[fb_i + {ai}]")
                 if done:
                     self.add([f"if won != {k}:", *("    " + x for x in done)])
         labels = [self.new_label() for _ in s.arms]
@@ -339,8 +339,8 @@ class PollEmitter(Emitter, FutureRenderer):
             first, start = self.task.first_instance, self.task.start
             out.append(f"    {local(self.task.var)} = {ty}({start} + (inst - {first}))")
         out.append("    turns = 0")
-        # one that never suspends starts at 0 without reading its state word (a load from
-        # DRAM per instance, most of B1's time per task)
+        # one that never suspends starts at 0 without reading its state word (a load
+        # from DRAM per instance)
         out.append("    lbl = 0" if never_suspends else f"    lbl = FI[{self.sw}]")
         out.append("    while True:")
         for label in self.order:
