@@ -58,8 +58,15 @@ def generate(plan: Plan, trace: bool = False) -> Generated:
     unpack = f"({', '.join(arrays)}) = G"
     frames = {fr.fn: fr for fr in plan.frames}
     suspends = {f.name: f.suspends and f.kind == "async" for f in plan.functions}
-    shared = Shared(plan, suspends, frames, unpack, has_sleep=_has_sleep(plan), trace=trace)
-    shared.wake_one_ok = channel_wakes_one(plan, suspends)
+    shared = Shared(
+        plan,
+        suspends,
+        frames,
+        unpack,
+        has_sleep=_has_sleep(plan),
+        trace=trace,
+        wake_one_ok=channel_wakes_one(plan, suspends),
+    )
     try:
         body = _functions(shared)
     except UnsupportedError as exc:

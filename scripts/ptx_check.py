@@ -59,8 +59,7 @@ def main(paths: list[str]) -> int:
 
         programs = [(str(p), gasync.compile(p), {}) for p in sorted((ROOT / "samples").glob("*.gasync"))]
         programs += [
-            (c.name, gasync.compile_source(c.source, c.path or f"<{c.name}>", c.defines), dict(c.inputs))
-            for c in CASES
+            (c.name, gasync.compile_source(c.source, c.path or f"<{c.name}>", c.defines), dict(c.inputs)) for c in CASES
         ]
     failed = [name for name, prog, inputs in programs if not check(name, prog, inputs)]
     print(f"{len(programs) - len(failed)} of {len(programs)} compiled to PTX for sm_90")

@@ -265,31 +265,17 @@ def test_stats_count_wakes_exactly() -> None:
 
 # --- a value sent wakes one receiver, not all of them ------------------------------------------------------------
 
-HERD = """
-buffer got: i64[12] = zeros;
-shared total: i64 = 0;
-channel work: i64[2];
-task loader {
-    sleep(2_000_000).await;
-    for t in 0..40 { work.send(t as i64).await; }
-    work.close();
-}
-task worker for w in 0..12 {
-    for await t in work {
-        got[w] += 1;
-        total.fetch_add(t);
-    }
-}
-"""
-
 
 @pytest.mark.timeout(120)
 def test_a_send_wakes_one_of_many_waiting_receivers() -> None:
-    # 12 receivers wait before the first send. Waking all of them on each of the 40
-    # sends polled every receiver each time (273 polls here; 2 s for B4 on the H200).
-    res = compile_text(HERD, "herd").run(backend="sim", executors=13, timeout=RUN_TIMEOUT_S)
-    assert res.shared["total"] == sum(range(40))
-    assert int(res.buffers["got"].sum()) == 40
+    # The contract case: 12 receivers wait before the first of 40 sends. Waking all of
+    # them on each send polled every receiver each time (273 polls here; 2 s for B4 on
+    # the H200).
+    from contract.programs import CASES
+
+    herd = next(c for c in CASES if c.name == "many_receivers_wait_then_each_send_wakes_one")
+    res = compile_text(herd.source, "herd").run(backend="sim", executors=13, timeout=RUN_TIMEOUT_S)
+    assert (res.shared["total"], res.shared["count"]) == (sum(range(40)), 40)
     assert res.stats["polls"] < 160, res.stats
 
 
