@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from gasync import __version__
 from gasync.codegen import kernel
+from gasync.codegen.jobs import JobWidths
 from gasync.codegen.machine import Shared, UnsupportedError, emit_plain, source_line
 from gasync.codegen.parallel import emit_parallel_body
 from gasync.codegen.poll import emit_block, emit_poll
@@ -47,9 +48,10 @@ class Generated:
     frame_bases: tuple[tuple[str, int, int], ...]  # (task, first int word, first float word)
     queue_capacity: int
     pargs: tuple[int, int]  # per-executor words of parallel-for arguments (int, float)
-    jobargs: tuple[int, int]  # per-instance words of bulk-for arguments (0, 0: no bulk for)
+    jobargs: tuple[int, int]  # per-job words of bulk-for arguments (0, 0: no bulk for)
     resources: int  # things a task can wait on: signals, then each channel's receive and send sides
     trace: bool = False  # the kernel records polls and wakes into TRACE
+    job_width: int = 1  # bulk job rows per instance (codegen/jobs.py)
 
 
 def generate(plan: Plan, trace: bool = False) -> Generated:
@@ -66,6 +68,7 @@ def generate(plan: Plan, trace: bool = False) -> Generated:
         has_sleep=_has_sleep(plan),
         trace=trace,
         wake_one_ok=channel_wakes_one(plan, suspends),
+        jobs=JobWidths(plan, suspends),
     )
     try:
         body = _functions(shared)
@@ -104,7 +107,18 @@ def generate(plan: Plan, trace: bool = False) -> Generated:
     digest = hashlib.sha256(source.encode()).hexdigest()[:20]
     resources = len(plan.signals) + 2 * len(plan.channels)
     return Generated(
-        plan, source, digest, arrays, (ni, nf), tuple(bases), capacity, (pi, pf), jobargs, resources, trace
+        plan,
+        source,
+        digest,
+        arrays,
+        (ni, nf),
+        tuple(bases),
+        capacity,
+        (pi, pf),
+        jobargs,
+        resources,
+        trace,
+        shared.job_width,
     )
 
 

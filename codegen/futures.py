@@ -11,6 +11,9 @@ words from the frame bases (``fb_i``/``fb_f``); the planner laid them out.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from gasync.codegen.exprs import NP, local
 from gasync.codegen.machine import WAIT_ARGS
 from gasync.planner import ir
@@ -97,7 +100,8 @@ class FutureRenderer:
                 return [call, f"{rdy} = True"]
             return [f"{local(target)} = {NP[str(self.types[target])]}({call})", f"{rdy} = True"]  # type: ignore[attr-defined]
         callee = sh.frames[fut.fn]
-        lines = [f"code = poll_{fut.fn}(inst, w, fb_i + {ci}, fb_f + {cf}, G)"]
+        jb = sh.jb_arg(self.jb)  # type: ignore[attr-defined]
+        lines = [f"code = poll_{fut.fn}(inst, w, fb_i + {ci}, fb_f + {cf}, {jb}G)"]
         lines += self.forked()  # type: ignore[attr-defined]
         lines += [f"{rdy} = code == 1"]
         if target is not None and callee.result is not None:
@@ -181,27 +185,49 @@ class FutureRenderer:
         return lines
 
     def _poll_Join(self, fut: ir.Join, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
-        raise NotImplementedError  # join needs the targets tuple: see poll_join
+        # a join inside a join or a select arm: its values are not bound (the planner
+        # rejects binding a tuple), only its completion counts
+        return self.poll_join(fut, ci, cf, rdy, ())
 
     def poll_join(self, fut: ir.Join, ci: str, cf: str, rdy: str, targets: tuple[str | None, ...]) -> list[str]:
-        lines = [f"mask = FI[fb_i + {ci}]"]
+        """Poll every child not done yet; word ``ci`` keeps the mask of those done."""
+        mask = f"{rdy}_mask"  # one per join: a join may hold another
+        lines = [f"{mask} = FI[fb_i + {ci}]"]
         targets = targets or (None,) * len(fut.futures)
-        for k, (sub, (si, sf), tgt) in enumerate(
-            zip(fut.futures, self.join_offsets(fut, ci, cf), targets, strict=True)
-        ):
+        children = zip(fut.futures, self.join_offsets(fut, ci, cf), self.job_offsets(fut.futures), targets, strict=True)
+        for k, (sub, (si, sf), jb, tgt) in enumerate(children):
             sub_rdy = f"{rdy}_{k}"
-            lines.append(f"if (mask >> {k}) & 1 == 0:")
-            lines += ["    " + x for x in self.poll(sub, si, sf, sub_rdy, tgt)]
+            lines.append(f"if ({mask} >> {k}) & 1 == 0:")
+            with self.jobs_from(jb):
+                lines += ["    " + x for x in self.poll(sub, si, sf, sub_rdy, tgt)]
             lines.append(f"    if {sub_rdy}:")
-            lines.append(f"        mask |= {1 << k}")
-        lines.append(f"FI[fb_i + {ci}] = mask")
-        lines.append(f"{rdy} = mask == {(1 << len(fut.futures)) - 1}")
+            lines.append(f"        {mask} |= {1 << k}")
+        lines.append(f"FI[fb_i + {ci}] = {mask}")
+        lines.append(f"{rdy} = {mask} == {(1 << len(fut.futures)) - 1}")
         return lines
+
+    jb = "jb"  # the first bulk job row of the future being polled (codegen/jobs.py)
+
+    def job_offsets(self, futures: tuple[ir.Future, ...]) -> list[str]:
+        """Each future's first bulk job row, when several are polled side by side."""
+        jobs = self.shared.jobs  # type: ignore[attr-defined]
+        offsets = jobs.offsets(futures) if jobs is not None else [0] * len(futures)
+        return [f"{self.jb} + {off}" if off else self.jb for off in offsets]
+
+    @contextmanager
+    def jobs_from(self, jb: str) -> Iterator[None]:
+        """Render a future whose bulk job rows start at ``jb``."""
+        saved, self.jb = self.jb, jb
+        try:
+            yield
+        finally:
+            self.jb = saved
 
     def _poll_AsyncBlock(self, fut: ir.AsyncBlock, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
         name = self.block_name(fut)  # type: ignore[attr-defined]
         lines = self.spill_all()  # type: ignore[attr-defined]
-        lines.append(f"code = {name}(inst, w, fb_i, fb_f, fb_i + {ci}, fb_f + {cf}, G)")
+        jb = self.shared.jb_arg(self.jb)  # type: ignore[attr-defined]
+        lines.append(f"code = {name}(inst, w, fb_i, fb_f, fb_i + {ci}, fb_f + {cf}, {jb}G)")
         lines += self.restore_all()  # type: ignore[attr-defined]
         lines += self.forked()  # type: ignore[attr-defined]
         lines.append(f"{rdy} = code == 1")

@@ -41,6 +41,7 @@ def task_of(tasks: tuple[TaskDef, ...]) -> list[str]:
 
 def task_dispatch(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
     out = ["@cuda.jit(device=True)", "def poll_instance(inst, w, G):", f"    {shared.unpack}"]
+    jb = shared.jb_arg("int64(0)")  # a task's own bulk jobs start at its first row
     for t in tasks:
         if t.count == 0:
             continue
@@ -53,13 +54,13 @@ def task_dispatch(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
             out.append(f"        fb = {fb_i}")
             out.append("        s0 = FI[fb]")
             out.append("        t0 = dl.now_ns()")
-            out.append(f"        r = poll_{t.name}(inst, w, fb, {fb_f}, G)")
+            out.append(f"        r = poll_{t.name}(inst, w, fb, {fb_f}, {jb}G)")
             out.append(
                 "        dsync.trace_event(TRACE, CTL, dsync.TRACE_POLL, w, inst, s0, FI[fb], t0, dl.now_ns(), r)"
             )
             out.append("        return r")
         else:
-            out.append(f"        return poll_{t.name}(inst, w, {fb_i}, {fb_f}, G)")
+            out.append(f"        return poll_{t.name}(inst, w, {fb_i}, {fb_f}, {jb}G)")
     out.append(f"    return {READY}")
     return out
 
@@ -255,6 +256,7 @@ def bulk_chunk_done(w, j, G):
     if cuda.atomic.add(JOB, (j, 6), int64(1)) == dl.ld(JOB, (j, 4)) - 1:
         for s in range(JOBSLOTS.shape[0]):
             cuda.atomic.cas(JOBSLOTS, s, j, int64(-1))
+        parent = dl.ld(JOB, (j, 7))
         {wake_parent}
         cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64(-1))
 
@@ -354,7 +356,7 @@ def run_parallel(shared: Shared) -> list[str]:
 
 def executor(shared: Shared) -> str:
     return EXECUTOR.format(
-        unpack=shared.unpack, ready=READY, fork=FORK, abort=ABORT, wake_parent=shared.wake("j", "int64(-1)")
+        unpack=shared.unpack, ready=READY, fork=FORK, abort=ABORT, wake_parent=shared.wake("parent", "int64(-1)")
     )
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gasync.codegen.exprs import NP, ExprRenderer, literal, local, wrap
+from gasync.codegen.jobs import JobWidths
 from gasync.planner import ir
 from gasync.planner.model import FrameLayout, Function, Plan
 from gasync.planner.walk import stmts_in
@@ -67,6 +68,20 @@ class Shared:
     trace: bool = False  # record polls and wakes into TRACE
     # a channel's send or receive wakes one waiter, not all: see channel_wakes_one()
     wake_one_ok: bool = True
+    jobs: JobWidths | None = None  # bulk job rows (codegen/jobs.py)
+
+    @property
+    def job_width(self) -> int:
+        return self.jobs.per_instance if self.jobs is not None else 1
+
+    def jb_arg(self, jb: str) -> str:
+        """``jb``, the first bulk job row, as an argument of a poll call ('' where every
+        instance has one row and the row is the instance)."""
+        return f"{jb}, " if self.job_width > 1 else ""
+
+    def job_row(self, jb: str = "jb") -> str:
+        """The bulk job row that starts at ``jb`` (the poll function's own by default)."""
+        return "inst" if self.job_width == 1 else f"inst * {self.job_width} + {jb}"
 
     def wake(self, inst: str, waker: str) -> str:
         """A call that makes ``inst`` runnable (recording it when tracing)."""

@@ -238,9 +238,11 @@ class PollEmitter(Emitter, FutureRenderer):
         self.start(s.site)
         self.current_site = s.site
         self.add(["won = -1"])
+        jobs = self.job_offsets(arms.futures)
         for k, (arm, (ai, af)) in enumerate(zip(s.arms, offsets, strict=True)):
             self.add(["if won < 0:"])
-            self.add(self.poll(arm.future, ai, af, f"rdy_{k}", arm.target), IND + "    ")
+            with self.jobs_from(jobs[k]):
+                self.add(self.poll(arm.future, ai, af, f"rdy_{k}", arm.target), IND + "    ")
             self.add([f"    if rdy_{k}:", f"        won = {k}"])
         self.add(["if won < 0:"])
         self.cur += self.suspend(s.site, IND + "    ")
@@ -250,6 +252,7 @@ class PollEmitter(Emitter, FutureRenderer):
                 done = self.shared.chan_done(side, arm.future.chan, f"FI[fb_i + {ai}]")
                 if done:
                     self.add([f"if won != {k}:", *("    " + x for x in done)])
+        self._drain_losers(s, ci, jobs)
         labels = [self.new_label() for _ in s.arms]
         join_l = self.new_label()
         for k, lab in enumerate(labels):
@@ -260,6 +263,24 @@ class PollEmitter(Emitter, FutureRenderer):
             self.cfg(arm.body)
             self.goto(join_l)
         self.start(join_l)
+
+    def _drain_losers(self, s: ir.Select, ci: str, jobs: list[str]) -> None:
+        """A losing arm may have posted bulk jobs, whose chunks run on regardless: the
+        select ends once they have, so that nothing later reuses their rows while
+        they run. Word ``ci`` keeps the winner meanwhile."""
+        sh = self.shared
+        widths = [sh.jobs.future(a.future) if sh.jobs is not None else 0 for a in s.arms]
+        if not any(widths):
+            return
+        drain = self.new_label()
+        self.add([f"FI[fb_i + {ci}] = won"])
+        self.goto(drain)
+        self.start(drain)
+        self.add([f"won = FI[fb_i + {ci}]"])
+        for k, (n, jb) in enumerate(zip(widths, jobs, strict=True)):
+            if n:
+                self.add([f"if won != {k} and not dsync.bulk_rows_done(JOB, {sh.job_row(jb)}, {n}):"])
+                self.cur += self.suspend(drain, IND + "    ")
 
     def _cfg_ForAwait(self, s: ir.ForAwait) -> None:
         ci, _ = self.children[s.site]
@@ -295,37 +316,41 @@ class PollEmitter(Emitter, FutureRenderer):
         """``bulk for``: post a job that idle warps anywhere run in chunks; wait for it."""
         label = self.new_label()
         loop = self.register_parallel(s, bulk=True)
+        job = self.shared.job_row()
         self.add([f"# bulk for {s.var} -> par_{loop.gid}, in chunks run by idle warps across the GPU"])
         self.add([f"lo = int64({self.r(s.start)})", f"hi = int64({self.r(s.stop)})"])
-        self.add(self.pack_args(loop, "JOBARGS_I[inst", "JOBARGS_F[inst"))
-        self.add([f"if not dsync.bulk_post(JOB, JOBSLOTS, CTL, inst, {loop.gid}, lo, hi, CTL[dsync.CTL_EXECUTORS]):"])
+        self.add(self.pack_args(loop, f"JOBARGS_I[{job}", f"JOBARGS_F[{job}"))
+        post = f"dsync.bulk_post(JOB, JOBSLOTS, CTL, {job}, inst, {loop.gid}, lo, hi, CTL[dsync.CTL_EXECUTORS])"
+        self.add([f"if not {post}:"])
         self.add(
             [
                 "    # every job slot is taken: this warp runs the whole range itself",
                 "    PARGS_I[w, 0] = lo",
                 "    PARGS_I[w, 1] = hi",
-                "    CMD[w, 3] = inst",
+                f"    CMD[w, 3] = {job}",
                 f"    CMD[w, 1] = {loop.gid}",
-                "    JOB[inst, 6] = JOB[inst, 4]",
+                f"    JOB[{job}, 6] = JOB[{job}, 4]",
             ]
         )
         self.cur += self.suspend(label, IND + "    ", FORK)
         self.add([f"FI[{self.sw}] = {label}"])
         self.goto(label)
         self.start(label)
-        self.add(["if not dsync.bulk_done(JOB, inst):"])
+        self.add([f"if not dsync.bulk_done(JOB, {job}):"])
         self.cur += self.suspend(label, IND + "    ")
 
     # -- the function --
     def assemble(self) -> list[str]:
         if self.block is not None:
             name = self.block_name(self.block)
-            out = ["@cuda.jit(device=True)", f"def {name}(inst, w, fb_i, fb_f, cb_i, cb_f, G):"]
+            jb = self.shared.jb_arg("jb")
+            out = ["@cuda.jit(device=True)", f"def {name}(inst, w, fb_i, fb_f, cb_i, cb_f, {jb}G):"]
             out.append(f"    # async block {source_line(self.shared.plan, self.block.span).removeprefix('# ')}")
             out.append("    cbo_i = cb_i - fb_i")
             out.append("    cbo_f = cb_f - fb_f")
         else:
-            out = ["@cuda.jit(device=True)", f"def poll_{self.fn.name}(inst, w, fb_i, fb_f, G):"]
+            jb = self.shared.jb_arg("jb")
+            out = ["@cuda.jit(device=True)", f"def poll_{self.fn.name}(inst, w, fb_i, fb_f, {jb}G):"]
             out.append(f"    {source_line(self.shared.plan, self.fn.span)}")
         out.append("    " + self.shared.unpack)
         never_suspends = self.block is None and not any(contains_suspend(x) for x in self.body)

@@ -97,6 +97,12 @@ class BodyChecker(ExprChecker):
                     raise TypeMismatchError(f"'{user}' would have no value: that future gives '()'", s.span)
                 targets.append(None)
                 continue
+            if isinstance(ty, ir.TupleT):
+                raise TypeMismatchError(
+                    f"'{user}' would be the tuple {ty} of a nested join, which cannot be bound",
+                    s.span,
+                    (Note("write '_' in its place, or await the inner join on its own with 'let (..) ='"),),
+                )
             self._no_global_shadow(user, s.span)
             name = self.fn.fresh(user, ty)
             targets.append(name)
@@ -284,6 +290,12 @@ class BodyChecker(ExprChecker):
             if arm.binding is not None:
                 if out == "unit":
                     raise TypeMismatchError(f"'{arm.binding}' would have no value: that future gives '()'", arm.span)
+                if isinstance(out, ir.TupleT):
+                    raise TypeMismatchError(
+                        f"'{arm.binding}' would be the tuple {out} of a join, which a select arm cannot bind",
+                        arm.span,
+                        (Note("write '_ = join(...)' and let the joined futures store their results"),),
+                    )
                 target = self.fn.fresh(arm.binding, out)
                 self.fn.scopes[-1][arm.binding] = target
             try:

@@ -262,13 +262,14 @@ def wake_sleepers(st, qseq, qdata, qht, ctl, qmask, sseq, sdata, sht, smask, unt
 
 # ---- bulk jobs ----------------------------------------------------------------
 # JOB[j] = (loop id, lo, hi, chunk, chunks, next chunk, chunks done, parent)
-# JOBSLOTS holds the ids of active jobs (-1: free); a job's id is its parent
-# instance, which waits for it and so has at most one at a time.
+# JOBSLOTS holds the ids of active jobs (-1: free). A job's id is a row of its
+# parent instance's: the instance itself where it waits for one job at a time,
+# else one of its codegen.jobs rows (a join of futures that each run a bulk for).
 
 
 @cuda.jit(device=True)
-def bulk_post(job, jobslots, ctl, j, gid, lo, hi, executors):  # type: ignore[no-untyped-def]
-    """Create job ``j`` over lo..hi; returns False if every slot is taken."""
+def bulk_post(job, jobslots, ctl, j, parent, gid, lo, hi, executors):  # type: ignore[no-untyped-def]
+    """Create job ``j`` over lo..hi for instance ``parent``; returns False if every slot is taken."""
     n = hi - lo
     chunk = max(int64(256), ((n // (executors * 4)) + 31) // 32 * 32)
     chunks = (n + chunk - 1) // chunk
@@ -279,7 +280,7 @@ def bulk_post(job, jobslots, ctl, j, gid, lo, hi, executors):  # type: ignore[no
     job[j, 4] = chunks
     job[j, 5] = 0
     job[j, 6] = 0
-    job[j, 7] = j
+    job[j, 7] = parent
     if chunks == 0:
         return True
     cuda.threadfence()
@@ -293,6 +294,15 @@ def bulk_post(job, jobslots, ctl, j, gid, lo, hi, executors):  # type: ignore[no
 @cuda.jit(device=True)
 def bulk_done(job, j):  # type: ignore[no-untyped-def]
     return ld(job, (j, 6)) >= job[j, 4]
+
+
+@cuda.jit(device=True)
+def bulk_rows_done(job, j, n):  # type: ignore[no-untyped-def]
+    """Whether jobs ``j .. j + n - 1`` have all finished (a row never posted has)."""
+    for r in range(n):
+        if ld(job, (j + r, 6)) < job[j + r, 4]:
+            return False
+    return True
 
 
 # ---- tracing (compiled in only when a program is generated with trace=True) ---

@@ -40,7 +40,7 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_ca
     c = max(len(plan.channels), 1)
     chcap = max([1, *(ch.capacity for ch in plan.channels)])
     s = max(len(plan.signals), 1)
-    jobs = n if gen.jobargs != (0, 0) else 1
+    jobs = n * gen.job_width if gen.jobargs != (0, 0) else 1
     ji, jf = gen.jobargs if gen.jobargs != (0, 0) else (1, 1)
     arrays: dict[str, Any] = {
         "FI": np.zeros(ni, np.int64),

@@ -351,3 +351,39 @@ def test_a_shifted_literal_takes_its_type_from_the_other_operand() -> None:
         "task t { o[0] = ((1 << f().await) - o[0]) as i64; }"
     )
     assert "mismatched types: i32 - i64" in text
+
+
+NESTED_JOIN_FN = "async fn f(x: i32) -> i32 { yield_now().await; return x; }\n"
+
+
+def test_binding_the_tuple_of_a_nested_join_is_an_error() -> None:
+    src = NESTED_JOIN_FN + "task main { let (a, b) = join(f(1), join(f(2), f(3))).await; }\n"
+    kinds, text = diagnose(src)
+    assert kinds == [E.TypeMismatchError]
+    assert text == (
+        "t.gasync:2:13: error: 'b' would be the tuple (i32, i32) of a nested join, which cannot be bound\n"
+        "   |\n"
+        " 2 | task main { let (a, b) = join(f(1), join(f(2), f(3))).await; }\n"
+        "   |             ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+        "  = note: write '_' in its place, or await the inner join on its own with 'let (..) ='"
+    )
+
+
+def test_a_select_arm_cannot_bind_the_tuple_of_a_join() -> None:
+    src = NESTED_JOIN_FN + "task main { select { t = join(f(1), f(2)) => { } } }\n"
+    kinds, text = diagnose(src)
+    assert kinds == [E.TypeMismatchError]
+    assert text.splitlines()[0] == (
+        "t.gasync:2:22: error: 't' would be the tuple (i32, i32) of a join, which a select arm cannot bind"
+    )
+
+
+def test_nested_joins_and_joins_in_select_arms_are_accepted() -> None:
+    src = NESTED_JOIN_FN + (
+        "signal s;\n"
+        "task main { let (a, _) = join(f(1), join(f(2), f(3))).await;"
+        " select { _ = join(f(a), s.wait()) => { } _ = s.wait() => { } } }\n"
+        "task setter { s.set(); }\n"
+    )
+    p = plan_of(src)
+    assert [t.name for t in p.tasks] == ["main", "setter"]
