@@ -18,8 +18,10 @@ from dataclasses import dataclass
 
 from gasync import __version__
 from gasync.codegen import kernel
+from gasync.codegen.blocks import emit_plain
+from gasync.codegen.flatten import flatten_plan
 from gasync.codegen.jobs import JobWidths
-from gasync.codegen.machine import Shared, UnsupportedError, emit_plain, source_line
+from gasync.codegen.machine import Shared, UnsupportedError, source_line
 from gasync.codegen.parallel import emit_parallel_body
 from gasync.codegen.poll import emit_block, emit_poll
 from gasync.dsl.diagnostics import GasyncError
@@ -56,6 +58,7 @@ class Generated:
 
 def generate(plan: Plan, trace: bool = False) -> Generated:
     """Render ``plan`` as a Numba-CUDA module; ``trace`` records every poll and wake on the device."""
+    plan = flatten_plan(plan)
     arrays = (*RUNTIME_ARRAYS, *(f"B_{b.name}" for b in plan.buffers), *(f"S_{s.name}" for s in plan.shared))
     unpack = f"({', '.join(arrays)}) = G"
     frames = {fr.fn: fr for fr in plan.frames}

@@ -125,15 +125,19 @@ class Shared:
         ]
 
 
-def contains_suspend(s: ir.Stmt) -> bool:
-    return any(
+def suspends_here(x: ir.Stmt) -> bool:
+    """Whether statement ``x`` itself (not counting its bodies) can leave the poll."""
+    return (
         isinstance(x, ir.AwaitS)
         and x.suspends
         or isinstance(x, ir.Select | ir.ForAwait)
         or isinstance(x, ir.For)
         and x.kind != "seq"  # the warp leaves the poll to run it
-        for x in stmts_in((s,))
     )
+
+
+def contains_suspend(s: ir.Stmt) -> bool:
+    return any(suspends_here(x) for x in stmts_in((s,)))
 
 
 def source_line(plan: Plan, span: object) -> str:
@@ -321,19 +325,6 @@ class Emitter:
         return tuple((n, self.types[n]) for n in used if n not in defined)
 
 
-def emit_plain(shared: Shared, fn: Function) -> list[str]:
-    """A function that never suspends, as a device function."""
-    em = Emitter(shared, fn)
-    params = [local(p) for p, _ in fn.params]
-    out = ["@cuda.jit(device=True)", f"def fn_{fn.name}({', '.join([*params, 'w', 'G'])}):"]
-    out.append(f"    {source_line(shared.plan, fn.span)}")
-    out.append("    " + shared.unpack)
-    em.structured(fn.body, out, "    ")
-    if fn.ret == "unit":
-        out.append("    return")
-    return out
-
-
 def restore_lines(frame: FrameLayout, types: dict[str, ir.Ty], ind: str) -> list[str]:
     out = []
     for name, off in frame.int_slots:
@@ -362,7 +353,6 @@ __all__ = [
     "Shared",
     "UnsupportedError",
     "contains_suspend",
-    "emit_plain",
     "literal",
     "restore_lines",
     "spill_lines",

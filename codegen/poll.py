@@ -10,6 +10,7 @@ are the parent's, spilled before and restored after each poll of the block.
 
 from __future__ import annotations
 
+from gasync.codegen.blocks import IND, BlockEmitter
 from gasync.codegen.exprs import NP, literal, local
 from gasync.codegen.futures import FutureRenderer
 from gasync.codegen.machine import (
@@ -18,19 +19,16 @@ from gasync.codegen.machine import (
     FORK,
     PENDING,
     READY,
-    Emitter,
     Shared,
-    UnsupportedError,
     contains_suspend,
     restore_lines,
     source_line,
     spill_lines,
+    suspends_here,
 )
 from gasync.planner import ir
 from gasync.planner.model import Function, TaskDef
-from gasync.planner.walk import stmts_in
-
-IND = "            "  # the indent inside `if lbl == k:` in the dispatch loop
+from gasync.planner.walk import children, stmts_in
 
 
 def _sites(body: tuple[ir.Stmt, ...]) -> list[int]:
@@ -49,9 +47,11 @@ def _sites(body: tuple[ir.Stmt, ...]) -> list[int]:
     return out
 
 
-class PollEmitter(Emitter, FutureRenderer):
+class PollEmitter(BlockEmitter, FutureRenderer):
     def __init__(self, shared: Shared, fn: Function, task: TaskDef | None, block: ir.AsyncBlock | None = None):
-        super().__init__(shared, fn)
+        body = block.body if block else fn.body
+        super().__init__(shared, fn, body, max([0, *(s for s in stmts_in_sites(fn.body))]))
+        self._cut: dict[int, bool] = {}
         self.task = task
         self.block = block
         self.frame = shared.frames[fn.name]
@@ -60,28 +60,7 @@ class PollEmitter(Emitter, FutureRenderer):
             self.children = {site: (str(ci), str(cf)) for site, ci, cf in self.frame.children}
         else:
             self.children = {site: ("cbo_i + 1", "cbo_f") for site in _sites(block.body)}
-        body = block.body if block else fn.body
-        self.body = body
-        self.blocks: dict[int, list[str]] = {}
-        self.order: list[int] = []
-        self.cur: list[str] = []
-        self.n_labels = max([0, *(s for s in stmts_in_sites(fn.body))])
         self.current_site = 0  # the await being emitted: where a FORK from a child resumes
-
-    # -- blocks --
-    def new_label(self) -> int:
-        self.n_labels += 1
-        return self.n_labels
-
-    def start(self, label: int) -> None:
-        self.cur = self.blocks.setdefault(label, [])
-        self.order.append(label)
-
-    def goto(self, label: int, ind: str = IND) -> None:
-        self.cur += [ind + f"lbl = {label}", ind + "continue"]
-
-    def add(self, lines: list[str], ind: str = IND) -> None:
-        self.cur += [ind + x for x in lines]
 
     # -- emission --
     def emit(self) -> list[str]:
@@ -90,16 +69,17 @@ class PollEmitter(Emitter, FutureRenderer):
         self.cur += self.finish(None, IND)
         return self.assemble()
 
-    def cfg(self, stmts: tuple[ir.Stmt, ...]) -> None:
-        for s in stmts:
-            self.comment(self.cur, IND, s.span)
-            if not contains_suspend(s) and not (isinstance(s, ir.For) and s.kind == "bulk"):
-                self.stmt(s, self.cur, IND)
-                continue
-            method = getattr(self, "_cfg_" + type(s).__name__, None)
-            if method is None:
-                raise UnsupportedError(f"'{type(s).__name__.lower()}' with awaits cannot be compiled", s.span)
-            method(s)
+    def must_cut(self, s: ir.Stmt) -> bool:
+        bulk = isinstance(s, ir.For) and s.kind == "bulk"
+        return bulk or self.suspends_in(s) or super().must_cut(s)
+
+    def suspends_in(self, s: ir.Stmt) -> bool:
+        """``contains_suspend``, remembered per statement: cfg asks at every level."""
+        key = id(s)
+        if key not in self._cut:
+            inner = (self.suspends_in(x) for body in children(s) for x in body)
+            self._cut[key] = suspends_here(s) or any(inner)
+        return self._cut[key]
 
     def return_lines(self, value: ir.Expr | None, ind: str) -> list[str]:
         return self.finish(value, ind)
@@ -152,64 +132,13 @@ class PollEmitter(Emitter, FutureRenderer):
         return f"blk_{len(self.shared.blocks)}"
 
     # -- control flow with awaits inside --
-    def _cfg_If(self, s: ir.If) -> None:
-        then_l, else_l, join_l = self.new_label(), self.new_label(), self.new_label()
-        self.add([f"lbl = {then_l} if {self.r(s.cond)} else {else_l}", "continue"])
-        self.start(then_l)
-        self.cfg(s.then)
-        self.goto(join_l)
-        self.start(else_l)
-        self.cfg(s.orelse)
-        self.goto(join_l)
-        self.start(join_l)
-
-    def _loop_body(self, exit_: int, cont: int, body: tuple[ir.Stmt, ...]) -> None:
-        self.loops.append(("cfg", exit_, cont))
-        try:
-            self.cfg(body)
-        finally:
-            self.loops.pop()
-
-    def _cfg_Loop(self, s: ir.Loop) -> None:
-        head, exit_ = self.new_label(), self.new_label()
-        self.goto(head)
-        self.start(head)
-        self.cur += self.guard(IND)
-        self._loop_body(exit_, head, s.body)
-        self.goto(head)
-        self.start(exit_)
-
-    def _cfg_While(self, s: ir.While) -> None:
-        head, exit_ = self.new_label(), self.new_label()
-        self.goto(head)
-        self.start(head)
-        self.cur += self.guard(IND)
-        self.add([f"if not {self.r(s.cond)}:"])
-        self.goto(exit_, IND + "    ")
-        self._loop_body(exit_, head, s.body)
-        self.goto(head)
-        self.start(exit_)
-
     def _cfg_For(self, s: ir.For) -> None:
         if s.kind == "bulk":
             self._bulk(s)
-            return
-        if s.kind == "parallel":
+        elif s.kind == "parallel":
             self._fork(s)
-            return
-        head, step, exit_ = self.new_label(), self.new_label(), self.new_label()
-        self.add([self.assign(s.stop_var, self.r(s.stop)), self.assign(s.var, self.r(s.start))])
-        self.goto(head)
-        self.start(head)
-        self.add([f"if not {local(s.var)} < {local(s.stop_var)}:"])
-        self.goto(exit_, IND + "    ")
-        self._loop_body(exit_, step, s.body)
-        self.goto(step)
-        self.start(step)
-        ty = NP[str(self.types[s.var])]
-        self.add([f"{local(s.var)} = {ty}({local(s.var)} + {ty}(1))"])
-        self.goto(head)
-        self.start(exit_)
+        else:
+            super()._cfg_For(s)
 
     def _cfg_AwaitS(self, s: ir.AwaitS) -> None:
         if not s.suspends:
@@ -367,10 +296,7 @@ class PollEmitter(Emitter, FutureRenderer):
         # one that never suspends starts at 0 without reading its state word (a load
         # from DRAM per instance)
         out.append("    lbl = 0" if never_suspends else f"    lbl = FI[{self.sw}]")
-        out.append("    while True:")
-        for label in self.order:
-            out.append(f"        if lbl == {label}:")
-            out += self.blocks[label]
+        out += self.dispatch()
         out.append(f"        return {READY}  # not reached: every block jumps or returns")
         return out
 

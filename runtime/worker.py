@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import pickle
 import sys
+import threading
 import traceback
 import warnings
 from pathlib import Path
+
+SIM_RECURSION = 100_000
+SIM_THREAD_STACK = 256 * 1024 * 1024  # bytes of (reserved, mostly untouched) stack per simulated thread
 
 
 def main(job: str, result: str) -> int:
@@ -22,6 +26,10 @@ def main(job: str, result: str) -> int:
     from gasync.runtime.launch import execute
 
     warnings.simplefilter("ignore")  # wrapping integer arithmetic warns in NumPy scalars
+    # A chain of awaits is a chain of Python calls here (each poll calls its child's):
+    # room for the deepest the compiler accepts, on the threads the simulator starts.
+    sys.setrecursionlimit(SIM_RECURSION)
+    threading.stack_size(SIM_THREAD_STACK)
     np.seterr(all="ignore")
     gen, options = pickle.loads(Path(job).read_bytes())
     try:
