@@ -17,7 +17,7 @@ from rich.table import Table
 
 from gasync import pipeline
 from gasync.cli.report import Reporter
-from gasync.codegen import generate
+from gasync.codegen import generate, uses_sleep
 from gasync.runtime import run as run_generated
 from gasync.runtime.backends import choose, gpu_present
 from gasync.runtime.buffers import load_npy
@@ -80,6 +80,8 @@ def run(
         chosen = choose(backend)
         why = "" if backend != "auto" else (" (a CUDA GPU is present)" if chosen == "cuda" else " (no CUDA GPU found)")
         print(f"gasync: running {file} on backend {chosen}{why}", file=sys.stderr)
+        if chosen == "sim" and (host_signals or uses_sleep(plan)):
+            print(SIM_CLOCK_NOTE, file=sys.stderr)
         traced = trace is not None or schedule is not None
         generated = generate(plan, trace=True) if traced else generate(plan)
         with _spinner(f"compiling and running {file} on {chosen}"):
@@ -94,6 +96,13 @@ def run(
         else:
             _summary(result)
     raise typer.Exit(rep.exit_code)
+
+
+SIM_CLOCK_NOTE = (
+    "gasync: note: the simulator's clock is real time, but each poll there takes about a millisecond"
+    " (microseconds on a GPU): sleeps, select timeouts and --signal delays fall after far less work than"
+    " on a GPU, and sleeps wake late (30 sleeps of 500 us took 0.12-0.56 s here); time a program on a GPU"
+)
 
 
 def _write_trace(rep: Reporter, result: Result, trace: Path | None, schedule: Path | None) -> None:

@@ -68,7 +68,7 @@ def generate(plan: Plan, trace: bool = False) -> Generated:
         suspends,
         frames,
         unpack,
-        has_sleep=_has_sleep(plan),
+        has_sleep=uses_sleep(plan),
         trace=trace,
         wake_one_ok=channel_wakes_one(plan, suspends),
         jobs=JobWidths(plan, suspends),
@@ -125,7 +125,7 @@ def generate(plan: Plan, trace: bool = False) -> Generated:
     )
 
 
-def _has_sleep(plan: Plan) -> bool:
+def uses_sleep(plan: Plan) -> bool:
     from gasync.planner import ir
     from gasync.planner.walk import stmts_in
 

@@ -8,8 +8,9 @@ argument rows ``AI``/``AF``. A body that is a map is unrolled (``is_map``).
 from __future__ import annotations
 
 from gasync.codegen.exprs import NP, wrap
-from gasync.codegen.machine import Emitter, ParallelLoop, Shared, source_line
+from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, source_line
 from gasync.planner import ir
+from gasync.planner.model import Function
 
 
 def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
@@ -17,6 +18,7 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     fn = shared.plan.function(loop.fn)
     em = Emitter(shared, fn)
     s = loop.loop
+    _check_depth(shared, fn, s)
     out = [
         "@cuda.jit(device=True)",
         f"def par_{loop.gid}(w, lane, AI, AF, G):",
@@ -95,3 +97,19 @@ def unrolled_map(shared: Shared, em: Emitter, s: ir.For) -> list[str]:
     out += stores
     out.append(f"        k += {UNROLL} * LANES")
     return out
+
+
+def _check_depth(shared: Shared, fn: Function, s: ir.For) -> None:
+    """A loop body runs inside the lanes' own loop: it cannot be cut into blocks, so
+    its nesting is a limit (a located error, not Python's own)."""
+    from gasync.codegen.blocks import DEEP, DEEP_LOOPS, BlockEmitter
+
+    depth = BlockEmitter(shared, fn, s.body, 0)
+    for st in s.body:
+        nest, loops = depth.depth(st)
+        if nest > DEEP or loops >= DEEP_LOOPS:
+            raise UnsupportedError(
+                f"the body of a {s.kind} for nests statements {nest} deep and loops {loops} deep; at most"
+                f" {DEEP} and {DEEP_LOOPS - 1} are supported there: move the inner part into a fn",
+                st.span,
+            )

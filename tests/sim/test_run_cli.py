@@ -137,3 +137,17 @@ def test_summary_names_every_buffer(scale: Path, x_npy: tuple[Path, np.ndarray])
     assert "buffers" in res.stdout and "stats" in res.stdout
     rows = [line.split("│")[1].strip() for line in res.stdout.splitlines() if line.count("│") >= 6]
     assert {"x", "y", "n"} <= set(rows), res.stdout
+
+
+def test_a_simulated_run_that_sleeps_says_how_its_clock_differs(tmp_path: Path) -> None:
+    sleeper = tmp_path / "sleeper.gasync"
+    sleeper.write_text("buffer o: i32[1] = zeros;\ntask main { sleep(1_000).await; o[0] = 1; }\n")
+    plain = tmp_path / "plain.gasync"
+    plain.write_text("buffer o: i32[1] = zeros;\ntask main { o[0] = 1; }\n")
+    slept = gasync_run(sleeper, "--backend", "sim", "--json")
+    assert slept.returncode == 0, slept.stderr
+    assert json.loads(slept.stdout)["buffers"]["o"] == [1]
+    note = [line for line in slept.stderr.splitlines() if line.startswith("gasync: note: the simulator's clock")]
+    assert len(note) == 1 and "sleeps wake late" in note[0]
+    quiet = gasync_run(plain, "--backend", "sim", "--json")
+    assert quiet.returncode == 0 and "note:" not in quiet.stderr
