@@ -66,3 +66,12 @@ def assert_same_results(case: Case, got: Result, reference: Result, rtol: float 
         else:
             np.testing.assert_array_equal(a, b, err_msg=f"{case.name}: {name}")
     assert got.signals == reference.signals
+
+
+def check_losing_bulk_arm(res: Result) -> None:
+    """What holds whichever arm wins: every bulk job posted ran to its end, untouched by later ones."""
+    wins = res.buffers["out"].tolist()
+    assert sum(wins) == 3
+    assert np.all(res.buffers["b"] == 6)
+    a = res.buffers["a"]
+    assert np.all(a == a[0]) and a[0] >= wins[0]

@@ -1432,3 +1432,110 @@ case(
     # activations.py sits in samples/: the module is importable from a program there
     path=str(SAMPLES / "extern_fn_contract_case.gasync"),
 )
+
+
+# --- joins and selects of every kind of future (issue 10) -----------------------------------------------------
+
+case(
+    "join_of_two_bulk_loops",
+    """
+    buffer a: i32[8] = zeros;
+    buffer b: i32[8] = zeros;
+    async fn fa() { bulk for i in 0..8 { a[i] = 1; } }
+    async fn fb() { bulk for i in 0..8 { b[i] = 2; } }
+    task main { join(fa(), fb()).await; }
+    """,
+    {"a": [1] * 8, "b": [2] * 8},
+)
+
+JB_N = 300
+case(
+    "joins_of_bulk_loops_nested_and_on_halves",
+    """
+    buffer a: i32[300] = zeros;
+    buffer b: i32[300] = zeros;
+    buffer c: i32[300] = zeros;
+    buffer h: i64[600] = zeros;
+    async fn fa() { bulk for i in 0..300 { a[i] = 1; } }
+    async fn fb() { bulk for i in 0..300 { b[i] = 2; } }
+    async fn fc() { bulk for i in 0..300 { c[i] = 3; } }
+    async fn half(lo: i64, hi: i64, v: i64) { bulk for i in lo..hi { h[i] = v * i; } }
+    task three { join(fa(), join(fb(), fc())).await; }
+    task halves { join(half(0, 300, 5), half(300, 600, 7)).await; }
+    """,
+    {
+        "a": [1] * JB_N,
+        "b": [2] * JB_N,
+        "c": [3] * JB_N,
+        "h": [5 * i if i < JB_N else 7 * i for i in range(2 * JB_N)],
+    },
+)
+
+FUTURE_KINDS = {  # kind -> (the future, what it adds to its task's slot of `out`)
+    "susp": ("fs({k}, 10)", 10),
+    "plain": ("fp({k}, 20)", 20),
+    "yield": ("yield_now()", 0),
+    "sleep": ("sleep(1000)", 0),
+    "send": ("c.send(5)", 0),
+    "recv": ("d.recv()", 0),
+    "wait": ("go.wait()", 0),
+    "join": ("join(fs({k}, 30), yield_now())", 30),
+    "block": ("async {{ fs({k}, 40).await; }}", 40),
+}
+
+
+def _kinds_program() -> tuple[str, list[int]]:
+    """Per kind of future, a task that joins it inside a join, and one that joins it in a select arm."""
+    head = f"""
+    buffer out: i64[{2 * len(FUTURE_KINDS)}] = zeros;
+    buffer got: i32[2] = zeros;
+    signal go;
+    signal never;
+    channel c: i32[4];
+    channel d: i32[4];
+    async fn fs(slot: i64, x: i64) -> i64 {{ yield_now().await; atomic_add(out[slot], x); return x; }}
+    async fn fp(slot: i64, x: i64) -> i64 {{ atomic_add(out[slot], x); return x; }}
+    task setter {{ go.set(); }}
+    task feed {{ d.send(7).await; d.send(8).await; }}
+    task drain after nested_send, arm_send {{ got[0] = c.recv().await + c.recv().await; }}
+    task rest after nested_recv, arm_recv {{ got[1] = 1; }}
+    """
+    lines, want = [head], []
+    for k, (kind, (fut, adds)) in enumerate(FUTURE_KINDS.items()):
+        a, b = 2 * k, 2 * k + 1
+        lines.append(f"task nested_{kind} {{ join(fs({a}, 1), join({fut.format(k=a)}, fs({a}, 2))).await; ")
+        lines.append(f"    out[{a}] += 100; }}")
+        lines.append(f"task arm_{kind} {{ select {{ _ = never.wait() => {{ out[{b}] += 1000; }}")
+        lines.append(f"    _ = join({fut.format(k=b)}, fs({b}, 2)) => {{ out[{b}] += 100; }} }} }}")
+        want += [103 + adds, 102 + adds]
+    return "\n".join(lines) + "\n", want
+
+
+KINDS_SOURCE, KINDS_OUT = _kinds_program()
+case(
+    "every_future_kind_in_a_nested_join_and_a_select_arm",
+    KINDS_SOURCE,
+    # both sends arrived, and each receive took one value
+    {"out": KINDS_OUT, "got": [10, 1]},
+)
+
+# A select whose losing arm had posted a bulk job: which arm wins depends on timing, so
+# tests/sim/test_join_sim.py and tests/gpu check what holds either way.
+LOSING_BULK_ARM = """
+buffer a: i32[2048] = zeros;
+buffer b: i32[2048] = zeros;
+buffer out: i32[2] = zeros;
+signal go;
+async fn fa() { bulk for i in 0..2048 { a[i] = a[i] + 1; } }
+async fn fb() { bulk for i in 0..2048 { b[i] = b[i] + 2; } }
+task setter { go.set(); }
+task main {
+    for k in 0..3 {
+        select {
+            _ = fa() => { out[0] += 1; }
+            _ = go.wait() => { out[1] += 1; }
+        }
+        fb().await;
+    }
+}
+"""
