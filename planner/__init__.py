@@ -69,9 +69,10 @@ def plan(program: ast.Program, options: PlanOptions | None = None) -> Plan:
 
     tasks = _number_tasks(topo, bodies)
     frames = _layouts(functions, tasks, suspends)
-    effects = transitive_effects([*functions, *(t.body for t in tasks)])
+    instances = {t.name: (t.var, t.start, t.stop) for t in tasks if t.var is not None}
+    effects = transitive_effects([*functions, *(t.body for t in tasks)], instances)
     graphs.add_flows(tg, effects)
-    diags = program_checks(syms, tasks, graphs.after_graph(tg), effects, options.strict)
+    diags = program_checks(syms, tasks, effects, options.strict)
     errors.extend(d for d in diags if d.severity == "error")
     if errors:
         raise ErrorGroup(_sorted(errors))
