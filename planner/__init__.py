@@ -24,6 +24,7 @@ import networkx as nx
 
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import ErrorGroup, GasyncError
+from gasync.dsl.gc_pause import paused_gc
 from gasync.planner import graphs
 from gasync.planner.checks import program_checks
 from gasync.planner.effects import transitive_effects
@@ -39,7 +40,11 @@ __all__ = ["Plan", "PlanOptions", "plan", "verify"]
 
 def plan(program: ast.Program, options: PlanOptions | None = None) -> Plan:
     """Check ``program`` and freeze it into a Plan; raise ErrorGroup on errors."""
-    options = options or PlanOptions()
+    with paused_gc():  # many small objects, no cycles: see gasync.dsl.gc_pause
+        return _plan(program, options or PlanOptions())
+
+
+def _plan(program: ast.Program, options: PlanOptions) -> Plan:
     errors: list[GasyncError] = []
     syms = Symbols(program, dict(options.defines), errors)
     order = {item.name: k for k, item in enumerate(program.items)}
