@@ -4,7 +4,8 @@ Exit status: 0 success, 1 an error in the user's program (or its inputs),
 2 a usage error (bad options, missing files), 3 an internal compiler error.
 Errors print as ``path:line:col: error: message`` with the source line and a
 caret; no Python traceback reaches the user unless ``--debug`` is given.
-Warnings print the same way and do not change the exit status.
+Warnings print the same way and do not change the exit status; `check` then ends
+with `path: ok, N warnings` instead of a bare `path: ok`.
 """
 
 from __future__ import annotations
@@ -87,14 +88,23 @@ def check(
     options = plan_options(define, strict)
     failed = 0
     for path in files:
+        warnings = 0
         with rep.guard(path) as ok:
             plan = pipeline.check(path, options)
             rep.diagnostics(list(plan.warnings), path)
+            warnings = len(plan.warnings)
         if ok.value:
-            rep.ok(f"{path}: ok")
+            rep.ok(f"{path}: {check_summary(warnings)}")
         else:
             failed += 1
     raise typer.Exit(rep.exit_code if failed else 0)
+
+
+def check_summary(warnings: int) -> str:
+    """What `check` says of a file that has no errors: "ok", or "ok, 2 warnings"."""
+    if not warnings:
+        return "ok"
+    return f"ok, {warnings} warning{'s' if warnings > 1 else ''}"
 
 
 @app.command()

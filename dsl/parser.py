@@ -3,11 +3,15 @@
 Lark's LALR(1) parser with its basic lexer reads ``grammar.lark``; the basic
 lexer (not the contextual one) makes every keyword a keyword everywhere, so
 ``let fn = 1;`` is an error about a reserved word rather than a valid program.
-A Transformer turns the Lark tree into frozen AST nodes, checking what the
-grammar leaves loose on purpose: numeric literals, assignment targets, method
-receivers and buffer initialisers. Lark's exceptions are translated into the
-project's own diagnostics (dsl/syntax_errors.py); no Lark type leaves this
-package.
+AST nodes are built while the parser reduces (Lark's ``transformer=`` option,
+with the spans and punctuation handled by dsl/reductions.py), so no parse tree
+is built and walked again. The rules check what the grammar leaves loose on
+purpose (numeric literals, assignment targets, method receivers and buffer
+initialisers); such a mistake is held until the whole file has parsed, so a
+syntax error anywhere still comes first. Lark's exceptions are translated
+into the project's own diagnostics (dsl/syntax_errors.py); no Lark type
+leaves this package. The cyclic garbage collector is paused while a file is
+parsed (:mod:`gasync.dsl.gc_pause`).
 """
 
 from __future__ import annotations
@@ -17,9 +21,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, VisitError
-from lark.tree import Meta
+from lark import Lark, Token
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
 
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import (
@@ -29,6 +32,8 @@ from gasync.dsl.diagnostics import (
     InvalidReceiverError,
     InvalidTargetError,
 )
+from gasync.dsl.gc_pause import paused_gc
+from gasync.dsl.reductions import Callbacks, Paren, held, hold, punctuation, token_span
 from gasync.dsl.syntax_errors import translate
 
 BUFFER_INITS = {"zeros": False, "iota": False, "input": False, "random": True, "fill": True}
@@ -40,23 +45,33 @@ _FLOAT_RE = re.compile(r"\d[\d_]*(\.\d[\d_]*)?([eE][+-]?\d[\d_]*)?")
 @cache
 def _lark() -> Lark:
     grammar = (Path(__file__).with_name("grammar.lark")).read_text()
-    return Lark(grammar, parser="lalr", lexer="basic", propagate_positions=True, maybe_placeholders=True)
+    callbacks = Callbacks(_Rules())
+    lark = Lark(
+        grammar,
+        parser="lalr",
+        lexer="basic",
+        keep_all_tokens=True,
+        maybe_placeholders=True,
+        transformer=callbacks,
+    )
+    callbacks.drop = punctuation(lark, grammar)
+    return lark
 
 
 def parse(text: str, path: str = "<input>") -> ast.Program:
     """Parse one ``.gasync`` file; raise a :class:`ParseError` subclass on bad input."""
+    held.errors = []
     try:
-        tree = _lark().parse(text)
+        with paused_gc():
+            items: list[ast.Item] = _lark().parse(text)  # type: ignore[assignment]  # start's callback
     except UnexpectedInput as exc:
         raise translate(exc, text) from None
-    try:
-        items = _ToAst().transform(tree)
-    except VisitError as exc:
-        if isinstance(exc.orig_exc, GasyncError):
-            raise exc.orig_exc from None
-        raise
     except LarkError as exc:  # pragma: no cover - a grammar bug, not a user's
         raise GasyncError(f"internal parser error: {exc}") from None
+    finally:
+        found, held.errors = held.errors, None
+    if found:
+        raise found[0]
     return ast.Program(path=path, items=tuple(items), source=text)
 
 
@@ -81,14 +96,6 @@ def tokens(text: str) -> list[Token]:
     return out
 
 
-def span_of(x: Meta | Token) -> ast.Span:
-    if isinstance(x, Token):
-        return ast.Span(x.line or 0, x.column or 0, x.end_line or 0, x.end_column or 0)
-    if getattr(x, "empty", True):
-        return ast.NOSPAN
-    return ast.Span(x.line, x.column, x.end_line, x.end_column)
-
-
 def number_value(tok: Token) -> int | float:
     """Convert a NUMBER token, or raise :class:`InvalidLiteralError`."""
     text = str(tok)
@@ -96,10 +103,7 @@ def number_value(tok: Token) -> int | float:
         return int(text.replace("_", ""), 0) if text[:2] in ("0x", "0b", "0o") else int(text.replace("_", ""))
     if _FLOAT_RE.fullmatch(text):
         return float(text.replace("_", ""))
-    raise InvalidLiteralError(
-        f"invalid numeric literal '{text}'",
-        span_of(tok),
-    )
+    raise InvalidLiteralError(f"invalid numeric literal '{text}'", token_span(tok))
 
 
 def _names(children: list[Any]) -> list[Any]:
@@ -107,205 +111,223 @@ def _names(children: list[Any]) -> list[Any]:
     return [c for c in children if not (isinstance(c, Token) and c.type == "EQ")]
 
 
-@v_args(meta=True)
-class _ToAst(Transformer[Token, Any]):
+class _Rules:
+    """One method per grammar rule (or alias): ``(span, children) -> node``, where the
+    children have lost their punctuation and keywords (see :class:`~gasync.dsl.reductions.Callbacks`)."""
+
     # ---- items ----
-    def start(self, meta: Meta, ch: list[Any]) -> list[Any]:
+    def start(self, span: ast.Span, ch: list[Any]) -> list[Any]:
         return ch
 
-    def const_item(self, meta: Meta, ch: list[Any]) -> ast.Const:
+    def const_item(self, span: ast.Span, ch: list[Any]) -> ast.Const:
         name, typ, value = _names(ch)
-        return ast.Const(str(name), typ, value, span_of(meta))
+        return ast.Const(str(name), typ, value, span)
 
-    def buffer_item(self, meta: Meta, ch: list[Any]) -> ast.Buffer:
+    def buffer_item(self, span: ast.Span, ch: list[Any]) -> ast.Buffer:
         name, typ, init = _names(ch)
-        return ast.Buffer(str(name), typ, init, span_of(meta))
+        return ast.Buffer(str(name), typ, init, span)
 
-    def init_plain(self, meta: Meta, ch: list[Any]) -> ast.BufferInit:
-        return self._init(meta, ch[0], None)
+    def init_plain(self, span: ast.Span, ch: list[Any]) -> ast.BufferInit:
+        return self._init(span, ch[0], None)
 
-    def init_arg(self, meta: Meta, ch: list[Any]) -> ast.BufferInit:
-        return self._init(meta, ch[0], ch[1])
+    def init_arg(self, span: ast.Span, ch: list[Any]) -> ast.BufferInit:
+        return self._init(span, ch[0], ch[1])
 
-    def _init(self, meta: Meta, name: Token, arg: Any) -> ast.BufferInit:
+    def _init(self, span: ast.Span, name: Token, arg: Any) -> ast.BufferInit:
         kind = str(name)
         if kind not in BUFFER_INITS:
-            raise InvalidInitializerError(
-                f"unknown buffer initialiser '{kind}'; expected zeros, iota, input, random(seed) or fill(value)",
-                span_of(name),
+            hold(
+                InvalidInitializerError(
+                    f"unknown buffer initialiser '{kind}'; expected zeros, iota, input, random(seed) or fill(value)",
+                    token_span(name),
+                )
             )
-        if BUFFER_INITS[kind] != (arg is not None):
+        elif BUFFER_INITS[kind] != (arg is not None):
             form = f"{kind}(...)" if BUFFER_INITS[kind] else kind
-            raise InvalidInitializerError(f"buffer initialiser '{kind}' is written '{form}'", span_of(meta))
-        return ast.BufferInit(kind, arg, span_of(meta))
+            hold(InvalidInitializerError(f"buffer initialiser '{kind}' is written '{form}'", span))
+        return ast.BufferInit(kind, arg, span)
 
-    def shared_item(self, meta: Meta, ch: list[Any]) -> ast.Shared:
+    def shared_item(self, span: ast.Span, ch: list[Any]) -> ast.Shared:
         name, typ, value = _names(ch)
-        return ast.Shared(str(name), typ, value, span_of(meta))
+        return ast.Shared(str(name), typ, value, span)
 
-    def signal_item(self, meta: Meta, ch: list[Any]) -> ast.Signal:
-        return ast.Signal(str(ch[0]), span_of(meta))
+    def signal_item(self, span: ast.Span, ch: list[Any]) -> ast.Signal:
+        return ast.Signal(str(ch[0]), span)
 
-    def channel_item(self, meta: Meta, ch: list[Any]) -> ast.Channel:
+    def channel_item(self, span: ast.Span, ch: list[Any]) -> ast.Channel:
         name, elem, cap = ch
-        return ast.Channel(str(name), elem, cap, span_of(meta))
+        return ast.Channel(str(name), elem, cap, span)
 
-    def fn_item(self, meta: Meta, ch: list[Any]) -> ast.FnDef:
+    def fn_item(self, span: ast.Span, ch: list[Any]) -> ast.FnDef:
         is_async, name, params, ret, body = ch
-        return ast.FnDef(str(name), is_async is not None, params, ret, body, span_of(meta))
+        return ast.FnDef(str(name), is_async is not None, params, ret, body, span)
 
-    def extern_item(self, meta: Meta, ch: list[Any]) -> ast.ExternFn:
+    def extern_item(self, span: ast.Span, ch: list[Any]) -> ast.ExternFn:
         name, params, ret, path = ch
-        return ast.ExternFn(str(name), params, ret, str(path)[1:-1], span_of(meta))
+        return ast.ExternFn(str(name), params, ret, str(path)[1:-1], span)
 
-    def params(self, meta: Meta, ch: list[Any]) -> tuple[ast.Param, ...]:
+    def params(self, span: ast.Span, ch: list[Any]) -> tuple[ast.Param, ...]:
         return tuple(c for c in ch if c is not None)
 
-    def param(self, meta: Meta, ch: list[Any]) -> ast.Param:
-        return ast.Param(str(ch[0]), ch[1], span_of(meta))
+    def param(self, span: ast.Span, ch: list[Any]) -> ast.Param:
+        return ast.Param(str(ch[0]), ch[1], span)
 
-    def ret_type(self, meta: Meta, ch: list[Any]) -> ast.ScalarType:
+    def ret_type(self, span: ast.Span, ch: list[Any]) -> ast.ScalarType:
         return ch[0]  # type: ignore[no-any-return]
 
-    def task_item(self, meta: Meta, ch: list[Any]) -> ast.Task:
+    def task_item(self, span: ast.Span, ch: list[Any]) -> ast.Task:
         name, rng, after, body = ch
         var, start, stop = rng if rng is not None else (None, None, None)
-        return ast.Task(str(name), var, start, stop, after or (), body, span_of(meta))
+        return ast.Task(str(name), var, start, stop, after or (), body, span)
 
-    def task_range(self, meta: Meta, ch: list[Any]) -> tuple[str, Any, Any]:
+    def task_range(self, span: ast.Span, ch: list[Any]) -> tuple[str, Any, Any]:
         return str(ch[0]), ch[1], ch[2]
 
-    def task_after(self, meta: Meta, ch: list[Any]) -> tuple[ast.Name, ...]:
+    def task_after(self, span: ast.Span, ch: list[Any]) -> tuple[ast.Name, ...]:
         return tuple(ch)
 
-    def name_ref(self, meta: Meta, ch: list[Any]) -> ast.Name:
-        return ast.Name(str(ch[0]), span_of(ch[0]))
+    def name_ref(self, span: ast.Span, ch: list[Any]) -> ast.Name:
+        return ast.Name(str(ch[0]), token_span(ch[0]))
 
-    def scalar_type(self, meta: Meta, ch: list[Any]) -> ast.ScalarType:
-        return ast.ScalarType(str(ch[0]), span_of(ch[0]))
+    def scalar_type(self, span: ast.Span, ch: list[Any]) -> ast.ScalarType:
+        return ast.ScalarType(str(ch[0]), token_span(ch[0]))
 
-    def array_type(self, meta: Meta, ch: list[Any]) -> ast.ArrayType:
-        elem = ast.ScalarType(str(ch[0]), span_of(ch[0]))
-        return ast.ArrayType(elem, tuple(ch[1:]), span_of(meta))
+    def array_type(self, span: ast.Span, ch: list[Any]) -> ast.ArrayType:
+        elem = ast.ScalarType(str(ch[0]), token_span(ch[0]))
+        return ast.ArrayType(elem, tuple(ch[1:]), span)
 
     # ---- statements ----
-    def block(self, meta: Meta, ch: list[Any]) -> ast.Block:
+    def block(self, span: ast.Span, ch: list[Any]) -> ast.Block:
         *stmts, tail = ch
-        return ast.Block(tuple(stmts), tail, span_of(meta))
+        return ast.Block(tuple(stmts), tail, span)
 
-    def let_stmt(self, meta: Meta, ch: list[Any]) -> ast.Let:
-        name, typ, value = _names(ch)
-        return ast.Let(str(name), typ, value, span_of(meta))
+    def let_stmt(self, span: ast.Span, ch: list[Any]) -> ast.Let:
+        name, *typ, value = _names(ch)  # an absent ': type' leaves two placeholders
+        return ast.Let(str(name), typ[-1], value, span)
 
-    def let_tuple_stmt(self, meta: Meta, ch: list[Any]) -> ast.LetTuple:
+    def let_tuple_stmt(self, span: ast.Span, ch: list[Any]) -> ast.LetTuple:
         *names, value = _names(ch)
-        return ast.LetTuple(tuple(names), value, span_of(meta))
+        return ast.LetTuple(tuple(map(_binding, names)), value, span)
 
-    def binding(self, meta: Meta, ch: list[Any]) -> str | None:
-        tok = ch[0]
-        return None if tok.type == "UNDERSCORE" else str(tok)
+    def binding(self, span: ast.Span, ch: list[Any]) -> Token:
+        return ch[0]  # type: ignore[no-any-return]  # the token, which knows its place
 
-    def assign_stmt(self, meta: Meta, ch: list[Any]) -> ast.Assign:
+    def assign_stmt(self, span: ast.Span, ch: list[Any]) -> ast.Assign:
         target, op, value = ch
         if not isinstance(target, ast.Name | ast.Index):
-            raise InvalidTargetError(
-                "invalid left-hand side of assignment: expected a variable or a buffer element",
-                target.span,
+            hold(
+                InvalidTargetError(
+                    "invalid left-hand side of assignment: expected a variable or a buffer element",
+                    target.span,
+                )
             )
-        return ast.Assign(target, str(op), value, span_of(meta))
+        return ast.Assign(target, str(op), value, span)
 
-    def expr_stmt(self, meta: Meta, ch: list[Any]) -> ast.ExprStmt:
-        return ast.ExprStmt(ch[0], span_of(meta))
+    def expr_stmt(self, span: ast.Span, ch: list[Any]) -> ast.ExprStmt:
+        return ast.ExprStmt(ch[0], span)
 
-    def if_stmt(self, meta: Meta, ch: list[Any]) -> ast.If:
+    def if_stmt(self, span: ast.Span, ch: list[Any]) -> ast.If:
         cond, then, _else, orelse = ch
-        return ast.If(cond, then, orelse, span_of(meta))
+        return ast.If(cond, then, orelse, span)
 
-    def while_stmt(self, meta: Meta, ch: list[Any]) -> ast.While:
-        return ast.While(ch[0], ch[1], span_of(meta))
+    def while_stmt(self, span: ast.Span, ch: list[Any]) -> ast.While:
+        return ast.While(ch[0], ch[1], span)
 
-    def loop_stmt(self, meta: Meta, ch: list[Any]) -> ast.Loop:
-        return ast.Loop(ch[0], span_of(meta))
+    def loop_stmt(self, span: ast.Span, ch: list[Any]) -> ast.Loop:
+        return ast.Loop(ch[0], span)
 
-    def _for(self, kind: str, meta: Meta, ch: list[Any]) -> ast.For:
+    def _for(self, kind: str, span: ast.Span, ch: list[Any]) -> ast.For:
         var, start, stop, body = ch
-        return ast.For(kind, str(var), start, stop, body, span_of(meta))
+        return ast.For(kind, str(var), start, stop, body, span)
 
-    def for_stmt(self, meta: Meta, ch: list[Any]) -> ast.For:
-        return self._for("seq", meta, ch)
+    def for_stmt(self, span: ast.Span, ch: list[Any]) -> ast.For:
+        return self._for("seq", span, ch)
 
-    def parallel_for_stmt(self, meta: Meta, ch: list[Any]) -> ast.For:
-        return self._for("parallel", meta, ch)
+    def parallel_for_stmt(self, span: ast.Span, ch: list[Any]) -> ast.For:
+        return self._for("parallel", span, ch)
 
-    def bulk_for_stmt(self, meta: Meta, ch: list[Any]) -> ast.For:
-        return self._for("bulk", meta, ch)
+    def bulk_for_stmt(self, span: ast.Span, ch: list[Any]) -> ast.For:
+        return self._for("bulk", span, ch)
 
-    def for_await_stmt(self, meta: Meta, ch: list[Any]) -> ast.ForAwait:
-        return ast.ForAwait(str(ch[0]), ch[1], ch[2], span_of(meta))
+    def for_await_stmt(self, span: ast.Span, ch: list[Any]) -> ast.ForAwait:
+        return ast.ForAwait(str(ch[0]), ch[1], ch[2], span)
 
-    def break_stmt(self, meta: Meta, ch: list[Any]) -> ast.Break:
-        return ast.Break(span_of(meta))
+    def break_stmt(self, span: ast.Span, ch: list[Any]) -> ast.Break:
+        return ast.Break(span)
 
-    def continue_stmt(self, meta: Meta, ch: list[Any]) -> ast.Continue:
-        return ast.Continue(span_of(meta))
+    def continue_stmt(self, span: ast.Span, ch: list[Any]) -> ast.Continue:
+        return ast.Continue(span)
 
-    def return_stmt(self, meta: Meta, ch: list[Any]) -> ast.Return:
-        return ast.Return(ch[0], span_of(meta))
+    def return_stmt(self, span: ast.Span, ch: list[Any]) -> ast.Return:
+        return ast.Return(ch[0], span)
 
-    def select_stmt(self, meta: Meta, ch: list[Any]) -> ast.Select:
-        return ast.Select(tuple(ch), span_of(meta))
+    def select_stmt(self, span: ast.Span, ch: list[Any]) -> ast.Select:
+        return ast.Select(tuple(ch), span)
 
-    def select_arm(self, meta: Meta, ch: list[Any]) -> ast.SelectArm:
+    def select_arm(self, span: ast.Span, ch: list[Any]) -> ast.SelectArm:
         binding, future, body = _names(ch)
-        return ast.SelectArm(binding, future, body, span_of(meta))
+        return ast.SelectArm(_binding(binding), future, body, span)
 
     # ---- expressions ----
-    def binary(self, meta: Meta, ch: list[Any]) -> ast.Binary:
+    def binary(self, span: ast.Span, ch: list[Any]) -> ast.Binary:
         left, op, right = ch
-        return ast.Binary(str(op), left, right, span_of(meta))
+        return ast.Binary(str(op), left, right, span)
 
-    def unary(self, meta: Meta, ch: list[Any]) -> ast.Unary:
-        return ast.Unary(str(ch[0]), ch[1], span_of(meta))
+    def unary(self, span: ast.Span, ch: list[Any]) -> ast.Unary:
+        return ast.Unary(str(ch[0]), ch[1], span)
 
-    def cast(self, meta: Meta, ch: list[Any]) -> ast.Cast:
-        return ast.Cast(ch[0], ch[1], span_of(meta))
+    def cast(self, span: ast.Span, ch: list[Any]) -> ast.Cast:
+        return ast.Cast(ch[0], ch[1], span)
 
-    def await_expr(self, meta: Meta, ch: list[Any]) -> ast.Await:
-        return ast.Await(ch[0], span_of(meta))
+    def await_expr(self, span: ast.Span, ch: list[Any]) -> ast.Await:
+        return ast.Await(ch[0], span)
 
-    def method_call(self, meta: Meta, ch: list[Any]) -> ast.MethodCall:
+    def method_call(self, span: ast.Span, ch: list[Any]) -> ast.MethodCall:
         receiver, method, args = ch
         if not isinstance(receiver, ast.Name):
-            raise InvalidReceiverError(
-                f"'.{method}()' is called on a shared scalar, signal or channel by name",
-                receiver.span,
+            hold(
+                InvalidReceiverError(
+                    f"'.{method}()' is called on a shared scalar, signal or channel by name",
+                    receiver.span,
+                )
             )
-        return ast.MethodCall(receiver, str(method), args, span_of(meta))
+        return ast.MethodCall(receiver, str(method), args, span)
 
-    def call(self, meta: Meta, ch: list[Any]) -> ast.Call:
-        return ast.Call(str(ch[0]), ch[1], span_of(meta))
+    def call(self, span: ast.Span, ch: list[Any]) -> ast.Call:
+        return ast.Call(str(ch[0]), ch[1], span)
 
-    def index(self, meta: Meta, ch: list[Any]) -> ast.Index:
-        base = ast.Name(str(ch[0]), span_of(ch[0]))
-        return ast.Index(base, tuple(ch[1:]), span_of(meta))
+    def index(self, span: ast.Span, ch: list[Any]) -> ast.Index:
+        base = ast.Name(str(ch[0]), token_span(ch[0]))
+        return ast.Index(base, tuple(ch[1:]), span)
 
-    def args(self, meta: Meta, ch: list[Any]) -> tuple[Any, ...]:
+    def args(self, span: ast.Span, ch: list[Any]) -> tuple[Any, ...]:
         return tuple(c for c in ch if c is not None)
 
-    def number(self, meta: Meta, ch: list[Any]) -> ast.IntLit | ast.FloatLit:
-        value = number_value(ch[0])
+    def number(self, span: ast.Span, ch: list[Any]) -> ast.IntLit | ast.FloatLit:
+        try:
+            value = number_value(ch[0])
+        except InvalidLiteralError as exc:
+            hold(exc)
+            value = 0
         if isinstance(value, int):
-            return ast.IntLit(value, span_of(meta))
-        return ast.FloatLit(value, span_of(meta))
+            return ast.IntLit(value, span)
+        return ast.FloatLit(value, span)
 
-    def true_lit(self, meta: Meta, ch: list[Any]) -> ast.BoolLit:
-        return ast.BoolLit(True, span_of(meta))
+    def true_lit(self, span: ast.Span, ch: list[Any]) -> ast.BoolLit:
+        return ast.BoolLit(True, span)
 
-    def false_lit(self, meta: Meta, ch: list[Any]) -> ast.BoolLit:
-        return ast.BoolLit(False, span_of(meta))
+    def false_lit(self, span: ast.Span, ch: list[Any]) -> ast.BoolLit:
+        return ast.BoolLit(False, span)
 
-    def name(self, meta: Meta, ch: list[Any]) -> ast.Name:
-        return ast.Name(str(ch[0]), span_of(meta))
+    def name(self, span: ast.Span, ch: list[Any]) -> ast.Name:
+        return ast.Name(str(ch[0]), span)
 
-    def async_block(self, meta: Meta, ch: list[Any]) -> ast.AsyncBlock:
-        return ast.AsyncBlock(ch[1], span_of(meta))
+    def async_block(self, span: ast.Span, ch: list[Any]) -> ast.AsyncBlock:
+        return ast.AsyncBlock(ch[1], span)
+
+    def atom(self, span: ast.Span, ch: list[Any]) -> Paren:
+        return Paren(ch[0], span)  # '(' expr ')', the only atom without an alias
+
+
+def _binding(tok: Token) -> str | None:
+    return None if tok.type == "UNDERSCORE" else str(tok)

@@ -24,6 +24,7 @@ import networkx as nx
 
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import ErrorGroup, GasyncError
+from gasync.dsl.gc_pause import paused_gc
 from gasync.planner import graphs
 from gasync.planner.checks import program_checks
 from gasync.planner.effects import transitive_effects
@@ -39,7 +40,11 @@ __all__ = ["Plan", "PlanOptions", "plan", "verify"]
 
 def plan(program: ast.Program, options: PlanOptions | None = None) -> Plan:
     """Check ``program`` and freeze it into a Plan; raise ErrorGroup on errors."""
-    options = options or PlanOptions()
+    with paused_gc():  # many small objects, no cycles: see gasync.dsl.gc_pause
+        return _plan(program, options or PlanOptions())
+
+
+def _plan(program: ast.Program, options: PlanOptions) -> Plan:
     errors: list[GasyncError] = []
     syms = Symbols(program, dict(options.defines), errors)
     order = {item.name: k for k, item in enumerate(program.items)}
@@ -69,9 +74,10 @@ def plan(program: ast.Program, options: PlanOptions | None = None) -> Plan:
 
     tasks = _number_tasks(topo, bodies)
     frames = _layouts(functions, tasks, suspends)
-    effects = transitive_effects([*functions, *(t.body for t in tasks)])
+    instances = {t.name: (t.var, t.start, t.stop) for t in tasks if t.var is not None}
+    effects = transitive_effects([*functions, *(t.body for t in tasks)], instances)
     graphs.add_flows(tg, effects)
-    diags = program_checks(syms, tasks, graphs.after_graph(tg), effects, options.strict)
+    diags = program_checks(syms, tasks, effects, options.strict)
     errors.extend(d for d in diags if d.severity == "error")
     if errors:
         raise ErrorGroup(_sorted(errors))

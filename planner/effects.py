@@ -4,8 +4,9 @@ A task *sends* on a channel if its body, or any fn or async fn it calls
 (transitively), sends on it; the same holds for receiving, setting and
 observing signals, and for plain (non-atomic) buffer writes. These sets give
 the task graph its channel and signal edges and feed the concurrent-write
-check. Atomic buffer updates (``atomic_add`` and friends) are not writes here:
-they cannot race.
+check, which needs every write with the elements it can touch
+(:mod:`gasync.planner.footprints`). Atomic buffer updates (``atomic_add`` and
+friends) are not writes here: they cannot race.
 """
 
 from __future__ import annotations
@@ -13,21 +14,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from gasync.dsl.ast import Span
 from gasync.planner import ir
+from gasync.planner.footprints import Write, loop_ranges, store_write
 from gasync.planner.model import Function
 from gasync.planner.walk import exprs_of, stmts_in, subexprs
 
 
 @dataclass
 class Effects:
-    """Names a function touches; ``stores`` maps a buffer to its first plain write."""
+    """Names a function touches; ``writes`` maps a buffer to its plain writes (an ordered set)."""
 
     sends: set[str] = field(default_factory=set)
     recvs: set[str] = field(default_factory=set)
     sets: set[str] = field(default_factory=set)
     waits: set[str] = field(default_factory=set)  # wait() and is_set()
-    stores: dict[str, Span] = field(default_factory=dict)
+    writes: dict[str, dict[Write, None]] = field(default_factory=dict)
     calls: set[str] = field(default_factory=set)
 
     def absorb(self, other: Effects) -> None:
@@ -35,16 +36,18 @@ class Effects:
         self.recvs |= other.recvs
         self.sets |= other.sets
         self.waits |= other.waits
-        for buf, span in other.stores.items():
-            self.stores.setdefault(buf, span)
+        for buf, writes in other.writes.items():
+            self.writes.setdefault(buf, {}).update(writes)
 
 
-def direct_effects(fn: Function) -> Effects:
-    """The effects of ``fn``'s own body (async blocks included, callees not)."""
+def direct_effects(fn: Function, instance: tuple[str, int, int] | None = None) -> Effects:
+    """The effects of ``fn``'s own body (async blocks included, callees not);
+    ``instance`` is a task's (instance variable, start, stop)."""
     eff = Effects()
+    env = loop_ranges(fn, instance)
     for s in stmts_in(fn.body):
         if isinstance(s, ir.Store):
-            eff.stores.setdefault(s.buf, s.span)
+            eff.writes.setdefault(s.buf, {})[store_write(s, env)] = None
         elif isinstance(s, ir.ForAwait):
             eff.recvs.add(s.chan)
         elif isinstance(s, ir.AwaitS):
@@ -79,9 +82,10 @@ def _expr(e: ir.Expr, eff: Effects) -> None:
             eff.calls.add(sub.name)
 
 
-def transitive_effects(functions: Iterable[Function]) -> dict[str, Effects]:
-    """Each function's effects, its callees' included (the call graph is acyclic here)."""
-    direct = {fn.name: direct_effects(fn) for fn in functions}
+def transitive_effects(functions: Iterable[Function], instances: dict[str, tuple[str, int, int]]) -> dict[str, Effects]:
+    """Each function's effects, its callees' included (the call graph is acyclic here);
+    ``instances`` gives each task array's instance variable and range."""
+    direct = {fn.name: direct_effects(fn, instances.get(fn.name)) for fn in functions}
     done: dict[str, Effects] = {}
 
     def visit(name: str) -> Effects:

@@ -102,13 +102,24 @@ def task_graph(tasks: list[ast.Task], known: set[str]) -> nx.MultiDiGraph:
 
 def add_flows(g: nx.MultiDiGraph, effects: dict[str, Effects]) -> nx.MultiDiGraph:
     """Add channel edges (every sender task to every receiver task) and signal edges
-    (every setter to every waiter); ``effects`` holds each task's transitive effects."""
+    (every setter to every waiter); ``effects`` holds each task's transitive effects.
+    Receivers and waiters are indexed by name first, so the cost is that of the edges."""
     tasks = [t for t in g.nodes if t in effects]
+    position = {t: k for k, t in enumerate(tasks)}
+    recvs: dict[str, list[str]] = {}
+    waits: dict[str, list[str]] = {}
+    for t in tasks:
+        for ch in effects[t].recvs:
+            recvs.setdefault(ch, []).append(t)
+        for sig in effects[t].waits:
+            waits.setdefault(sig, []).append(t)
     for src in tasks:
-        for dst in tasks:
-            for ch in sorted(effects[src].sends & effects[dst].recvs):
+        eff = effects[src]
+        dsts = {d for ch in eff.sends for d in recvs.get(ch, ())} | {d for s in eff.sets for d in waits.get(s, ())}
+        for dst in sorted(dsts, key=position.__getitem__):
+            for ch in sorted(eff.sends & effects[dst].recvs):
                 g.add_edge(src, dst, key=f"channel:{ch}", kind="channel", name=ch)
-            for sig in sorted(effects[src].sets & effects[dst].waits):
+            for sig in sorted(eff.sets & effects[dst].waits):
                 g.add_edge(src, dst, key=f"signal:{sig}", kind="signal", name=sig)
     return g
 

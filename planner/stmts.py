@@ -30,11 +30,19 @@ SHIFTS = {"<<=": "<<", ">>=": ">>"}
 
 
 class BodyChecker(ExprChecker):
-    def __init__(self, syms: Symbols, fn: FnState, suspends_of: Callable[[str], bool]):
+    def __init__(
+        self,
+        syms: Symbols,
+        fn: FnState,
+        suspends_of: Callable[[str], bool],
+        tail_types: dict[int, ir.Ty] | None = None,
+    ):
         self.syms = syms
         self.fn = fn
         self.pre = []
         self.suspends_of = suspends_of
+        # the tail type of each async block body (by id), shared with the probes of _tail_type
+        self.tail_types = {} if tail_types is None else tail_types
 
     # ---- blocks ----
     def block(self, b: ast.Block, tail_to: str | None = None) -> tuple[ir.Stmt, ...]:
@@ -317,8 +325,9 @@ class BodyChecker(ExprChecker):
         ty: ir.Ty = "unit"
         try:
             if e.body.tail is not None:
-                probe = FnState(self.fn.name, self.fn.kind, "?", dict(self.fn.locals), list(self.fn.scopes))
-                ty = BodyChecker(self.syms, probe, self.suspends_of).block_type(e.body)
+                ty = self._tail_type(e.body)
+            if self.fn.ret == "?":  # probing an enclosing block: only this block's type is needed
+                return ir.AsyncBlock((), None, ir.FutureT(ty), False, e.span)
             if ty != "unit":
                 result = self.fn.temp(ty)
             self.fn.ret = ty
@@ -334,6 +343,16 @@ class BodyChecker(ExprChecker):
         # that never suspend, so one with a `return` is compiled as a state machine instead.
         suspends = any_suspends(body) or any(isinstance(x, ir.Return) for x in stmts_in(body))
         return ir.AsyncBlock(body, result, ir.FutureT(ty), suspends, e.span)
+
+    def _tail_type(self, b: ast.Block) -> ir.Ty:
+        """The type of an async block's tail, probed once per block: a probe types nested
+        blocks by their own (memoised) probes without checking them again, so nested
+        blocks cost linear time, not one extra pass per level."""
+        key = id(b)
+        if key not in self.tail_types:
+            probe = FnState(self.fn.name, self.fn.kind, "?", dict(self.fn.locals), list(self.fn.scopes))
+            self.tail_types[key] = BodyChecker(self.syms, probe, self.suspends_of, self.tail_types).block_type(b)
+        return self.tail_types[key]
 
     def block_type(self, b: ast.Block) -> ir.Ty:
         """The type of a block's tail expression (checked in a throw-away state)."""

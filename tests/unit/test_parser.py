@@ -399,3 +399,23 @@ def test_spec_example_async_double() -> None:
             Block((ast.Assign(Index(n("out"), (i(0),)), "=", Await(Call("async_double", (i(21),)))),)),
         ),
     )
+
+
+def test_spans_cover_keywords_punctuation_and_parentheses() -> None:
+    (task,) = items("task main { let y = (x + 1) * 2; }")
+    (let,) = task.body.stmts
+    assert isinstance(let, ast.Let) and isinstance(let.value, Binary) and isinstance(let.value.left, Binary)
+    assert let.span == ast.Span(1, 13, 1, 33)  # from 'let' to ';'
+    assert let.value.span == ast.Span(1, 21, 1, 32)  # the product starts at '('
+    assert let.value.left.span == ast.Span(1, 22, 1, 27)  # the sum keeps its own span, without '(' ')'
+
+
+def test_a_syntax_error_comes_before_an_earlier_bad_literal() -> None:
+    # the literal's mistake is found first, but is held until the whole file has parsed
+    with pytest.raises(GasyncError) as info:
+        parse("task main { let a = 12abc; let b = 1 }")
+    assert (type(info.value).__name__, info.value.message) == ("UnexpectedTokenError", "expected ';', found '}'")
+    with pytest.raises(GasyncError) as info:
+        parse("task main { let a = 12abc; }")
+    assert info.value.message == "invalid numeric literal '12abc'"
+    assert info.value.span == ast.Span(1, 21, 1, 26)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 SAMPLES = sorted((Path(__file__).parents[2] / "samples").glob("*.gasync"))
-RACE = "buffer y: f32[8] = zeros;\ntask a {\n    y[0] = 1.0;\n}\ntask b {\n    y[1] = 2.0;\n}\n"
+RACE = "buffer y: f32[8] = zeros;\ntask a {\n    y[0] = 1.0;\n}\ntask b {\n    y[0] = 2.0;\n}\n"
 
 
 def gasync(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -29,10 +29,18 @@ def race(tmp_path: Path) -> Path:
 def test_check_prints_a_warning_and_succeeds(race: Path) -> None:
     res = gasync("check", "race.gasync", cwd=race)
     assert res.returncode == 0
-    assert res.stderr.startswith(
+    assert res.stderr == (
         "race.gasync:6:5: warning: tasks 'a' and 'b' may run at once and both write buffer 'y'\n"
+        "   |\n"
+        " 6 |     y[0] = 2.0;\n"
+        "   |     ^^^^^^^^^^^\n"
+        "race.gasync:3:5: note: 'a' writes 'y' here\n"
+        "   |\n"
+        " 3 |     y[0] = 1.0;\n"
+        "   |     ^^^^^^^^^^^\n"
+        "  = note: order them with 'after a', or write with atomic_add and friends\n"
+        "race.gasync: ok, 1 warning\n"
     )
-    assert res.stderr.endswith("race.gasync: ok\n")
 
 
 def test_check_strict_makes_the_warning_an_error(race: Path) -> None:
@@ -40,6 +48,25 @@ def test_check_strict_makes_the_warning_an_error(race: Path) -> None:
     assert res.returncode == 1
     assert res.stderr.startswith("race.gasync:6:5: error: tasks 'a' and 'b' may run at once")
     assert "race.gasync: ok" not in res.stderr
+
+
+def test_check_counts_the_warnings_of_each_file(race: Path) -> None:
+    # two buffers that a and b both write at element 0: one warning per buffer
+    (race / "two.gasync").write_text(
+        "buffer y: f32[8] = zeros;\nbuffer z: f32[8] = zeros;\n"
+        "task a { y[0] = 1.0; z[0] = 1.0; }\ntask b { y[0] = 2.0; z[0] = 2.0; }\n"
+    )
+    (race / "clean.gasync").write_text("buffer y: f32[8] = zeros;\ntask a { y[0] = 1.0; }\ntask b { y[1] = 2.0; }\n")
+    res = gasync("check", "race.gasync", "two.gasync", "clean.gasync", cwd=race)
+    assert res.returncode == 0
+    heads = [line for line in res.stderr.splitlines() if ": warning: " in line]
+    assert heads == [
+        "race.gasync:6:5: warning: tasks 'a' and 'b' may run at once and both write buffer 'y'",
+        "two.gasync:4:10: warning: tasks 'a' and 'b' may run at once and both write buffer 'y'",
+        "two.gasync:4:22: warning: tasks 'a' and 'b' may run at once and both write buffer 'z'",
+    ]
+    summaries = [line for line in res.stderr.splitlines() if ": ok" in line]
+    assert summaries == ["race.gasync: ok, 1 warning", "two.gasync: ok, 2 warnings", "clean.gasync: ok"]
 
 
 def test_check_reports_several_errors(tmp_path: Path) -> None:

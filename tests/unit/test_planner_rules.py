@@ -195,11 +195,11 @@ def test_each_rule_gives_its_error(name: str) -> None:
     assert text == expected
 
 
-CONCURRENT = "buffer y: f32[8] = zeros;\ntask a {\n    y[0] = 1.0;\n}\ntask b {\n    y[1] = 2.0;\n}\n"
+CONCURRENT = "buffer y: f32[8] = zeros;\ntask a {\n    y[0] = 1.0;\n}\ntask b {\n    y[0] = 2.0;\n}\n"
 CONCURRENT_TEXT = (
     "t.gasync:6:5: {sev}: tasks 'a' and 'b' may run at once and both write buffer 'y'\n"
     "   |\n"
-    " 6 |     y[1] = 2.0;\n"
+    " 6 |     y[0] = 2.0;\n"
     "   |     ^^^^^^^^^^^\n"
     "t.gasync:3:5: note: 'a' writes 'y' here\n"
     "   |\n"
@@ -225,8 +225,8 @@ def test_concurrent_writes_are_an_error_under_strict() -> None:
     "src",
     [
         # ordered by after, directly or through a chain
-        "buffer y: f32[8] = zeros;\ntask a { y[0] = 1.0; }\ntask b after a { y[1] = 2.0; }\n",
-        "buffer y: f32[8] = zeros;\ntask a { y[0] = 1.0; }\ntask m after a { }\ntask b after m { y[1] = 2.0; }\n",
+        "buffer y: f32[8] = zeros;\ntask a { y[0] = 1.0; }\ntask b after a { y[0] = 2.0; }\n",
+        "buffer y: f32[8] = zeros;\ntask a { y[0] = 1.0; }\ntask m after a { }\ntask b after m { y[0] = 2.0; }\n",
         # atomics do not race
         "buffer y: i32[8] = zeros;\ntask a { atomic_add(y[0], 1); }\ntask b { atomic_add(y[0], 2); }\n",
         # instances of one task are disjoint

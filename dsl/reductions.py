@@ -1,0 +1,104 @@
+"""Building AST nodes while Lark reduces: spans from all the children, punctuation dropped.
+
+With ``keep_all_tokens`` a rule's callback receives every child, keywords and
+punctuation included, which is what a node's span must cover (a ``let`` starts
+at ``let`` and ends after ``;``). :class:`Callbacks` wraps each method of a
+rules object (``(span, children) -> node``): it takes the span from the first
+and last child that has a place, drops the tokens the grammar writes as quoted
+strings, and unwraps parenthesised expressions, which travel up as
+:class:`Paren` so that an enclosing node's span includes the parentheses
+while the expression keeps its own. Mistakes the rules find are held
+(:func:`hold`) until the parse ends, so that a syntax error anywhere in the
+file is reported first, as when the tree was transformed after parsing.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from lark import Lark, Token
+
+from gasync.dsl import ast
+from gasync.dsl.diagnostics import GasyncError
+
+
+class Held(threading.local):
+    """Mistakes found by the callbacks during the current parse, in the order found."""
+
+    errors: list[GasyncError] | None = None
+
+
+held = Held()
+
+
+def hold(err: GasyncError) -> None:
+    if held.errors is not None:
+        held.errors.append(err)
+
+
+def token_span(tok: Token) -> ast.Span:
+    return ast.Span(tok.line or 0, tok.column or 0, tok.end_line or 0, tok.end_column or 0)
+
+
+@dataclass(frozen=True)
+class Paren:
+    """A parenthesised expression on its way up: the expression, and the span with the parentheses."""
+
+    expr: Any
+    span: ast.Span
+
+
+def _start(c: Any) -> tuple[int, int] | None:
+    if isinstance(c, Token):
+        return (c.line or 0, c.column or 0)
+    span = getattr(c, "span", None)
+    return (span.line, span.column) if isinstance(span, ast.Span) and span.line else None
+
+
+def _end(c: Any) -> tuple[int, int] | None:
+    if isinstance(c, Token):
+        return (c.end_line or 0, c.end_column or 0)
+    span = getattr(c, "span", None)
+    return (span.end_line, span.end_column) if isinstance(span, ast.Span) and span.line else None
+
+
+def children_span(children: list[Any]) -> ast.Span:
+    """From the start of the first child that has a place to the end of the last one."""
+    first = next((p for p in map(_start, children) if p is not None), None)
+    last = next((p for p in map(_end, reversed(children)) if p is not None), None)
+    if first is None or last is None:
+        return ast.NOSPAN
+    return ast.Span(first[0], first[1], last[0], last[1])
+
+
+def punctuation(grammar: Lark, text: str) -> frozenset[str]:
+    """Terminals that the rules write as quoted strings (keywords and punctuation): the
+    ones that ``text``, the grammar, does not define by name."""
+    named = set(re.findall(r"^([A-Z_][A-Z0-9_]*)(?:\.\d+)?\s*:", text, re.MULTILINE))
+    return frozenset(t.name for t in grammar.terminals if t.name not in named)
+
+
+class Callbacks:
+    """What Lark calls on each reduction: a span from all the children, then the rule's
+    method of the rules object with punctuation dropped and parentheses unwrapped."""
+
+    def __init__(self, rules: object) -> None:
+        self.drop: frozenset[str] = frozenset()  # set with punctuation() once the grammar is read
+        for name, method in inspect.getmembers(rules, inspect.ismethod):
+            if not name.startswith("_"):
+                setattr(self, name, self._adapt(method))
+
+    def _adapt(self, method: Callable[[ast.Span, list[Any]], Any]) -> Callable[[list[Any]], Any]:
+        def callback(children: list[Any]) -> Any:
+            drop = self.drop
+            kept = [
+                c.expr if isinstance(c, Paren) else c for c in children if not (isinstance(c, Token) and c.type in drop)
+            ]
+            return method(children_span(children), kept)
+
+        return callback
