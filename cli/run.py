@@ -84,6 +84,14 @@ def run(
             print(SIM_CLOCK_NOTE, file=sys.stderr)
         traced = trace is not None or schedule is not None
         generated = generate(plan, trace=True) if traced else generate(plan)
+        if chosen == "cuda" and generated.gpu_compile_estimate_s() > SLOW_COMPILE_S:
+            name, blocks = generated.largest_dispatch
+            print(
+                f"gasync: warning: '{name}' compiles to {blocks} blocks, and Numba-CUDA's compile time grows with"
+                f" the square of that: expect roughly {generated.gpu_compile_estimate_s() / 60:.0f} min before the"
+                " kernel starts (the simulator runs it at once: --backend sim)",
+                file=sys.stderr,
+            )
         with _spinner(f"compiling and running {file} on {chosen}"):
             options_ = RunOptions(chosen, arrays, timeout_s, executors, executor, signals=host_signals)
             result = run_generated(generated, options_)
@@ -98,6 +106,7 @@ def run(
     raise typer.Exit(rep.exit_code)
 
 
+SLOW_COMPILE_S = 60.0  # warn before a GPU compile that should take longer than this
 SIM_CLOCK_NOTE = (
     "gasync: note: the simulator's clock is real time, but each poll there takes about a millisecond"
     " (microseconds on a GPU): sleeps, select timeouts and --signal delays fall after far less work than"

@@ -54,6 +54,13 @@ class Generated:
     resources: int  # things a task can wait on: signals, then each channel's receive and send sides
     trace: bool = False  # the kernel records polls and wakes into TRACE
     job_width: int = 1  # bulk job rows per instance (codegen/jobs.py)
+    largest_dispatch: tuple[str, int] = ("", 0)  # the function with the most labelled blocks, and how many
+
+    def gpu_compile_estimate_s(self) -> float:
+        """A rough estimate of Numba-CUDA's compile time for the largest dispatch loop: its
+        passes grow with the square of the blocks (scripts/ptx_check.py on nested ifs: 6.7 s a
+        kernel at 82 blocks, 24 s at 232, about 4 s of it the rest of the kernel)."""
+        return 20.0 * (self.largest_dispatch[1] / 232) ** 2
 
 
 def generate(plan: Plan, trace: bool = False) -> Generated:
@@ -122,6 +129,7 @@ def generate(plan: Plan, trace: bool = False) -> Generated:
         resources,
         trace,
         shared.job_width,
+        max(shared.dispatch_sizes, key=lambda x: x[1], default=("", 0)),
     )
 
 

@@ -50,6 +50,7 @@ class BlockEmitter(Emitter):
         self.cur += [ind + x for x in lines]
 
     def dispatch(self) -> list[str]:
+        self.shared.dispatch_sizes.append((self.fn.name, len(self.order)))
         out = ["    while True:"]
         for label in self.order:
             out.append(f"        if lbl == {label}:")

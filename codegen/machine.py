@@ -69,6 +69,7 @@ class Shared:
     # a channel's send or receive wakes one waiter, not all: see channel_wakes_one()
     wake_one_ok: bool = True
     jobs: JobWidths | None = None  # bulk job rows (codegen/jobs.py)
+    dispatch_sizes: list[tuple[str, int]] = field(default_factory=list)  # (function, blocks) per dispatch loop
 
     @property
     def job_width(self) -> int:

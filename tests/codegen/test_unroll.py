@@ -6,6 +6,8 @@ Their values are checked on every backend by the contract case
 
 from __future__ import annotations
 
+from contract.deep import nested_ifs
+
 import gasync
 from gasync.codegen import generate
 
@@ -30,3 +32,11 @@ def test_loops_that_are_not_maps_keep_one_iteration_per_turn() -> None:
     assert unrolled("task t { parallel for i in 0..300 { y[i] = x[i]; n.fetch_add(1); } }") == 0
     # control flow
     assert unrolled("task t { parallel for i in 0..300 { if i > 3 { y[i] = x[i]; } } }") == 0
+
+
+def test_the_largest_dispatch_loop_is_counted_for_the_gpu_compile_estimate() -> None:
+    gen = gasync.compile_source(nested_ifs(100)[0], "<ifs>", {}).generated
+    assert gen.largest_dispatch == ("main", 232)
+    assert 19.0 < gen.gpu_compile_estimate_s() < 21.0
+    small = gasync.compile_source(nested_ifs(10)[0], "<ifs>", {}).generated
+    assert small.gpu_compile_estimate_s() < 1.0
