@@ -46,3 +46,16 @@ DEEP = {
     "unary_chain": unary_chain(1001),
     "await_chain_3000": await_chain(3000),
 }
+
+# The same shapes at sizes a GPU compiles in seconds: Numba-CUDA's passes grow with the
+# square of a dispatch loop's blocks (gasync run warns before a compile of minutes), so
+# the 1,000-deep statement nests are checked there at a depth that still cuts them into
+# blocks (past codegen/blocks.py's DEEP), and the expression chains at full size.
+ON_GPU = {
+    "nested_ifs_40": nested_ifs(40),
+    "nested_whiles_30": nested_whiles(30),
+    "nested_whiles_in_fn_30": nested_whiles(30, in_fn=True),
+    "sum_of_1000_terms": long_sum(1000),
+    "unary_chain": unary_chain(1001),
+    "await_chain_100": await_chain(100),
+}
