@@ -43,6 +43,20 @@ def stmts_in(body: tuple[ir.Stmt, ...], into_loops: bool = True, into_futures: b
             yield from stmts_in(sub, into_loops, into_futures)
 
 
+def always_returns(body: tuple[ir.Stmt, ...]) -> bool:
+    """Whether every path through ``body`` ends in a ``return`` (or a loop that never breaks)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ir.Return):
+        return True
+    if isinstance(last, ir.If):
+        return always_returns(last.then) and always_returns(last.orelse)
+    if isinstance(last, ir.Loop):
+        return not any(isinstance(s, ir.Break) for s in stmts_in(last.body, into_loops=False))
+    return False
+
+
 def exprs_of(s: ir.Stmt) -> Iterator[ir.Expr]:
     """The expressions a statement evaluates directly (not those of nested bodies)."""
     if isinstance(s, ir.Let | ir.Eval):
