@@ -50,6 +50,10 @@ class ConstEvalError(PlanError):
     """A value needed at compile time that is not a constant, or cannot be computed."""
 
 
+class SizeLimitError(PlanError):
+    """A buffer or channel larger than any device could hold."""
+
+
 class DefineError(PlanError):
     """A ``-D NAME=value`` override for an unknown const or with a bad value."""
 

@@ -206,7 +206,7 @@ class ExprChecker(FutureChecker):
 
     def pair(self, a: ast.Expr, b: ast.Expr, want: ir.Ty | None) -> tuple[ir.Expr, ir.Expr]:
         """Check two operands of one type; the literal-only side adapts to the other."""
-        if _flexible(a) and not _flexible(b):
+        if flexible(a) and not flexible(b):
             pre_mark = len(self.pre)
             right = self._expr(b, want)
             left = self._expr(a, right.ty if right.ty in (*ir.INTS, *ir.FLOATS) else want)
@@ -254,7 +254,7 @@ class ExprChecker(FutureChecker):
             )
         out = []
         for ix in e.indices:
-            v = self._expr(ix, "i64" if _flexible(ix) else None)
+            v = self._expr(ix, "i64" if flexible(ix) else None)
             if v.ty not in ir.INTS:
                 raise TypeMismatchError(f"a buffer index must be an integer, found {v.ty}", ix.span)
             out.append(v)
@@ -356,7 +356,7 @@ class ExprChecker(FutureChecker):
         raise TypeMismatchError(f"'{name}' is a {kind}; it has no methods", e.span)
 
 
-def _flexible(e: ast.Expr) -> bool:
+def flexible(e: ast.Expr) -> bool:
     """True for expressions whose type the context decides: literals, operators over
     them, and a shift of one (a shift has its left operand's type, as in Rust, so
     in ``(1 << k) - n`` the 1 takes n's type). A shift counts only when its amount
@@ -364,11 +364,11 @@ def _flexible(e: ast.Expr) -> bool:
     if isinstance(e, ast.IntLit | ast.FloatLit):
         return True
     if isinstance(e, ast.Unary):
-        return _flexible(e.operand)
+        return flexible(e.operand)
     if isinstance(e, ast.Binary) and e.op in ("<<", ">>"):
-        return _flexible(e.left) and _plain(e.right)
+        return flexible(e.left) and _plain(e.right)
     if isinstance(e, ast.Binary) and e.op not in COMPARE and e.op not in ("&&", "||"):
-        return _flexible(e.left) and _flexible(e.right)
+        return flexible(e.left) and flexible(e.right)
     return False
 
 
