@@ -36,5 +36,11 @@ def load(path: str | Path) -> ast.Program:
 
 
 def check(path: str | Path, options: PlanOptions | None = None) -> Plan:
-    """Read, parse and plan a ``.gasync`` file; warnings travel in ``Plan.warnings``."""
-    return plan(load(path), options)
+    """Read, parse and plan a ``.gasync`` file, and resolve its extern fns; warnings
+    travel in ``Plan.warnings``."""
+    result = plan(load(path), options)
+    if result.externs:  # this imports Numba, so only a program with externs pays for it
+        from gasync.runtime.externs import resolve
+
+        resolve(result.externs, result.path)
+    return result

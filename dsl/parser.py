@@ -156,7 +156,7 @@ class _ToAst(Transformer[Token, Any]):
 
     def extern_item(self, meta: Meta, ch: list[Any]) -> ast.ExternFn:
         name, params, ret, path = ch
-        return ast.ExternFn(str(name), params, ret, str(path)[1:-1], span_of(meta))
+        return ast.ExternFn(str(name), params, ret, str(path)[1:-1], span_of(meta), span_of(path))
 
     def params(self, meta: Meta, ch: list[Any]) -> tuple[ast.Param, ...]:
         return tuple(c for c in ch if c is not None)

@@ -214,7 +214,8 @@ def _extern(syms: Symbols, item: ast.ExternFn) -> ExternDef:
     module, attr = item.path.split(":")
     params, ret = syms.signature(item.name)
     names = tuple(p.name for p in item.params)
-    return ExternDef(item.name, tuple(zip(names, params, strict=True)), str(ret), module, attr, item.span)
+    pairs = tuple(zip(names, params, strict=True))
+    return ExternDef(item.name, pairs, str(ret), module, attr, item.span, item.path_span)
 
 
 def _parse_define(name: str, text: str, ty: str) -> int | float | bool:
