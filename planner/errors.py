@@ -14,6 +14,10 @@ class DependentError(PlanError):
     first error says what is wrong (as rustc's error recovery avoids cascades)."""
 
 
+class NoTaskError(PlanError):
+    """A program without a task: nothing would ever run."""
+
+
 class UnknownNameError(PlanError):
     """A name that resolves to nothing in scope."""
 
