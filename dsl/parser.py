@@ -22,6 +22,7 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, Vi
 from lark.tree import Meta
 
 from gasync.dsl import ast
+from gasync.dsl.depth import check_depth
 from gasync.dsl.diagnostics import (
     GasyncError,
     InvalidInitializerError,
@@ -49,6 +50,7 @@ def parse(text: str, path: str = "<input>") -> ast.Program:
         tree = _lark().parse(text)
     except UnexpectedInput as exc:
         raise translate(exc, text) from None
+    check_depth(tree)
     try:
         items = _ToAst().transform(tree)
     except VisitError as exc:

@@ -374,13 +374,13 @@ def _is_join(e: ast.Expr) -> bool:
 
 
 def any_suspends(body: tuple[ir.Stmt, ...]) -> bool:
-    from gasync.planner.walk import stmts_in
-
+    # not into futures: an awaited async block's or join's own `suspends` already says
+    # whether it can, so nested blocks are not walked again at every level
     return any(
         isinstance(s, ir.AwaitS)
         and s.suspends
         or isinstance(s, ir.Select | ir.ForAwait)
         or isinstance(s, ir.For)
         and s.kind != "seq"  # the warp runs the loop with all lanes, or awaits the chunks
-        for s in stmts_in(body)
+        for s in stmts_in(body, into_futures=False)
     )
