@@ -51,15 +51,19 @@ def deep(fn: Callable[..., T], *args: Any) -> T:
         except BaseException as exc:  # handed to the caller's thread as it is
             box.append((False, exc))
 
-    old_stack, old_limit = threading.stack_size(STACK_BYTES), sys.getrecursionlimit()
+    old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+    old_stack = threading.stack_size(STACK_BYTES)
     try:
         worker = threading.Thread(target=body, name="gasync-compile", daemon=True)
-        worker.start()
-    finally:
-        threading.stack_size(old_stack)
-    try:
+        try:
+            worker.start()
+        finally:
+            threading.stack_size(old_stack)
         worker.join()
+    except RuntimeError:  # no room for such a stack here: run within Python's own limits instead
+        sys.setrecursionlimit(old_limit)
+        return fn(*args)
     finally:
         sys.setrecursionlimit(old_limit)
     ok, value = box[0]
