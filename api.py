@@ -58,18 +58,19 @@ def compile_source(
 ) -> Program:
     """Compile program text."""
     from gasync.dsl import parse
+    from gasync.pipeline import deep
 
     options = PlanOptions(tuple((k, _define_text(v)) for k, v in (defines or {}).items()), strict)
-    return Program(generate(plan(parse(text, path), options)))
+    return Program(deep(lambda: generate(plan(parse(text, path), options))))
 
 
 def compile(path: str | Path, defines: dict[str, Any] | None = None, strict: bool = False) -> Program:  # noqa: A001
     """Compile a ``.gasync`` file."""
-    from gasync.pipeline import load
+    from gasync.pipeline import deep, load
 
     program = load(path)
     options = PlanOptions(tuple((k, _define_text(v)) for k, v in (defines or {}).items()), strict)
-    return Program(generate(plan(program, options)))
+    return Program(deep(lambda: generate(plan(program, options))))
 
 
 def _define_text(v: Any) -> str:

@@ -2,11 +2,22 @@
 
 Each function here is a thin composition of one public entry point per stage;
 the CLI and the Python API both go through it.
+
+The stages are recursive tree walks (the parser's transformer, the checker, the
+printers), so a program nested 1,000 deep needs more stack than Python's default
+recursion limit of 1,000 frames allows. :func:`deep` runs a stage in a thread
+with a large stack and a raised recursion limit; the front end bounds how deep a
+program may nest (``dsl.depth.MAX_DEPTH``), so that a program past the bound is a
+located error and everything within it fits this stack.
 """
 
 from __future__ import annotations
 
+import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import GasyncError
@@ -14,13 +25,59 @@ from gasync.dsl.parser import parse
 from gasync.planner import plan
 from gasync.planner.model import Plan, PlanOptions
 
+T = TypeVar("T")
+
+STACK_BYTES = 1 << 30  # reserved, not committed: a thread touches only the pages it uses
+RECURSION_LIMIT = 400_000  # frames; MAX_DEPTH levels of nesting take a few dozen frames each at most
+
+_local = threading.local()
+
 
 class InputFileError(GasyncError):
     """A path on the command line or in the API that cannot be read."""
 
 
+def deep(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` in a thread with a large stack and a raised recursion limit (inline if
+    already in one); its exception, if any, is raised here."""
+    if getattr(_local, "deep", False):
+        return fn(*args)
+    box: list[Any] = []
+
+    def body() -> None:
+        _local.deep = True
+        try:
+            box.append((True, fn(*args)))
+        except BaseException as exc:  # handed to the caller's thread as it is
+            box.append((False, exc))
+
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old_limit, RECURSION_LIMIT))
+    old_stack = threading.stack_size(STACK_BYTES)
+    try:
+        worker = threading.Thread(target=body, name="gasync-compile", daemon=True)
+        try:
+            worker.start()
+        finally:
+            threading.stack_size(old_stack)
+        worker.join()
+    except RuntimeError:  # no room for such a stack here: run within Python's own limits instead
+        sys.setrecursionlimit(old_limit)
+        return fn(*args)
+    finally:
+        sys.setrecursionlimit(old_limit)
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value  # type: ignore[no-any-return]
+
+
 def load(path: str | Path) -> ast.Program:
     """Read and parse a ``.gasync`` file."""
+    return deep(_load, path)
+
+
+def _load(path: str | Path) -> ast.Program:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -36,5 +93,15 @@ def load(path: str | Path) -> ast.Program:
 
 
 def check(path: str | Path, options: PlanOptions | None = None) -> Plan:
-    """Read, parse and plan a ``.gasync`` file; warnings travel in ``Plan.warnings``."""
-    return plan(load(path), options)
+    """Read, parse and plan a ``.gasync`` file, and resolve its extern fns; warnings
+    travel in ``Plan.warnings``."""
+    return deep(_check, path, options)
+
+
+def _check(path: str | Path, options: PlanOptions | None) -> Plan:
+    result = plan(load(path), options)
+    if result.externs:  # this imports Numba, so only a program with externs pays for it
+        from gasync.runtime.externs import resolve
+
+        resolve(result.externs, result.path)
+    return result

@@ -119,15 +119,15 @@ def compile(
     options = plan_options(define, strict)
     with rep.guard(file):
         if emit is Emit.ast:
-            sys.stdout.write(dump(pipeline.load(file)))
+            sys.stdout.write(pipeline.deep(dump, pipeline.load(file)))
         elif emit is Emit.plan:
             plan = pipeline.check(file, options)
             rep.diagnostics(list(plan.warnings), file)
-            sys.stdout.write(format_plan(plan))
+            sys.stdout.write(pipeline.deep(format_plan, plan))
         else:
             plan = pipeline.check(file, options)
             rep.diagnostics(list(plan.warnings), file)
-            sys.stdout.write(generate(plan).source)
+            sys.stdout.write(pipeline.deep(generate, plan).source)
     raise typer.Exit(rep.exit_code)
 
 

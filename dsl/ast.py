@@ -324,6 +324,7 @@ class ExternFn:
     ret: ScalarType | None
     path: str  # "dotted.module:attr", validated by the planner
     span: Span = _span()
+    path_span: Span = _span()  # the quoted path, where a bad module or name is shown
 
 
 @dataclass(frozen=True)

@@ -103,6 +103,10 @@ class InvalidReceiverError(ParseError):
     """A method called on something other than a name (``f(x).load()``)."""
 
 
+class NestingTooDeepError(ParseError):
+    """Blocks or expressions nested past the compiler's documented limit (dsl/depth.py)."""
+
+
 class ErrorGroup(Exception):
     """Several independent diagnostics from one stage, in source order."""
 

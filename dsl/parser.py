@@ -60,7 +60,7 @@ def _lark() -> Lark:
 
 def parse(text: str, path: str = "<input>") -> ast.Program:
     """Parse one ``.gasync`` file; raise a :class:`ParseError` subclass on bad input."""
-    held.errors = []
+    held.errors, held.heights, held.deep = [], {}, False
     try:
         with paused_gc():
             items: list[ast.Item] = _lark().parse(text)  # type: ignore[assignment]  # start's callback
@@ -69,7 +69,7 @@ def parse(text: str, path: str = "<input>") -> ast.Program:
     except LarkError as exc:  # pragma: no cover - a grammar bug, not a user's
         raise GasyncError(f"internal parser error: {exc}") from None
     finally:
-        found, held.errors = held.errors, None
+        found, held.errors, held.heights = held.errors, None, None
     if found:
         raise found[0]
     return ast.Program(path=path, items=tuple(items), source=text)
@@ -164,7 +164,7 @@ class _Rules:
 
     def extern_item(self, span: ast.Span, ch: list[Any]) -> ast.ExternFn:
         name, params, ret, path = ch
-        return ast.ExternFn(str(name), params, ret, str(path)[1:-1], span)
+        return ast.ExternFn(str(name), params, ret, str(path)[1:-1], span, token_span(path))
 
     def params(self, span: ast.Span, ch: list[Any]) -> tuple[ast.Param, ...]:
         return tuple(c for c in ch if c is not None)

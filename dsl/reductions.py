@@ -24,13 +24,17 @@ from typing import Any
 from lark import Lark, Token
 
 from gasync.dsl import ast
+from gasync.dsl.depth import MAX_DEPTH, too_deep
 from gasync.dsl.diagnostics import GasyncError
 
 
 class Held(threading.local):
-    """Mistakes found by the callbacks during the current parse, in the order found."""
+    """Mistakes found by the callbacks during the current parse, in the order found, and
+    how deep each node built so far nests (by ``id``; see :meth:`Callbacks.measure`)."""
 
     errors: list[GasyncError] | None = None
+    heights: dict[int, int] | None = None
+    deep: bool = False  # the nesting error is held already
 
 
 held = Held()
@@ -94,11 +98,36 @@ class Callbacks:
                 setattr(self, name, self._adapt(method))
 
     def _adapt(self, method: Callable[[ast.Span, list[Any]], Any]) -> Callable[[list[Any]], Any]:
+        level = int(method.__name__ in LEVELS)
+
         def callback(children: list[Any]) -> Any:
             drop = self.drop
             kept = [
                 c.expr if isinstance(c, Paren) else c for c in children if not (isinstance(c, Token) and c.type in drop)
             ]
-            return method(children_span(children), kept)
+            node = method(children_span(children), kept)
+            measure(node, kept, children, level)
+            return node
 
         return callback
+
+
+LEVELS = frozenset({"block", "binary", "unary", "cast", "await_expr", "method_call", "call", "index"})
+
+
+def measure(node: Any, kept: list[Any], children: list[Any], level: int) -> None:
+    """Record how many levels ``node`` holds (dsl/depth.py says what a level is), from its
+    children's, and hold one error at the first node past the limit. Nodes are built
+    bottom-up, so the error is at the innermost construct that holds too many levels."""
+    heights = held.heights
+    if heights is None or node is None:
+        return
+    inner = 0
+    for c in kept:
+        if not isinstance(c, Token):
+            inner = max(inner, heights.get(id(c), 0))
+    height = inner + level
+    heights[id(node)] = height  # Paren's expr keeps its own entry: a dropped Paren's id may be reused
+    if height > MAX_DEPTH and not held.deep:
+        held.deep = True
+        hold(too_deep(next((c for c in children if isinstance(c, Token)), None), node))

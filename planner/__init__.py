@@ -23,12 +23,18 @@ from __future__ import annotations
 import networkx as nx
 
 from gasync.dsl import ast
-from gasync.dsl.diagnostics import ErrorGroup, GasyncError
+from gasync.dsl.diagnostics import ErrorGroup, GasyncError, Note
 from gasync.dsl.gc_pause import paused_gc
 from gasync.planner import graphs
 from gasync.planner.checks import program_checks
 from gasync.planner.effects import transitive_effects
-from gasync.planner.errors import AfterCycleError, DependentError, TypeMismatchError, UnknownNameError
+from gasync.planner.errors import (
+    AfterCycleError,
+    DependentError,
+    NoTaskError,
+    TypeMismatchError,
+    UnknownNameError,
+)
 from gasync.planner.frames import layout
 from gasync.planner.functions import check_function
 from gasync.planner.model import Flow, FrameLayout, Function, Plan, PlanOptions, TaskDef
@@ -47,6 +53,7 @@ def plan(program: ast.Program, options: PlanOptions | None = None) -> Plan:
 def _plan(program: ast.Program, options: PlanOptions) -> Plan:
     errors: list[GasyncError] = []
     syms = Symbols(program, dict(options.defines), errors)
+    errors.extend(_no_task(program))
     order = {item.name: k for k, item in enumerate(program.items)}
 
     cg = graphs.call_graph(program)
@@ -100,6 +107,19 @@ def _plan(program: ast.Program, options: PlanOptions) -> Plan:
     )
     verify(result)
     return result
+
+
+def _no_task(program: ast.Program) -> list[GasyncError]:
+    """A program runs its tasks and nothing else, so one without a task is a mistake."""
+    if any(isinstance(item, ast.Task) for item in program.items):
+        return []
+    return [
+        NoTaskError(
+            "this program has no task, so nothing would run",
+            ast.Span(1, 1, 1, 2),
+            (Note("add a task, e.g. 'task main { ... }': a program runs its tasks and nothing else"),),
+        )
+    ]
 
 
 def _flows(tg: nx.MultiDiGraph) -> list[tuple[str, str, str, str]]:

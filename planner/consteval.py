@@ -1,7 +1,13 @@
 """Compile-time evaluation of typed IR expressions, with the target's semantics.
 
 Integers wrap to their width and divide truncating toward zero, as on the
-device; floats are rounded to f32 where the type says so.
+device; floats are rounded to f32 where the type says so. Shifts are the one
+place where folding and the device differ on purpose: on the device a shift
+amount is masked to the width (``x << 40`` on an i32 is ``x << 8``), while a
+constant shift by the width or more, or by a negative amount, is an error, as
+Rust rejects it ("attempt to shift left with overflow"). ``evaluate(e,
+checked_shifts=False)`` gives the device's answer instead (the property tests
+use it as their reference).
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ import math
 import struct
 
 from gasync.dsl.ast import Span
+from gasync.dsl.diagnostics import Note
 from gasync.planner import ir
 from gasync.planner.errors import ConstEvalError
 
@@ -56,20 +63,33 @@ def trunc_div(a: int, b: int) -> int:
     return q if (a < 0) == (b < 0) else -q
 
 
-def evaluate(e: ir.Expr) -> Value:
+def evaluate(e: ir.Expr, checked_shifts: bool = True) -> Value:
     """Evaluate a constant expression; raise ConstEvalError if it is not one."""
     if isinstance(e, ir.Lit):
         return e.value
     if isinstance(e, ir.Cast):
-        return convert(evaluate(e.expr), str(e.ty))
+        return convert(evaluate(e.expr, checked_shifts), str(e.ty))
     if isinstance(e, ir.Unary):
-        return _unary(e.op, evaluate(e.operand), str(e.ty))
+        return _unary(e.op, evaluate(e.operand, checked_shifts), str(e.ty))
     if isinstance(e, ir.Binary):
-        return _binary(e, evaluate(e.left), evaluate(e.right))
+        left, right = evaluate(e.left, checked_shifts), evaluate(e.right, checked_shifts)
+        if checked_shifts and e.op in ("<<", ">>"):
+            _check_shift(e, int(right))
+        return _binary(e, left, right)
     if isinstance(e, ir.Call) and e.kind == "builtin":
-        args = [evaluate(a) for a in e.args]
+        args = [evaluate(a, checked_shifts) for a in e.args]
         return _builtin(e.name, args, str(e.ty), e.span)
     raise ConstEvalError("this value must be known at compile time: use literals and consts only", e.span)
+
+
+def _check_shift(e: ir.Binary, amount: int) -> None:
+    bits = ir.BITS[str(e.ty)]
+    if not 0 <= amount < bits:
+        raise ConstEvalError(
+            f"attempt to shift {'left' if e.op == '<<' else 'right'} with overflow",
+            e.span,
+            (Note(f"{e.ty} is {bits} bits wide: a constant shift amount must be in 0..{bits}, found {amount}"),),
+        )
 
 
 def _unary(op: str, v: Value, ty: str) -> Value:

@@ -14,6 +14,10 @@ class DependentError(PlanError):
     first error says what is wrong (as rustc's error recovery avoids cascades)."""
 
 
+class NoTaskError(PlanError):
+    """A program without a task: nothing would ever run."""
+
+
 class UnknownNameError(PlanError):
     """A name that resolves to nothing in scope."""
 
@@ -48,6 +52,10 @@ class ReadOnlyError(PlanError):
 
 class ConstEvalError(PlanError):
     """A value needed at compile time that is not a constant, or cannot be computed."""
+
+
+class SizeLimitError(PlanError):
+    """A buffer or channel larger than any device could hold."""
 
 
 class DefineError(PlanError):

@@ -59,6 +59,7 @@ class FnState:
     sites: int = 0
     temps: int = 0
     loop_ids: int = 0
+    flexible: dict[int, tuple[ast.Expr, bool]] = field(default_factory=dict)  # memo of flexible()
 
     def fresh(self, user: str, ty: ir.Ty) -> str:
         name, k = user, 0
@@ -206,7 +207,7 @@ class ExprChecker(FutureChecker):
 
     def pair(self, a: ast.Expr, b: ast.Expr, want: ir.Ty | None) -> tuple[ir.Expr, ir.Expr]:
         """Check two operands of one type; the literal-only side adapts to the other."""
-        if _flexible(a) and not _flexible(b):
+        if flexible(a, self.fn.flexible) and not flexible(b, self.fn.flexible):
             pre_mark = len(self.pre)
             right = self._expr(b, want)
             left = self._expr(a, right.ty if right.ty in (*ir.INTS, *ir.FLOATS) else want)
@@ -254,7 +255,7 @@ class ExprChecker(FutureChecker):
             )
         out = []
         for ix in e.indices:
-            v = self._expr(ix, "i64" if _flexible(ix) else None)
+            v = self._expr(ix, "i64" if flexible(ix, self.fn.flexible) else None)
             if v.ty not in ir.INTS:
                 raise TypeMismatchError(f"a buffer index must be an integer, found {v.ty}", ix.span)
             out.append(v)
@@ -356,20 +357,28 @@ class ExprChecker(FutureChecker):
         raise TypeMismatchError(f"'{name}' is a {kind}; it has no methods", e.span)
 
 
-def _flexible(e: ast.Expr) -> bool:
+def flexible(e: ast.Expr, memo: dict[int, tuple[ast.Expr, bool]] | None = None) -> bool:
     """True for expressions whose type the context decides: literals, operators over
     them, and a shift of one (a shift has its left operand's type, as in Rust, so
     in ``(1 << k) - n`` the 1 takes n's type). A shift counts only when its amount
-    cannot suspend or call, as the other operand of a pair is typed first."""
+    cannot suspend or call, as the other operand of a pair is typed first.
+
+    ``memo`` (by node identity; it holds each node, so no id is reused) keeps a long
+    chain such as a 1,000-term sum linear: each level asks again about those below."""
+    if memo is not None and id(e) in memo:
+        return memo[id(e)][1]
+    result = False
     if isinstance(e, ast.IntLit | ast.FloatLit):
-        return True
-    if isinstance(e, ast.Unary):
-        return _flexible(e.operand)
-    if isinstance(e, ast.Binary) and e.op in ("<<", ">>"):
-        return _flexible(e.left) and _plain(e.right)
-    if isinstance(e, ast.Binary) and e.op not in COMPARE and e.op not in ("&&", "||"):
-        return _flexible(e.left) and _flexible(e.right)
-    return False
+        result = True
+    elif isinstance(e, ast.Unary):
+        result = flexible(e.operand, memo)
+    elif isinstance(e, ast.Binary) and e.op in ("<<", ">>"):
+        result = flexible(e.left, memo) and _plain(e.right)
+    elif isinstance(e, ast.Binary) and e.op not in COMPARE and e.op not in ("&&", "||"):
+        result = flexible(e.left, memo) and flexible(e.right, memo)
+    if memo is not None:
+        memo[id(e)] = (e, result)
+    return result
 
 
 def _plain(e: ast.Expr) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 from gasync.planner import ir
 from gasync.planner.model import FrameLayout, Function
-from gasync.planner.walk import children
+from gasync.planner.walk import stmts_in
 
 Size = tuple[int, int]
 LEAF_SIZE: dict[type, Size] = {ir.YieldNow: (1, 0), ir.Sleep: (1, 0), ir.Send: (2, 1), ir.Recv: (2, 0), ir.Wait: (2, 0)}
@@ -55,7 +55,7 @@ def site_sizes(
     body: tuple[ir.Stmt, ...], frames: dict[str, FrameLayout], suspends: dict[str, bool]
 ) -> Iterator[tuple[int, Size]]:
     """(site, size) for each await point directly in ``body`` (not inside async blocks)."""
-    for s in body:
+    for s in stmts_in(body, into_futures=False):
         if isinstance(s, ir.AwaitS) and s.suspends:
             yield s.site, future_size(s.future, frames, suspends)
         elif isinstance(s, ir.Select):
@@ -66,8 +66,6 @@ def site_sizes(
             yield s.site, (ni, nf)
         elif isinstance(s, ir.ForAwait):
             yield s.site, FOR_AWAIT_SIZE
-        for sub in children(s, into_futures=False):
-            yield from site_sizes(sub, frames, suspends)
 
 
 def region_size(body: tuple[ir.Stmt, ...], frames: dict[str, FrameLayout], suspends: dict[str, bool]) -> Size:

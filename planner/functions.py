@@ -12,6 +12,7 @@ from gasync.planner.exprs import FnState
 from gasync.planner.model import Function
 from gasync.planner.stmts import BodyChecker, any_suspends
 from gasync.planner.symbols import Symbols
+from gasync.planner.walk import always_returns
 
 
 def check_function(
@@ -40,7 +41,7 @@ def check_function(
         fn.readonly.add(var)
     checker = BodyChecker(syms, fn, suspends_of)
     body = checker.block(item.body, tail_to="return" if kind != "task" else None)
-    if ret != "unit" and not _always_returns(body):
+    if ret != "unit" and not always_returns(body):
         raise ControlFlowError(
             f"'{item.name}' must return a {ret} on every path",
             item.span,
@@ -48,21 +49,6 @@ def check_function(
         )
     suspends = any_suspends(body)
     return Function(item.name, kind, params, ret, tuple(fn.locals.items()), body, suspends, item.span)
-
-
-def _always_returns(body: tuple[ir.Stmt, ...]) -> bool:
-    if not body:
-        return False
-    last = body[-1]
-    if isinstance(last, ir.Return):
-        return True
-    if isinstance(last, ir.If):
-        return _always_returns(last.then) and _always_returns(last.orelse)
-    if isinstance(last, ir.Loop):
-        from gasync.planner.walk import stmts_in
-
-        return not any(isinstance(s, ir.Break) for s in stmts_in(last.body, into_loops=False))
-    return False
 
 
 def const_checker(syms: Symbols) -> BodyChecker:

@@ -203,10 +203,15 @@ class Join:
 
 @dataclass(frozen=True)
 class AsyncBlock:
-    """An async block's body; it reads and writes the enclosing frame's locals."""
+    """An async block's body; it reads and writes the enclosing frame's locals.
+
+    ``suspends`` is also true for a block with a ``return``, which leaves the block only:
+    the code generator inlines the body of a block that never suspends, and a ``return``
+    there would leave the enclosing poll, so such a block gets a state machine of its own.
+    """
 
     body: tuple[Stmt, ...]
-    result: str | None  # the local that receives the block's value
+    result: str | None  # the local that receives the block's value (its tail or a `return`)
     ty: Ty
     suspends: bool
     span: Span = _sp()

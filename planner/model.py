@@ -81,6 +81,7 @@ class ExternDef:
     module: str
     attr: str
     span: Span = _sp()
+    path_span: Span = _sp()  # the quoted "module:attr" of the declaration
 
 
 @dataclass(frozen=True)

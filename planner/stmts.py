@@ -23,10 +23,11 @@ from gasync.planner.errors import (
 )
 from gasync.planner.exprs import ExprChecker, FnState, is_numeric
 from gasync.planner.symbols import Symbols
-from gasync.planner.walk import stmts_in
+from gasync.planner.walk import always_returns, stmts_in
 
 COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^"}
 SHIFTS = {"<<=": "<<", ">>=": ">>"}
+BLOCK_INFER = "<infer>"  # the value type of an async block without a tail, until a `return` sets it
 
 
 class BodyChecker(ExprChecker):
@@ -273,6 +274,8 @@ class BodyChecker(ExprChecker):
         ret = self.fn.ret
         if ret == "?":  # typing a block's tail: its returns are checked in the real pass
             return self._flush([ir.Return(self.expr(s.value, None) if s.value else None, s.span)])
+        if self.fn.async_depth:
+            return self._block_return(s)
         if s.value is None:
             if ret != "unit":
                 raise TypeMismatchError(f"'return;' in '{self.fn.name}', which returns {ret}", s.span)
@@ -282,6 +285,21 @@ class BodyChecker(ExprChecker):
             raise TypeMismatchError(f"{what} returns no value", s.value.span)
         value = self.expr(s.value, ret)
         return self._flush([ir.Return(value, s.span)])
+
+    def _block_return(self, s: ast.Return) -> list[ir.Stmt]:
+        """``return`` in an async block leaves the block (not the fn) and gives its value."""
+        if self.fn.ret == BLOCK_INFER:  # a block without a tail: its first return decides
+            value = self.expr(s.value, None) if s.value is not None else None
+            self.fn.ret = value.ty if value is not None else "unit"
+            return self._flush([ir.Return(value, s.span)])
+        if s.value is None:
+            if self.fn.ret != "unit":
+                raise TypeMismatchError(f"'return;' in an async block whose value is {self.fn.ret}", s.span)
+            return [ir.Return(None, s.span)]
+        if self.fn.ret == "unit":
+            found = self.expr(s.value, None).ty
+            raise TypeMismatchError(f"mismatched types: this async block's value is (), found {found}", s.value.span)
+        return self._flush([ir.Return(self.expr(s.value, self.fn.ret), s.span)])
 
     def _s_Select(self, s: ast.Select) -> list[ir.Stmt]:
         if self.fn.kind == "fn" or self.fn.parallel:
@@ -318,30 +336,35 @@ class BodyChecker(ExprChecker):
         if self.fn.kind == "fn":
             raise AwaitContextError("async blocks are only allowed inside async fns and tasks", e.span)
         result = None
-        # The block's value type is its tail's (or its returns'); infer from the tail.
+        # The block's value type is its tail's (see block_type); without a tail, its first
+        # `return`'s (BLOCK_INFER). A `return` leaves the block, as in a Rust async block.
         saved_ret = self.fn.ret
         saved = (self.fn.loops, self.pre)
         self.fn.loops, self.pre = 0, []
-        ty: ir.Ty = "unit"
+        ty: ir.Ty = BLOCK_INFER
         try:
             if e.body.tail is not None:
                 ty = self._tail_type(e.body)
-            if self.fn.ret == "?":  # probing an enclosing block: only this block's type is needed
-                return ir.AsyncBlock((), None, ir.FutureT(ty), False, e.span)
-            if ty != "unit":
-                result = self.fn.temp(ty)
+                if self.fn.ret == "?":  # probing an enclosing block: only this block's type is needed
+                    return ir.AsyncBlock((), None, ir.FutureT(ty), False, e.span)
+                if ty != "unit":
+                    result = self.fn.temp(ty)
             self.fn.ret = ty
             self.fn.async_depth += 1
             try:
                 body = self.block(e.body, tail_to=result)
             finally:
                 self.fn.async_depth -= 1
+            ty = "unit" if self.fn.ret == BLOCK_INFER else self.fn.ret
         finally:
             self.fn.ret = saved_ret
             self.fn.loops, self.pre = saved
+        if e.body.tail is None and ty != "unit":
+            _block_gives_value_on_every_path(body, ty, e.span)
+            result = self.fn.temp(ty)
         # A `return` inside a block leaves the block only; the code generator inlines blocks
         # that never suspend, so one with a `return` is compiled as a state machine instead.
-        suspends = any_suspends(body) or any(isinstance(x, ir.Return) for x in stmts_in(body))
+        suspends = any_suspends(body) or any(isinstance(x, ir.Return) for x in stmts_in(body, into_futures=False))
         return ir.AsyncBlock(body, result, ir.FutureT(ty), suspends, e.span)
 
     def _tail_type(self, b: ast.Block) -> ir.Ty:
@@ -355,12 +378,26 @@ class BodyChecker(ExprChecker):
         return self.tail_types[key]
 
     def block_type(self, b: ast.Block) -> ir.Ty:
-        """The type of a block's tail expression (checked in a throw-away state)."""
+        """The type of a block's tail expression (checked in a throw-away state); where the
+        tail is a bare literal, a ``return`` of a typed value decides, as Rust infers one type."""
         self.fn.scopes.append({})
-        for s in b.stmts:
-            self.stmt(s)
+        body = tuple(x for s in b.stmts for x in self.stmt(s))
         assert b.tail is not None
-        return self.expr(b.tail, None).ty
+        tail = self.expr(b.tail, None)
+        if not isinstance(tail, ir.Lit):
+            return tail.ty
+        values = (r.value for r in stmts_in(body, into_futures=False) if isinstance(r, ir.Return))
+        typed = [v.ty for v in values if v is not None and not isinstance(v, ir.Lit)]
+        return typed[0] if typed else tail.ty
+
+
+def _block_gives_value_on_every_path(body: tuple[ir.Stmt, ...], ty: ir.Ty, span: ast.Span) -> None:
+    if not always_returns(body):
+        raise ControlFlowError(
+            f"this async block gives {ty} on some paths but can reach its end without a value",
+            span,
+            (Note("end the block with 'return value;' or a final expression"),),
+        )
 
 
 def _is_join(e: ast.Expr) -> bool:
@@ -368,13 +405,13 @@ def _is_join(e: ast.Expr) -> bool:
 
 
 def any_suspends(body: tuple[ir.Stmt, ...]) -> bool:
-    from gasync.planner.walk import stmts_in
-
+    # not into futures: an awaited async block's or join's own `suspends` already says
+    # whether it can, so nested blocks are not walked again at every level
     return any(
         isinstance(s, ir.AwaitS)
         and s.suspends
         or isinstance(s, ir.Select | ir.ForAwait)
         or isinstance(s, ir.For)
         and s.kind != "seq"  # the warp runs the loop with all lanes, or awaits the chunks
-        for s in stmts_in(body)
+        for s in stmts_in(body, into_futures=False)
     )

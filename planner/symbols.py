@@ -8,6 +8,7 @@ that depends on it is folded.
 
 from __future__ import annotations
 
+import math
 import re
 
 from gasync.dsl import ast
@@ -20,6 +21,7 @@ from gasync.planner.errors import (
     DependentError,
     DuplicateNameError,
     ExternPathError,
+    SizeLimitError,
     TypeMismatchError,
     UnknownNameError,
 )
@@ -35,6 +37,11 @@ KIND_OF = {
     ast.Task: "task",
 }
 BUILTIN_NAMES = ("join", "yield_now", "sleep", "min", "max", "abs", "sqrt", "exp", "log", "sin", "cos", "pow")
+# A buffer or channel larger than this is a mistake, not a program: it is more than any
+# one GPU holds (an H200 has 141 GB), and finding out at run time costs an allocation
+# that fails, or minutes of host memory filled for the simulator.
+MAX_DATA_BYTES = 1 << 38
+CHANNEL_SLOT_BYTES = 8  # a channel keeps each value in a 64-bit word
 EXTERN_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -148,7 +155,10 @@ class Symbols:
         return ConstDef(item.name, ty, self.const_value(item.value, ty).value, item.span)
 
     def positive(self, e: ast.Expr, what: str) -> int:
-        lit = self.const_value(e, None)
+        """A size: a literal one is an i64 (as Rust's usize), so ``f32[1 << 40]`` is 2^40."""
+        from gasync.planner.exprs import flexible
+
+        lit = self.const_value(e, "i64" if flexible(e) else None)
         if lit.ty not in ir.INTS:
             raise TypeMismatchError(f"{what} must be an integer, found {lit.ty}", e.span)
         if int(lit.value) <= 0:
@@ -163,6 +173,7 @@ class Symbols:
             if len(item.type.dims) > 2:
                 raise TypeMismatchError("buffers have one or two dimensions", item.type.span)
             shape = tuple(self.positive(d, "a buffer dimension") for d in item.type.dims)
+            _within_limit(f"buffer '{item.name}'", math.prod(shape) * ir.BITS[elem] // 8, item.type.span)
             arg = None
             if item.init.arg is not None:
                 want = "u64" if item.init.kind == "random" else elem
@@ -176,12 +187,22 @@ class Symbols:
         elif isinstance(item, ast.Channel):
             elem = self.scalar(item.elem)
             cap = self.positive(item.capacity, "a channel capacity")
+            _within_limit(f"channel '{item.name}'", cap * CHANNEL_SLOT_BYTES, item.capacity.span)
             self.channels[item.name] = ChannelDef(item.name, elem, cap, item.span)
         elif isinstance(item, ast.ExternFn):
             self.externs[item.name] = _extern(self, item)
         elif isinstance(item, ast.FnDef | ast.Task):
             if item.name in BUILTIN_NAMES:
                 raise DuplicateNameError(f"'{item.name}' is a builtin and cannot be redefined", item.span)
+
+
+def _within_limit(what: str, nbytes: int, span: ast.Span) -> None:
+    if nbytes > MAX_DATA_BYTES:
+        raise SizeLimitError(
+            f"{what} needs {nbytes} bytes ({nbytes / 2**30:.0f} GiB), more than a device can hold",
+            span,
+            (Note(f"a buffer or channel may use at most {MAX_DATA_BYTES} bytes ({MAX_DATA_BYTES >> 30} GiB)"),),
+        )
 
 
 def _extern(syms: Symbols, item: ast.ExternFn) -> ExternDef:
@@ -193,7 +214,8 @@ def _extern(syms: Symbols, item: ast.ExternFn) -> ExternDef:
     module, attr = item.path.split(":")
     params, ret = syms.signature(item.name)
     names = tuple(p.name for p in item.params)
-    return ExternDef(item.name, tuple(zip(names, params, strict=True)), str(ret), module, attr, item.span)
+    pairs = tuple(zip(names, params, strict=True))
+    return ExternDef(item.name, pairs, str(ret), module, attr, item.span, item.path_span)
 
 
 def _parse_define(name: str, text: str, ty: str) -> int | float | bool:

@@ -34,13 +34,35 @@ def future_bodies(f: ir.Future) -> Iterator[tuple[ir.Stmt, ...]]:
 
 
 def stmts_in(body: tuple[ir.Stmt, ...], into_loops: bool = True, into_futures: bool = True) -> Iterator[ir.Stmt]:
-    """Every statement of ``body`` and of the bodies nested in it, pre-order."""
-    for s in body:
-        yield s
-        if not into_loops and isinstance(s, LOOPS):
+    """Every statement of ``body`` and of the bodies nested in it, pre-order.
+
+    With an explicit stack rather than nested generators, so a body nested
+    thousands deep costs neither recursion nor a chain of ``yield from`` per item.
+    """
+    stack: list[Iterator[ir.Stmt]] = [iter(body)]
+    while stack:
+        s = next(stack[-1], None)
+        if s is None:
+            stack.pop()
             continue
-        for sub in children(s, into_futures):
-            yield from stmts_in(sub, into_loops, into_futures)
+        yield s
+        if into_loops or not isinstance(s, LOOPS):
+            subs = list(children(s, into_futures))
+            stack.extend(iter(sub) for sub in reversed(subs))
+
+
+def always_returns(body: tuple[ir.Stmt, ...]) -> bool:
+    """Whether every path through ``body`` ends in a ``return`` (or a loop that never breaks)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, ir.Return):
+        return True
+    if isinstance(last, ir.If):
+        return always_returns(last.then) and always_returns(last.orelse)
+    if isinstance(last, ir.Loop):
+        return not any(isinstance(s, ir.Break) for s in stmts_in(last.body, into_loops=False))
+    return False
 
 
 def exprs_of(s: ir.Stmt) -> Iterator[ir.Expr]:
@@ -77,22 +99,26 @@ def future_args(f: ir.Future) -> Iterator[ir.Expr]:
 
 
 def subexprs(e: ir.Expr) -> Iterator[ir.Expr]:
-    """``e`` and every expression inside it."""
-    yield e
+    """``e`` and every expression inside it, pre-order (with an explicit stack, as stmts_in)."""
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(reversed(operands(x)))
+
+
+def operands(e: ir.Expr) -> tuple[ir.Expr, ...]:
+    """The expressions directly inside ``e``, left to right."""
     if isinstance(e, ir.Load):
-        for i in e.index:
-            yield from subexprs(i)
-    elif isinstance(e, ir.SharedOp | ir.Call):
-        for a in e.args:
-            yield from subexprs(a)
-    elif isinstance(e, ir.BufAtomic):
-        for i in e.index:
-            yield from subexprs(i)
-        yield from subexprs(e.value)
-    elif isinstance(e, ir.Unary):
-        yield from subexprs(e.operand)
-    elif isinstance(e, ir.Binary):
-        yield from subexprs(e.left)
-        yield from subexprs(e.right)
-    elif isinstance(e, ir.Cast):
-        yield from subexprs(e.expr)
+        return e.index
+    if isinstance(e, ir.SharedOp | ir.Call):
+        return e.args
+    if isinstance(e, ir.BufAtomic):
+        return (*e.index, e.value)
+    if isinstance(e, ir.Unary):
+        return (e.operand,)
+    if isinstance(e, ir.Binary):
+        return (e.left, e.right)
+    if isinstance(e, ir.Cast):
+        return (e.expr,)
+    return ()

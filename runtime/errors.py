@@ -27,3 +27,19 @@ class RunTimeoutError(RunError):
 
 class DeviceError(RunError):
     """The kernel stopped on an internal limit (queue full, lanes lost)."""
+
+
+class ExternError(RunError):
+    """An extern fn that cannot be used (the base of the three kinds below)."""
+
+
+class ExternImportError(ExternError):
+    """An extern fn whose module does not import, or has no such name."""
+
+
+class ExternNotDeviceError(ExternError):
+    """An extern fn that names something other than a CUDA device function."""
+
+
+class ExternSignatureError(ExternError):
+    """An extern fn declared with parameters or a result its Python function does not have."""

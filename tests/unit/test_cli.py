@@ -2,23 +2,12 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from clirun import gasync
 
 SAMPLES = sorted((Path(__file__).parents[2] / "samples").glob("*.gasync"))
-
-
-def gasync(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "gasync", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=cwd,
-    )
 
 
 def test_help_lists_the_commands() -> None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
+import clirun
 import pytest
 
 SAMPLES = sorted((Path(__file__).parents[2] / "samples").glob("*.gasync"))
@@ -13,9 +13,7 @@ RACE = "buffer y: f32[8] = zeros;\ntask a {\n    y[0] = 1.0;\n}\ntask b {\n    y
 
 
 def gasync(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    res = subprocess.run(
-        [sys.executable, "-m", "gasync", *map(str, args)], capture_output=True, text=True, timeout=60, cwd=cwd
-    )
+    res = clirun.gasync(*args, cwd=cwd)
     assert "Traceback" not in res.stderr
     return res
 
