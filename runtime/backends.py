@@ -63,7 +63,9 @@ def run(gen: Generated, options: RunOptions) -> Result:
 def _run_sim(gen: Generated, options: RunOptions) -> Result:
     with tempfile.TemporaryDirectory(prefix="gasync-sim-") as tmp:
         job, out = Path(tmp) / "job.pkl", Path(tmp) / "result.pkl"
-        job.write_bytes(pickle.dumps((gen, options)))
+        from gasync.pipeline import deep  # a deeply nested plan pickles recursively
+
+        job.write_bytes(deep(pickle.dumps, (gen, options)))
         env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONWARNINGS="ignore")
         limit = options.timeout_s + SIM_GRACE_S if options.timeout_s else SIM_DEFAULT_LIMIT_S
         cmd = [sys.executable, "-m", "gasync.runtime.worker", str(job), str(out)]

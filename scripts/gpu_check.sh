@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# One GPU session's checks, in one go (the device machine starts bare and slowly):
-# the GPU contract suite, every sample through the CLI, a traced run, then the benchmarks.
+# One GPU session's checks, in few calls (the device machine starts bare and slowly):
+# the GPU contract suite, every sample through the CLI, a traced run, the differential
+# test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root:
-#   bash scripts/gpu_check.sh OUTDIR [checks|bench|all]
-# A device command may last at most 10 minutes and `all` takes about that long, so a
-# session usually runs `checks` and then `bench` as two calls.
+#   bash scripts/gpu_check.sh OUTDIR [checks|tier|executors|samples|bench|all]
+# A device command may last at most 10 minutes: `checks` (= tier, executors, samples)
+# took about that long before the GPU tier grew, so a session runs `tier`, then
+# `executors` and `samples` (each under 10 minutes), then `bench`.
 set -u
 out=${1:-/tmp/gasync-gpu}
 part=${2:-all}
@@ -16,11 +18,23 @@ log="$out/gpu-$part.log"
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   python3 -c "import numba, numba_cuda, numpy; print('numba', numba.__version__, 'numba-cuda', numba_cuda.__version__, 'numpy', numpy.__version__)"
-  if [ "$part" != bench ]; then
-  echo "== GPU contract suite"
+  in_part() { case " $* " in *" $part "*) return 0 ;; esac; return 1; }
+  if in_part tier checks all; then
+  echo "== GPU contract suite (every test but the other executors)"
   # the whole log is kept: a tail alone lost the failures' causes once
-  timeout 420 python3 -m pytest -q -m gpu tests/gpu -p no:cacheprovider -W ignore -rf > "$out/pytest-gpu.log" 2>&1
-  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu.log" | tail -40
+  timeout 480 python3 -m pytest -q -m gpu tests/gpu -k "not test_gpu_executors" -p no:cacheprovider -W ignore -rf \
+    > "$out/pytest-gpu-tier.log" 2>&1
+  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-tier.log" | tail -40
+  fi
+  if in_part executors checks all; then
+  echo "== GPU contract suite on the queue and spin executors, 1 and 3 of them"
+  timeout 420 python3 -m pytest -q -m gpu tests/gpu -k "test_gpu_executors" -p no:cacheprovider -W ignore -rf \
+    > "$out/pytest-gpu-executors.log" 2>&1
+  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-executors.log" | tail -40
+  fi
+  if in_part samples checks all; then
+  echo "== differential: random programs on the GPU against the reference interpreter"
+  timeout 260 python3 scripts/differential.py --backend cuda --time-budget 200 --out "$out/differential" 2>&1 | tail -15
   echo "== samples through the CLI on the GPU"
   for f in samples/*.gasync; do
     extra=""
@@ -49,7 +63,7 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   echo "-- traced run"
   timeout 120 python3 -m gasync run samples/join_select.gasync --backend cuda --trace "$out/trace.json" --schedule "$out/schedule.dot" 2>&1 | tail -5
   fi
-  if [ "$part" != checks ]; then
+  if in_part bench all; then
   echo "== benchmarks"
   # in two parts, so that a slow benchmark cannot take the whole call's time with it
   timeout 200 python3 bench/run.py --reps 2 --only B1,B5a,B2b,B2,B5,B4 2>&1 | grep -v "arn" | grep "^   \|^==\|FAIL"
