@@ -27,3 +27,10 @@ class RunTimeoutError(RunError):
 
 class DeviceError(RunError):
     """The kernel stopped on an internal limit (queue full, lanes lost)."""
+
+
+def instances_label(task: str, count: int, ks: list[int]) -> str:
+    """How a deadlock report names some instances of a task: ``w`` for a single one, ``w[1, 3]``."""
+    if count == 1:
+        return task
+    return f"{task}[{', '.join(map(str, ks[:8]))}{', ...' if len(ks) > 8 else ''}]"
