@@ -75,7 +75,7 @@ class FutureGen(BodyGen):
 
     # ---- futures ----
     def any_future(self, ctx: Ctx) -> Future:
-        if self.shapes.known_bugs and self.draw(st.integers(0, 4)) == 0:
+        if self.shapes.nested_joins and self.draw(st.integers(0, 4)) == 0:
             return self.join(ctx, 2)[0]  # known bug (2): a join as a select arm
         if self.draw(st.booleans()):
             return self.unit_future(ctx, concurrent=False)
@@ -144,10 +144,14 @@ class FutureGen(BodyGen):
     def join(self, ctx: Ctx, k: int) -> tuple[Future, list[Future]]:
         children: list[Future] = []
         for _ in range(k):
-            bulk_taken = any(c.runs_bulk for c in children) and not self.shapes.known_bugs
+            bulk_taken = any(c.runs_bulk for c in children) and not self.shapes.bulk_joins
             cctx = replace(ctx, no_bulk=ctx.no_bulk or bulk_taken)
-            if self.shapes.known_bugs and self.draw(st.integers(0, 5)) == 0:
+            if self.shapes.nested_joins and self.draw(st.integers(0, 5)) == 0:
                 children.append(self.join(cctx, 2)[0])  # known bug (2): a join inside a join
+                continue
+            bulky = [f for f in self.asyncs if f.runs_bulk]
+            if self.shapes.bulk_joins and bulky and self.draw(st.booleans()):
+                children.append(self.async_call(cctx, self.draw(st.sampled_from(bulky))))  # known bug (1)
                 continue
             ty = self.pick((*TYPES, "unit", "unit"))
             children.append(self.unit_future(cctx, True) if ty == "unit" else self.value_future(cctx, ty, True))
@@ -177,7 +181,7 @@ class FutureGen(BodyGen):
         else:
             recv = [f"for {self.fresh('k')} in 0..{n} {{ let {v}: {ty} = {name}.recv().await; {take} }}"]
         producer = "async {" + "".join("\n    " + line for line in send) + "\n}"
-        consumer = f"async {{\n    let {h}: i64 = 0;\n" + "".join("    " + line + "\n" for line in recv) + f"    {h}\n}}"
+        consumer = "\n".join([f"async {{\n    let {h}: i64 = 0;", *indent(recv), f"    {h}\n}}"])
         parts = [producer, consumer] if self.draw(st.booleans()) else [consumer, producer]
         got = self.declare("i64", ctx)
         names = [got if p is consumer else "_" for p in parts]

@@ -25,16 +25,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from differential.bodies import Ctx, Shapes, TaskInfo, indent
-from differential.exprs import FLOATS, INPUT_LEN, INTS, TAME, TYPES, Fn
+from differential.exprs import FLOATS, INPUT_LEN, TAME, TYPES, Fn
 from differential.futures import FutureGen, as_i64, sent_value
 from hypothesis import strategies as st
 
 from gasync.runtime.buffers import DTYPES
 
-# The known bugs being fixed in main: flip to True once the fix is merged, and the CI slice
-# draws their shapes too (scripts/differential.py --known-bugs draws them already).
-KNOWN_BUGS_FIXED = False
-DEFAULT_SHAPES = Shapes(known_bugs=KNOWN_BUGS_FIXED)
+# The shapes of the two bugs being fixed in main (see Shapes): flip each to True once its fix
+# is merged, and the CI slice draws it too (scripts/differential.py --known-bugs draws both).
+BULK_JOINS_FIXED = False
+NESTED_JOINS_FIXED = False
+DEFAULT_SHAPES = Shapes(bulk_joins=BULK_JOINS_FIXED, nested_joins=NESTED_JOINS_FIXED)
+ALL_SHAPES = Shapes(bulk_joins=True, nested_joins=True)
 PRELUDE = [
     "buffer acc: i64[8] = zeros;",
     "buffer knobs: i32[1] = zeros;",
@@ -141,7 +143,9 @@ class ProgramGen(FutureGen):
         self.env = [Local(f"p{k}", ty, 0, False) for k, ty in enumerate(params)]
         before = (self.n.bulk, self.n.suspends)
         self.budget = self.draw(st.integers(1, 4))
-        body = self.block(Ctx("async", None, ret=ret), 4)
+        ctx = Ctx("async", None, ret=ret)
+        body = self._s_parallel(ctx) if self.draw(st.integers(0, 2)) == 0 else []  # parallel work to join
+        body += self.block(ctx, 4)
         if ret != "unit":
             body.append(f"return {self.e(ret).text};")
         self.env = []
@@ -233,4 +237,4 @@ def programs(draw: st.DrawFn, shapes: Shapes = DEFAULT_SHAPES) -> Program:
     return ProgramGen(draw, shapes, []).program()
 
 
-__all__ = ["DEFAULT_SHAPES", "INTS", "KNOWN_BUGS_FIXED", "Program", "Shapes", "programs"]
+__all__ = ["ALL_SHAPES", "DEFAULT_SHAPES", "Program", "Shapes", "programs"]
