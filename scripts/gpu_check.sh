@@ -2,9 +2,11 @@
 # One GPU session's checks, in one go (the device machine starts bare and slowly):
 # the GPU contract suite, every sample through the CLI, a traced run, then the benchmarks.
 # Usage on the device machine, from the repository root:
-#   bash scripts/gpu_check.sh OUTDIR [checks|bench|all]
+#   bash scripts/gpu_check.sh OUTDIR [checks|bench|all|differential]
 # A device command may last at most 10 minutes and `all` takes about that long, so a
-# session usually runs `checks` and then `bench` as two calls.
+# session usually runs `checks` and then `bench` as two calls. `differential` (not part
+# of `all`) runs random programs on the GPU against the reference interpreter for 5
+# minutes and saves each one that differs, shrunk, in OUTDIR/differential.
 set -u
 out=${1:-/tmp/gasync-gpu}
 part=${2:-all}
@@ -16,7 +18,11 @@ log="$out/gpu-$part.log"
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   python3 -c "import numba, numba_cuda, numpy; print('numba', numba.__version__, 'numba-cuda', numba_cuda.__version__, 'numpy', numpy.__version__)"
-  if [ "$part" != bench ]; then
+  if [ "$part" = differential ]; then
+  echo "== random programs on the GPU against the reference interpreter"
+  timeout 420 python3 scripts/differential.py --backend cuda --programs 2000 --time-budget 300 --out "$out/differential" 2>&1 | tail -20
+  fi
+  if [ "$part" != bench ] && [ "$part" != differential ]; then
   echo "== GPU contract suite"
   # the whole log is kept: a tail alone lost the failures' causes once
   timeout 420 python3 -m pytest -q -m gpu tests/gpu -p no:cacheprovider -W ignore -rf > "$out/pytest-gpu.log" 2>&1
@@ -49,7 +55,7 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   echo "-- traced run"
   timeout 120 python3 -m gasync run samples/join_select.gasync --backend cuda --trace "$out/trace.json" --schedule "$out/schedule.dot" 2>&1 | tail -5
   fi
-  if [ "$part" != checks ]; then
+  if [ "$part" != checks ] && [ "$part" != differential ]; then
   echo "== benchmarks"
   # in two parts, so that a slow benchmark cannot take the whole call's time with it
   timeout 200 python3 bench/run.py --reps 2 --only B1,B5a,B2b,B2,B5,B4 2>&1 | grep -v "arn" | grep "^   \|^==\|FAIL"

@@ -1381,6 +1381,21 @@ case(
 )
 
 case(
+    "join_of_two_bulk_fors",
+    # found by the differential test (tests/differential), hand-shrunk: each future's bulk loop adds its
+    # value to every element, so both loops must run (the generated code runs only the last one's)
+    """
+    buffer acc: i64[8] = zeros;
+    async fn fill(v: i64) {
+        bulk for j in 0..8 { atomic_add(acc[j], v); }
+    }
+    task main { join(fill(1), fill(10)).await; }
+    """,
+    {"acc": [11] * 8},
+    bug="a join of futures that each run a bulk for runs only the last one's loop (being fixed in main)",
+)
+
+case(
     "send_on_closed_channel_drops",
     """
     channel c: i32[4];

@@ -160,13 +160,15 @@ class BodyGen(ExprGen):
         return [f"out_{ctx.task.name}[{ctx.task.var}, {ctx.task.slots - 1}] {op} ({value}) as i64;"]
 
     def _s_atomic(self, ctx: Ctx) -> list[str]:
-        kind = self.pick(("sum", "max", "min", "buf"))
+        kind = self.pick(("sum", "sub", "max", "min", "buf"))
         if kind == "buf":
             op = self.pick(("atomic_add", "atomic_sub", "atomic_max", "atomic_min"))
             index = self.nonflex(self.pick(INTS), self.env, 1).text
             return [f"{op}(acc[(({index}) as u32) % 8], {self.e('i64').text});"]
-        name, ty = {"sum": ("tot", "u64"), "max": ("hi", "i32"), "min": ("lo", "i64")}[kind]
-        return [f"{name}.fetch_{'add' if kind == 'sum' else kind}({self.e(ty).text});"]
+        name, ty, op = {"sum": ("tot", "u64", "add"), "sub": ("tot", "u64", "sub"), "max": ("hi", "i32", "max")}.get(
+            kind, ("lo", "i64", "min")
+        )
+        return [f"{name}.fetch_{op}({self.e(ty).text});"]
 
     def _s_own(self, ctx: Ctx) -> list[str]:
         assert ctx.task is not None and ctx.task.own_shared is not None

@@ -63,6 +63,7 @@ class ExprGen:
     def __init__(self, draw: st.DrawFn):
         self.draw = draw
         self.plain: list[Fn] = []
+        self.set_signals = ["never"]  # signals whose is_set() is known here: never, or set by this task
 
     def pick(self, options: list[str] | tuple[str, ...]) -> str:
         return self.draw(st.sampled_from(list(options)))
@@ -86,8 +87,10 @@ class ExprGen:
 
     def leaf(self, ty: str, env: list[Local], depth: int) -> Expr:
         names = [v.name for v in env if v.ty == ty]
-        kinds = ["literal", "load"] + ["local"] * (3 if names else 0)
+        kinds = ["literal", "load"] + ["local"] * (3 if names else 0) + ["is_set"] * (ty == "bool")
         kind = self.pick(kinds)
+        if kind == "is_set":
+            return Expr(f"{self.pick(self.set_signals)}.is_set()")
         if kind == "local":
             return Expr(self.pick(names))
         if kind == "load":

@@ -29,7 +29,8 @@ class FutureGen(BodyGen):
         if form == "private" and ctx.task is not None and ctx.task.count == 1 and ctx.where != "async":
             return self.private_channel(ctx)
         if form in ("value", "inline"):
-            ty = self.pick(TYPES)
+            rets = [f.ret for f in self.asyncs if f.ret != "unit" and not (ctx.no_bulk and f.runs_bulk)]
+            ty = self.pick(rets) if rets and self.draw(st.booleans()) else self.pick(TYPES)  # calls, often
             fut = self.value_future(ctx, ty, concurrent=False)
             if form == "inline" and ty != "bool":
                 value = f"{fut.text}.await {self.pick(('+', '-', '*'))} {self.e(ty, 1).text}"
@@ -153,7 +154,7 @@ class FutureGen(BodyGen):
             if self.shapes.bulk_joins and bulky and self.draw(st.booleans()):
                 children.append(self.async_call(cctx, self.draw(st.sampled_from(bulky))))  # known bug (1)
                 continue
-            ty = self.pick((*TYPES, "unit", "unit"))
+            ty = self.pick((*TYPES, *["unit"] * 5))
             children.append(self.unit_future(cctx, True) if ty == "unit" else self.value_future(cctx, ty, True))
         runs_bulk = any(c.runs_bulk for c in children)
         text = f"join({', '.join(c.text for c in children)})"

@@ -113,7 +113,7 @@ class ProgramGen(FutureGen):
             after[t.name] = self.draw(st.lists(st.sampled_from(earlier), unique=True, max_size=2)) if earlier else []
             if not after[t.name]:
                 t.own_signal = f"s_{t.name}"
-            if count == 1 and self.draw(st.booleans()):
+            if count == 1:
                 t.own_shared = f"own_{t.name}"
             tasks.append(t)
         return tasks, after
@@ -159,7 +159,7 @@ class ProgramGen(FutureGen):
         roles: dict[str, list[Role]] = {}
         single = [t for t in tasks if t.count == 1]
         dedicated: set[str] = set()
-        for c in range(self.draw(st.integers(0, 2))):
+        for c in range(self.draw(st.sampled_from([0, 1, 1, 2]))):
             pairs = [(p, q) for p in single for q in single if int(p.name[1:]) < int(q.name[1:])]
             pairs = [(p, q) for p, q in pairs if q.name not in dedicated]
             if not pairs:
@@ -192,7 +192,7 @@ class ProgramGen(FutureGen):
         slot = f"out_{task.name}[{task.var}, {task.slots - 1}]"
         v = self.fresh("v")
         take = f"{slot} = {slot} * 31 + {as_i64(v, ty)};"
-        form = self.pick(("for_await", "recv", "select") if closed else ("recv", "select"))
+        form = self.pick(("for_await", "for_await", "recv", "select") if closed else ("recv", "select"))
         if form == "for_await":
             return [f"for await {v} in {chan} {{ {take} }}"]
         k = self.fresh("k")
@@ -206,6 +206,7 @@ class ProgramGen(FutureGen):
         self.env = []
         ctx = Ctx("task", t)
         lines = [f"{t.own_signal}.set();"] if t.own_signal else []
+        self.set_signals = ["never", *([t.own_signal] if t.own_signal else [])]
         self.budget = self.draw(st.integers(2, 8))
         chunks = [self.block(ctx, 2) for _ in range(len(roles) + 1)]
         order = self.draw(st.permutations(list(range(len(roles)))))
@@ -215,6 +216,7 @@ class ProgramGen(FutureGen):
                 lines += roles[order[k]].lines
         header = f"task {t.name}" + (f" for i in 0..{t.count}" if t.var == "i" else "")
         header += f" after {', '.join(after)}" if after else ""
+        self.set_signals = ["never"]
         return "\n".join([header + " {", *indent(lines), "}"])
 
     def outputs(self, tasks: list[TaskInfo]) -> list[str]:

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from gasync import pipeline, reference
 from gasync.planner import ir
-from gasync.planner.walk import stmts_in
+from gasync.planner.model import Plan
+from gasync.planner.walk import exprs_of, stmts_in, subexprs
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -54,7 +55,7 @@ def test_the_generator_draws_every_construct() -> None:
     """Over a fixed set of draws, each construct the differential test is meant to cover appears."""
     seen: set[str] = set()
 
-    @settings(max_examples=120, deadline=None, database=None, derandomize=True)
+    @settings(max_examples=400, deadline=None, database=None, derandomize=True)
     @given(programs(ALL_SHAPES))
     def collect(program: Program) -> None:
         from gasync.dsl import parse
@@ -74,6 +75,7 @@ def test_the_generator_draws_every_construct() -> None:
         seen.update(f"task x{t.count}" for t in p.tasks if t.count > 1)
         seen.update("after" for t in p.tasks if t.after)
         seen.update(f"init:{b.init}" for b in p.buffers)
+        seen.update(f"{type(e).__name__}:{getattr(e, 'op', '')}" for e in exprs_in(p))
 
     collect()
     want = {
@@ -84,5 +86,20 @@ def test_the_generator_draws_every_construct() -> None:
         "Join>AsyncCall", "Join>AsyncBlock", "Join>Join", "Join>Wait", "Join>YieldNow", "Join>Sleep",
         "Select>Wait", "Select>Recv", "Select>AsyncCall", "Select>AsyncBlock", "Select>Join", "Select>YieldNow",
         "init:zeros", "init:iota", "init:random", "init:fill", "init:input",
+        "SignalOp:is_set", "SignalOp:set", "ChannelClose:", "Cast:",
+        *(f"SharedOp:{op}" for op in ("load", "store", "cas", "fetch_add", "fetch_sub", "fetch_max", "fetch_min")),
+        *(f"BufAtomic:{op}" for op in ("add", "sub", "max", "min")),
+        *(f"Binary:{op}" for op in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "&&", "||", "==", "<")),
+        *(f"Unary:{op}" for op in ("-", "~", "!")),
     }  # fmt: skip
     assert want <= seen, f"never drawn: {sorted(want - seen)}"
+
+
+def exprs_in(p: Plan) -> list[ir.Expr]:
+    """Every expression of every function and task body."""
+    out: list[ir.Expr] = []
+    for fn in [*p.functions, *(t.body for t in p.tasks)]:
+        for s in stmts_in(fn.body):
+            for e in exprs_of(s):
+                out += subexprs(e)
+    return out
