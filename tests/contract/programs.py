@@ -1396,6 +1396,25 @@ case(
 )
 
 case(
+    "join_arguments_are_evaluated_when_the_futures_are_made",
+    # found next to the differential test: `id(x)` makes its future (evaluating x) before the join
+    # polls anything, as it does when the join suspends; a join that never suspends is inlined and
+    # evaluated child after child, so the block's assignment is seen (out[0] == 5)
+    """
+    buffer out: i32[2] = zeros;
+    async fn id(v: i32) -> i32 { return v; }
+    task main {
+        let x: i32 = 1;
+        let (_, b) = join(async { x = 5; }, id(x)).await;
+        out[0] = b;
+        out[1] = x;
+    }
+    """,
+    {"out": [1, 5]},
+    bug="a join that never suspends evaluates a child's arguments after running the children before it",
+)
+
+case(
     "send_on_closed_channel_drops",
     """
     channel c: i32[4];
