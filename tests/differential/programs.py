@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from differential.bodies import Ctx, Shapes, TaskInfo, indent
-from differential.exprs import FLOATS, INPUT_LEN, TAME, TYPES, Fn
+from differential.exprs import FLOATS, INPUT_LEN, TAME, TYPES, Fn, Local
 from differential.futures import FutureGen, as_i64, sent_value
 from hypothesis import strategies as st
 
@@ -76,7 +76,7 @@ class ProgramGen(FutureGen):
         roles = self.channels(tasks, after, items)
         for t in tasks:
             items.append(self.task(t, after[t.name], roles.get(t.name, [])))
-        items += [f"channel {c}" for c in ()] + self.n.channels + self.outputs(tasks)
+        items += self.n.channels + self.outputs(tasks)
         return Program("\n".join([*PRELUDE, *items]) + "\n", inputs)
 
     def input_buffers(self) -> tuple[list[str], dict[str, np.ndarray]]:
@@ -122,8 +122,6 @@ class ProgramGen(FutureGen):
         name = f"pf{len(self.plain)}"
         params = tuple(self.pick(TYPES) for _ in range(self.draw(st.integers(1, 2))))
         ret = self.pick(TYPES)
-        from differential.exprs import Local
-
         self.env = [Local(f"p{k}", ty, 0, False) for k, ty in enumerate(params)]
         lines = []
         if self.draw(st.booleans()):
@@ -135,8 +133,6 @@ class ProgramGen(FutureGen):
         return "\n".join([f"fn {name}({sig}) -> {ret} {{", *indent(lines), "}"])
 
     def async_fn(self) -> str:
-        from differential.exprs import Local
-
         name = f"af{len(self.asyncs)}"
         params = tuple(self.pick(TYPES) for _ in range(self.draw(st.integers(0, 2))))
         ret = self.pick((*TYPES, "unit"))
