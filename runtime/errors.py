@@ -43,3 +43,10 @@ class ExternNotDeviceError(ExternError):
 
 class ExternSignatureError(ExternError):
     """An extern fn declared with parameters or a result its Python function does not have."""
+
+
+def instances_label(task: str, count: int, ks: list[int]) -> str:
+    """How a deadlock report names some instances of a task: ``w`` for a single one, ``w[1, 3]``."""
+    if count == 1:
+        return task
+    return f"{task}[{', '.join(map(str, ks[:8]))}{', ...' if len(ks) > 8 else ''}]"

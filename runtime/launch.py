@@ -17,7 +17,7 @@ import numpy as np
 
 from gasync.codegen import JOB_SLOTS, LANES, Generated
 from gasync.runtime import buffers
-from gasync.runtime.errors import DeadlockError, DeviceError, InputError, RunTimeoutError
+from gasync.runtime.errors import DeadlockError, DeviceError, InputError, RunTimeoutError, instances_label
 from gasync.runtime.module import load
 from gasync.runtime.options import Result, RunOptions
 
@@ -260,8 +260,5 @@ def _waiting(gen: Generated, st: np.ndarray[Any, Any], waiton: np.ndarray[Any, A
                 what = STATE_NAMES.get(int(st[inst]), "?")
             groups.setdefault(what, []).append(k)
         for what, ks in groups.items():
-            label = (
-                t.name if t.count == 1 else f"{t.name}[{', '.join(map(str, ks[:8]))}{', ...' if len(ks) > 8 else ''}]"
-            )
-            lines.append(f"task {label} {what}")
+            lines.append(f"task {instances_label(t.name, t.count, ks)} {what}")
     return lines

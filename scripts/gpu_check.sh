@@ -3,10 +3,13 @@
 # the GPU contract suite, every sample through the CLI, a traced run, the differential
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root:
-#   bash scripts/gpu_check.sh OUTDIR [checks|tier|executors|samples|bench|all]
+#   bash scripts/gpu_check.sh OUTDIR [checks|tier|executors|samples|differential|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, then
-# `executors` and `samples` (each under 10 minutes), then `bench`.
+# `executors` and `samples` (each under 10 minutes), then `bench`. `samples` starts
+# with a short differential run (random programs on the GPU against the reference
+# interpreter, each that differs shrunk into OUTDIR/differential); `differential` is
+# a longer one alone.
 set -u
 out=${1:-/tmp/gasync-gpu}
 part=${2:-all}
@@ -32,9 +35,15 @@ log="$out/gpu-$part.log"
     > "$out/pytest-gpu-executors.log" 2>&1
   grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-executors.log" | tail -40
   fi
+  if in_part differential; then
+  echo "== differential: random programs on the GPU against the reference interpreter"
+  timeout 420 python3 scripts/differential.py --backend cuda --programs 2000 --time-budget 300 \
+    --out "$out/differential" 2>&1 | tail -20
+  fi
   if in_part samples checks all; then
   echo "== differential: random programs on the GPU against the reference interpreter"
-  timeout 260 python3 scripts/differential.py --backend cuda --time-budget 200 --out "$out/differential" 2>&1 | tail -15
+  timeout 200 python3 scripts/differential.py --backend cuda --programs 2000 --time-budget 150 \
+    --out "$out/differential" 2>&1 | tail -15
   echo "== samples through the CLI on the GPU"
   for f in samples/*.gasync; do
     extra=""

@@ -1381,6 +1381,40 @@ case(
 )
 
 case(
+    "join_of_two_bulk_fors",
+    # found by the differential test (tests/differential), hand-shrunk: each future's bulk loop adds its
+    # value to every element, so both loops must run (the generated code runs only the last one's)
+    """
+    buffer acc: i64[8] = zeros;
+    async fn fill(v: i64) {
+        bulk for j in 0..8 { atomic_add(acc[j], v); }
+    }
+    task main { join(fill(1), fill(10)).await; }
+    """,
+    {"acc": [11] * 8},
+    bug="a join of futures that each run a bulk for runs only the last one's loop (being fixed in main)",
+)
+
+case(
+    "join_arguments_are_evaluated_when_the_futures_are_made",
+    # found next to the differential test: `id(x)` makes its future (evaluating x) before the join
+    # polls anything, as it does when the join suspends; a join that never suspends is inlined and
+    # evaluated child after child, so the block's assignment is seen (out[0] == 5)
+    """
+    buffer out: i32[2] = zeros;
+    async fn id(v: i32) -> i32 { return v; }
+    task main {
+        let x: i32 = 1;
+        let (_, b) = join(async { x = 5; }, id(x)).await;
+        out[0] = b;
+        out[1] = x;
+    }
+    """,
+    {"out": [1, 5]},
+    bug="a join that never suspends evaluates a child's arguments after running the children before it",
+)
+
+case(
     "send_on_closed_channel_drops",
     """
     channel c: i32[4];

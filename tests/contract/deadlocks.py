@@ -1,0 +1,69 @@
+"""Programs that deadlock, and the lines every executor must name them with.
+
+The simulator (tests/sim/test_async_sim.py) and the reference interpreter
+(tests/reference/) both report each one with exactly these lines.
+"""
+
+from __future__ import annotations
+
+HEADER = "deadlock: no task can make progress, and nothing can wake these:"
+DEADLOCKS = {
+    "two_tasks_receive_from_each_other": (
+        """
+        channel a: i32[2];
+        channel b: i32[2];
+        task x { let v = a.recv().await; b.send(v).await; }
+        task y { let v = b.recv().await; a.send(v).await; }
+        """,
+        ["task x waits on recv from channel a", "task y waits on recv from channel b"],
+    ),
+    "signal_nobody_sets": (
+        """
+        signal s;
+        buffer o: i32[1] = zeros;
+        task w { s.wait().await; o[0] = 1; }
+        """,
+        ["task w waits on signal s"],
+    ),
+    "only_some_instances_wait": (
+        """
+        signal s;
+        buffer o: i32[4] = zeros;
+        task w for i in 0..4 {
+            if i % 2 == 1 { s.wait().await; }
+            o[i] = 1;
+        }
+        """,
+        ["task w[1, 3] waits on signal s"],
+    ),
+    "send_on_a_full_channel_nobody_drains": (
+        """
+        channel c: i32[2];
+        task p { for k in 0..5 { c.send(k).await; } }
+        task q { if false { let v = c.recv().await; } }
+        """,
+        ["task p waits on send on channel c (full)"],
+    ),
+    "recv_after_close_on_an_empty_channel": (
+        """
+        channel c: i32[2];
+        buffer o: i32[2] = zeros;
+        task p {
+            c.send(1).await;
+            c.close();
+            o[0] = c.recv().await;
+            o[1] = c.recv().await;
+        }
+        """,
+        ["task p waits on recv from channel c"],
+    ),
+    "task_after_a_deadlocked_one_not_started": (
+        """
+        signal s;
+        buffer o: i32[1] = zeros;
+        task w { s.wait().await; }
+        task later after w { o[0] = 1; }
+        """,
+        ["task w waits on signal s", "task later not started"],
+    ),
+}
