@@ -278,7 +278,10 @@ class Emitter:
                 out.append(ind + call)
             return
         if isinstance(fut, ir.Join):
-            for target, sub in zip(s.targets or (None,) * len(fut.futures), fut.futures, strict=True):
+            # every child's future is made (its arguments evaluated) before any child runs, as
+            # when the join suspends: a child that assigns a local must not change another's
+            subs = self._args_first(fut, f"{s.site}", out, ind)
+            for target, sub in zip(s.targets or (None,) * len(fut.futures), subs, strict=True):
                 one = ir.AwaitS((target,) if target else (), sub, s.site, False, s.span)
                 self._inline_await(one, out, ind)
             return
@@ -288,6 +291,23 @@ class Emitter:
                 out.append(ind + f"{local(s.targets[0])} = {local(fut.result)}")
             return
         raise UnsupportedError("this await is not supported by this version's code generator", s.span)
+
+    def _args_first(self, fut: ir.Join, tag: str, out: list[str], ind: str) -> tuple[ir.Future, ...]:
+        """The join's children with each call's arguments evaluated now, into temporaries."""
+        subs: list[ir.Future] = []
+        for k, sub in enumerate(fut.futures):
+            if isinstance(sub, ir.Join):
+                sub = ir.Join(self._args_first(sub, f"{tag}_{k}", out, ind), sub.ty, sub.span)
+            elif isinstance(sub, ir.AsyncCall) and any(not isinstance(a, ir.Lit) for a in sub.args):
+                args = []
+                for j, a in enumerate(sub.args):
+                    name = f"$tj{tag}_{k}_{j}"
+                    self.types[name] = a.ty
+                    out.append(ind + self.assign(name, self.r(a)))
+                    args.append(ir.Var(name, a.ty))
+                sub = ir.AsyncCall(sub.fn, tuple(args), sub.ty, sub.span)
+            subs.append(sub)
+        return tuple(subs)
 
     # -- parallel for --
     def register_parallel(self, s: ir.For, bulk: bool = False) -> ParallelLoop:

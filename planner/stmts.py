@@ -21,7 +21,7 @@ from gasync.planner.errors import (
     TypeMismatchError,
     UnknownNameError,
 )
-from gasync.planner.exprs import ExprChecker, FnState, is_numeric
+from gasync.planner.exprs import ExprChecker, FnState, flexible, is_numeric
 from gasync.planner.symbols import Symbols
 from gasync.planner.walk import always_returns, stmts_in
 
@@ -273,7 +273,11 @@ class BodyChecker(ExprChecker):
             raise ControlFlowError("'return' is not allowed inside 'parallel for' or 'bulk for'", s.span)
         ret = self.fn.ret
         if ret == "?":  # typing a block's tail: its returns are checked in the real pass
-            return self._flush([ir.Return(self.expr(s.value, None) if s.value else None, s.span)])
+            if s.value is None or flexible(s.value):
+                # a literal takes the block's type there, whatever it is: it says nothing here
+                # (and `return 4294967295;` in a u32 block must not be read as an i32)
+                return [ir.Return(None, s.span)]
+            return self._flush([ir.Return(self.expr(s.value, None), s.span)])
         if self.fn.async_depth:
             return self._block_return(s)
         if s.value is None:

@@ -1392,14 +1392,13 @@ case(
     task main { join(fill(1), fill(10)).await; }
     """,
     {"acc": [11] * 8},
-    bug="a join of futures that each run a bulk for runs only the last one's loop (being fixed in main)",
 )
 
 case(
     "join_arguments_are_evaluated_when_the_futures_are_made",
     # found next to the differential test: `id(x)` makes its future (evaluating x) before the join
-    # polls anything, as it does when the join suspends; a join that never suspends is inlined and
-    # evaluated child after child, so the block's assignment is seen (out[0] == 5)
+    # polls anything, as it does when the join suspends; a join that never suspends was inlined
+    # and evaluated child after child, so the block's assignment was seen (out[0] == 5)
     """
     buffer out: i32[2] = zeros;
     async fn id(v: i32) -> i32 { return v; }
@@ -1411,7 +1410,6 @@ case(
     }
     """,
     {"out": [1, 5]},
-    bug="a join that never suspends evaluates a child's arguments after running the children before it",
 )
 
 case(

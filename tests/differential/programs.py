@@ -33,8 +33,8 @@ from gasync.runtime.buffers import DTYPES
 
 # The shapes of the two bugs being fixed in main (see Shapes): flip each to True once its fix
 # is merged, and the CI slice draws it too (scripts/differential.py --known-bugs draws both).
-BULK_JOINS_FIXED = False
-NESTED_JOINS_FIXED = False
+BULK_JOINS_FIXED = True
+NESTED_JOINS_FIXED = True
 DEFAULT_SHAPES = Shapes(bulk_joins=BULK_JOINS_FIXED, nested_joins=NESTED_JOINS_FIXED)
 ALL_SHAPES = Shapes(bulk_joins=True, nested_joins=True)
 PRELUDE = [

@@ -28,6 +28,15 @@ def test_a_typed_return_decides_over_a_literal_tail() -> None:
     assert block_of(src).ty == ir.FutureT("i64")
 
 
+def test_a_returned_literal_takes_the_type_of_the_tail() -> None:
+    # found by the differential test: the literal was typed as an i32 while the tail's type was worked out
+    src = (
+        "buffer c: bool[1] = zeros;\nbuffer o: u32[1] = zeros;\n"
+        "task main { let w: u32 = 3; o[0] = async { if c[0] { return 4294967295; } w }.await; }\n"
+    )
+    assert block_of(src).ty == ir.FutureT("u32")
+
+
 def test_a_bare_return_in_a_unit_block() -> None:
     blk = block_of("buffer o: i32[1] = zeros;\ntask main { async { if o[0] == 0 { return; } o[0] = 1; }.await; }\n")
     assert blk.ty == ir.FutureT("unit")
