@@ -111,7 +111,9 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         t1 = time.perf_counter()
         # compile() goes through Numba's on-disk cache (specialize() would not)
         sig = tuple(kernel.typeof_pyval(a) for a in (probe, timeout_ns, mode))
-        kernel.compile(sig)
+        from gasync.pipeline import deep  # Numba types a chain of awaits as a chain of calls
+
+        deep(kernel.compile, sig)
         compile_s = time.perf_counter() - t1
         executors, blocks, threads = _grid(kernel.overloads[sig], gen, options)
     host = host_arrays(gen, executors, options.inputs, options.trace_capacity)
