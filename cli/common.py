@@ -41,14 +41,14 @@ CacheDirOpt = Annotated[
     Path | None,
     typer.Option(
         "--cache-dir", envvar="GASYNC_CACHE_DIR", metavar="DIR", show_default=False,
-        help="Where compiled programs are cached [default: $XDG_CACHE_HOME/gasync or ~/.cache/gasync].",
+        help="Where compiled programs are cached (default: $XDG_CACHE_HOME/gasync, else ~/.cache/gasync).",
     ),
 ]  # fmt: skip
 CacheMaxOpt = Annotated[
     int,
     typer.Option(
         "--cache-max", envvar="GASYNC_CACHE_MAX", metavar="SIZE", click_type=params.Size(), show_default=False,
-        help="Bound on the cache's size, e.g. 500MB, 2GiB; the oldest programs are evicted [default: 1GiB].",
+        help="Bound on the cache's size, e.g. 500MB, 2GiB (default: 1GiB); the oldest programs are evicted.",
     ),
 ]  # fmt: skip
 
@@ -91,7 +91,7 @@ ExecutorOpt = Annotated[Executor, typer.Option("--executor", help="queue (wakers
 ExecutorsOpt = Annotated[
     int,
     typer.Option(
-        "--executors", min=0, metavar="N",
+        "--executors", click_type=params.Count(), metavar="N",
         help="Warps that run tasks (0: the backend picks; at most what one launch holds).",
     ),
 ]  # fmt: skip

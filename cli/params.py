@@ -88,6 +88,15 @@ class Size(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
+class Count(click.IntRange):
+    """An integer from 0 ("'x' is not a valid integer", not Click's "... integer range")."""
+
+    name = "integer"
+
+    def __init__(self) -> None:
+        super().__init__(min=0)
+
+
 def readable_file(text: str) -> Path:
     """A file that exists and is a file; ValueError otherwise."""
     path = Path(text)
@@ -108,8 +117,10 @@ def writable_file(text: str) -> Path:
         raise ValueError(f"is a directory, not a file: {text}")
     if not folder.is_dir():
         raise ValueError(f"cannot write {text}: no such directory: {folder}")
-    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise ValueError(f"cannot write {text}: permission denied")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot write {text}: the directory {folder} is not writable")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise ValueError(f"cannot write {text}: the file is read-only")
     return path
 
 
