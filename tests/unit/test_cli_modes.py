@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -138,3 +139,14 @@ def test_the_spinner_shows_the_phase_and_its_time() -> None:
 def test_the_compiled_line() -> None:
     assert compiled_line(1.234, cached=True) == "compiled in 1.23 s (cached)"
     assert compiled_line(20.0, cached=False) == "compiled in 20.00 s"
+
+
+def test_json_of_a_program_error(tmp_path: Path) -> None:
+    path = tmp_path / "bad.gasync"
+    path.write_text(BAD)
+    res = gasync("run", str(path), "--json")
+    assert res.returncode == 1
+    err = json.loads(res.stdout)["error"]
+    headline = f"{path}:2:14: error: expected ';', found keyword 'let'"
+    assert err == {"kind": "program", "message": headline, "exit_status": 1}
+    assert res.stderr.startswith(headline + "\n")
