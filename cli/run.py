@@ -47,7 +47,7 @@ from gasync.cli.params import verbosity
 from gasync.cli.report import Reporter
 from gasync.cli.source import Source
 from gasync.cli.summary import summary
-from gasync.codegen import generate, uses_sleep
+from gasync.codegen import Generated, generate, uses_sleep
 from gasync.planner.model import Plan
 from gasync.runtime import cache
 from gasync.runtime import run as run_generated
@@ -132,24 +132,16 @@ def _compile_and_run(rep: Reporter, src: Source, args: Args) -> Result:
     _check_names(plan, args)
     arrays = {name: _load_npy(name, path) for name, path in args.inputs}
     _say_backend(rep, src, args, chosen, plan)
-    t1 = time.perf_counter()
-    generated = generate(plan, trace=True) if args.traced else generate(plan)
-    rep.detail(f"generated {generated.source.count(chr(10))} lines of Numba-CUDA in {time.perf_counter() - t1:.3f} s")
-    if chosen == "cuda" and generated.gpu_compile_estimate_s() > SLOW_COMPILE_S:
-        name, blocks = generated.largest_dispatch
-        rep.warn(
-            f"'{name}' compiles to {blocks} blocks, and Numba-CUDA's compile time grows with"
-            f" the square of that: expect roughly {generated.gpu_compile_estimate_s() / 60:.0f} min before the"
-            " kernel starts (the simulator runs it at once: --backend sim)"
-        )
-    module = module_path(generated, str(args.cache_dir) if args.cache_dir else None)
+    generated = _generate(rep, plan, args, chosen)
+    cache_dir = str(args.cache_dir) if args.cache_dir else None
+    module = module_path(generated, cache_dir)
     cached = chosen == "cuda" and cache.kernel_cached(module)
     rep.detail(f"module {module} ({'kernel in the cache' if cached else 'not compiled before'})")
     if chosen == "cuda" and not rep.debug:
         progress.silence_numba_warnings()
     options = RunOptions(
-        chosen, arrays, args.timeout_s, args.executors, args.executor.value,
-        str(args.cache_dir) if args.cache_dir else None, dict(args.signals), cache_max_bytes=args.cache_max,
+        chosen, arrays, args.timeout_s, args.executors, args.executor.value, cache_dir, dict(args.signals),
+        cache_max_bytes=args.cache_max,
     )  # fmt: skip
     front_s = time.perf_counter() - t0
     phases = progress.Phases(src.label)
@@ -159,6 +151,21 @@ def _compile_and_run(rep: Reporter, src: Source, args: Args) -> Result:
     rep.say(progress.compiled_line(front_s + float(result.stats.get("compile_s", 0.0)), cached))
     _say_fewer_executors(rep, args.executors, result)
     return result
+
+
+def _generate(rep: Reporter, plan: Plan, args: Args, chosen: str) -> Generated:
+    """The kernel's source; on the GPU, a warning first when Numba will take minutes over it."""
+    t0 = time.perf_counter()
+    generated = generate(plan, trace=True) if args.traced else generate(plan)
+    rep.detail(f"generated {generated.source.count(chr(10))} lines of Numba-CUDA in {time.perf_counter() - t0:.3f} s")
+    if chosen == "cuda" and generated.gpu_compile_estimate_s() > SLOW_COMPILE_S:
+        name, blocks = generated.largest_dispatch
+        rep.warn(
+            f"'{name}' compiles to {blocks} blocks, and Numba-CUDA's compile time grows with"
+            f" the square of that: expect roughly {generated.gpu_compile_estimate_s() / 60:.0f} min before the"
+            " kernel starts (the simulator runs it at once: --backend sim)"
+        )
+    return generated
 
 
 def _say_backend(rep: Reporter, src: Source, args: Args, chosen: str, plan: Plan) -> None:
