@@ -25,7 +25,7 @@ import typer
 
 from gasync import __version__
 from gasync.cli import cache as cache_cli
-from gasync.cli.common import DebugOpt, DefineOpt, FileArg, QuietOpt, StrictOpt, VerboseOpt, plan_options
+from gasync.cli.common import DebugOpt, DefineOpt, FileArg, QuietOpt, StrictOpt, plan_options
 from gasync.cli.params import FileToWrite, verbosity
 from gasync.cli.report import (
     EXIT_INTERNAL,
@@ -124,11 +124,10 @@ def compile(
     emit: Annotated[Emit, typer.Option("--emit", help="What to print.")] = Emit.ast,
     define: DefineOpt = None,
     strict: StrictOpt = False,
-    verbose: VerboseOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Compile a program and print one stage's output (ast, plan or py)."""
-    rep = Reporter(debug, verbosity(False, verbose))
+    rep = Reporter(debug)
     src = Source(file)
     with rep.guard(src):
         if emit is Emit.ast:
@@ -255,9 +254,14 @@ def _usage_error(exc: click.UsageError, args: list[str]) -> int:
     print(f"gasync: error: {exc.format_message()}", file=sys.stderr)
     path = exc.ctx.command_path if exc.ctx is not None else PROG
     print(usage_hint(path), file=sys.stderr)
-    if _given(args, "--json"):
+    if _given(args, "--json") and _has_json(exc.ctx):
         print_json_error([("usage", exc.format_message())], EXIT_USAGE)
     return EXIT_USAGE
+
+
+def _has_json(ctx: click.Context | None) -> bool:
+    """Whether the command the error is about has a --json option."""
+    return ctx is not None and any("--json" in getattr(p, "opts", ()) for p in ctx.command.params)
 
 
 def _given(args: list[str], flag: str) -> bool:

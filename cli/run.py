@@ -136,7 +136,7 @@ def _compile_and_run(rep: Reporter, src: Source, args: Args) -> Result:
     cache_dir = str(args.cache_dir) if args.cache_dir else None
     module = module_path(generated, cache_dir)
     cached = chosen == "cuda" and cache.kernel_cached(module)
-    rep.detail(f"module {module} ({'kernel in the cache' if cached else 'not compiled before'})")
+    rep.detail(f"module {module} ({_cache_state(module, chosen, cached)})")
     if chosen == "cuda" and not rep.debug:
         progress.silence_numba_warnings()
     options = RunOptions(
@@ -166,6 +166,14 @@ def _generate(rep: Reporter, plan: Plan, args: Args, chosen: str) -> Generated:
             " kernel starts (the simulator runs it at once: --backend sim)"
         )
     return generated
+
+
+def _cache_state(module: Path, backend: str, kernel_cached: bool) -> str:
+    if not module.exists():
+        return "new"
+    if backend == "sim":
+        return "in the cache"
+    return "in the cache, kernel too" if kernel_cached else "in the cache, kernel not compiled yet"
 
 
 def _say_backend(rep: Reporter, src: Source, args: Args, chosen: str, plan: Plan) -> None:

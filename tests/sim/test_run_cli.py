@@ -219,7 +219,10 @@ def test_normal_and_verbose_lines(cache_dir: Path) -> None:
     assert f"gasync: parsed and planned {SAMPLES / 'async_double.gasync'} in " in verbose
     assert " lines of Numba-CUDA in " in verbose
     module = next(cache_dir.glob("gasync_*.py"))
-    assert f"gasync: module {module} (not compiled before)" in verbose
+    assert f"gasync: module {module} (in the cache)" in verbose  # the first run wrote it
+    fresh = gasync_run(SAMPLES / "async_double.gasync", "--backend", "sim", "-v", "-D", "X=1")
+    assert fresh.returncode == 2  # (a usage error: the sample has no const X) ...
+    assert "gasync: module" not in fresh.stderr  # ... found before generating anything
 
 
 def test_a_program_from_stdin_runs() -> None:

@@ -87,6 +87,9 @@ def test_click_errors_come_out_in_gasyncs_style() -> None:
         "gasync: error: Invalid value for '--emit': 'bogus' is not one of 'ast', 'plan', 'py'.\n"
         "try 'gasync compile --help'\n"
     )
+    res = gasync("check", "--json", str(SAMPLE))  # check has no --json: a plain usage error, no JSON
+    assert (res.returncode, res.stdout) == (2, "")
+    assert res.stderr == "gasync: error: No such option '--json'.\ntry 'gasync check --help'\n"
 
 
 def test_shell_completion() -> None:
