@@ -123,15 +123,23 @@ def run(
 
 
 def _compile_and_run(rep: Reporter, src: Source, args: Args) -> Result:
+    phases = progress.Phases(src.label)
+    with progress.spinner(phases, enabled=rep.verbosity > 0):  # Rich keeps our stderr lines above it
+        return _phases(rep, src, args, phases)
+
+
+def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> Result:
     t0 = time.perf_counter()
     chosen = choose(args.backend.value)
     _check_executors(args.executors, chosen)
+    phases.enter("parsing and planning")
     plan = src.check(plan_options(args.defines, args.strict))
     rep.diagnostics(list(plan.warnings), src)
     rep.detail(f"parsed and planned {src.label} in {time.perf_counter() - t0:.3f} s")
     _check_names(plan, args)
     arrays = {name: _load_npy(name, path) for name, path in args.inputs}
     _say_backend(rep, src, args, chosen, plan)
+    phases.enter("generating the kernel")
     generated = _generate(rep, plan, args, chosen)
     cache_dir = str(args.cache_dir) if args.cache_dir else None
     module = module_path(generated, cache_dir)
@@ -144,10 +152,8 @@ def _compile_and_run(rep: Reporter, src: Source, args: Args) -> Result:
         cache_max_bytes=args.cache_max,
     )  # fmt: skip
     front_s = time.perf_counter() - t0
-    phases = progress.Phases(src.label)
     phases.enter("compiling and running" if chosen == "cuda" else "running on the simulator")
-    with progress.spinner(phases, enabled=rep.verbosity > 0):
-        result = run_generated(generated, options)
+    result = run_generated(generated, options)
     rep.say(progress.compiled_line(front_s + float(result.stats.get("compile_s", 0.0)), cached))
     _say_fewer_executors(rep, args.executors, result)
     return result

@@ -245,3 +245,37 @@ def test_a_new_module_evicts_the_oldest_beyond_the_bound(cache_dir: Path, tmp_pa
     assert res.returncode == 0, res.stderr
     [kept] = cache_dir.glob("gasync_*.py")
     assert kept != old and str(kept) == json.loads(res.stdout)["stats"]["module"]
+
+
+def run_on_a_terminal(*args: str | Path, cwd: Path) -> str:
+    """What `gasync run` writes to stderr when stderr is a terminal (a pseudo-terminal here)."""
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gasync", "run", *map(str, args)], stdout=subprocess.DEVNULL, stderr=slave,
+        env=dict(os.environ, COLUMNS="200", TERM="xterm"), cwd=cwd,
+    )  # fmt: skip
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:  # the child closed its end
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=90)
+    os.close(master)
+    return b"".join(chunks).decode(errors="replace")
+
+
+def test_the_spinner_shows_the_phase_on_a_terminal_and_not_with_quiet(tmp_path: Path) -> None:
+    path = tmp_path / "forever.gasync"
+    path.write_text(FOREVER)
+    shown = run_on_a_terminal(path.name, "--backend", "sim", "--timeout", "3s", cwd=tmp_path)
+    assert "forever.gasync: running on the simulator (" in shown and " s in all)" in shown
+    quiet = run_on_a_terminal(path.name, "--backend", "sim", "--timeout", "3s", "-q", cwd=tmp_path)
+    assert "running on the simulator" not in quiet
+    assert "the run exceeded --timeout 3s" in quiet
