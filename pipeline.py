@@ -98,8 +98,17 @@ def check(path: str | Path, options: PlanOptions | None = None) -> Plan:
     return deep(_check, path, options)
 
 
+def check_program(program: ast.Program, options: PlanOptions | None = None) -> Plan:
+    """Plan a parsed program and resolve its extern fns (as :func:`check` does for a file)."""
+    return deep(_check_program, program, options)
+
+
 def _check(path: str | Path, options: PlanOptions | None) -> Plan:
-    result = plan(load(path), options)
+    return _check_program(load(path), options)
+
+
+def _check_program(program: ast.Program, options: PlanOptions | None) -> Plan:
+    result = plan(program, options)
     if result.externs:  # this imports Numba, so only a program with externs pays for it
         from gasync.runtime.externs import resolve
 

@@ -3,9 +3,12 @@
 Exit status: 0 success, 1 an error in the user's program (or its inputs),
 2 a usage error (bad options, missing files), 3 an internal compiler error.
 Errors print as ``path:line:col: error: message`` with the source line and a
-caret; no Python traceback reaches the user unless ``--debug`` is given.
-Warnings print the same way and do not change the exit status; `check` then ends
-with `path: ok, N warnings` instead of a bare `path: ok`.
+caret; usage errors as ``gasync: error: message`` and a ``try 'gasync CMD --help'``
+line, Click's own (unknown options, bad choices) included: ``main`` runs the app
+outside Click's standalone mode and prints them itself. No Python traceback
+reaches the user unless ``--debug`` is given. Warnings print the same way and do
+not change the exit status; `check` then ends with `path: ok, N warnings` instead
+of a bare `path: ok`.
 """
 
 from __future__ import annotations
@@ -16,16 +19,27 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
+import click
 import graphviz
 import typer
 
 from gasync import __version__, pipeline
-from gasync.cli.report import Reporter
+from gasync.cli import cache as cache_cli
+from gasync.cli.common import DebugOpt, DefineOpt, FileArg, QuietOpt, StrictOpt, plan_options
+from gasync.cli.params import FileToWrite, verbosity
+from gasync.cli.report import (
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    Reporter,
+    print_json_error,
+    usage_hint,
+)
 from gasync.cli.run import run
+from gasync.cli.source import Source
 from gasync.codegen import generate
 from gasync.dsl.printer import dump
 from gasync.pipeline import InputFileError
-from gasync.planner.model import PlanOptions
 from gasync.planner.printer import format_plan
 from gasync.runtime.trace import RawTrace, TraceFileError
 from gasync.viz.perfetto import from_chrome_trace
@@ -33,11 +47,12 @@ from gasync.viz.schedule import schedule_graph
 from gasync.viz.states import states_graph
 from gasync.viz.taskgraph import task_graph
 
+PROG = "gasync"
+
 app = typer.Typer(
     name="gasync",
     help="async/await for GPUs: compile .gasync programs into state machines run by a device-side executor.",
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
 )
 
@@ -69,35 +84,29 @@ class GraphFormat(StrEnum):
     png = "png"
 
 
-FileArg = Annotated[Path, typer.Argument(help="A .gasync source file.", show_default=False)]
-DefineOpt = Annotated[
-    list[str] | None,
-    typer.Option("-D", "--define", metavar="NAME=VALUE", help="Override a const (repeatable).", show_default=False),
-]
-StrictOpt = Annotated[bool, typer.Option("--strict", help="Treat concurrent-write warnings as errors.")]
-
-
 @app.command()
 def check(
-    files: Annotated[list[Path], typer.Argument(help="One or more .gasync files.", show_default=False)],
+    files: Annotated[
+        list[Path], typer.Argument(help="One or more .gasync files (- reads standard input).", show_default=False)
+    ],
     define: DefineOpt = None,
     strict: StrictOpt = False,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
 ) -> None:
     """Parse and plan programs; print warnings and errors only."""
-    rep = Reporter()
+    rep = Reporter(debug, verbosity(quiet, False))
     options = plan_options(define, strict)
-    failed = 0
     for path in files:
+        src = Source(path)
         warnings = 0
-        with rep.guard(path) as ok:
-            plan = pipeline.check(path, options)
-            rep.diagnostics(list(plan.warnings), path)
+        with rep.guard(src) as ok:
+            plan = src.check(options)
+            rep.diagnostics(list(plan.warnings), src)
             warnings = len(plan.warnings)
         if ok.value:
-            rep.ok(f"{path}: {check_summary(warnings)}")
-        else:
-            failed += 1
-    raise typer.Exit(rep.exit_code if failed else 0)
+            rep.ok(f"{src.label}: {check_summary(warnings)}")
+    rep.finish()
 
 
 def check_summary(warnings: int) -> str:
@@ -113,29 +122,30 @@ def compile(
     emit: Annotated[Emit, typer.Option("--emit", help="What to print.")] = Emit.ast,
     define: DefineOpt = None,
     strict: StrictOpt = False,
+    debug: DebugOpt = False,
 ) -> None:
     """Compile a program and print one stage's output (ast, plan or py)."""
-    rep = Reporter()
-    options = plan_options(define, strict)
-    with rep.guard(file):
+    rep = Reporter(debug)
+    src = Source(file)
+    with rep.guard(src):
         if emit is Emit.ast:
-            sys.stdout.write(pipeline.deep(dump, pipeline.load(file)))
-        elif emit is Emit.plan:
-            plan = pipeline.check(file, options)
-            rep.diagnostics(list(plan.warnings), file)
-            sys.stdout.write(pipeline.deep(format_plan, plan))
+            sys.stdout.write(pipeline.deep(dump, src.load()))
         else:
-            plan = pipeline.check(file, options)
-            rep.diagnostics(list(plan.warnings), file)
-            sys.stdout.write(pipeline.deep(generate, plan).source)
-    raise typer.Exit(rep.exit_code)
+            plan = src.check(plan_options(define, strict))
+            rep.diagnostics(list(plan.warnings), src)
+            stage = format_plan if emit is Emit.plan else lambda p: generate(p).source
+            sys.stdout.write(pipeline.deep(stage, plan))
+    rep.finish()
 
 
 FormatOpt = Annotated[
     GraphFormat | None,
     typer.Option("--format", help="dot (text), svg or png; default: from -o's suffix, else dot.", show_default=False),
 ]
-OutputOpt = Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")]
+OutputOpt = Annotated[
+    Path | None,
+    typer.Option("-o", "--output", click_type=FileToWrite(), help="Write here instead of stdout.", show_default=False),
+]
 
 
 @app.command()
@@ -145,14 +155,16 @@ def graph(
     format: FormatOpt = None,
     output: OutputOpt = None,
     define: DefineOpt = None,
+    debug: DebugOpt = False,
 ) -> None:
     """Draw the task graph (after edges solid, channels dashed, signals dotted), or with --states the state machines."""
-    rep = Reporter()
-    with rep.guard(file):
-        plan = pipeline.check(file, plan_options(define, False))
-        rep.diagnostics(list(plan.warnings), file)
+    rep = Reporter(debug)
+    src = Source(file)
+    with rep.guard(src):
+        plan = src.check(plan_options(define, False))
+        rep.diagnostics(list(plan.warnings), src)
         emit_graph(rep, states_graph(plan) if states else task_graph(plan), format, output)
-    raise typer.Exit(rep.exit_code)
+    rep.finish()
 
 
 @app.command()
@@ -160,13 +172,14 @@ def schedule(
     trace: Annotated[Path, typer.Argument(help="A trace.json from 'gasync run --trace'.", show_default=False)],
     format: FormatOpt = None,
     output: OutputOpt = None,
+    debug: DebugOpt = False,
 ) -> None:
     """Draw a traced run's schedule: one row per executor, one box per poll, in time order."""
-    rep = Reporter()
-    with rep.guard(trace):
+    rep = Reporter(debug)
+    with rep.guard(Source(trace)):
         raw = read_trace(trace)
         emit_graph(rep, schedule_graph(raw), format, output)
-    raise typer.Exit(rep.exit_code)
+    rep.finish()
 
 
 def emit_graph(rep: Reporter, g: graphviz.Digraph, format: GraphFormat | None, output: Path | None) -> None:
@@ -203,17 +216,7 @@ def read_trace(path: Path) -> RawTrace:
 
 
 app.command()(run)
-
-
-def plan_options(define: list[str] | None, strict: bool) -> PlanOptions:
-    """The planner's options from ``-D NAME=VALUE`` (repeatable) and ``--strict``."""
-    pairs = []
-    for text in define or []:
-        name, sep, value = text.partition("=")
-        if not sep or not name.strip():
-            raise typer.BadParameter(f"expected NAME=VALUE, found '{text}'", param_hint="'-D'")
-        pairs.append((name.strip(), value))
-    return PlanOptions(tuple(pairs), strict)
+app.add_typer(cache_cli.app)
 
 
 def _write(rep: Reporter, data: bytes, output: Path | None) -> None:
@@ -226,6 +229,41 @@ def _write(rep: Reporter, data: bytes, output: Path | None) -> None:
         rep.usage(f"cannot write {output}: {exc.strerror}")
 
 
-def main() -> None:
-    """Console-script entry point."""
-    app()
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: the app, with Click's usage errors in gasync's style."""
+    args = sys.argv[1:] if argv is None else argv
+    try:
+        code = app(args=args, prog_name=PROG, standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        exc.show()  # `gasync` or `gasync cache` alone: the help
+        code = EXIT_USAGE
+    except click.UsageError as exc:
+        code = _usage_error(exc, args)
+    except (click.Abort, KeyboardInterrupt):
+        print("gasync: interrupted", file=sys.stderr)
+        code = EXIT_INTERRUPTED
+    except Exception as exc:  # outside any command's guard: still no traceback unless --debug
+        Reporter(debug=_given(args, "--debug")).internal(exc)
+        code = EXIT_INTERNAL
+    sys.exit(code or 0)
+
+
+def _usage_error(exc: click.UsageError, args: list[str]) -> int:
+    """``gasync: error: ...`` and the hint; with ``run --json``, the JSON error object too."""
+    print(f"gasync: error: {exc.format_message()}", file=sys.stderr)
+    path = exc.ctx.command_path if exc.ctx is not None else PROG
+    print(usage_hint(path), file=sys.stderr)
+    if _given(args, "--json") and _has_json(exc.ctx):
+        print_json_error([("usage", exc.format_message())], EXIT_USAGE)
+    return EXIT_USAGE
+
+
+def _has_json(ctx: click.Context | None) -> bool:
+    """Whether the command the error is about has a --json option."""
+    return ctx is not None and any("--json" in getattr(p, "opts", ()) for p in ctx.command.params)
+
+
+def _given(args: list[str], flag: str) -> bool:
+    """Whether ``flag`` is among the options (before a ``--`` that ends them)."""
+    options = args[: args.index("--")] if "--" in args else args
+    return flag in options

@@ -1,22 +1,43 @@
-"""How the CLI reports diagnostics and chooses its exit status."""
+"""How the CLI talks to the user: messages by verbosity, diagnostics, and the exit status.
+
+Everything for people goes to stderr; stdout carries only a command's output
+(the tables, ``--emit`` text, DOT, and with ``--json`` one JSON object).
+
+Exit status: 0 success, 1 an error in the program or its input data, 2 a usage
+error (printed as ``gasync: error: ...`` followed by ``try 'gasync CMD --help'``),
+3 an internal error (``--debug`` shows its traceback), 130 interrupted.
+
+With ``--json`` a failed command still prints one object on stdout,
+``{"error": {"kind": ..., "message": ..., "exit_status": ...}}``; ``kind`` is one of
+``usage``, ``program`` (compile errors), ``deadlock``, ``timeout``, ``run`` (other
+failures of a run), ``internal``, ``interrupted``.
+"""
 
 from __future__ import annotations
 
+import json
 import sys
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
+from typing import Any
 
+import click
 import typer
 
+from gasync.cli.source import Source
 from gasync.dsl.diagnostics import ErrorGroup, GasyncError, render
 from gasync.pipeline import InputFileError
+from gasync.planner.errors import DefineError
+from gasync.runtime.errors import DeadlockError, RunError, RunTimeoutError
 
 EXIT_PROGRAM = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
+QUIET, NORMAL, VERBOSE = 0, 1, 2
+DEBUG_HINT = "gasync: this is a bug in gasync; re-run with --debug to see the traceback"
 
 
 @dataclass
@@ -24,62 +45,124 @@ class Flag:
     value: bool = True
 
 
+@dataclass
 class Reporter:
-    """Prints diagnostics to stderr and remembers the worst exit status."""
+    """Prints to stderr by verbosity, remembers the worst exit status and, for --json, the errors."""
 
-    def __init__(self, debug: bool = False):
-        self.debug = debug
-        self.exit_code = 0
+    debug: bool = False
+    verbosity: int = NORMAL
+    as_json: bool = False
+    exit_code: int = 0
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (kind, message)
+
+    def say(self, message: str) -> None:
+        """What a command is doing (not with -q)."""
+        if self.verbosity >= NORMAL:
+            print(f"gasync: {message}", file=sys.stderr)
+
+    def detail(self, message: str) -> None:
+        """Compile phases, cache hits (only with -v)."""
+        if self.verbosity >= VERBOSE:
+            print(f"gasync: {message}", file=sys.stderr)
+
+    def warn(self, message: str) -> None:
+        print(f"gasync: warning: {message}", file=sys.stderr)
 
     def ok(self, message: str) -> None:
-        print(message, file=sys.stderr)
+        if self.verbosity >= NORMAL:
+            print(message, file=sys.stderr)
 
     def usage(self, message: str) -> None:
         print(f"gasync: error: {message}", file=sys.stderr)
-        self.exit_code = max(self.exit_code, EXIT_USAGE)
+        self._fail(EXIT_USAGE, "usage", message)
 
-    def diagnostics(self, errors: list[GasyncError], path: Path) -> None:
-        source = _source_of(path)
+    def diagnostics(self, errors: list[GasyncError], src: Source) -> None:
+        text = src.text()
         for err in errors:
-            print(render(err, str(path), source), file=sys.stderr)
+            shown = render(err, src.label, text)
+            print(shown, file=sys.stderr)
             if err.severity == "error":
-                self.exit_code = max(self.exit_code, EXIT_PROGRAM)
+                kind = _kind(err)
+                self._fail(EXIT_PROGRAM, kind, shown.splitlines()[0] if kind == "program" else err.message)
         n = sum(e.severity == "error" for e in errors)
         if n > 1:
-            print(f"{path}: {n} errors", file=sys.stderr)
+            print(f"{src.label}: {n} errors", file=sys.stderr)
+
+    def internal(self, exc: BaseException) -> None:
+        if self.debug:
+            traceback.print_exception(exc)
+        print(f"gasync: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        if not self.debug:
+            print(DEBUG_HINT, file=sys.stderr)
+        self._fail(EXIT_INTERNAL, "internal", f"{type(exc).__name__}: {exc}")
+
+    def _fail(self, code: int, kind: str, message: str) -> None:
+        self.exit_code = max(self.exit_code, code)
+        self.errors.append((kind, message))
 
     @contextmanager
-    def guard(self, path: Path) -> Iterator[Flag]:
-        """Run one file's work; turn any failure into a diagnostic and a status."""
+    def guard(self, src: Source) -> Iterator[Flag]:
+        """Run one program's work; turn any failure into a message and an exit status."""
         flag = Flag()
         try:
             yield flag
         except InputFileError as exc:
             flag.value = False
             self.usage(exc.message)
-        except typer.BadParameter as exc:  # a bad option value found after parsing
+        except click.UsageError as exc:  # a bad option value found after parsing
             flag.value = False
             self.usage(exc.format_message())
-        except GasyncError as exc:
-            flag.value = False
-            self.diagnostics([exc], path)
         except ErrorGroup as group:
             flag.value = False
-            self.diagnostics(group.errors, path)
+            self._program_errors(group.errors, src)
+        except GasyncError as exc:
+            flag.value = False
+            self._program_errors([exc], src)
         except KeyboardInterrupt:
             flag.value = False
             print("gasync: interrupted", file=sys.stderr)
-            self.exit_code = 130
+            self._fail(EXIT_INTERRUPTED, "interrupted", "interrupted")
         except Exception as exc:  # an internal error: say so, briefly
             flag.value = False
-            if self.debug:
-                traceback.print_exc()
-            print(f"gasync: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-            self.exit_code = max(self.exit_code, EXIT_INTERNAL)
+            self.internal(exc)
+
+    def _program_errors(self, errors: list[GasyncError], src: Source) -> None:
+        """A bad ``-D`` value is a usage error; the rest are the program's."""
+        for err in errors:
+            if isinstance(err, DefineError):
+                self.usage(err.message)
+        self.diagnostics([e for e in errors if not isinstance(e, DefineError)], src)
+
+    def finish(self) -> None:
+        """End the command: the usage hint, the JSON error object, the exit status."""
+        if self.exit_code == EXIT_USAGE:
+            print(usage_hint(), file=sys.stderr)
+        if self.as_json and self.exit_code:
+            print_json_error(self.errors, self.exit_code)
+        raise typer.Exit(self.exit_code)
 
 
-def _source_of(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
+def usage_hint(command_path: str | None = None) -> str:
+    if command_path is None:
+        ctx = click.get_current_context(silent=True)
+        command_path = ctx.command_path if ctx is not None else "gasync"
+    return f"try '{command_path} --help'"
+
+
+def print_json_error(errors: list[tuple[str, str]], exit_code: int) -> None:
+    """``{"error": {"kind", "message", "exit_status"}}`` on stdout: the first error's kind, every message."""
+    kind = errors[0][0] if errors else "internal"
+    doc: dict[str, Any] = {
+        "error": {"kind": kind, "message": "\n".join(m for _, m in errors), "exit_status": exit_code}
+    }
+    sys.stdout.write(json.dumps(doc) + "\n")
+
+
+def _kind(err: GasyncError) -> str:
+    if isinstance(err, DeadlockError):
+        return "deadlock"
+    if isinstance(err, RunTimeoutError):
+        return "timeout"
+    if isinstance(err, RunError):
+        return "run"
+    return "program"

@@ -1,117 +1,257 @@
-"""``gasync run``: compile, run on a backend, and report buffers, shared scalars and stats."""
+"""``gasync run``: compile, run on a backend, and report buffers, shared scalars and stats.
+
+Order of checks, so that a mistake costs no compile: Click checks every option's
+value (cli/params.py: choices, durations, files to read and to write, repeated
+names); then the program is parsed and planned, and every name an option gives
+(``-D``, ``--input``, ``--output``, ``--signal``) must be one of the program's;
+then the executors must fit one launch; only then is the kernel generated,
+compiled and run.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+import time
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
 import numpy as np
-import typer
-from rich.console import Console
-from rich.table import Table
 
-from gasync import pipeline
+from gasync.cli import limits, progress
+from gasync.cli.common import (
+    Backend,
+    BackendOpt,
+    CacheDirOpt,
+    CacheMaxOpt,
+    DebugOpt,
+    DefineOpt,
+    Executor,
+    ExecutorOpt,
+    ExecutorsOpt,
+    FileArg,
+    InputOpt,
+    JsonOpt,
+    OutputOpt,
+    QuietOpt,
+    ScheduleOpt,
+    SignalOpt,
+    StrictOpt,
+    TimeoutOpt,
+    TraceOpt,
+    VerboseOpt,
+    plan_options,
+)
+from gasync.cli.params import verbosity
 from gasync.cli.report import Reporter
-from gasync.codegen import generate, uses_sleep
+from gasync.cli.source import Source
+from gasync.cli.summary import summary
+from gasync.codegen import Generated, generate, uses_sleep
+from gasync.planner.model import Plan
+from gasync.runtime import cache
 from gasync.runtime import run as run_generated
-from gasync.runtime.backends import choose, gpu_present
-from gasync.runtime.buffers import load_npy
+from gasync.runtime.backends import choose
 from gasync.runtime.errors import InputError
+from gasync.runtime.module import module_path
 from gasync.runtime.options import Result, RunOptions
 from gasync.viz.perfetto import to_chrome_trace
 from gasync.viz.schedule import schedule_graph
 
-SPINNER_DELAY_S = 1.0
-
-
-def run(
-    file: Annotated[Path, typer.Argument(help="A .gasync source file.", show_default=False)],
-    backend: Annotated[
-        str, typer.Option("--backend", help="cuda, sim, or auto (cuda where a GPU is present).")
-    ] = "auto",
-    define: Annotated[
-        list[str] | None, typer.Option("-D", "--define", metavar="NAME=VALUE", help="Override a const (repeatable).")
-    ] = None,
-    inputs: Annotated[
-        list[str] | None, typer.Option("--input", metavar="NAME=FILE.npy", help="Fill an `input` buffer (repeatable).")
-    ] = None,
-    outputs: Annotated[
-        list[str] | None, typer.Option("--output", metavar="NAME=FILE.npy", help="Save a buffer after the run.")
-    ] = None,
-    signals: Annotated[
-        list[str] | None,
-        typer.Option("--signal", metavar="NAME=DELAY", help="Set a signal from the host, e.g. stop=5ms (repeatable)."),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")] = False,
-    timeout: Annotated[str, typer.Option("--timeout", metavar="DURATION", help="Bound the run, e.g. 10s, 500ms.")] = "",
-    executor: Annotated[
-        str, typer.Option("--executor", help="queue (wakers and a run queue) or spin (naive).")
-    ] = "queue",
-    executors: Annotated[int, typer.Option("--executors", help="Warps that run tasks (0: the backend picks).")] = 0,
-    strict: Annotated[bool, typer.Option("--strict", help="Treat concurrent-write warnings as errors.")] = False,
-    trace: Annotated[
-        Path | None,
-        typer.Option("--trace", metavar="TRACE.json", help="Record every poll and wake; write a Perfetto trace."),
-    ] = None,
-    schedule: Annotated[
-        Path | None,
-        typer.Option("--schedule", metavar="FILE.svg", help="Record the run; draw its schedule (.svg, .png, .dot)."),
-    ] = None,
-) -> None:
-    """Compile a program and run it on the GPU (or the CUDA simulator)."""
-    from gasync.cli.app import plan_options
-
-    rep = Reporter()
-    options = plan_options(define, strict)
-    with rep.guard(file):
-        if executor not in ("queue", "spin"):
-            raise typer.BadParameter(f"'{executor}' is not one of 'queue', 'spin'", param_hint="'--executor'")
-        timeout_s = parse_duration(timeout, "--timeout") if timeout else 0.0
-        plan = pipeline.check(file, options)
-        rep.diagnostics(list(plan.warnings), file)
-        arrays = dict(load_npy(spec) for spec in inputs or [])
-        saves = [_output_spec(spec, plan) for spec in outputs or []]
-        host_signals = dict(_signal_spec(spec) for spec in signals or [])
-        chosen = choose(backend)
-        why = "" if backend != "auto" else (" (a CUDA GPU is present)" if chosen == "cuda" else " (no CUDA GPU found)")
-        print(f"gasync: running {file} on backend {chosen}{why}", file=sys.stderr)
-        if chosen == "sim" and (host_signals or uses_sleep(plan)):
-            print(SIM_CLOCK_NOTE, file=sys.stderr)
-        traced = trace is not None or schedule is not None
-        generated = generate(plan, trace=True) if traced else generate(plan)
-        if chosen == "cuda" and generated.gpu_compile_estimate_s() > SLOW_COMPILE_S:
-            name, blocks = generated.largest_dispatch
-            print(
-                f"gasync: warning: '{name}' compiles to {blocks} blocks, and Numba-CUDA's compile time grows with"
-                f" the square of that: expect roughly {generated.gpu_compile_estimate_s() / 60:.0f} min before the"
-                " kernel starts (the simulator runs it at once: --backend sim)",
-                file=sys.stderr,
-            )
-        with _spinner(f"compiling and running {file} on {chosen}"):
-            options_ = RunOptions(chosen, arrays, timeout_s, executors, executor, signals=host_signals)
-            result = run_generated(generated, options_)
-        for name, path in saves:
-            np.save(path, result.buffers[name])
-        if traced:
-            _write_trace(rep, result, trace, schedule)
-        if as_json:
-            sys.stdout.write(json.dumps(result.to_json()) + "\n")
-        else:
-            _summary(result)
-    raise typer.Exit(rep.exit_code)
-
-
 SLOW_COMPILE_S = 60.0  # warn before a GPU compile that should take longer than this
 SIM_CLOCK_NOTE = (
-    "gasync: note: the simulator's clock is real time, but each poll there takes about a millisecond"
+    "note: the simulator's clock is real time, but each poll there takes about a millisecond"
     " (microseconds on a GPU): sleeps, select timeouts and --signal delays fall after far less work than"
     " on a GPU, and sleeps wake late (30 sleeps of 500 us took 0.12-0.56 s here); time a program on a GPU"
 )
+
+
+@dataclass(frozen=True)
+class Args:
+    """Every value of ``gasync run``, checked by Click."""
+
+    backend: Backend
+    defines: list[tuple[str, str]]
+    inputs: list[tuple[str, Path]]
+    outputs: list[tuple[str, Path]]
+    signals: list[tuple[str, float]]
+    timeout_s: float
+    executor: Executor
+    executors: int
+    strict: bool
+    trace: Path | None
+    schedule: Path | None
+    cache_dir: Path | None
+    cache_max: int
+
+    @property
+    def traced(self) -> bool:
+        return self.trace is not None or self.schedule is not None
+
+
+def run(
+    file: FileArg,
+    backend: BackendOpt = Backend.auto,
+    define: DefineOpt = None,
+    inputs: InputOpt = None,
+    outputs: OutputOpt = None,
+    signals: SignalOpt = None,
+    as_json: JsonOpt = False,
+    timeout: TimeoutOpt = None,
+    executor: ExecutorOpt = Executor.queue,
+    executors: ExecutorsOpt = 0,
+    strict: StrictOpt = False,
+    trace: TraceOpt = None,
+    schedule: ScheduleOpt = None,
+    cache_dir: CacheDirOpt = None,
+    cache_max: CacheMaxOpt = cache.DEFAULT_MAX_BYTES,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Compile a program and run it on the GPU (or the CUDA simulator)."""
+    rep = Reporter(debug, verbosity(quiet, verbose), as_json)
+    args = Args(
+        backend, define or [], inputs or [], outputs or [], signals or [], timeout or 0.0,
+        executor, executors, strict, trace, schedule, cache_dir, cache_max,
+    )  # fmt: skip
+    src = Source(file)
+    with rep.guard(src):
+        result = _compile_and_run(rep, src, args)
+        _report(rep, result, args, as_json)
+    rep.finish()
+
+
+def _compile_and_run(rep: Reporter, src: Source, args: Args) -> Result:
+    phases = progress.Phases(src.label)
+    with progress.spinner(phases, enabled=rep.verbosity > 0):  # Rich keeps our stderr lines above it
+        return _phases(rep, src, args, phases)
+
+
+def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> Result:
+    t0 = time.perf_counter()
+    chosen = choose(args.backend.value)
+    _check_executors(args.executors, chosen)
+    phases.enter("parsing and planning")
+    plan = src.check(plan_options(args.defines, args.strict))
+    rep.diagnostics(list(plan.warnings), src)
+    rep.detail(f"parsed and planned {src.label} in {time.perf_counter() - t0:.3f} s")
+    _check_names(plan, args)
+    arrays = {name: _load_npy(name, path) for name, path in args.inputs}
+    _say_backend(rep, src, args, chosen, plan)
+    phases.enter("generating the kernel")
+    generated = _generate(rep, plan, args, chosen)
+    cache_dir = str(args.cache_dir) if args.cache_dir else None
+    module = module_path(generated, cache_dir)
+    cached = chosen == "cuda" and cache.kernel_cached(module)
+    rep.detail(f"module {module} ({_cache_state(module, chosen, cached)})")
+    if chosen == "cuda" and not rep.debug:
+        progress.silence_numba_warnings()
+    options = RunOptions(
+        chosen, arrays, args.timeout_s, args.executors, args.executor.value, cache_dir, dict(args.signals),
+        cache_max_bytes=args.cache_max,
+    )  # fmt: skip
+    front_s = time.perf_counter() - t0
+    phases.enter("compiling and running" if chosen == "cuda" else "running on the simulator")
+    result = run_generated(generated, options)
+    rep.say(progress.compiled_line(front_s + float(result.stats.get("compile_s", 0.0)), cached))
+    _say_fewer_executors(rep, args.executors, result)
+    return result
+
+
+def _generate(rep: Reporter, plan: Plan, args: Args, chosen: str) -> Generated:
+    """The kernel's source; on the GPU, a warning first when Numba will take minutes over it."""
+    t0 = time.perf_counter()
+    generated = generate(plan, trace=True) if args.traced else generate(plan)
+    rep.detail(f"generated {generated.source.count(chr(10))} lines of Numba-CUDA in {time.perf_counter() - t0:.3f} s")
+    if chosen == "cuda" and generated.gpu_compile_estimate_s() > SLOW_COMPILE_S:
+        name, blocks = generated.largest_dispatch
+        rep.warn(
+            f"'{name}' compiles to {blocks} blocks, and Numba-CUDA's compile time grows with"
+            f" the square of that: expect roughly {generated.gpu_compile_estimate_s() / 60:.0f} min before the"
+            " kernel starts (the simulator runs it at once: --backend sim)"
+        )
+    return generated
+
+
+def _cache_state(module: Path, backend: str, kernel_cached: bool) -> str:
+    if not module.exists():
+        return "new"
+    if backend == "sim":
+        return "in the cache"
+    return "in the cache, kernel too" if kernel_cached else "in the cache, kernel not compiled yet"
+
+
+def _say_backend(rep: Reporter, src: Source, args: Args, chosen: str, plan: Plan) -> None:
+    auto = args.backend is Backend.auto
+    why = "" if not auto else (" (a CUDA GPU is present)" if chosen == "cuda" else " (no CUDA GPU found)")
+    rep.say(f"running {src.label} on backend {chosen}{why}")
+    if chosen == "sim" and (args.signals or uses_sleep(plan)):
+        rep.say(SIM_CLOCK_NOTE)
+
+
+def _check_executors(executors: int, backend: str) -> None:
+    import click
+
+    most, why = limits.max_executors(backend)
+    if executors > most:
+        raise click.UsageError(
+            f"--executors {executors}: one launch holds at most {most} executors here ({why}, one warp each)"
+        )
+
+
+def _check_names(plan: Plan, args: Args) -> None:
+    """Each name an option gives is one of the program's (a usage error otherwise)."""
+    import click
+
+    buffers = {b.name: b for b in plan.buffers}
+    wanted = [b.name for b in plan.buffers if b.init == "input"]
+    for name, _ in args.inputs:
+        if name not in buffers:
+            raise click.UsageError(f"--input {name}: the program has no buffer named '{name}'{_listing(buffers)}")
+        if buffers[name].init != "input":
+            raise click.UsageError(
+                f"--input {name}: buffer '{name}' is initialised with '{buffers[name].init}', not 'input'"
+            )
+    for name in wanted:
+        if name not in dict(args.inputs):
+            raise click.UsageError(f"buffer '{name}' is declared '= input' but no --input {name}=FILE.npy was given")
+    for name, _ in args.outputs:
+        if name not in buffers:
+            raise click.UsageError(f"--output {name}: the program has no buffer named '{name}'{_listing(buffers)}")
+    signals = {s.name: s for s in plan.signals}
+    for name, _ in args.signals:
+        if name not in signals:
+            raise click.UsageError(f"--signal {name}: the program has no signal named '{name}'{_listing(signals)}")
+
+
+def _listing(names: dict[str, Any]) -> str:
+    return f" (it has {', '.join(names)})" if names else " (it declares none)"
+
+
+def _load_npy(name: str, path: Path) -> np.ndarray[Any, Any]:
+    """The array in a .npy file that exists (Click checked); a bad file is an error in the input data."""
+    try:
+        return np.load(path, allow_pickle=False)
+    except (ValueError, OSError) as exc:
+        raise InputError(f"--input {name}: cannot read {path} as a .npy array: {exc}") from None
+
+
+def _say_fewer_executors(rep: Reporter, asked: int, result: Result) -> None:
+    ran = result.stats.get("executors")
+    if asked and isinstance(ran, int) and ran < asked:
+        rep.say(f"note: --executors {asked}: the kernel fits {ran} resident warps on this GPU, so {ran} ran")
+
+
+def _report(rep: Reporter, result: Result, args: Args, as_json: bool) -> None:
+    for name, path in args.outputs:
+        np.save(path, result.buffers[name])
+    if args.traced:
+        _write_trace(rep, result, args.trace, args.schedule)
+    if as_json:
+        sys.stdout.write(json.dumps(result.to_json()) + "\n")
+    elif rep.verbosity > 0:
+        summary(result)
 
 
 def _write_trace(rep: Reporter, result: Result, trace: Path | None, schedule: Path | None) -> None:
@@ -122,117 +262,13 @@ def _write_trace(rep: Reporter, result: Result, trace: Path | None, schedule: Pa
     if raw is None:
         raise RuntimeError("the run recorded no trace")
     if raw.dropped:
-        print(f"gasync: trace: {raw.dropped} events dropped (the device buffer holds {raw.capacity})", file=sys.stderr)
+        rep.say(f"trace: {raw.dropped} events dropped (the device buffer holds {raw.capacity})")
     if trace is not None:
         try:
             trace.write_text(json.dumps(to_chrome_trace(raw)) + "\n", encoding="utf-8")
         except OSError as exc:
             rep.usage(f"cannot write {trace}: {exc.strerror}")
         else:
-            print(
-                f"gasync: trace of {len(raw.events)} events in {trace} (open it in https://ui.perfetto.dev)",
-                file=sys.stderr,
-            )
+            rep.say(f"trace of {len(raw.events)} events in {trace} (open it in https://ui.perfetto.dev)")
     if schedule is not None:
         emit_graph(rep, schedule_graph(raw), None, schedule)
-
-
-def parse_duration(text: str, option: str) -> float:
-    """``10s``, ``500ms``, ``2m``, ``250us`` or a bare number of seconds."""
-    units = {"ms": 1e-3, "us": 1e-6, "ns": 1e-9, "s": 1.0, "m": 60.0}
-    t = text.strip()
-    for suffix in ("ms", "us", "ns", "s", "m"):
-        if t.endswith(suffix):
-            number, scale = t[: -len(suffix)], units[suffix]
-            break
-    else:
-        number, scale = t, 1.0
-    try:
-        value = float(number) * scale
-    except ValueError:
-        raise typer.BadParameter(
-            f"expected a duration such as 10s or 500ms, found '{text}'", param_hint=option
-        ) from None
-    if value <= 0:
-        raise typer.BadParameter(f"a duration must be positive, found '{text}'", param_hint=option)
-    return value
-
-
-def _signal_spec(spec: str) -> tuple[str, float]:
-    name, sep, delay = spec.partition("=")
-    if not sep or not name:
-        raise typer.BadParameter(f"expected NAME=DELAY such as stop=5ms, found '{spec}'", param_hint="'--signal'")
-    return name, parse_duration(delay, "'--signal'") if delay.strip() not in ("0", "0s") else 0.0
-
-
-def _output_spec(spec: str, plan: Any) -> tuple[str, Path]:
-    name, sep, path = spec.partition("=")
-    if not sep or not name or not path:
-        raise InputError(f"--output {spec!r}: expected NAME=FILE.npy")
-    if name not in {b.name for b in plan.buffers}:
-        raise InputError(f"--output {name}: the program has no buffer named '{name}'")
-    return name, Path(path)
-
-
-@contextmanager
-def _spinner(message: str) -> Iterator[None]:
-    """A spinner on stderr, shown only on a terminal and only after a second."""
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        yield
-        return
-    status = console.status(message)
-    timer = threading.Timer(SPINNER_DELAY_S, status.start)
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
-        status.stop()
-
-
-def _summary(result: Result) -> None:
-    console = Console()
-    table = Table(title="buffers", title_justify="left")
-    for col in ("name", "shape", "dtype", "sum", "first values"):
-        table.add_column(col)
-    for name, arr in result.buffers.items():
-        flat = arr.reshape(-1)
-        first = ", ".join(_fmt(v) for v in flat[:6]) + (", ..." if flat.size > 6 else "")
-        table.add_row(name, str(list(arr.shape)), str(arr.dtype), _fmt(flat.sum()), first)
-    console.print(table)
-    if result.shared or result.signals:
-        scal = Table(title="shared scalars and signals", title_justify="left")
-        scal.add_column("name")
-        scal.add_column("value")
-        for name, value in result.shared.items():
-            scal.add_row(name, _fmt(value))
-        for name, flag in result.signals.items():
-            scal.add_row(f"signal {name}", "set" if flag else "not set")
-        console.print(scal)
-    stats = Table(title="stats", title_justify="left")
-    stats.add_column("stat")
-    stats.add_column("value")
-    for key in (
-        "backend",
-        "executor",
-        "executors",
-        "tasks",
-        "instances",
-        "polls",
-        "wakes",
-        "frame_bytes",
-        "compile_s",
-        "kernel_ms",
-    ):
-        stats.add_row(key, str(result.stats.get(key)))
-    console.print(stats)
-
-
-def _fmt(v: Any) -> str:
-    if isinstance(v, float | np.floating):
-        return f"{float(v):.6g}"
-    return str(v)
-
-
-__all__ = ["gpu_present", "parse_duration", "run"]

@@ -96,7 +96,7 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
     from numba import cuda
 
     t0 = time.perf_counter()
-    module, path = load(gen, options.cache_dir)
+    module, path = load(gen, options.cache_dir, options.cache_max_bytes)
     kernel = module.gasync_kernel
     timeout_ns = np.int64(int(options.timeout_s * 1e9))
     mode = np.int64(1 if options.executor == "spin" else 0)

@@ -17,12 +17,11 @@ from pathlib import Path
 from types import ModuleType
 
 from gasync.codegen import Generated
-from gasync.runtime import externs
+from gasync.runtime import cache, externs
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "gasync"
+    return cache.default_dir()
 
 
 def _helpers_digest() -> str:
@@ -32,18 +31,21 @@ def _helpers_digest() -> str:
 
 
 def module_path(gen: Generated, cache_dir: str | None) -> Path:
-    root = Path(cache_dir) if cache_dir else default_cache_dir()
-    return root / f"gasync_{gen.digest}_{_helpers_digest()}.py"
+    return cache.root_of(cache_dir) / f"gasync_{gen.digest}_{_helpers_digest()}.py"
 
 
-def load(gen: Generated, cache_dir: str | None) -> tuple[ModuleType, Path]:
-    """Write (if new) and import the generated module; return it and its path."""
+def load(gen: Generated, cache_dir: str | None, max_bytes: int = cache.DEFAULT_MAX_BYTES) -> tuple[ModuleType, Path]:
+    """Write (if new) and import the generated module; return it and its path.
+
+    Writing a new module first evicts the oldest cached programs beyond ``max_bytes``.
+    """
     path = module_path(gen, cache_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text() != gen.source:
         tmp = path.with_suffix(f".tmp{os.getpid()}")
         tmp.write_text(gen.source)
         tmp.replace(path)
+        cache.evict(path.parent, max_bytes, keep=path)
     name = path.stem
     if name in sys.modules:
         return sys.modules[name], path

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from gasync.runtime.cache import DEFAULT_MAX_BYTES
+
 
 @dataclass(frozen=True)
 class RunOptions:
@@ -13,7 +15,8 @@ class RunOptions:
     ``inputs`` maps buffer names to arrays (NumPy, or on the GPU anything with
     ``__cuda_array_interface__``). ``timeout_s`` bounds the whole run (0: none).
     ``executors`` is the number of warps that run tasks (0: the backend picks).
-    ``cache_dir`` is where generated modules (and Numba's cache beside them) go.
+    ``cache_dir`` is where generated modules (and Numba's cache beside them) go;
+    ``cache_max_bytes`` bounds it (the oldest programs are evicted when a new one is written).
     """
 
     backend: str = "auto"  # auto | cuda | sim
@@ -24,6 +27,7 @@ class RunOptions:
     cache_dir: str | None = None
     signals: dict[str, float] = field(default_factory=dict)  # signal name -> seconds after launch
     trace_capacity: int = 1 << 18  # events the device buffer holds when the program is traced
+    cache_max_bytes: int = DEFAULT_MAX_BYTES
 
 
 @dataclass

@@ -54,6 +54,7 @@ def test_host_signal_stops_ticking_tasks() -> None:
 
 # --- deadlocks: each names every waiting task and what it waits on ---------------------------------------------
 
+
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("name", list(DEADLOCKS))
 def test_deadlock_names_every_waiting_task(name: str) -> None:

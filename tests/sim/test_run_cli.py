@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -31,12 +32,20 @@ task main {
 FOREVER = "task main {\n    loop { yield_now().await; }\n}\n"
 
 
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every run here caches into a temporary directory, never the user's."""
+    monkeypatch.setenv("GASYNC_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
 def gasync_run(*args: str | Path, timeout: float = 90) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "gasync", "run", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=timeout,
+        env=dict(os.environ),
     )
 
 
@@ -92,7 +101,9 @@ def test_define_changes_the_result(scale: Path, x_npy: tuple[Path, np.ndarray]) 
 
 
 def test_missing_input_names_the_buffer(scale: Path) -> None:
-    assert_clean_failure(gasync_run(scale, "--backend", "sim"), "'x'", "--input")
+    res = gasync_run(scale, "--backend", "sim")
+    assert res.returncode == 2  # a required option left out: a usage error
+    assert "buffer 'x' is declared '= input' but no --input x=FILE.npy was given" in res.stderr
 
 
 def test_input_of_the_wrong_shape(scale: Path, tmp_path: Path) -> None:
@@ -110,7 +121,8 @@ def test_input_of_the_wrong_dtype(scale: Path, tmp_path: Path) -> None:
 def test_input_for_an_unknown_buffer(scale: Path, x_npy: tuple[Path, np.ndarray]) -> None:
     path, _ = x_npy
     res = gasync_run(scale, "--backend", "sim", "--input", f"x={path}", "--input", f"nope={path}")
-    assert_clean_failure(res, "nope")
+    assert res.returncode == 2
+    assert "--input nope: the program has no buffer named 'nope' (it has x, y, n)" in res.stderr
 
 
 def test_timeout_stops_a_program_that_never_ends(tmp_path: Path) -> None:
@@ -151,3 +163,119 @@ def test_a_simulated_run_that_sleeps_says_how_its_clock_differs(tmp_path: Path) 
     assert len(note) == 1 and "sleeps wake late" in note[0]
     quiet = gasync_run(plain, "--backend", "sim", "--json")
     assert quiet.returncode == 0 and "note:" not in quiet.stderr
+
+
+DEADLOCK = "channel a: i32[1];\nbuffer o: i32[1] = zeros;\n" + (
+    "task main { let v = a.recv().await; o[0] = v; }\ntask late after main { a.send(1).await; }\n"
+)
+WAITS = "signal stop;\nbuffer o: i32[1] = zeros;\ntask main { stop.wait().await; o[0] = 7; }\n"
+
+
+def test_json_of_a_deadlock_is_one_error_object(tmp_path: Path) -> None:
+    path = tmp_path / "dead.gasync"
+    path.write_text(DEADLOCK)
+    res = gasync_run(path, "--backend", "sim", "--json", "--timeout", "60s")
+    assert res.returncode == 1, res.stderr
+    err = json.loads(res.stdout)["error"]
+    assert err["kind"] == "deadlock" and err["exit_status"] == 1
+    assert err["message"].startswith("deadlock: no task can make progress")
+    assert "task main waits on recv from channel a" in err["message"]
+
+
+def test_json_of_a_timeout_is_one_error_object(tmp_path: Path) -> None:
+    path = tmp_path / "forever.gasync"
+    path.write_text(FOREVER)
+    res = gasync_run(path, "--backend", "sim", "--json", "--timeout", "1s", timeout=60)
+    assert res.returncode == 1, res.stderr
+    err = json.loads(res.stdout)["error"]
+    assert err["kind"] == "timeout" and err["message"].startswith("the run exceeded --timeout 1s")
+
+
+@pytest.mark.parametrize("delay", ["0", "0ms", "0s", "0us"])
+def test_a_zero_delay_signal_in_any_unit(tmp_path: Path, delay: str) -> None:
+    path = tmp_path / "waits.gasync"
+    path.write_text(WAITS)
+    res = gasync_run(path, "--backend", "sim", "--signal", f"stop={delay}", "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["buffers"]["o"] == [7]
+
+
+def test_quiet_prints_no_lines_and_no_table(tmp_path: Path) -> None:
+    sleeper = tmp_path / "sleeper.gasync"
+    sleeper.write_text("buffer o: i32[1] = zeros;\ntask main { sleep(1_000).await; o[0] = 1; }\n")
+    res = gasync_run(sleeper, "--backend", "sim", "-q")
+    assert (res.returncode, res.stdout, res.stderr) == (0, "", "")
+    res = gasync_run(sleeper, "--backend", "sim", "-q", "--json")
+    assert res.returncode == 0 and res.stderr == ""
+    assert json.loads(res.stdout)["buffers"]["o"] == [1]
+
+
+def test_normal_and_verbose_lines(cache_dir: Path) -> None:
+    res = gasync_run(SAMPLES / "async_double.gasync", "--backend", "sim")
+    lines = res.stderr.splitlines()
+    assert lines[0] == f"gasync: running {SAMPLES / 'async_double.gasync'} on backend sim"
+    assert len(lines) == 2 and lines[1].startswith("gasync: compiled in ") and lines[1].endswith(" s")
+    verbose = gasync_run(SAMPLES / "async_double.gasync", "--backend", "sim", "-v").stderr
+    assert f"gasync: parsed and planned {SAMPLES / 'async_double.gasync'} in " in verbose
+    assert " lines of Numba-CUDA in " in verbose
+    module = next(cache_dir.glob("gasync_*.py"))
+    assert f"gasync: module {module} (in the cache)" in verbose  # the first run wrote it
+    fresh = gasync_run(SAMPLES / "async_double.gasync", "--backend", "sim", "-v", "-D", "X=1")
+    assert fresh.returncode == 2  # (a usage error: the sample has no const X) ...
+    assert "gasync: module" not in fresh.stderr  # ... found before generating anything
+
+
+def test_a_program_from_stdin_runs() -> None:
+    res = subprocess.run(
+        [sys.executable, "-m", "gasync", "run", "-", "--backend", "sim", "--json"],
+        input=(SAMPLES / "async_double.gasync").read_text(), capture_output=True, text=True, timeout=90,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["buffers"] == {"out": [42]}
+    assert "gasync: running <stdin> on backend sim" in res.stderr
+
+
+def test_a_new_module_evicts_the_oldest_beyond_the_bound(cache_dir: Path, tmp_path: Path) -> None:
+    first = gasync_run(SAMPLES / "async_double.gasync", "--backend", "sim", "--json")
+    assert first.returncode == 0, first.stderr
+    [old] = cache_dir.glob("gasync_*.py")
+    other = tmp_path / "other.gasync"
+    other.write_text("buffer o: i32[1] = zeros;\ntask main { o[0] = 3; }\n")
+    res = gasync_run(other, "--backend", "sim", "--json", "--cache-max", "1")
+    assert res.returncode == 0, res.stderr
+    [kept] = cache_dir.glob("gasync_*.py")
+    assert kept != old and str(kept) == json.loads(res.stdout)["stats"]["module"]
+
+
+def run_on_a_terminal(*args: str | Path, cwd: Path) -> str:
+    """What `gasync run` writes to stderr when stderr is a terminal (a pseudo-terminal here)."""
+    import pty
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gasync", "run", *map(str, args)], stdout=subprocess.DEVNULL, stderr=slave,
+        env=dict(os.environ, COLUMNS="200", TERM="xterm"), cwd=cwd,
+    )  # fmt: skip
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 4096)
+        except OSError:  # the child closed its end
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=90)
+    os.close(master)
+    return b"".join(chunks).decode(errors="replace")
+
+
+def test_the_spinner_shows_the_phase_on_a_terminal_and_not_with_quiet(tmp_path: Path) -> None:
+    path = tmp_path / "forever.gasync"
+    path.write_text(FOREVER)
+    shown = run_on_a_terminal(path.name, "--backend", "sim", "--timeout", "3s", cwd=tmp_path)
+    assert "forever.gasync: running on the simulator (" in shown and " s in all)" in shown
+    quiet = run_on_a_terminal(path.name, "--backend", "sim", "--timeout", "3s", "-q", cwd=tmp_path)
+    assert "running on the simulator" not in quiet
+    assert "the run exceeded --timeout 3s" in quiet

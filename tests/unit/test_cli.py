@@ -64,7 +64,7 @@ def test_check_reports_each_file_and_fails_if_any_fails(tmp_path: Path) -> None:
 def test_missing_file_is_a_usage_error(tmp_path: Path) -> None:
     res = gasync("check", tmp_path / "nope.gasync")
     assert res.returncode == 2
-    assert res.stderr == f"gasync: error: no such file: {tmp_path / 'nope.gasync'}\n"
+    assert res.stderr == f"gasync: error: no such file: {tmp_path / 'nope.gasync'}\ntry 'gasync check --help'\n"
     assert "Traceback" not in res.stderr
 
 

@@ -86,8 +86,8 @@ def test_defines_reach_the_planner(tmp_path: Path) -> None:
     assert "  N: i64 = 64\n" in res.stdout
     assert "  x: f32[64] = zeros  (256 bytes)\n" in res.stdout
     res = gasync("check", "-D", "N=lots", "n.gasync", cwd=tmp_path)
-    assert res.returncode == 1
-    assert res.stderr == "n.gasync: error: -D N=lots: not a valid i64\n"
+    assert res.returncode == 2  # a bad option value: a usage error
+    assert res.stderr == "gasync: error: -D N=lots: not a valid i64\ntry 'gasync check --help'\n"
 
 
 @pytest.mark.parametrize("bad", ["N", "=3"])

@@ -1,29 +1,158 @@
-"""`gasync run` option values that are wrong: a usage error (exit 2), never a traceback."""
+"""`gasync run` option values that are wrong: a usage error (exit 2) before anything compiles.
+
+Each case runs the CLI as a user does, with a temporary cache directory, and checks
+the exact message, the hint line, the exit status, and that nothing was compiled
+(no "running ... on backend" line, no module written to the cache).
+"""
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 SAMPLE = str(Path(__file__).resolve().parents[2] / "samples" / "async_double.gasync")
+PROGRAM = """
+const N: i32 = 4;
+const K: i32 = 2;
+buffer x: f32[4] = input;
+buffer y: f32[4] = zeros;
+signal stop;
+task main {
+    for i in 0..N { y[i] = x[i] * 2.0; }
+    stop.wait().await;
+}
+"""
+HINT = "try 'gasync run --help'\n"
+
+
+@pytest.fixture
+def prog(tmp_path: Path) -> Path:
+    (tmp_path / "p.gasync").write_text(PROGRAM)
+    np.save(tmp_path / "x.npy", np.zeros(4, np.float32))
+    return tmp_path
+
+
+def gasync(*args: str, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, GASYNC_CACHE_DIR=str(cwd / "cache"))
+    return subprocess.run(
+        [sys.executable, "-m", "gasync", *args], capture_output=True, text=True, timeout=120, cwd=cwd, env=env,
+        input=stdin,
+    )  # fmt: skip
+
+
+def assert_usage_error(res: subprocess.CompletedProcess[str], message: str, cwd: Path) -> None:
+    assert res.returncode == 2, res.stderr
+    assert res.stderr == f"gasync: error: {message}\n{HINT}"
+    assert res.stdout == ""
+    assert not (cwd / "cache").exists()  # nothing was generated, let alone compiled
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--timeout", "abc"], "Invalid value for --timeout: expected a duration such as 10s or 500ms, found 'abc'"),
-        (["--timeout", "-3s"], "Invalid value for --timeout: a duration must be positive, found '-3s'"),
+        (["--backend", "gpu"], "Invalid value for '--backend': 'gpu' is not one of 'cuda', 'sim', 'auto'."),
+        (["--executor", "foo"], "Invalid value for '--executor': 'foo' is not one of 'queue', 'spin'."),
+        (["--executors", "-1"], "Invalid value for '--executors': -1 is not in the range x>=0."),
+        (["--executors", "x"], "Invalid value for '--executors': 'x' is not a valid integer."),
+        (
+            ["--executors", "33", "--backend", "sim"],
+            "--executors 33: one launch holds at most 32 executors here"
+            " (the simulator runs one block of at most 1024 threads, one warp each)",
+        ),
+        (
+            ["--timeout", "abc"],
+            "Invalid value for '--timeout': expected a duration such as 10s or 500ms"
+            " (units: ns, us, ms, s, m or h; a bare number is seconds), found 'abc'",
+        ),
+        (["--timeout", "-3s"], "Invalid value for '--timeout': a duration must be positive, found '-3s'"),
+        (["--timeout", "0ms"], "Invalid value for '--timeout': a duration must be positive, found '0ms'"),
+        (["--timeout", "infs"], "Invalid value for '--timeout': 'infs' is not a finite duration"),
+        (["--timeout", "nan"], "Invalid value for '--timeout': 'nan' is not a finite duration"),
+        (
+            ["--timeout", "10000000000s"],
+            "Invalid value for '--timeout': '10000000000s' is longer than the longest duration accepted,"
+            " a week (604800s)",
+        ),
         (["--signal", "stop"], "Invalid value for '--signal': expected NAME=DELAY such as stop=5ms, found 'stop'"),
-        (["--executor", "foo"], "Invalid value for '--executor': 'foo' is not one of 'queue', 'spin'"),
+        (["--signal", "stop=nanms"], "Invalid value for '--signal': stop: 'nanms' is not a finite duration"),
+        (["--signal", "stop=1e400s"], "Invalid value for '--signal': stop: '1e400s' is not a finite duration"),
+        (
+            ["--signal", "stop=-1ms"],
+            "Invalid value for '--signal': stop: a duration must be zero or more, found '-1ms'",
+        ),
+        (
+            ["--signal", "stop=1ms", "--signal", "stop=2ms"],
+            "Invalid value for '--signal': 'stop' is given more than once; give it once",
+        ),
+        (["--signal", "go=1ms"], "--signal go: the program has no signal named 'go' (it has stop)"),
+        (["-D", "NOPE=3"], "-D NOPE: the program has no const named 'NOPE' (its consts are N, K)"),
+        (["-D", "N=3", "-D", "N=4"], "Invalid value for '-D' / '--define': 'N' is given more than once; give it once"),
+        (["-D", "N=lots"], "-D N=lots: not a valid i32"),
+        (["--input", "x=missing.npy"], "Invalid value for '--input': x: no such file: missing.npy"),
+        (["--input", "x=."], "Invalid value for '--input': x: is a directory, not a file: ."),
+        (["--input", "x"], "Invalid value for '--input': expected NAME=FILE.npy, found 'x'"),
+        (
+            ["--input", "x=x.npy", "--input", "x=x.npy"],
+            "Invalid value for '--input': 'x' is given more than once; give it once",
+        ),
+        (["--input", "z=x.npy"], "--input z: the program has no buffer named 'z' (it has x, y)"),
+        (["--input", "y=x.npy"], "--input y: buffer 'y' is initialised with 'zeros', not 'input'"),
+        ([], "buffer 'x' is declared '= input' but no --input x=FILE.npy was given"),
+        (
+            ["--output", "y=/nonexistent/o.npy"],
+            "Invalid value for '--output': y: cannot write /nonexistent/o.npy: no such directory: /nonexistent",
+        ),
+        (
+            ["--output", "y=/proc/sys/o.npy"],  # read-only even for root
+            "Invalid value for '--output': y: cannot write /proc/sys/o.npy: the directory /proc/sys is not writable",
+        ),
+        (["--output", "nope=o.npy"], "--output nope: the program has no buffer named 'nope' (it has x, y)"),
+        (
+            ["--trace", "/nonexistent/t.json"],
+            "Invalid value for '--trace': cannot write /nonexistent/t.json: no such directory: /nonexistent",
+        ),
+        (["-q", "-v"], "-q/--quiet and -v/--verbose cannot be given together"),
+        (["--frob"], "No such option '--frob'."),
     ],
 )
-def test_bad_option_values_are_usage_errors(args: list[str], message: str) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "gasync", "run", SAMPLE, *args], capture_output=True, text=True, timeout=120
+def test_bad_option_values_are_usage_errors(args: list[str], message: str, prog: Path) -> None:
+    inputs = [] if any(a.startswith(("x=", "--input")) for a in args) or args == [] else ["--input", "x=x.npy"]
+    res = gasync("run", "p.gasync", "--backend", "sim", *inputs, *args, cwd=prog)
+    assert_usage_error(res, message, prog)
+
+
+def test_a_missing_program_is_a_usage_error(prog: Path) -> None:
+    assert_usage_error(gasync("run", "nope.gasync", cwd=prog), "no such file: nope.gasync", prog)
+    assert_usage_error(gasync("run", cwd=prog), "Missing argument 'FILE'.", prog)
+
+
+def test_json_usage_errors_print_one_object(prog: Path) -> None:
+    for args in (["--backend", "gpu"], ["-D", "NOPE=3"]):
+        res = gasync("run", "p.gasync", "--json", *args, cwd=prog)
+        assert res.returncode == 2
+        err = json.loads(res.stdout)["error"]
+        assert err["kind"] == "usage" and err["exit_status"] == 2
+        assert err["message"] in res.stderr
+
+
+def test_the_help_of_run_renders_types_and_words(prog: Path) -> None:
+    env = dict(os.environ, COLUMNS="200", TERM="dumb")
+    res = subprocess.run(
+        [sys.executable, "-m", "gasync", "run", "--help"], capture_output=True, text=True, timeout=60, env=env
     )
-    assert proc.returncode == 2
-    assert f"gasync: error: {message}" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert res.returncode == 0
+    lines = [" ".join(line.strip("│ ").split()) for line in res.stdout.splitlines()]
+    assert "Usage: gasync run [OPTIONS] FILE" in lines
+    assert "--backend [cuda|sim|auto] cuda, sim, or auto (cuda where a GPU is present). [default: auto]" in lines
+    assert "--json Print one JSON object on stdout, also when the run fails." in lines
+    timeout = "--timeout DURATION Bound the whole run, e.g. 10s, 500ms (units: ns, us,"
+    assert any(line.startswith(timeout) for line in lines)
+    assert any(line.startswith("--executors N [x>=0] Warps that run tasks") for line in lines)
+    assert "* file PATH A .gasync source file, or - for standard input. [required]" in lines
+    assert "<bool>" not in res.stdout and "{file}" not in res.stdout and "<str>" not in res.stdout

@@ -104,7 +104,7 @@ def test_schedule_svg(trace_json: Path, tmp_path: Path) -> None:
 def test_schedule_of_a_missing_file_exits_2(tmp_path: Path) -> None:
     res = gasync("schedule", tmp_path / "nope.json")
     assert res.returncode == 2
-    assert res.stderr == f"gasync: error: no such file: {tmp_path / 'nope.json'}\n"
+    assert res.stderr == f"gasync: error: no such file: {tmp_path / 'nope.json'}\ntry 'gasync schedule --help'\n"
 
 
 @pytest.mark.parametrize(
