@@ -173,8 +173,12 @@ def fmt(v: float) -> str:
     return f"{v:.3g}"
 
 
+COMPILE_TIME = "compile-time"  # bench/compile_time.py's results (no GPU): a section of their own
+
+
 def newest() -> Path:
-    files = sorted(RESULTS.glob("*.json"), key=lambda p: p.stat().st_mtime)
+    gpu_runs = (p for p in RESULTS.glob("*.json") if not p.name.startswith(COMPILE_TIME))
+    files = sorted(gpu_runs, key=lambda p: p.stat().st_mtime)
     if not files:
         raise FileNotFoundError(f"no results in {RESULTS}: run bench/run.py first")
     return files[-1]
@@ -296,10 +300,36 @@ def render(doc: dict[str, Any], source: Path) -> str:
     ]
     if "elapsed_s" in info:
         parts += [f"Suite wall time: {info['elapsed_s'].get('total', '?')} s.", ""]
+    parts += compile_time_section(RESULTS / f"{COMPILE_TIME}.json")
     notes = Path(__file__).with_name("NOTES.md")  # hand-written analysis, kept across runs
     if notes.exists():
         parts += [notes.read_text().rstrip(), ""]
     return "\n".join(parts)
+
+
+def compile_time_section(path: Path) -> list[str]:
+    """`gasync check` (parse + plan) of large programs, from bench/compile_time.py (no GPU)."""
+    if not path.exists():
+        return []
+    doc = json.loads(path.read_text())
+    info = doc["machine"]
+    load = info.get("load_average", ["?"])[0]
+    out = [
+        "## Compile time (`gasync check`, no GPU)",
+        "",
+        f"From `{_rel(path)}` (`bench/compile_time.py`, best of {doc.get('reps', '?')}): commit "
+        f"{_commit(str(info.get('commit', '')))}{' (dirty)' if info.get('dirty') else ''}, {info.get('cpus', '?')} "
+        f"CPUs, load average {load} while it ran. Goal: under {doc.get('goal_s', 2.0)} s each.",
+        "",
+        "| program | size | bytes | parse s | plan s | check s (wall) | check s (CPU) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in doc["rows"]:
+        out.append(
+            f"| {r['program']} | {r['size']:,} {r['unit']} | {r['bytes']:,} | {r['parse_s']:.2f} | {r['plan_s']:.2f} "
+            f"| {r['check_s']:.2f} | {r['check_cpu_s']:.2f} |"
+        )
+    return [*out, ""]
 
 
 def _rel(p: Path) -> str:
