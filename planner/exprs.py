@@ -87,6 +87,7 @@ class ExprChecker(FutureChecker):
     fn: FnState
     pre: list[ir.Stmt]
     suspends_of: Callable[[str], bool]
+    block_hint: tuple[int, ir.Ty] | None = None  # (id of an awaited async block, the type its context wants)
 
     # ---- entry points ----
     def expr(self, e: ast.Expr, want: ir.Ty | None = None) -> ir.Expr:
@@ -120,6 +121,8 @@ class ExprChecker(FutureChecker):
         if isinstance(e, ast.MethodCall):
             return self._method(e, want)
         if isinstance(e, ast.Await):
+            if isinstance(e.future, ast.AsyncBlock) and isinstance(want, str):
+                self.block_hint = (id(e.future), want)  # `let v: u32 = async { 7 }.await`: 7 is a u32
             return self._await_value(e)
         raise FutureMisuseError("an async block is a future: '.await' it, or pass it to join or select", e.span)
 

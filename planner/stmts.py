@@ -36,13 +36,13 @@ class BodyChecker(ExprChecker):
         syms: Symbols,
         fn: FnState,
         suspends_of: Callable[[str], bool],
-        tail_types: dict[int, ir.Ty] | None = None,
+        tail_types: dict[tuple[int, ir.Ty | None], ir.Ty] | None = None,
     ):
         self.syms = syms
         self.fn = fn
         self.pre = []
         self.suspends_of = suspends_of
-        # the tail type of each async block body (by id), shared with the probes of _tail_type
+        # the tail type of each async block body (by id and hint), shared with the probes of _tail_type
         self.tail_types = {} if tail_types is None else tail_types
 
     # ---- blocks ----
@@ -346,14 +346,15 @@ class BodyChecker(ExprChecker):
         saved = (self.fn.loops, self.pre)
         self.fn.loops, self.pre = 0, []
         ty: ir.Ty = BLOCK_INFER
+        hint = self.block_hint[1] if self.block_hint is not None and self.block_hint[0] == id(e) else None
         try:
             if e.body.tail is not None:
-                ty = self._tail_type(e.body)
+                ty = self._tail_type(e.body, hint)
                 if self.fn.ret == "?":  # probing an enclosing block: only this block's type is needed
                     return ir.AsyncBlock((), None, ir.FutureT(ty), False, e.span)
                 if ty != "unit":
                     result = self.fn.temp(ty)
-            self.fn.ret = ty
+            self.fn.ret = hint if ty == BLOCK_INFER and hint is not None else ty
             self.fn.async_depth += 1
             try:
                 body = self.block(e.body, tail_to=result)
@@ -371,28 +372,30 @@ class BodyChecker(ExprChecker):
         suspends = any_suspends(body) or any(isinstance(x, ir.Return) for x in stmts_in(body, into_futures=False))
         return ir.AsyncBlock(body, result, ir.FutureT(ty), suspends, e.span)
 
-    def _tail_type(self, b: ast.Block) -> ir.Ty:
+    def _tail_type(self, b: ast.Block, hint: ir.Ty | None) -> ir.Ty:
         """The type of an async block's tail, probed once per block: a probe types nested
         blocks by their own (memoised) probes without checking them again, so nested
         blocks cost linear time, not one extra pass per level."""
-        key = id(b)
+        key = (id(b), hint)
         if key not in self.tail_types:
             probe = FnState(self.fn.name, self.fn.kind, "?", dict(self.fn.locals), list(self.fn.scopes))
-            self.tail_types[key] = BodyChecker(self.syms, probe, self.suspends_of, self.tail_types).block_type(b)
+            checker = BodyChecker(self.syms, probe, self.suspends_of, self.tail_types)
+            self.tail_types[key] = checker.block_type(b, hint)
         return self.tail_types[key]
 
-    def block_type(self, b: ast.Block) -> ir.Ty:
+    def block_type(self, b: ast.Block, hint: ir.Ty | None = None) -> ir.Ty:
         """The type of a block's tail expression (checked in a throw-away state); where the
-        tail is a bare literal, a ``return`` of a typed value decides, as Rust infers one type."""
+        tail is a bare literal, a ``return`` of a typed value decides, as Rust infers one type,
+        and else the type the await's context expects (``hint``: ``let v: u32 = ...``)."""
         self.fn.scopes.append({})
         body = tuple(x for s in b.stmts for x in self.stmt(s))
         assert b.tail is not None
-        tail = self.expr(b.tail, None)
+        tail = self.expr(b.tail, hint if hint is not None and flexible(b.tail) else None)
         if not isinstance(tail, ir.Lit):
             return tail.ty
         values = (r.value for r in stmts_in(body, into_futures=False) if isinstance(r, ir.Return))
         typed = [v.ty for v in values if v is not None and not isinstance(v, ir.Lit)]
-        return typed[0] if typed else tail.ty
+        return typed[0] if typed else hint or tail.ty
 
 
 def _block_gives_value_on_every_path(body: tuple[ir.Stmt, ...], ty: ir.Ty, span: ast.Span) -> None:

@@ -37,6 +37,17 @@ def test_a_returned_literal_takes_the_type_of_the_tail() -> None:
     assert block_of(src).ty == ir.FutureT("u32")
 
 
+@pytest.mark.parametrize(
+    "block",
+    ["async { 4294967295 }", "async { return 4294967295; }", "async { if c[0] { return 4294967295; } 7 }"],
+)
+def test_literals_in_a_block_take_the_type_the_let_gives(block: str) -> None:
+    # as Rust infers `let v: u32 = async { 7 }.await;`: the literals are u32, not i32
+    head = "buffer c: bool[1] = zeros;\nbuffer o: u32[1] = zeros;\n"
+    src = head + f"task main {{ let v: u32 = {block}.await; o[0] = v; }}\n"
+    assert block_of(src).ty == ir.FutureT("u32")
+
+
 def test_a_bare_return_in_a_unit_block() -> None:
     blk = block_of("buffer o: i32[1] = zeros;\ntask main { async { if o[0] == 0 { return; } o[0] = 1; }.await; }\n")
     assert blk.ty == ir.FutureT("unit")
