@@ -32,8 +32,10 @@ from gasync.dsl.diagnostics import (
     InvalidReceiverError,
     InvalidTargetError,
 )
+from gasync.dsl.expressions import fold_binary, fold_operand
 from gasync.dsl.gc_pause import paused_gc
-from gasync.dsl.reductions import Callbacks, Paren, held, hold, punctuation, token_span
+from gasync.dsl.lexer import FastLexer
+from gasync.dsl.reductions import Callbacks, Paren, held, hold, punctuation, token_span, whole
 from gasync.dsl.syntax_errors import translate
 
 BUFFER_INITS = {"zeros": False, "iota": False, "input": False, "random": True, "fill": True}
@@ -49,7 +51,7 @@ def _lark() -> Lark:
     lark = Lark(
         grammar,
         parser="lalr",
-        lexer="basic",
+        lexer=FastLexer,
         keep_all_tokens=True,
         maybe_placeholders=True,
         transformer=callbacks,
@@ -269,15 +271,13 @@ class _Rules:
         return ast.SelectArm(_binding(binding), future, body, span)
 
     # ---- expressions ----
-    def binary(self, span: ast.Span, ch: list[Any]) -> ast.Binary:
-        left, op, right = ch
-        return ast.Binary(str(op), left, right, span)
+    @whole
+    def expr(self, ch: list[Any]) -> ast.Binary:
+        return fold_binary(ch)
 
-    def unary(self, span: ast.Span, ch: list[Any]) -> ast.Unary:
-        return ast.Unary(str(ch[0]), ch[1], span)
-
-    def cast(self, span: ast.Span, ch: list[Any]) -> ast.Cast:
-        return ast.Cast(ch[0], ch[1], span)
+    @whole
+    def operand(self, ch: list[Any]) -> ast.Expr:
+        return fold_operand(ch)
 
     def await_expr(self, span: ast.Span, ch: list[Any]) -> ast.Await:
         return ast.Await(ch[0], span)
@@ -325,8 +325,8 @@ class _Rules:
     def async_block(self, span: ast.Span, ch: list[Any]) -> ast.AsyncBlock:
         return ast.AsyncBlock(ch[1], span)
 
-    def atom(self, span: ast.Span, ch: list[Any]) -> Paren:
-        return Paren(ch[0], span)  # '(' expr ')', the only atom without an alias
+    def paren(self, span: ast.Span, ch: list[Any]) -> Paren:
+        return Paren(ch[0], span)  # '(' expr ')'
 
 
 def _binding(tok: Token) -> str | None:
