@@ -23,7 +23,7 @@ The diagnostics' own scans (dsl/syntax_errors.py) still use Lark's lexer.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator
 from typing import Any
 
 from lark import Token
@@ -33,12 +33,12 @@ from lark.lexer import Lexer, TerminalDef
 _new_str = str.__new__
 
 
-def lark_order(terminals: Sequence[TerminalDef]) -> list[TerminalDef]:
+def lark_order(terminals: Collection[TerminalDef]) -> list[TerminalDef]:
     """The order in which Lark's basic lexer tries the terminals."""
     return sorted(terminals, key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name))
 
 
-def keywords(terminals: Sequence[TerminalDef]) -> tuple[dict[str, dict[str, str]], set[str]]:
+def keywords(terminals: Collection[TerminalDef]) -> tuple[dict[str, dict[str, str]], set[str]]:
     """For each regular-expression terminal, the string terminals of its priority that it
     matches in full, by text; and those of them that need not be tried on their own."""
     table: dict[str, dict[str, str]] = {}
@@ -66,7 +66,7 @@ class Spec:
     terminal matches (here: whitespace, ``//`` and ``/*`` start no token).
     """
 
-    def __init__(self, terminals: Sequence[TerminalDef], ignore: Collection[str]) -> None:
+    def __init__(self, terminals: Collection[TerminalDef], ignore: Collection[str]) -> None:
         self.keywords, embedded = keywords(terminals)
         tried = [t for t in lark_order(terminals) if t.name not in embedded]
         self.ignore = frozenset(ignore)

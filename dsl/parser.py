@@ -34,7 +34,8 @@ from gasync.dsl.diagnostics import (
 )
 from gasync.dsl.expressions import fold_binary, fold_operand
 from gasync.dsl.gc_pause import paused_gc
-from gasync.dsl.lexer import FastLexer
+from gasync.dsl.lalr import REJECTED, Tables, run, tables_of
+from gasync.dsl.lexer import FastLexer, Spec, lex
 from gasync.dsl.reductions import Callbacks, Paren, held, hold, punctuation, token_span, whole
 from gasync.dsl.syntax_errors import translate
 
@@ -60,12 +61,30 @@ def _lark() -> Lark:
     return lark
 
 
+@cache
+def _fast() -> tuple[Spec, Tables | None]:
+    lark = _lark()
+    return Spec(lark.terminals, lark.ignore_tokens), tables_of(lark)
+
+
+def _items(text: str) -> list[ast.Item]:
+    """The start rule's list of items: our loop over Lark's tables (dsl/lalr.py), and
+    Lark's own parse when that loop rejects the text, to raise its syntax error."""
+    spec, tables = _fast()
+    if tables is not None:
+        items = run(tables, lex(spec, text))
+        if items is not REJECTED:
+            return items  # type: ignore[no-any-return]
+        held.errors = []  # Lark's parse finds them again, if it parses at all
+    return _lark().parse(text)  # type: ignore[return-value]  # start's callback
+
+
 def parse(text: str, path: str = "<input>") -> ast.Program:
     """Parse one ``.gasync`` file; raise a :class:`ParseError` subclass on bad input."""
     held.errors = []
     try:
         with paused_gc():
-            items: list[ast.Item] = _lark().parse(text)  # type: ignore[assignment]  # start's callback
+            items = _items(text)
     except UnexpectedInput as exc:
         raise translate(exc, text) from None
     except LarkError as exc:  # pragma: no cover - a grammar bug, not a user's
