@@ -22,9 +22,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from lark import Lark, Token
+from lark.parse_tree_builder import ExpandSingleChild
 
 # (number of children, rule name for the next state's look-up, callback)
 Reduce = tuple[int, str, Callable[[list[Any]], Any]]
+# An action: a state to shift to or go to (int), a reduction, or the name of a rule
+# that only passes its one child up (a `?rule` of one symbol): no call to make.
+Action = int | Reduce | str
 
 REJECTED = object()
 
@@ -39,16 +43,22 @@ class Tables:
             raise TypeError("terminal callbacks are not supported")
         self.start: int = table.start_states[start]
         self.end: int = table.end_states[start]
-        self.actions: dict[int, dict[str, int | Reduce]] = {
-            state: {str(name): _action(act, arg, callbacks) for name, (act, arg) in row.items()}
-            for state, row in table.states.items()
-        }
+        terminals = {t.name for t in lark.terminals} | {"$END"}
+        # on a terminal: what to do; after a reduction to a rule: the state to go to
+        self.actions: dict[int, dict[str, Action]] = {}
+        self.gotos: dict[int, dict[str, int]] = {}
+        for state, row in table.states.items():
+            self.actions[state] = {str(n): _action(a, arg, callbacks) for n, (a, arg) in row.items() if n in terminals}
+            self.gotos[state] = {str(n): int(arg) for n, (a, arg) in row.items() if n not in terminals}
 
 
-def _action(act: Any, arg: Any, callbacks: dict[Any, Any]) -> int | Reduce:
+def _action(act: Any, arg: Any, callbacks: dict[Any, Any]) -> Action:
     if act.name == "Shift":
         return int(arg)
-    return (len(arg.expansion), str(arg.origin.name), callbacks[arg])
+    size, name, callback = len(arg.expansion), str(arg.origin.name), callbacks[arg]
+    if size == 1 and type(callback) is ExpandSingleChild:
+        return name
+    return (size, name, callback)
 
 
 def tables_of(lark: Lark) -> Tables | None:
@@ -61,30 +71,28 @@ def tables_of(lark: Lark) -> Tables | None:
 
 def run(tables: Tables, tokens: Iterable[Token]) -> Any:
     """What the start rule's callback returns, or :data:`REJECTED`."""
-    actions = tables.actions
+    actions, gotos = tables.actions, tables.gotos
     states = [tables.start]
     values: list[Any] = []
     for tok in tokens:
         kind = tok.type
         while True:
             act = actions[states[-1]].get(kind)
-            if act.__class__ is int:
+            if isinstance(act, int):  # shift
                 states.append(act)
                 values.append(tok)
                 break
-            if act is None:
+            if isinstance(act, str):  # a reduction that keeps its one child
+                del states[-1]
+                states.append(gotos[states[-1]][act])
+            elif act is None:
                 return REJECTED
-            _reduce(act, actions, states, values)  # type: ignore[arg-type]
-    while True:  # the end of the input: reduce until the start rule is complete
-        act = actions[states[-1]].get("$END")
-        if act is None or act.__class__ is int:
-            return REJECTED
-        _reduce(act, actions, states, values)  # type: ignore[arg-type]
-        if states[-1] == tables.end:
-            return values[-1]
+            else:
+                _reduce(act, gotos, states, values)
+    return _finish(tables, states, values)
 
 
-def _reduce(act: Reduce, actions: dict[int, dict[str, int | Reduce]], states: list[int], values: list[Any]) -> None:
+def _reduce(act: Reduce, gotos: dict[int, dict[str, int]], states: list[int], values: list[Any]) -> None:
     size, name, callback = act
     if size:
         children = values[-size:]
@@ -93,4 +101,20 @@ def _reduce(act: Reduce, actions: dict[int, dict[str, int | Reduce]], states: li
     else:
         children = []
     values.append(callback(children))
-    states.append(actions[states[-1]][name])  # type: ignore[arg-type]  # a go-to is a state
+    states.append(gotos[states[-1]][name])
+
+
+def _finish(tables: Tables, states: list[int], values: list[Any]) -> Any:
+    """At the end of the input: reduce until the start rule is complete."""
+    actions, gotos = tables.actions, tables.gotos
+    while True:
+        act = actions[states[-1]].get("$END")
+        if act is None or isinstance(act, int):
+            return REJECTED
+        if isinstance(act, str):
+            del states[-1]
+            states.append(gotos[states[-1]][act])
+        else:
+            _reduce(act, gotos, states, values)
+        if states[-1] == tables.end:
+            return values[-1]

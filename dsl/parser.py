@@ -1,17 +1,21 @@
 """Parsing: ``.gasync`` text to :class:`~gasync.dsl.ast.Program`.
 
-Lark's LALR(1) parser with its basic lexer reads ``grammar.lark``; the basic
-lexer (not the contextual one) makes every keyword a keyword everywhere, so
-``let fn = 1;`` is an error about a reserved word rather than a valid program.
-AST nodes are built while the parser reduces (Lark's ``transformer=`` option,
-with the spans and punctuation handled by dsl/reductions.py), so no parse tree
-is built and walked again. The rules check what the grammar leaves loose on
-purpose (numeric literals, assignment targets, method receivers and buffer
-initialisers); such a mistake is held until the whole file has parsed, so a
-syntax error anywhere still comes first. Lark's exceptions are translated
-into the project's own diagnostics (dsl/syntax_errors.py); no Lark type
-leaves this package. The cyclic garbage collector is paused while a file is
-parsed (:mod:`gasync.dsl.gc_pause`).
+Lark reads ``grammar.lark`` and builds its LALR(1) tables; tokens come from
+dsl/lexer.py, which gives exactly the tokens of Lark's basic lexer (not the
+contextual one: every keyword is a keyword everywhere, so ``let fn = 1;`` is
+an error about a reserved word rather than a valid program). A correct
+program is parsed by our own loop over Lark's tables (dsl/lalr.py); one that
+the loop rejects is parsed again by Lark, whose exception becomes the
+diagnostic. Either way AST nodes are built during the reductions (Lark's
+``transformer=`` option; spans and punctuation are handled by
+dsl/reductions.py, binary-operator precedence by dsl/expressions.py), so no
+parse tree is built and walked again. The rules check what the grammar
+leaves loose on purpose (numeric literals, assignment targets, method
+receivers and buffer initialisers); such a mistake is held until the whole
+file has parsed, so a syntax error anywhere still comes first. Lark's
+exceptions are translated into the project's own diagnostics
+(dsl/syntax_errors.py); no Lark type leaves this package. The cyclic garbage
+collector is paused while a file is parsed (:mod:`gasync.dsl.gc_pause`).
 """
 
 from __future__ import annotations
@@ -207,10 +211,12 @@ class _Rules:
     def task_after(self, span: ast.Span, ch: list[Any]) -> tuple[ast.Name, ...]:
         return tuple(ch)
 
-    def name_ref(self, span: ast.Span, ch: list[Any]) -> ast.Name:
+    @whole  # one token: its span is the node's (and so for the other one-token rules)
+    def name_ref(self, ch: list[Token]) -> ast.Name:
         return ast.Name(str(ch[0]), token_span(ch[0]))
 
-    def scalar_type(self, span: ast.Span, ch: list[Any]) -> ast.ScalarType:
+    @whole
+    def scalar_type(self, ch: list[Token]) -> ast.ScalarType:
         return ast.ScalarType(str(ch[0]), token_span(ch[0]))
 
     def array_type(self, span: ast.Span, ch: list[Any]) -> ast.ArrayType:
@@ -322,7 +328,9 @@ class _Rules:
     def args(self, span: ast.Span, ch: list[Any]) -> tuple[Any, ...]:
         return tuple(c for c in ch if c is not None)
 
-    def number(self, span: ast.Span, ch: list[Any]) -> ast.IntLit | ast.FloatLit:
+    @whole
+    def number(self, ch: list[Token]) -> ast.IntLit | ast.FloatLit:
+        span = token_span(ch[0])
         try:
             value = number_value(ch[0])
         except InvalidLiteralError as exc:
@@ -338,8 +346,9 @@ class _Rules:
     def false_lit(self, span: ast.Span, ch: list[Any]) -> ast.BoolLit:
         return ast.BoolLit(False, span)
 
-    def name(self, span: ast.Span, ch: list[Any]) -> ast.Name:
-        return ast.Name(str(ch[0]), span)
+    @whole
+    def name(self, ch: list[Token]) -> ast.Name:
+        return ast.Name(str(ch[0]), token_span(ch[0]))
 
     def async_block(self, span: ast.Span, ch: list[Any]) -> ast.AsyncBlock:
         return ast.AsyncBlock(ch[1], span)
