@@ -3,12 +3,17 @@
 Lark's parser loop makes a method call per token and, per reduction, looks the
 rule up in a dict keyed by rule objects (a Python ``__eq__`` on each look-up)
 and the next state up by a name that is a Lark ``Token`` (another Python
-``__eq__``). :class:`Tables` copies Lark's tables once into plain dicts, an
-action per (state, terminal or rule name): a state number to shift or go to,
-or ``(children, rule name, callback)`` to reduce, with the callbacks that Lark
-built for the rules (they shape the children and call ours). :func:`run` is
-the textbook LALR loop over them; it builds exactly what Lark's own parse
-builds, about a fifth faster on a large file.
+``__eq__``). :class:`Tables` copies Lark's tables once into plain dicts: per
+state, an action for each terminal (a state to shift to; a reduction,
+``(children, rule name, callback)`` with the callback Lark built for the rule,
+which shapes the children and calls ours; or, for a one-child ``?rule``, just
+the rule's name, as the child passes up unchanged) and the state to go to
+after each rule. :func:`run` is the textbook LALR loop over them; it builds
+exactly what Lark's own parse builds, 0.1-0.2 s sooner on a 1 MB file.
+The tables are read from Lark's internals (``parse_table``, the callbacks,
+``ExpandSingleChild``); :func:`tables_of` returns None where they are not
+found, and tests/unit/test_expressions.py fails then, rather than parsing
+going quietly back to Lark's slower loop.
 
 It only ever parses a correct program: on a token the tables reject it returns
 :data:`REJECTED`, and the caller parses again with Lark, whose exception (with
