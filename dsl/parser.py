@@ -1,17 +1,21 @@
 """Parsing: ``.gasync`` text to :class:`~gasync.dsl.ast.Program`.
 
-Lark's LALR(1) parser with its basic lexer reads ``grammar.lark``; the basic
-lexer (not the contextual one) makes every keyword a keyword everywhere, so
-``let fn = 1;`` is an error about a reserved word rather than a valid program.
-AST nodes are built while the parser reduces (Lark's ``transformer=`` option,
-with the spans and punctuation handled by dsl/reductions.py), so no parse tree
-is built and walked again. The rules check what the grammar leaves loose on
-purpose (numeric literals, assignment targets, method receivers and buffer
-initialisers); such a mistake is held until the whole file has parsed, so a
-syntax error anywhere still comes first. Lark's exceptions are translated
-into the project's own diagnostics (dsl/syntax_errors.py); no Lark type
-leaves this package. The cyclic garbage collector is paused while a file is
-parsed (:mod:`gasync.dsl.gc_pause`).
+Lark reads ``grammar.lark`` and builds its LALR(1) tables; tokens come from
+dsl/lexer.py, which gives exactly the tokens of Lark's basic lexer (not the
+contextual one: every keyword is a keyword everywhere, so ``let fn = 1;`` is
+an error about a reserved word rather than a valid program). A correct
+program is parsed by our own loop over Lark's tables (dsl/lalr.py); one that
+the loop rejects is parsed again by Lark, whose exception becomes the
+diagnostic. Either way AST nodes are built during the reductions (Lark's
+``transformer=`` option; spans and punctuation are handled by
+dsl/reductions.py, binary-operator precedence by dsl/expressions.py), so no
+parse tree is built and walked again. The rules check what the grammar
+leaves loose on purpose (numeric literals, assignment targets, method
+receivers and buffer initialisers); such a mistake is held until the whole
+file has parsed, so a syntax error anywhere still comes first. Lark's
+exceptions are translated into the project's own diagnostics
+(dsl/syntax_errors.py); no Lark type leaves this package. The cyclic garbage
+collector is paused while a file is parsed (:mod:`gasync.dsl.gc_pause`).
 """
 
 from __future__ import annotations
@@ -32,8 +36,11 @@ from gasync.dsl.diagnostics import (
     InvalidReceiverError,
     InvalidTargetError,
 )
+from gasync.dsl.expressions import fold_binary, fold_operand
 from gasync.dsl.gc_pause import paused_gc
-from gasync.dsl.reductions import Callbacks, Paren, held, hold, punctuation, token_span
+from gasync.dsl.lalr import REJECTED, Tables, run, tables_of
+from gasync.dsl.lexer import FastLexer, Spec, lex
+from gasync.dsl.reductions import Callbacks, Paren, held, hold, punctuation, token_span, whole
 from gasync.dsl.syntax_errors import translate
 
 BUFFER_INITS = {"zeros": False, "iota": False, "input": False, "random": True, "fill": True}
@@ -49,7 +56,7 @@ def _lark() -> Lark:
     lark = Lark(
         grammar,
         parser="lalr",
-        lexer="basic",
+        lexer=FastLexer,
         keep_all_tokens=True,
         maybe_placeholders=True,
         transformer=callbacks,
@@ -58,12 +65,30 @@ def _lark() -> Lark:
     return lark
 
 
+@cache
+def _fast() -> tuple[Spec, Tables | None]:
+    lark = _lark()
+    return Spec(lark.terminals, lark.ignore_tokens), tables_of(lark)
+
+
+def _items(text: str) -> list[ast.Item]:
+    """The start rule's list of items: our loop over Lark's tables (dsl/lalr.py), and
+    Lark's own parse when that loop rejects the text, to raise its syntax error."""
+    spec, tables = _fast()
+    if tables is not None:
+        items = run(tables, lex(spec, text))
+        if items is not REJECTED:
+            return items  # type: ignore[no-any-return]
+        held.errors = []  # Lark's parse finds them again, if it parses at all
+    return _lark().parse(text)  # type: ignore[return-value]  # start's callback
+
+
 def parse(text: str, path: str = "<input>") -> ast.Program:
     """Parse one ``.gasync`` file; raise a :class:`ParseError` subclass on bad input."""
     held.errors, held.heights, held.deep = [], {}, False
     try:
         with paused_gc():
-            items: list[ast.Item] = _lark().parse(text)  # type: ignore[assignment]  # start's callback
+            items = _items(text)
     except UnexpectedInput as exc:
         raise translate(exc, text) from None
     except LarkError as exc:  # pragma: no cover - a grammar bug, not a user's
@@ -186,10 +211,12 @@ class _Rules:
     def task_after(self, span: ast.Span, ch: list[Any]) -> tuple[ast.Name, ...]:
         return tuple(ch)
 
-    def name_ref(self, span: ast.Span, ch: list[Any]) -> ast.Name:
+    @whole  # one token: its span is the node's (and so for the other one-token rules)
+    def name_ref(self, ch: list[Token]) -> ast.Name:
         return ast.Name(str(ch[0]), token_span(ch[0]))
 
-    def scalar_type(self, span: ast.Span, ch: list[Any]) -> ast.ScalarType:
+    @whole
+    def scalar_type(self, ch: list[Token]) -> ast.ScalarType:
         return ast.ScalarType(str(ch[0]), token_span(ch[0]))
 
     def array_type(self, span: ast.Span, ch: list[Any]) -> ast.ArrayType:
@@ -269,15 +296,13 @@ class _Rules:
         return ast.SelectArm(_binding(binding), future, body, span)
 
     # ---- expressions ----
-    def binary(self, span: ast.Span, ch: list[Any]) -> ast.Binary:
-        left, op, right = ch
-        return ast.Binary(str(op), left, right, span)
+    @whole
+    def expr(self, ch: list[Any]) -> ast.Binary:
+        return fold_binary(ch)
 
-    def unary(self, span: ast.Span, ch: list[Any]) -> ast.Unary:
-        return ast.Unary(str(ch[0]), ch[1], span)
-
-    def cast(self, span: ast.Span, ch: list[Any]) -> ast.Cast:
-        return ast.Cast(ch[0], ch[1], span)
+    @whole
+    def operand(self, ch: list[Any]) -> ast.Expr:
+        return fold_operand(ch)
 
     def await_expr(self, span: ast.Span, ch: list[Any]) -> ast.Await:
         return ast.Await(ch[0], span)
@@ -303,7 +328,9 @@ class _Rules:
     def args(self, span: ast.Span, ch: list[Any]) -> tuple[Any, ...]:
         return tuple(c for c in ch if c is not None)
 
-    def number(self, span: ast.Span, ch: list[Any]) -> ast.IntLit | ast.FloatLit:
+    @whole
+    def number(self, ch: list[Token]) -> ast.IntLit | ast.FloatLit:
+        span = token_span(ch[0])
         try:
             value = number_value(ch[0])
         except InvalidLiteralError as exc:
@@ -319,14 +346,15 @@ class _Rules:
     def false_lit(self, span: ast.Span, ch: list[Any]) -> ast.BoolLit:
         return ast.BoolLit(False, span)
 
-    def name(self, span: ast.Span, ch: list[Any]) -> ast.Name:
-        return ast.Name(str(ch[0]), span)
+    @whole
+    def name(self, ch: list[Token]) -> ast.Name:
+        return ast.Name(str(ch[0]), token_span(ch[0]))
 
     def async_block(self, span: ast.Span, ch: list[Any]) -> ast.AsyncBlock:
         return ast.AsyncBlock(ch[1], span)
 
-    def atom(self, span: ast.Span, ch: list[Any]) -> Paren:
-        return Paren(ch[0], span)  # '(' expr ')', the only atom without an alias
+    def paren(self, span: ast.Span, ch: list[Any]) -> Paren:
+        return Paren(ch[0], span)  # '(' expr ')'
 
 
 def _binding(tok: Token) -> str | None:

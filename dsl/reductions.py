@@ -19,7 +19,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from lark import Lark, Token
 
@@ -57,27 +57,26 @@ class Paren:
     span: ast.Span
 
 
-def _start(c: Any) -> tuple[int, int] | None:
-    if isinstance(c, Token):
-        return (c.line or 0, c.column or 0)
-    span = getattr(c, "span", None)
-    return (span.line, span.column) if isinstance(span, ast.Span) and span.line else None
-
-
-def _end(c: Any) -> tuple[int, int] | None:
-    if isinstance(c, Token):
-        return (c.end_line or 0, c.end_column or 0)
-    span = getattr(c, "span", None)
-    return (span.end_line, span.end_column) if isinstance(span, ast.Span) and span.line else None
-
-
 def children_span(children: list[Any]) -> ast.Span:
-    """From the start of the first child that has a place to the end of the last one."""
-    first = next((p for p in map(_start, children) if p is not None), None)
-    last = next((p for p in map(_end, reversed(children)) if p is not None), None)
-    if first is None or last is None:
+    """From the start of the first child that has a place (a token, a node, a :class:`Paren`)
+    to the end of the last one; placeholders, tuples of nodes and lists have none."""
+    for c in children:
+        if c.__class__ is Token:
+            line, column = c.line or 0, c.column or 0
+            break
+        span = getattr(c, "span", None)
+        if span.__class__ is ast.Span and span.line:
+            line, column = span.line, span.column
+            break
+    else:
         return ast.NOSPAN
-    return ast.Span(first[0], first[1], last[0], last[1])
+    for c in reversed(children):
+        if c.__class__ is Token:
+            return ast.Span(line, column, c.end_line or 0, c.end_column or 0)
+        span = getattr(c, "span", None)
+        if span.__class__ is ast.Span and span.line:
+            return ast.Span(line, column, span.end_line, span.end_column)
+    return ast.NOSPAN  # pragma: no cover - the loop above found one
 
 
 def punctuation(grammar: Lark, text: str) -> frozenset[str]:
@@ -87,15 +86,26 @@ def punctuation(grammar: Lark, text: str) -> frozenset[str]:
     return frozenset(t.name for t in grammar.terminals if t.name not in named)
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def whole(method: F) -> F:
+    """Mark a rules method that takes the children as Lark gives them (``children -> node``):
+    punctuation kept, parentheses not unwrapped, no span computed."""
+    method.whole = True  # type: ignore[attr-defined]
+    return method
+
+
 class Callbacks:
     """What Lark calls on each reduction: a span from all the children, then the rule's
-    method of the rules object with punctuation dropped and parentheses unwrapped."""
+    method of the rules object with punctuation dropped and parentheses unwrapped
+    (or, for a method marked :func:`whole`, the method itself)."""
 
     def __init__(self, rules: object) -> None:
         self.drop: frozenset[str] = frozenset()  # set with punctuation() once the grammar is read
         for name, method in inspect.getmembers(rules, inspect.ismethod):
             if not name.startswith("_"):
-                setattr(self, name, self._adapt(method))
+                setattr(self, name, method if getattr(method, "whole", False) else self._adapt(method))
 
     def _adapt(self, method: Callable[[ast.Span, list[Any]], Any]) -> Callable[[list[Any]], Any]:
         level = int(method.__name__ in LEVELS)
@@ -103,7 +113,9 @@ class Callbacks:
         def callback(children: list[Any]) -> Any:
             drop = self.drop
             kept = [
-                c.expr if isinstance(c, Paren) else c for c in children if not (isinstance(c, Token) and c.type in drop)
+                c.expr if c.__class__ is Paren else c
+                for c in children
+                if c.__class__ is not Token or c.type not in drop
             ]
             node = method(children_span(children), kept)
             measure(node, kept, children, level)

@@ -295,6 +295,50 @@ bad.gasync:2:5: error: '.load()' is called on a shared scalar, signal or channel
  2 |     f(x).load();
    |     ^^^^""",
     ),
+    # The binary operators are one flat list in the grammar (dsl/expressions.py); these
+    # texts are the ones the grammar of one rule per precedence level gave.
+    Case(
+        "chained_comparison_before_a_later_error",
+        "task t {\n    let v = a < b < c d;\n}\n",
+        ChainedComparisonError,
+        """\
+bad.gasync:2:19: error: comparison operators cannot be chained
+   |
+ 2 |     let v = a < b < c d;
+   |                   ^
+  = note: split the comparison with '&&', as in 'a < b && b < c'""",
+    ),
+    Case(
+        "chained_comparison_after_logical_and",
+        "task t {\n    let v = a < b && c < d < e;\n}\n",
+        ChainedComparisonError,
+        """\
+bad.gasync:2:28: error: comparison operators cannot be chained
+   |
+ 2 |     let v = a < b && c < d < e;
+   |                            ^
+  = note: split the comparison with '&&', as in 'a < b && b < c'""",
+    ),
+    Case(
+        "await_after_a_cast",
+        "task t {\n    let v = x as i32.await;\n}\n",
+        UnexpectedTokenError,
+        """\
+bad.gasync:2:21: error: expected operator or ';', found '.'
+   |
+ 2 |     let v = x as i32.await;
+   |                     ^""",
+    ),
+    Case(
+        "operator_without_right_operand",
+        "task t {\n    let v = a + * b;\n}\n",
+        UnexpectedTokenError,
+        """\
+bad.gasync:2:17: error: expected expression, found '*'
+   |
+ 2 |     let v = a + * b;
+   |                 ^""",
+    ),
     Case(
         "tab_indent",
         "task main {\n\tlet x = 5\n\tlet y = 6;\n}\n",
