@@ -22,7 +22,8 @@ from typing import Any
 from lark import Token
 
 from gasync.dsl import ast
-from gasync.dsl.reductions import Paren
+from gasync.dsl.depth import MAX_DEPTH, too_deep
+from gasync.dsl.reductions import Paren, held, hold
 
 # Binding strength of each binary operator's terminal, tightest highest.
 PRECEDENCE = {
@@ -68,7 +69,25 @@ def _combine(operands: list[Any], ops: list[Token]) -> None:
     right = operands.pop()
     left = operands.pop()
     op = ops.pop()
-    operands.append(ast.Binary(str(op), _inner(left), _inner(right), _between(left.span, right.span)))
+    node = ast.Binary(str(op), _inner(left), _inner(right), _between(left.span, right.span))
+    _measure(node, 1 + max(_height(left), _height(right)), op)
+    operands.append(node)
+
+
+def _height(value: Any) -> int:
+    heights = held.heights
+    return heights.get(id(_inner(value)), 0) if heights is not None else 0
+
+
+def _measure(node: Any, height: int, token: Token | None) -> None:
+    """As dsl/reductions.py's ``measure``, for a node a fold builds: each is a level."""
+    heights = held.heights
+    if heights is None:
+        return
+    heights[id(node)] = height
+    if height > MAX_DEPTH and not held.deep:
+        held.deep = True
+        hold(too_deep(token, node))
 
 
 def fold_operand(items: list[Any]) -> ast.Expr:
@@ -79,8 +98,12 @@ def fold_operand(items: list[Any]) -> ast.Expr:
     value = items[k]
     for tok in reversed(items[:k]):
         end = value.span
-        value = ast.Unary(str(tok), _inner(value), ast.Span(tok.line, tok.column, end.end_line, end.end_column))
-    for typ in items[k + 2 :: 2]:
-        value = ast.Cast(_inner(value), typ, _between(value.span, typ.span))
+        unary = ast.Unary(str(tok), _inner(value), ast.Span(tok.line, tok.column, end.end_line, end.end_column))
+        _measure(unary, 1 + _height(value), tok)
+        value = unary
+    for j in range(k + 2, len(items), 2):
+        cast = ast.Cast(_inner(value), items[j], _between(value.span, items[j].span))
+        _measure(cast, 1 + _height(value), items[j - 1])
+        value = cast
     result: ast.Expr = value
     return result

@@ -109,6 +109,7 @@ class Callbacks:
 
     def _adapt(self, method: Callable[[ast.Span, list[Any]], Any]) -> Callable[[list[Any]], Any]:
         level = int(method.__name__ in LEVELS)
+        folded = method.__name__ in FOLDED  # dsl/expressions.py measures each node it builds
 
         def callback(children: list[Any]) -> Any:
             drop = self.drop
@@ -118,13 +119,15 @@ class Callbacks:
                 if c.__class__ is not Token or c.type not in drop
             ]
             node = method(children_span(children), kept)
-            measure(node, kept, children, level)
+            if not folded:
+                measure(node, kept, children, level)
             return node
 
         return callback
 
 
 LEVELS = frozenset({"block", "binary", "unary", "cast", "await_expr", "method_call", "call", "index"})
+FOLDED = frozenset({"expr", "operand"})  # rules whose flat lists dsl/expressions.py folds into nodes
 
 
 def measure(node: Any, kept: list[Any], children: list[Any], level: int) -> None:
