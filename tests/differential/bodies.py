@@ -3,7 +3,9 @@
 Determinism is kept by construction. Inside one task everything is
 sequential; what several tasks (or several children of one ``join``) share
 is only ever changed by commutative integer atomics (``fetch_add``,
-``fetch_max``, ``fetch_min``, ``atomic_add`` ...) whose values are dropped.
+``fetch_max``, ``fetch_min``, ``atomic_add`` ...) whose values are dropped,
+each target only by operations that commute with each other (adds and subs on
+``tot`` and ``acc``, maxes on ``hi`` and ``acc_max``, mins on ``lo`` and ``acc_min``).
 Each task instance writes its own row of its own output buffers. An async
 block that is a ``join`` child or a ``select`` arm may not assign the
 locals around it (its siblings could run in any interleaving), nor touch
@@ -164,7 +166,10 @@ class BodyGen(ExprGen):
         if kind == "buf":
             op = self.pick(("atomic_add", "atomic_sub", "atomic_max", "atomic_min"))
             index = self.nonflex(self.pick(INTS), self.env, 1).text
-            return [f"{op}(acc[(({index}) as u32) % 8], {self.e('i64').text});"]
+            # one buffer per family of operations that commute with each other: an add and
+            # a min on one element give a result that depends on their order (found by a long run)
+            buf = {"atomic_max": "acc_max", "atomic_min": "acc_min"}.get(op, "acc")
+            return [f"{op}({buf}[(({index}) as u32) % 8], {self.e('i64').text});"]
         name, ty, op = {"sum": ("tot", "u64", "add"), "sub": ("tot", "u64", "sub"), "max": ("hi", "i32", "max")}.get(
             kind, ("lo", "i64", "min")
         )

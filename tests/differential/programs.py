@@ -39,6 +39,8 @@ DEFAULT_SHAPES = Shapes(bulk_joins=BULK_JOINS_FIXED, nested_joins=NESTED_JOINS_F
 ALL_SHAPES = Shapes(bulk_joins=True, nested_joins=True)
 PRELUDE = [
     "buffer acc: i64[8] = zeros;",
+    "buffer acc_max: i64[8] = zeros;",
+    "buffer acc_min: i64[8] = zeros;",
     "buffer knobs: i32[1] = zeros;",
     "shared tot: u64 = 0;",
     "shared hi: i32 = -2147483648;",
