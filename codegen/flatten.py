@@ -28,6 +28,7 @@ from collections.abc import Callable
 from gasync.codegen.machine import UnsupportedError
 from gasync.planner import ir
 from gasync.planner.model import Function, Plan
+from gasync.planner.walk import exprs_of, operands
 
 MAX_HEIGHT = 40  # deeper expressions are cut (each level is one or two Python parentheses)
 CHUNK = 24  # the height of each cut-out subtree
@@ -42,23 +43,6 @@ def flatten_plan(plan: Plan) -> Plan:
     ):
         return plan
     return dataclasses.replace(plan, functions=functions, tasks=tasks)
-
-
-def _kids(e: ir.Expr) -> tuple[ir.Expr, ...]:
-    """Sub-expressions in the order the rendered Python evaluates them."""
-    if isinstance(e, ir.Load):
-        return e.index
-    if isinstance(e, ir.SharedOp | ir.Call):
-        return e.args
-    if isinstance(e, ir.BufAtomic):
-        return (*e.index, e.value)
-    if isinstance(e, ir.Unary):
-        return (e.operand,)
-    if isinstance(e, ir.Binary):
-        return (e.left, e.right)
-    if isinstance(e, ir.Cast):
-        return (e.expr,)
-    return ()
 
 
 def _rebuild(e: ir.Expr, kids: list[ir.Expr]) -> ir.Expr:
@@ -87,11 +71,11 @@ def _has_effect(e: ir.Expr) -> bool:
         or isinstance(e, ir.Call)
         and e.kind != "builtin"
     )
-    return here or any(_has_effect(k) for k in _kids(e))
+    return here or any(_has_effect(k) for k in operands(e))
 
 
 def _reads(e: ir.Expr) -> bool:
-    return isinstance(e, ir.Load) or any(_reads(k) for k in _kids(e))
+    return isinstance(e, ir.Load) or any(_reads(k) for k in operands(e))
 
 
 class _Flattener:
@@ -109,7 +93,7 @@ class _Flattener:
     def height(self, e: ir.Expr) -> int:
         key = id(e)
         if key not in self._height:
-            self._height[key] = 1 + max((self.height(k) for k in _kids(e)), default=0)
+            self._height[key] = 1 + max((self.height(k) for k in operands(e)), default=0)
         return self._height[key]
 
     def body(self, stmts: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
@@ -172,7 +156,7 @@ class _Flattener:
     def _cutter(self, s: ir.Stmt, pre: list[ir.Stmt]) -> Callable[[ir.Expr, bool], ir.Expr]:
         """A function that cuts one of ``s``'s expressions, appending its temporaries to
         ``pre``; ``first``: the expression is the first that ``s`` evaluates."""
-        effects = any(_has_effect(e) for e in _exprs(s))
+        effects = any(_has_effect(e) for e in exprs_of(s))
 
         def cut(e: ir.Expr, first: bool) -> ir.Expr:
             if self.height(e) <= MAX_HEIGHT:
@@ -186,7 +170,7 @@ class _Flattener:
         short = isinstance(e, ir.Binary) and e.op in ("&&", "||")
         kids = []
         height = 0
-        for j, k in enumerate(_kids(e)):
+        for j, k in enumerate(operands(e)):
             if self.height(k) >= CHUNK:
                 k = self._cut(k, pre, spine and j == 0, guarded or (short and j > 0), effects, span)
             kids.append(k)
@@ -217,9 +201,3 @@ def _same(a: object, b: object) -> bool:
     if isinstance(a, tuple) and isinstance(b, tuple):
         return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
     return a is b
-
-
-def _exprs(s: ir.Stmt) -> list[ir.Expr]:
-    from gasync.planner.walk import exprs_of
-
-    return list(exprs_of(s))
