@@ -23,6 +23,7 @@ from gasync.planner.errors import (
     UnknownNameError,
 )
 from gasync.planner.futures import FutureChecker
+from gasync.planner.literals import COMPARE, flexible
 from gasync.planner.symbols import Symbols
 
 FLOAT_FNS = ("sqrt", "exp", "log", "sin", "cos", "floor", "ceil")
@@ -30,7 +31,6 @@ MATH_FNS = ("min", "max", "abs", "pow", *FLOAT_FNS)
 BUF_ATOMICS = {"atomic_add": "add", "atomic_sub": "sub", "atomic_max": "max", "atomic_min": "min"}
 ARITH = ("+", "-", "*", "/", "%")
 BITWISE = ("&", "|", "^")
-COMPARE = ("==", "!=", "<", ">", "<=", ">=")
 LIMITS = {
     "i32": (-(2**31), 2**31 - 1),
     "i64": (-(2**63), 2**63 - 1),
@@ -358,45 +358,6 @@ class ExprChecker(FutureChecker):
         if kind is None:
             raise UnknownNameError(f"cannot find '{name}' in this scope", e.receiver.span)
         raise TypeMismatchError(f"'{name}' is a {kind}; it has no methods", e.span)
-
-
-def flexible(e: ast.Expr, memo: dict[int, tuple[ast.Expr, bool]] | None = None) -> bool:
-    """True for expressions whose type the context decides: literals, operators over
-    them, and a shift of one (a shift has its left operand's type, as in Rust, so
-    in ``(1 << k) - n`` the 1 takes n's type). A shift counts only when its amount
-    cannot suspend or call, as the other operand of a pair is typed first.
-
-    ``memo`` (by node identity; it holds each node, so no id is reused) keeps a long
-    chain such as a 1,000-term sum linear: each level asks again about those below."""
-    if memo is not None and id(e) in memo:
-        return memo[id(e)][1]
-    result = False
-    if isinstance(e, ast.IntLit | ast.FloatLit):
-        result = True
-    elif isinstance(e, ast.Unary):
-        result = flexible(e.operand, memo)
-    elif isinstance(e, ast.Binary) and e.op in ("<<", ">>"):
-        result = flexible(e.left, memo) and _plain(e.right)
-    elif isinstance(e, ast.Binary) and e.op not in COMPARE and e.op not in ("&&", "||"):
-        result = flexible(e.left, memo) and flexible(e.right, memo)
-    if memo is not None:
-        memo[id(e)] = (e, result)
-    return result
-
-
-def _plain(e: ast.Expr) -> bool:
-    """True for an expression without awaits, calls or async blocks."""
-    if isinstance(e, ast.IntLit | ast.FloatLit | ast.BoolLit | ast.Name):
-        return True
-    if isinstance(e, ast.Unary):
-        return _plain(e.operand)
-    if isinstance(e, ast.Binary):
-        return _plain(e.left) and _plain(e.right)
-    if isinstance(e, ast.Cast):
-        return _plain(e.expr)
-    if isinstance(e, ast.Index):
-        return all(_plain(ix) for ix in e.indices)
-    return False
 
 
 def _mismatch(want: ir.Ty, got: ir.Ty, span: ast.Span) -> TypeMismatchError:

@@ -21,7 +21,8 @@ from gasync.planner.errors import (
     TypeMismatchError,
     UnknownNameError,
 )
-from gasync.planner.exprs import ExprChecker, FnState, flexible, is_numeric
+from gasync.planner.exprs import ExprChecker, FnState, is_numeric
+from gasync.planner.literals import flexible
 from gasync.planner.symbols import Symbols
 from gasync.planner.walk import always_returns, stmts_in
 

@@ -156,7 +156,7 @@ class Symbols:
 
     def positive(self, e: ast.Expr, what: str) -> int:
         """A size: a literal one is an i64 (as Rust's usize), so ``f32[1 << 40]`` is 2^40."""
-        from gasync.planner.exprs import flexible
+        from gasync.planner.literals import flexible
 
         lit = self.const_value(e, "i64" if flexible(e) else None)
         if lit.ty not in ir.INTS:

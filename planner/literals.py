@@ -1,0 +1,46 @@
+"""Whether a literal's type is left to its context (``let n: i64 = 5``, ``x + 1``)."""
+
+from __future__ import annotations
+
+from gasync.dsl import ast
+
+COMPARE = ("==", "!=", "<", ">", "<=", ">=")
+
+
+def flexible(e: ast.Expr, memo: dict[int, tuple[ast.Expr, bool]] | None = None) -> bool:
+    """True for expressions whose type the context decides: literals, operators over
+    them, and a shift of one (a shift has its left operand's type, as in Rust, so
+    in ``(1 << k) - n`` the 1 takes n's type). A shift counts only when its amount
+    cannot suspend or call, as the other operand of a pair is typed first.
+
+    ``memo`` (by node identity; it holds each node, so no id is reused) keeps a long
+    chain such as a 1,000-term sum linear: each level asks again about those below."""
+    if memo is not None and id(e) in memo:
+        return memo[id(e)][1]
+    result = False
+    if isinstance(e, ast.IntLit | ast.FloatLit):
+        result = True
+    elif isinstance(e, ast.Unary):
+        result = flexible(e.operand, memo)
+    elif isinstance(e, ast.Binary) and e.op in ("<<", ">>"):
+        result = flexible(e.left, memo) and _plain(e.right)
+    elif isinstance(e, ast.Binary) and e.op not in COMPARE and e.op not in ("&&", "||"):
+        result = flexible(e.left, memo) and flexible(e.right, memo)
+    if memo is not None:
+        memo[id(e)] = (e, result)
+    return result
+
+
+def _plain(e: ast.Expr) -> bool:
+    """True for an expression without awaits, calls or async blocks."""
+    if isinstance(e, ast.IntLit | ast.FloatLit | ast.BoolLit | ast.Name):
+        return True
+    if isinstance(e, ast.Unary):
+        return _plain(e.operand)
+    if isinstance(e, ast.Binary):
+        return _plain(e.left) and _plain(e.right)
+    if isinstance(e, ast.Cast):
+        return _plain(e.expr)
+    if isinstance(e, ast.Index):
+        return all(_plain(ix) for ix in e.indices)
+    return False
