@@ -12,6 +12,7 @@ from gasync.runtime.options import Result
 
 STATS = (
     "backend", "executor", "executors", "tasks", "instances", "polls", "wakes", "frame_bytes", "compile_s", "kernel_ms",
+    "device_ms",
 )  # fmt: skip
 
 

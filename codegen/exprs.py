@@ -15,6 +15,9 @@ from collections.abc import Callable
 
 from gasync.planner import ir
 
+# a `.gasync` atomic's operation -> the devicelib function that does it (runtime/order.py)
+RMW_OF = {"add": "add", "sub": "sub", "max": "amax", "min": "amin"}
+
 NP = {
     "bool": "boolean",
     "i32": "int32",
@@ -113,15 +116,15 @@ class ExprRenderer:
             store = "float_store" if ty in ir.FLOATS else "atomic_store"
             return f"dl.{store}({arr}, {args[0]})"
         if e.op == "cas":
-            value = f"cuda.atomic.cas({arr}, 0, {args[0]}, {args[1]})"
+            value = f"dl.cas({arr}, 0, {args[0]}, {args[1]})"
             return f"({value} != 0)" if ty == "bool" else value
         op = e.op.removeprefix("fetch_")
-        return f"cuda.atomic.{op}({arr}, 0, {args[0]})"
+        return f"dl.{RMW_OF[op]}({arr}, 0, {args[0]})"
 
     def _buf_atomic(self, e: ir.BufAtomic) -> str:
         idx = self.index(e.index)
         where = f"({idx})" if len(e.index) > 1 else idx
-        return f"cuda.atomic.{e.op}(B_{e.buf}, {where}, {NP[str(e.ty)]}({self(e.value)}))"
+        return f"dl.{RMW_OF[e.op]}(B_{e.buf}, {where}, {NP[str(e.ty)]}({self(e.value)}))"
 
     def _signal(self, e: ir.SignalOp) -> str:
         if e.op == "is_set":

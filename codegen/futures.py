@@ -130,7 +130,7 @@ class FutureRenderer:
         return [
             f"{rdy} = dl.signal_is_set(SIG, {k})",
             f"if not {rdy}:",
-            f"    dsync.register({WAIT_ARGS}, {k}, inst)",
+            f"    dsync.register({WAIT_ARGS}, {k}, inst, CTL)",
             f"    {rdy} = dl.signal_is_set(SIG, {k})",
         ]
 
@@ -144,7 +144,7 @@ class FutureRenderer:
         return [
             f"{rdy} = dsync.chan_closed(CHCLOSED, CH_{c})",
             f"if {rdy}:",
-            "    cuda.atomic.add(CTL, dsync.CTL_CLOSED_SENDS, int64(1))  # the value is dropped",
+            "    dl.add(CTL, dsync.CTL_CLOSED_SENDS, int64(1))  # the value is dropped",
             "else:",
             f"    {rdy} = {send}",
             f"    if not {rdy}:",

@@ -74,12 +74,12 @@ def completion(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
             continue
         end = t.first_instance + t.count
         out.append(f"    if {t.first_instance} <= inst < {end}:  # task {t.name}")
-        # release: this instance's writes before its successors start (a task with no
-        # successor needs no fence: the kernel's end publishes its writes to the host)
-        out.append("        cuda.threadfence()")
+        # acquire-release: the last predecessor's decrement carries every predecessor's
+        # writes to claim's acquire of PRED (a task with no successor needs none: the
+        # kernel's end publishes its writes to the host)
         for s in succs:
-            out.append(f"        if cuda.atomic.sub(PRED, {s.index}, int64(1)) == 1:  # {s.name} may start")
-            out.append(f"            cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64({index[s.name].count}))")
+            out.append(f"        if dl.add_acq_rel(PRED, {s.index}, int64(-1)) == 1:  # {s.name} may start")
+            out.append(f"            dl.add(CTL, dl.CTL_INFLIGHT, int64({index[s.name].count}))")
     out.append("    return  # the executor counts finished instances in batches (flush_done)")
     return out
 
@@ -95,11 +95,11 @@ def claim(tasks: tuple[TaskDef, ...], unpack: str) -> list[str]:
     for t in tasks:
         if t.count == 0:
             continue
-        out.append(f"    if dl.ld(CURSOR, {t.index}) < {t.count} and dl.ld(PRED, {t.index}) == 0:")
+        # the acquire of PRED pairs with complete's decrements: the predecessors' writes
+        out.append(f"    if dl.ld(CURSOR, {t.index}) < {t.count} and dl.ld_acquire(PRED, {t.index}) == 0:")
         out.append(f"        n = {chunk_of(t)}")
-        out.append(f"        lo = cuda.atomic.add(CURSOR, {t.index}, n)")
+        out.append(f"        lo = dl.add(CURSOR, {t.index}, n)")
         out.append(f"        if lo < {t.count}:")
-        out.append("            cuda.threadfence()")
         out.append(f"            return {t.first_instance} + lo, {t.first_instance} + min(lo + n, {t.count}), int64(1)")
     left = " or ".join(f"dl.ld(CURSOR, {t.index}) < {t.count}" for t in tasks if t.count) or "False"
     out.append(f"    return int64(0), int64(0), int64(1) if {left} else int64(0)")
@@ -109,26 +109,27 @@ def claim(tasks: tuple[TaskDef, ...], unpack: str) -> list[str]:
 EXECUTOR = """
 @cuda.jit(device=True)
 def executor(w, G, timeout_ns):
-    # Lane 0's scheduler. It returns to the kernel's loop (which runs CMD[w, 1] on all 32
+    # Lane 0's scheduler. It returns to the kernel's loop (which runs CMD[w, COMMAND] on all 32
     # lanes) when a poll forks a parallel loop, when it takes a bulk chunk, and at the end;
     # its own variables wait in EXS[w] meanwhile.
     {unpack}
-    lo = EXS[w, 0]
-    hi = EXS[w, 1]
-    polls = EXS[w, 2]
-    idle = EXS[w, 3]
-    start = EXS[w, 4]
-    resume = EXS[w, 5]
-    done = EXS[w, 6]
-    backoff = EXS[w, 7]
-    fresh = EXS[w, 8]  # 0 once every task's instances have all been claimed: stop asking
+    lo = EXS[w, dl.EXS_LO]
+    hi = EXS[w, dl.EXS_HI]
+    polls = EXS[w, dl.EXS_POLLS]
+    idle = EXS[w, dl.EXS_IDLE]
+    start = EXS[w, dl.EXS_START]
+    resume = EXS[w, dl.EXS_RESUME]
+    done = EXS[w, dl.EXS_DONE]
+    backoff = EXS[w, dl.EXS_BACKOFF]
+    fresh = EXS[w, dl.EXS_FRESH]  # 0 once every task's instances have all been claimed: stop asking
+    epoch = EXS[w, dl.EXS_EPOCH]  # the job epoch whose slots it last scanned in vain
     if start == 0:
         start = dl.now_ns()
         if timeout_ns > 0:
-            cuda.atomic.cas(CTL, dl.CTL_DEADLINE, int64(0), start + timeout_ns)
-    if CMD[w, 3] >= 0:
-        bulk_chunk_done(w, CMD[w, 3], G)
-        CMD[w, 3] = -1
+            dl.cas(CTL, dl.CTL_DEADLINE, int64(0), start + timeout_ns)
+    if CMD[w, dl.CMD_JOB] >= 0:
+        bulk_chunk_done(w, CMD[w, dl.CMD_JOB], G)
+        CMD[w, dl.CMD_JOB] = -1
     command = dl.CMD_EXIT
     while True:
         inst = int64(-1)
@@ -147,10 +148,15 @@ def executor(w, G, timeout_ns):
                 if inst < 0 and done > 0:
                     done = flush_done(done, G)
                 if inst < 0 and HAS_BULK:
-                    gid = bulk_claim(w, G)
-                    if gid > 0:
-                        command = gid
-                        break
+                    # one word to look at; the slots only when a job was posted since the
+                    # last scan that found nothing (the acquire pairs with bulk_post's release)
+                    now_epoch = dl.ld_acquire(CTL, dsync.CTL_JOB_EPOCH)
+                    if now_epoch != epoch:
+                        gid = bulk_claim(w, G)
+                        if gid > 0:
+                            command = gid
+                            break
+                        epoch = now_epoch
         if inst >= 0:
             ST[inst] = dl.RUNNING
             backoff = 32
@@ -158,10 +164,10 @@ def executor(w, G, timeout_ns):
             r = poll_instance(inst, w, G)
             if r == {fork}:
                 resume = inst
-                command = CMD[w, 1]
+                command = CMD[w, dl.CMD_COMMAND]
                 break
             if r == {abort}:
-                cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
+                dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
                 break
             if r == {ready}:
                 ST[inst] = dl.DONE
@@ -187,7 +193,7 @@ def executor(w, G, timeout_ns):
             if dl.ld(CTL, dl.CTL_EXIT) != 0:
                 break
             if dl.ld(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
-                cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_OK))
+                dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_OK))
                 break
             if dl.past_deadline(CTL, start, timeout_ns):
                 break
@@ -195,9 +201,9 @@ def executor(w, G, timeout_ns):
                 # nothing ready, running or asleep, no host signal to come, yet instances left:
                 # nothing can ever wake them. In flight is read again after the host signals,
                 # as one that arrived meanwhile counts in it until its waiters are woken.
-                cuda.threadfence()
+                cuda.threadfence()  # a full fence, off the hot path: the two reads of in flight stay apart
                 if dl.ld(CTL, dl.CTL_INFLIGHT) == 0 and dl.ld(CTL, dl.CTL_DONE) < TOTAL_INSTANCES:
-                    cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_DEADLOCK))
+                    dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_DEADLOCK))
                     break
         dl.pause(backoff)
         if backoff < IDLE_BACKOFF_MAX:
@@ -205,27 +211,28 @@ def executor(w, G, timeout_ns):
     if command == dl.CMD_EXIT:
         flush_done(done, G)
         done = 0
-        STATS[w, 0] = polls
-        STATS[w, 1] = idle
-        STATS[w, 2] = dl.now_ns() - start
-    CMD[w, 1] = command
-    EXS[w, 0] = lo
-    EXS[w, 1] = hi
-    EXS[w, 2] = polls
-    EXS[w, 3] = idle
-    EXS[w, 4] = start
-    EXS[w, 5] = resume
-    EXS[w, 6] = done
-    EXS[w, 7] = backoff
-    EXS[w, 8] = fresh
+        STATS[w, dl.STAT_POLLS] = polls
+        STATS[w, dl.STAT_IDLE] = idle
+        STATS[w, dl.STAT_ELAPSED_NS] = dl.now_ns() - start
+    CMD[w, dl.CMD_COMMAND] = command
+    EXS[w, dl.EXS_LO] = lo
+    EXS[w, dl.EXS_HI] = hi
+    EXS[w, dl.EXS_POLLS] = polls
+    EXS[w, dl.EXS_IDLE] = idle
+    EXS[w, dl.EXS_START] = start
+    EXS[w, dl.EXS_RESUME] = resume
+    EXS[w, dl.EXS_DONE] = done
+    EXS[w, dl.EXS_BACKOFF] = backoff
+    EXS[w, dl.EXS_FRESH] = fresh
+    EXS[w, dl.EXS_EPOCH] = epoch
 
 
 @cuda.jit(device=True)
 def flush_done(done, G):
     # finished instances are counted in batches: one atomic per batch, not per instance
     {unpack}
-    cuda.atomic.add(CTL, dl.CTL_DONE, done)
-    cuda.atomic.add(CTL, dl.CTL_INFLIGHT, -done)
+    dl.add(CTL, dl.CTL_DONE, done)
+    dl.add(CTL, dl.CTL_INFLIGHT, -done)
     return int64(0)
 
 
@@ -234,31 +241,32 @@ def bulk_claim(w, G):
     # take one chunk of a posted bulk job for this warp: returns its loop id, or 0
     {unpack}
     for s in range(JOBSLOTS.shape[0]):
-        j = dl.ld(JOBSLOTS, s)
+        j = dl.ld_acquire(JOBSLOTS, s)  # pairs with bulk_post's release: the job's fields and arguments
         if j >= 0:
-            c = cuda.atomic.add(JOB, (j, 5), int64(1))
-            cuda.threadfence()  # the job's fields were written on another SM: no stale L1 lines
-            if c < dl.ld(JOB, (j, 4)):
-                chunk = dl.ld(JOB, (j, 3))
-                lo = dl.ld(JOB, (j, 1)) + c * chunk
+            c = dl.add(JOB, (j, dsync.JOB_NEXT), int64(1))
+            if c < dl.ld(JOB, (j, dsync.JOB_CHUNKS)):
+                chunk = dl.ld(JOB, (j, dsync.JOB_CHUNK))
+                lo = dl.ld(JOB, (j, dsync.JOB_LO)) + c * chunk
                 PARGS_I[w, 0] = lo
-                PARGS_I[w, 1] = min(lo + chunk, dl.ld(JOB, (j, 2)))
-                CMD[w, 3] = j
-                return dl.ld(JOB, (j, 0))
+                PARGS_I[w, 1] = min(lo + chunk, dl.ld(JOB, (j, dsync.JOB_HI)))
+                CMD[w, dl.CMD_JOB] = j
+                return dl.ld(JOB, (j, dsync.JOB_LOOP))
     return int64(0)
 
 
 @cuda.jit(device=True)
 def bulk_chunk_done(w, j, G):
-    # after the warp ran a chunk of job j: the last chunk wakes the waiting task
+    # after the warp ran a chunk of job j: the last chunk wakes the waiting task. The
+    # lanes met at warp_sync after their stores, so lane 0's acquire-release add carries
+    # them; the last chunk's add acquires every other chunk's, and the wake releases them
+    # all to the parent's next poll.
     {unpack}
-    cuda.threadfence()
-    if cuda.atomic.add(JOB, (j, 6), int64(1)) == dl.ld(JOB, (j, 4)) - 1:
+    if dl.add_acq_rel(JOB, (j, dsync.JOB_DONE), int64(1)) == dl.ld(JOB, (j, dsync.JOB_CHUNKS)) - 1:
         for s in range(JOBSLOTS.shape[0]):
-            cuda.atomic.cas(JOBSLOTS, s, j, int64(-1))
-        parent = dl.ld(JOB, (j, 7))
+            dl.cas(JOBSLOTS, s, j, int64(-1))
+        parent = dl.ld(JOB, (j, dsync.JOB_PARENT))
         {wake_parent}
-        cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64(-1))
+        dl.add(CTL, dl.CTL_INFLIGHT, int64(-1))
 
 
 @cuda.jit(device=True)
@@ -266,17 +274,17 @@ def spin_executor(w, G, timeout_ns, executors):
     # The naive baseline: poll every unfinished instance of mine (w, w + E, ...) in turn,
     # woken or not; between sweeps, run bulk chunks, timers and host signals.
     {unpack}
-    inst = EXS[w, 0]
-    polls = EXS[w, 2]
-    start = EXS[w, 4]
+    inst = EXS[w, dl.EXS_LO]
+    polls = EXS[w, dl.EXS_POLLS]
+    start = EXS[w, dl.EXS_START]
     if start == 0:
         start = dl.now_ns()
         inst = w
         if timeout_ns > 0:
-            cuda.atomic.cas(CTL, dl.CTL_DEADLINE, int64(0), start + timeout_ns)
-    if CMD[w, 3] >= 0:
-        bulk_chunk_done(w, CMD[w, 3], G)
-        CMD[w, 3] = -1
+            dl.cas(CTL, dl.CTL_DEADLINE, int64(0), start + timeout_ns)
+    if CMD[w, dl.CMD_JOB] >= 0:
+        bulk_chunk_done(w, CMD[w, dl.CMD_JOB], G)
+        CMD[w, dl.CMD_JOB] = -1
     command = dl.CMD_EXIT
     while dl.ld(CTL, dl.CTL_DONE) < TOTAL_INSTANCES and dl.ld(CTL, dl.CTL_EXIT) == 0:
         if inst >= TOTAL_INSTANCES:
@@ -291,15 +299,15 @@ def spin_executor(w, G, timeout_ns, executors):
             if inst >= TOTAL_INSTANCES:  # more warps than instances: this one has none
                 dl.pause(256)
                 continue
-        if ST[inst] != dl.DONE and dl.ld(PRED, task_of(inst)) == 0:
-            cuda.threadfence()  # acquire: the predecessors' writes, made on other SMs
+        # the acquire pairs with complete's decrements: the predecessors' writes
+        if ST[inst] != dl.DONE and dl.ld_acquire(PRED, task_of(inst)) == 0:
             polls += 1
             r = poll_instance(inst, w, G)
             if r == {fork}:
-                command = CMD[w, 1]
+                command = CMD[w, dl.CMD_COMMAND]
                 break
             if r == {abort}:
-                cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
+                dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
                 break
             if r == {ready}:
                 ST[inst] = dl.DONE
@@ -308,13 +316,13 @@ def spin_executor(w, G, timeout_ns, executors):
         inst += executors
     if command == dl.CMD_EXIT:
         if dl.ld(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
-            cuda.atomic.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_OK))
-        STATS[w, 0] = polls
-        STATS[w, 2] = dl.now_ns() - start
-    CMD[w, 1] = command
-    EXS[w, 0] = inst
-    EXS[w, 2] = polls
-    EXS[w, 4] = start
+            dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_OK))
+        STATS[w, dl.STAT_POLLS] = polls
+        STATS[w, dl.STAT_ELAPSED_NS] = dl.now_ns() - start
+    CMD[w, dl.CMD_COMMAND] = command
+    EXS[w, dl.EXS_LO] = inst
+    EXS[w, dl.EXS_POLLS] = polls
+    EXS[w, dl.EXS_START] = start
 
 
 @cuda.jit(cache=True)
@@ -333,7 +341,7 @@ def gasync_kernel(G, timeout_ns, mode):
             else:
                 spin_executor(w, G, timeout_ns, executors)
         dl.warp_sync(CMD, w)
-        command = CMD[w, 1]
+        command = CMD[w, dl.CMD_COMMAND]
         if command == dl.CMD_EXIT:
             return
         run_parallel(command, w, lane, G)
@@ -347,7 +355,9 @@ def run_parallel(shared: Shared) -> list[str]:
     for loop in shared.parallel:
         out.append(f"    if command == {loop.gid}:")
         if loop.bulk:
-            out.append(f"        par_{loop.gid}(w, lane, JOBARGS_I[CMD[w, 3]], JOBARGS_F[CMD[w, 3]], G)")
+            out.append(
+                f"        par_{loop.gid}(w, lane, JOBARGS_I[CMD[w, dl.CMD_JOB]], JOBARGS_F[CMD[w, dl.CMD_JOB]], G)"
+            )
         else:
             out.append(f"        par_{loop.gid}(w, lane, PARGS_I[w], PARGS_F[w], G)")
     out.append("    return")
@@ -368,8 +378,7 @@ def services(shared: Shared) -> list[str]:
     out += ["    if dsync.set_signal(SIG, k):", "        " + shared.wake_all("k", "waker")]
     out += ["", "", "@cuda.jit(device=True)", "def chan_close(c, w, waker, G):", f"    {u}"]
     out += [
-        "    cuda.threadfence()  # release: what was sent before the close",
-        "    cuda.atomic.exch(CHCLOSED, c, int32(1))",
+        "    dl.exch_release(CHCLOSED, c, int32(1))  # what was sent before: pairs with chan_closed's acquire",
     ]
     out += [
         "    " + shared.wake_all("N_SIGNALS + 2 * c", "waker"),
@@ -388,10 +397,9 @@ def services(shared: Shared) -> list[str]:
         out.append(f"    if {arrived} and not dl.signal_is_set(SIG, {k}):")
         out.append("        # in flight while it is delivered, so the deadlock check never sees it arrived")
         out.append("        # and its waiters not yet woken")
-        out.append("        cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64(1))")
-        out.append("        cuda.threadfence()")
+        out.append("        dl.add(CTL, dl.CTL_INFLIGHT, int64(1))  # (set_signal's release orders it first)")
         out.append(f"        signal_set({k}, w, int64(-1), G)")
-        out.append("        cuda.atomic.add(CTL, dl.CTL_INFLIGHT, int64(-1))")
+        out.append("        dl.add(CTL, dl.CTL_INFLIGHT, int64(-1))")
     if shared.has_sleep:
         args = "ST, QSEQ, QDATA, QHT, CTL, QMASK, SSEQ, SDATA, SHT, SMASK, UNTIL, 4"
         if shared.trace:

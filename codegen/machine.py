@@ -109,7 +109,7 @@ class Shared:
         """``inst`` joins the line of channel ``c``'s senders or receivers; ``flag`` (a
         frame word of the future, 0 when it starts) remembers that it did."""
         marked = [f"{flag} = 1"] if self.wake_one_ok else []
-        return [*marked, f"dsync.register({WAIT_ARGS}, RES_{side}_{c}, inst)"]
+        return [*marked, f"dsync.register({WAIT_ARGS}, RES_{side}_{c}, inst, CTL)"]
 
     def chan_done(self, side: str, c: str, flag: str) -> list[str]:
         """After ``inst``'s send or receive on channel ``c`` completed (or lost a select):

@@ -237,7 +237,7 @@ class PollEmitter(BlockEmitter, FutureRenderer):
         )
         self.add([f"PARGS_I[w, 0] = int64({self.r(s.start)})", f"PARGS_I[w, 1] = int64({self.r(s.stop)})"])
         self.add(self.pack_args(loop, "PARGS_I[w", "PARGS_F[w"))
-        self.add([f"CMD[w, 1] = {loop.gid}"])
+        self.add([f"CMD[w, dl.CMD_COMMAND] = {loop.gid}"])
         self.cur += self.suspend(after, IND, FORK)
         self.start(after)
 
@@ -256,9 +256,9 @@ class PollEmitter(BlockEmitter, FutureRenderer):
                 "    # every job slot is taken: this warp runs the whole range itself",
                 "    PARGS_I[w, 0] = lo",
                 "    PARGS_I[w, 1] = hi",
-                f"    CMD[w, 3] = {job}",
-                f"    CMD[w, 1] = {loop.gid}",
-                f"    JOB[{job}, 6] = JOB[{job}, 4]",
+                f"    CMD[w, dl.CMD_JOB] = {job}",
+                f"    CMD[w, dl.CMD_COMMAND] = {loop.gid}",
+                f"    JOB[{job}, dsync.JOB_DONE] = JOB[{job}, dsync.JOB_CHUNKS]",
             ]
         )
         self.cur += self.suspend(label, IND + "    ", FORK)

@@ -9,12 +9,12 @@ by the process before Numba is imported) these are Python functions: the
 clock is ``perf_counter_ns`` and a pause is ``time.sleep``, which also gives
 the other simulated threads the GIL.
 
-The run queue is a bounded multi-producer multi-consumer ring with one
-sequence number per slot (Vyukov's design): a slot is free for the producer
-holding ticket ``t`` when its sequence is ``t``, and full for the consumer
-with ticket ``t`` when it is ``t + 1``. Each task instance is in the queue at
-most once (its scheduling state says so), so a ring as large as the number of
-instances never fills.
+Memory orders and every read-modify-write go through runtime/order.py (one
+lock for all of them in the simulator); the words and their protocols are named
+in runtime/state.py. The run queue is a bounded multi-producer multi-consumer
+ring (state.py describes it). Each task instance is in the queue at most once
+(its scheduling state says so), so a ring as large as the number of instances
+never fills; if it did, the run stops with its own exit code.
 """
 
 from __future__ import annotations
@@ -23,27 +23,62 @@ import time
 
 from numba import config, cuda, float64, int32, int64, uint64
 
+from gasync.runtime.order import (  # noqa: F401  (the generated code calls these through dl)
+    add,
+    add_acq_rel,
+    amax,
+    amin,
+    cas,
+    cas_acq_rel,
+    cas_release,
+    exch,
+    exch_release,
+    ld_acquire,
+    ld_relaxed,
+    st_release,
+    sub,
+)
+from gasync.runtime.state import (  # noqa: F401  (the generated code reads these through dl)
+    CMD_COMMAND,
+    CMD_EXIT,
+    CMD_JOB,
+    CTL_DEADLINE,
+    CTL_DETAIL,
+    CTL_DONE,
+    CTL_EXECUTORS,
+    CTL_EXIT,
+    CTL_INFLIGHT,
+    DONE,
+    EXIT_DEADLOCK,
+    EXIT_OK,
+    EXIT_QUEUE_FULL,
+    EXIT_TIMEOUT,
+    EXS_BACKOFF,
+    EXS_DONE,
+    EXS_EPOCH,
+    EXS_FRESH,
+    EXS_HI,
+    EXS_IDLE,
+    EXS_LO,
+    EXS_POLLS,
+    EXS_RESUME,
+    EXS_START,
+    HEAD,
+    IDLE,
+    NOTIFIED,
+    QUEUED,
+    RUNNING,
+    STAT_ELAPSED_NS,
+    STAT_IDLE,
+    STAT_POLLS,
+    TAIL,
+)
+
 SIM = bool(config.ENABLE_CUDASIM)
-
-# Scheduling states of a task instance (ST array).
-IDLE = 0
-QUEUED = 1
-RUNNING = 2
-NOTIFIED = 3
-DONE = 4
-
-# CTL words.
-CTL_DONE = 0  # instances finished
-CTL_EXIT = 1  # 0 running, else an EXIT_* code
-CTL_INFLIGHT = 2  # instances ready, running or asleep, and posted bulk jobs
-CTL_DETAIL = 3  # an instance id or other detail for the exit code
-CTL_DEADLINE = 4  # device time after which every executor stops (0: none)
-# CTL word 5 is unused (it counted sleepers, now in CTL_INFLIGHT)
-CTL_EXECUTORS = 6  # set by the host: the number of executors (warps) of the launch
-
-EXIT_OK = 1
-EXIT_TIMEOUT = 2
-EXIT_DEADLOCK = 4
+# how long a push waits for a slot of a full ring before it reports the ring full (a slot
+# is busy only while a consumer is between its take and its release: nanoseconds on the
+# GPU, but a simulated thread can wait a long time for the GIL there)
+FULL_NS = 2_000_000_000 if SIM else 100_000_000
 
 if SIM:
 
@@ -62,7 +97,6 @@ if SIM:
 else:
     from llvmlite import ir as llvm_ir
     from numba import types
-    from numba.cuda import cgutils
     from numba.cuda.extending import intrinsic
 
     @intrinsic
@@ -84,44 +118,23 @@ else:
     def pause(ns: int) -> None:
         cuda.nanosleep(uint64(ns))
 
-    @intrinsic
-    def _ld_relaxed_gpu(typingctx, arr, idx):  # type: ignore[no-untyped-def]
-        sig = arr.dtype(arr, idx)
-
-        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            aryty, idxty = signature.args
-            ary = context.make_array(aryty)(context, builder, args[0])
-            if isinstance(idxty, types.BaseTuple):
-                parts = cgutils.unpack_tuple(builder, args[1], count=len(idxty))
-                inds = [context.cast(builder, v, t, types.intp) for v, t in zip(parts, idxty, strict=True)]
-            else:
-                inds = [context.cast(builder, args[1], idxty, types.intp)]
-            ptr = cgutils.get_item_pointer(context, builder, aryty, ary, inds, wraparound=False)
-            bits = aryty.dtype.bitwidth
-            fty = llvm_ir.FunctionType(llvm_ir.IntType(bits), [ptr.type])
-            out = "=r" if bits == 32 else "=l"
-            asm = llvm_ir.InlineAsm(fty, f"ld.relaxed.gpu.global.b{bits} $0, [$1];", f"{out},l", side_effect=True)
-            return builder.call(asm, [ptr])
-
-        return sig, codegen
-
     @cuda.jit(device=True, inline=True)
     def ld(arr, i):  # type: ignore[no-untyped-def]
         """Read an integer word that other SMs write: a relaxed load at GPU scope, served
         by L2 (never a stale L1 line) and never hoisted out of a loop, without taking an
         atomic unit's turn as an atomic add of zero did."""
-        return _ld_relaxed_gpu(arr, i)
+        return ld_relaxed(arr, i)
 
 
 @cuda.jit(device=True, inline=True)
 def atomic_load(arr):  # type: ignore[no-untyped-def]
     """Read word 0 of ``arr`` with an atomic, so the read stays in spin loops."""
-    return cuda.atomic.add(arr, 0, arr.dtype.type(0)) if SIM else cuda.atomic.add(arr, 0, 0)
+    return add(arr, 0, arr.dtype.type(0)) if SIM else cuda.atomic.add(arr, 0, 0)
 
 
 @cuda.jit(device=True, inline=True)
 def atomic_store(arr, value):  # type: ignore[no-untyped-def]
-    cuda.atomic.exch(arr, 0, value)
+    exch(arr, 0, value)
 
 
 @cuda.jit(device=True, inline=True)
@@ -135,7 +148,7 @@ def float_store(arr, value):  # type: ignore[no-untyped-def]
 def past_deadline(ctl, start, timeout_ns):  # type: ignore[no-untyped-def]
     """True (and the run's exit code set to TIMEOUT) once ``timeout_ns`` has passed since ``start``."""
     if timeout_ns > 0 and now_ns() - start > timeout_ns:
-        cuda.atomic.cas(ctl, CTL_EXIT, int64(0), int64(EXIT_TIMEOUT))
+        cas(ctl, CTL_EXIT, int64(0), int64(EXIT_TIMEOUT))
         return True
     return False
 
@@ -198,32 +211,42 @@ def fdiv(a, b):  # type: ignore[no-untyped-def]
 
 @cuda.jit(device=True, inline=True)
 def signal_is_set(sig, k):  # type: ignore[no-untyped-def]
-    """Read signal ``k``; when set, what its setter wrote before is visible (acquire)."""
-    s = ld(sig, k) != 0
-    if s:
-        cuda.threadfence()
-    return s
+    """Read signal ``k``; when set, what its setter wrote before is visible.
+
+    The acquire pairs with ``set_signal``'s release exchange."""
+    return ld_acquire(sig, k) != 0
 
 
 # ---- the run queue ----------------------------------------------------------
+# (state.py: the ring's protocol and the pairing of each acquire and release)
 
 
 @cuda.jit(device=True)
-def queue_push(qseq, qdata, qht, mask, value):  # type: ignore[no-untyped-def]
-    """Append ``value``; returns False only if the ring is full (a gasync bug)."""
-    spins = 0
+def fail(ctl, code, detail):  # type: ignore[no-untyped-def]
+    """Stop the run with exit ``code`` about ``detail`` (the first failure wins)."""
+    if cas(ctl, CTL_EXIT, int64(0), int64(code)) == 0:
+        ctl[CTL_DETAIL] = detail
+
+
+@cuda.jit(device=True)
+def queue_push(qseq, qdata, qht, mask, value, ctl, code):  # type: ignore[no-untyped-def]
+    """Append ``value``. A full ring is a gasync bug: after ``FULL_NS`` of waiting for a
+    slot it stops the run with exit ``code`` naming ``value``, and returns False."""
+    since = int64(0)
     while True:
-        pos = ld(qht, 1)
-        seq = ld(qseq, pos & mask)
+        pos = ld(qht, TAIL)
+        seq = ld_acquire(qseq, pos & mask)  # pairs with the consumer's release of the slot
         if seq == pos:
-            if cuda.atomic.cas(qht, 1, pos, pos + 1) == pos:
+            if cas(qht, TAIL, pos, pos + 1) == pos:
                 qdata[pos & mask] = value
-                cuda.threadfence()
-                cuda.atomic.exch(qseq, pos & mask, pos + 1)
+                st_release(qseq, pos & mask, pos + 1)  # pairs with the consumer's acquire of seq
                 return True
         elif seq < pos:
-            spins += 1
-            if spins > 1_000_000:
+            t = now_ns()
+            if since == 0:
+                since = t
+            elif t - since > FULL_NS:
+                fail(ctl, code, int64(value))
                 return False
             pause(64)
 
@@ -238,15 +261,14 @@ def queue_pop(qseq, qdata, qht, mask):  # type: ignore[no-untyped-def]
 def queue_pop_before(qseq, qdata, qht, mask, limit):  # type: ignore[no-untyped-def]
     """Take the oldest value if it was pushed before ticket ``limit``, else -1."""
     while True:
-        pos = ld(qht, 0)
+        pos = ld(qht, HEAD)
         if pos >= limit:
             return int32(-1)
-        seq = ld(qseq, pos & mask)
+        seq = ld_acquire(qseq, pos & mask)  # pairs with the producer's release of seq
         if seq == pos + 1:
-            if cuda.atomic.cas(qht, 0, pos, pos + 1) == pos:
-                cuda.threadfence()
-                value = ld(qdata, pos & mask)  # through L2: no stale L1 line
-                cuda.atomic.exch(qseq, pos & mask, pos + mask + 1)
+            if cas(qht, HEAD, pos, pos + 1) == pos:
+                value = ld(qdata, pos & mask)
+                st_release(qseq, pos & mask, pos + mask + 1)  # frees the slot: the next producer acquires it
                 return value
         elif seq < pos + 1:
             return int32(-1)
@@ -258,12 +280,13 @@ def wake(st, qseq, qdata, qht, ctl, mask, inst):  # type: ignore[no-untyped-def]
     while True:
         s = ld(st, inst)
         if s == IDLE:
-            if cuda.atomic.cas(st, inst, int32(IDLE), int32(QUEUED)) == IDLE:
-                cuda.atomic.add(ctl, CTL_INFLIGHT, int64(1))
-                queue_push(qseq, qdata, qht, mask, inst)
+            # acquires the poller's release of IDLE (its frame); the push releases it onwards
+            if cas_acq_rel(st, inst, int32(IDLE), int32(QUEUED)) == IDLE:
+                add(ctl, CTL_INFLIGHT, int64(1))
+                queue_push(qseq, qdata, qht, mask, inst, ctl, EXIT_QUEUE_FULL)
                 return
         elif s == RUNNING:
-            if cuda.atomic.cas(st, inst, int32(RUNNING), int32(NOTIFIED)) == RUNNING:
+            if cas(st, inst, int32(RUNNING), int32(NOTIFIED)) == RUNNING:
                 return
         else:
             return
@@ -272,11 +295,12 @@ def wake(st, qseq, qdata, qht, ctl, mask, inst):  # type: ignore[no-untyped-def]
 @cuda.jit(device=True)
 def after_poll(st, qseq, qdata, qht, ctl, mask, inst):  # type: ignore[no-untyped-def]
     """After a PENDING poll: idle the instance, or requeue it if it was woken meanwhile."""
-    if cuda.atomic.cas(st, inst, int32(RUNNING), int32(IDLE)) == RUNNING:
-        cuda.atomic.add(ctl, CTL_INFLIGHT, int64(-1))
+    # releases the poll's frame stores to the waker's acquiring cas in wake
+    if cas_release(st, inst, int32(RUNNING), int32(IDLE)) == RUNNING:
+        add(ctl, CTL_INFLIGHT, int64(-1))
         return
     st[inst] = QUEUED
-    queue_push(qseq, qdata, qht, mask, inst)
+    queue_push(qseq, qdata, qht, mask, inst, ctl, EXIT_QUEUE_FULL)
 
 
 # ---- the warp's lanes meet --------------------------------------------------
@@ -286,7 +310,6 @@ def after_poll(st, qseq, qdata, qht, ctl, mask, inst):  # type: ignore[no-untype
 # issue slots; the simulator has no __syncwarp, so its version is a barrier of
 # the warp's 32 Python threads.
 
-CMD_EXIT = -1
 
 if SIM:
     import threading

@@ -23,19 +23,37 @@ from __future__ import annotations
 
 from numba import cuda, int32, int64
 
-from gasync.runtime.devicelib import (  # noqa: F401  (CTL_EXECUTORS is used by generated code)
+from gasync.runtime.devicelib import SIM, ld, now_ns, queue_pop, queue_pop_before, queue_push, wake
+from gasync.runtime.order import (
+    add,
+    add_release,
+    cas,
+    cas_release,
+    exch,
+    exch_release,
+    ld_acquire,
+    st_release,
+)
+from gasync.runtime.state import (  # noqa: F401  (CTL_EXECUTORS and CTL_CLOSED_SENDS are read by generated code)
+    CTL_CLOSED_SENDS,
     CTL_EXECUTORS,
     CTL_INFLIGHT,
-    SIM,
-    ld,
-    now_ns,
-    queue_pop,
-    queue_pop_before,
-    queue_push,
-    wake,
+    CTL_JOB_EPOCH,
+    CTL_TRACE_N,
+    EXIT_SLEEPERS_FULL,
+    EXIT_WAITLIST_FULL,
+    HEAD,
+    JOB_CHUNK,
+    JOB_CHUNKS,
+    JOB_DONE,
+    JOB_HI,
+    JOB_LO,
+    JOB_LOOP,
+    JOB_NEXT,
+    JOB_PARENT,
+    JOB_SLOT,
+    TAIL,
 )
-
-CTL_CLOSED_SENDS = 7
 
 if SIM:
 
@@ -78,18 +96,18 @@ REG_STALE = 2
 
 
 @cuda.jit(device=True)
-def register(wseq, wdata, wht, wreg, waiton, n, wmask, r, inst):  # type: ignore[no-untyped-def]
+def register(wseq, wdata, wht, wreg, waiton, n, wmask, r, inst, ctl):  # type: ignore[no-untyped-def]
     """Put ``inst`` on resource ``r``'s wait list (once)."""
     waiton[inst] = r + 1
     k = r * n + inst
     while True:
-        old = cuda.atomic.cas(wreg, k, int32(0), int32(REG_WAITING))
+        old = cas(wreg, k, int32(0), int32(REG_WAITING))
         if old == 0:
-            queue_push(wseq[r], wdata[r], wht[r], wmask, inst)
+            queue_push(wseq[r], wdata[r], wht[r], wmask, inst, ctl, EXIT_WAITLIST_FULL)
             return
         if old == REG_WAITING:
             return
-        if cuda.atomic.cas(wreg, k, int32(REG_STALE), int32(REG_WAITING)) == REG_STALE:
+        if cas(wreg, k, int32(REG_STALE), int32(REG_WAITING)) == REG_STALE:
             return  # its old entry is still on the list: it counts again
 
 
@@ -99,7 +117,7 @@ def deregister(wreg, n, r, inst):  # type: ignore[no-untyped-def]
 
     Returns the flag it found: 1 if it was still waiting; 0 if it never registered or a
     waker took it off the list (and so spent a wake on it, which it may have to pass on)."""
-    return cuda.atomic.cas(wreg, r * n + inst, int32(REG_WAITING), int32(REG_STALE))
+    return cas(wreg, r * n + inst, int32(REG_WAITING), int32(REG_STALE))
 
 
 @cuda.jit(device=True)
@@ -111,7 +129,7 @@ def next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end):  # type: ignore[no-un
         inst = queue_pop_before(wseq[r], wdata[r], wht[r], wmask, end)
         if inst < 0:
             return inst
-        if cuda.atomic.exch(wreg, r * n + inst, int32(0)) == REG_WAITING:
+        if exch(wreg, r * n + inst, int32(0)) == REG_WAITING:
             return inst
 
 
@@ -128,7 +146,7 @@ def wake_waiters(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wm
     completed (its entry would be stale otherwise); one that completes without
     using what it was woken for passes the wake on (codegen/machine.py chan_done).
     """
-    end = ld(wht, (r, 1))
+    end = ld(wht, (r, TAIL))
     for _ in range(most):
         inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
         if inst < 0:
@@ -148,13 +166,12 @@ def wake_waiters(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wm
 def chan_try_send(cseq, cdata, cht, c, cap, value):  # type: ignore[no-untyped-def]
     """Append ``value`` to channel ``c`` if it has room; True if it did."""
     while True:
-        pos = ld(cht, (c, 1))
-        seq = ld(cseq, (c, pos % cap))
+        pos = ld(cht, (c, TAIL))
+        seq = ld_acquire(cseq, (c, pos % cap))  # pairs with the receiver's release of the slot
         if seq == 2 * pos:
-            if cuda.atomic.cas(cht, (c, 1), pos, pos + 1) == pos:
+            if cas(cht, (c, TAIL), pos, pos + 1) == pos:
                 cdata[c, pos % cap] = value
-                cuda.threadfence()
-                cuda.atomic.exch(cseq, (c, pos % cap), 2 * pos + 1)
+                st_release(cseq, (c, pos % cap), 2 * pos + 1)  # pairs with the receiver's acquire
                 return True
         elif seq < 2 * pos:
             return False
@@ -164,16 +181,12 @@ def chan_try_send(cseq, cdata, cht, c, cap, value):  # type: ignore[no-untyped-d
 def chan_try_recv(cseq, cdata, cht, c, cap, out, k):  # type: ignore[no-untyped-def]
     """Take the oldest value of channel ``c`` into ``out[k]``; True if there was one."""
     while True:
-        pos = ld(cht, (c, 0))
-        seq = ld(cseq, (c, pos % cap))
+        pos = ld(cht, (c, HEAD))
+        seq = ld_acquire(cseq, (c, pos % cap))  # pairs with the sender's release of the value
         if seq == 2 * pos + 1:
-            if cuda.atomic.cas(cht, (c, 0), pos, pos + 1) == pos:
-                cuda.threadfence()
-                if SIM:
-                    out[k] = cuda.atomic.add(cdata, (c, pos % cap), cdata.dtype.type(0))
-                else:
-                    out[k] = cuda.atomic.add(cdata, (c, pos % cap), 0)  # through L2
-                cuda.atomic.exch(cseq, (c, pos % cap), 2 * (pos + cap))
+            if cas(cht, (c, HEAD), pos, pos + 1) == pos:
+                out[k] = ld(cdata, (c, pos % cap))
+                st_release(cseq, (c, pos % cap), 2 * (pos + cap))  # frees the slot for the sender's acquire
                 return True
         elif seq < 2 * pos + 1:
             return False
@@ -182,20 +195,21 @@ def chan_try_recv(cseq, cdata, cht, c, cap, out, k):  # type: ignore[no-untyped-
 @cuda.jit(device=True)
 def chan_can_recv(cseq, cht, c, cap):  # type: ignore[no-untyped-def]
     """Whether channel ``c`` holds a value for the next receive (a hint: it may change)."""
-    pos = ld(cht, (c, 0))
+    pos = ld(cht, (c, HEAD))
     return ld(cseq, (c, pos % cap)) == 2 * pos + 1
 
 
 @cuda.jit(device=True)
 def chan_can_send(cseq, cht, c, cap):  # type: ignore[no-untyped-def]
     """Whether channel ``c`` has a free slot for the next send (a hint: it may change)."""
-    pos = ld(cht, (c, 1))
+    pos = ld(cht, (c, TAIL))
     return ld(cseq, (c, pos % cap)) == 2 * pos
 
 
 @cuda.jit(device=True)
 def chan_closed(closed, c):  # type: ignore[no-untyped-def]
-    return ld(closed, c) != 0
+    """Whether channel ``c`` is closed; the acquire pairs with ``chan_close``'s release."""
+    return ld_acquire(closed, c) != 0
 
 
 # ---- signals ------------------------------------------------------------------
@@ -203,10 +217,11 @@ def chan_closed(closed, c):  # type: ignore[no-untyped-def]
 
 @cuda.jit(device=True)
 def set_signal(sig, k):  # type: ignore[no-untyped-def]
-    """Set signal ``k`` (release: what was written before is visible to waiters);
-    True if this call set it, so its waiters must be woken."""
-    cuda.threadfence()
-    return cuda.atomic.exch(sig, k, int32(1)) == 0
+    """Set signal ``k``; True if this call set it, so its waiters must be woken.
+
+    The release pairs with ``signal_is_set``'s acquire: what was written before is
+    visible to a task that sees the signal set."""
+    return exch_release(sig, k, int32(1)) == 0
 
 
 @cuda.jit(device=True)
@@ -227,9 +242,9 @@ def sleep_register(sseq, sdata, sht, smask, until, ctl, inst, deadline):  # type
     uncounted only after its wake counted it again, so that the count of a live
     instance never drops to zero in between (two counters, one for sleepers, could
     not be read together without that gap: the GPU found it)."""
-    if cuda.atomic.exch(until, inst, deadline) == 0:
-        cuda.atomic.add(ctl, CTL_INFLIGHT, int64(1))
-        queue_push(sseq, sdata, sht, smask, inst)
+    if exch(until, inst, deadline) == 0:
+        add(ctl, CTL_INFLIGHT, int64(1))
+        queue_push(sseq, sdata, sht, smask, inst, ctl, EXIT_SLEEPERS_FULL)
 
 
 @cuda.jit(device=True)
@@ -241,9 +256,9 @@ def due_sleeper(sseq, sdata, sht, smask, until, ctl, t):  # type: ignore[no-unty
     if inst < 0:
         return int64(-1)
     if ld(until, inst) <= t:
-        cuda.atomic.exch(until, inst, int64(0))
+        exch(until, inst, int64(0))
         return int64(inst)
-    queue_push(sseq, sdata, sht, smask, inst)
+    queue_push(sseq, sdata, sht, smask, inst, ctl, EXIT_SLEEPERS_FULL)
     return int64(-2)
 
 
@@ -257,14 +272,15 @@ def wake_sleepers(st, qseq, qdata, qht, ctl, qmask, sseq, sdata, sht, smask, unt
             return
         if inst >= 0:
             wake(st, qseq, qdata, qht, ctl, qmask, inst)
-            cuda.atomic.add(ctl, CTL_INFLIGHT, int64(-1))  # no longer asleep (see sleep_register)
+            add(ctl, CTL_INFLIGHT, int64(-1))  # no longer asleep (see sleep_register)
 
 
 # ---- bulk jobs ----------------------------------------------------------------
-# JOB[j] = (loop id, lo, hi, chunk, chunks, next chunk, chunks done, parent)
-# JOBSLOTS holds the ids of active jobs (-1: free). A job's id is a row of its
-# parent instance's: the instance itself where it waits for one job at a time,
-# else one of its codegen.jobs rows (a join of futures that each run a bulk for).
+# JOB[j] holds the state.Job columns. JOBSLOTS holds the ids of active jobs (-1: free);
+# CTL[JOB_EPOCH] moves on every post, so an idle executor scans the slots only when it
+# moved. A job's id is a row of its parent instance's: the instance itself where it
+# waits for one job at a time, else one of its codegen.jobs rows (a join of futures that
+# each run a bulk for).
 
 
 @cuda.jit(device=True)
@@ -273,34 +289,36 @@ def bulk_post(job, jobslots, ctl, j, parent, gid, lo, hi, executors):  # type: i
     n = hi - lo
     chunk = max(int64(256), ((n // (executors * 4)) + 31) // 32 * 32)
     chunks = (n + chunk - 1) // chunk
-    job[j, 0] = gid
-    job[j, 1] = lo
-    job[j, 2] = hi
-    job[j, 3] = chunk
-    job[j, 4] = chunks
-    job[j, 5] = 0
-    job[j, 6] = 0
-    job[j, 7] = parent
+    job[j, JOB_LOOP] = gid
+    job[j, JOB_LO] = lo
+    job[j, JOB_HI] = hi
+    job[j, JOB_CHUNK] = chunk
+    job[j, JOB_CHUNKS] = chunks
+    job[j, JOB_NEXT] = 0
+    job[j, JOB_DONE] = 0
+    job[j, JOB_PARENT] = parent
     if chunks == 0:
         return True
-    cuda.threadfence()
     for s in range(jobslots.shape[0]):
-        if cuda.atomic.cas(jobslots, s, int64(-1), int64(j)) == -1:
-            cuda.atomic.add(ctl, CTL_INFLIGHT, int64(1))
+        # releases the job's fields and arguments to the claimers' acquire of the slot
+        if cas_release(jobslots, s, int64(-1), int64(j)) == -1:
+            job[j, JOB_SLOT] = s
+            add(ctl, CTL_INFLIGHT, int64(1))
+            add_release(ctl, CTL_JOB_EPOCH, int64(1))  # after the slot: whoever sees it moved, sees the slot
             return True
     return False
 
 
 @cuda.jit(device=True)
 def bulk_done(job, j):  # type: ignore[no-untyped-def]
-    return ld(job, (j, 6)) >= job[j, 4]
+    return ld(job, (j, JOB_DONE)) >= job[j, JOB_CHUNKS]
 
 
 @cuda.jit(device=True)
 def bulk_rows_done(job, j, n):  # type: ignore[no-untyped-def]
     """Whether jobs ``j .. j + n - 1`` have all finished (a row never posted has)."""
     for r in range(n):
-        if ld(job, (j + r, 6)) < job[j + r, 4]:
+        if ld(job, (j + r, JOB_DONE)) < job[j + r, JOB_CHUNKS]:
             return False
     return True
 
@@ -309,14 +327,13 @@ def bulk_rows_done(job, j, n):  # type: ignore[no-untyped-def]
 # TRACE[k] = (kind, executor, inst, a, b, t0, t1, c); CTL[CTL_TRACE_N] counts
 # events, including those that did not fit (dropped = count - capacity).
 
-CTL_TRACE_N = 3
 TRACE_POLL = 1
 TRACE_WAKE = 2
 
 
 @cuda.jit(device=True)
 def trace_event(trace, ctl, kind, w, inst, a, b, t0, t1, c):  # type: ignore[no-untyped-def]
-    k = cuda.atomic.add(ctl, CTL_TRACE_N, int64(1))
+    k = add(ctl, CTL_TRACE_N, int64(1))
     if k < trace.shape[0]:
         trace[k, 0] = kind
         trace[k, 1] = w
@@ -337,7 +354,7 @@ def wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, waker, inst):  # typ
 
 @cuda.jit(device=True)
 def wake_waiters_traced(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r, most, trace, w, waker):  # type: ignore[no-untyped-def]
-    end = ld(wht, (r, 1))  # only those waiting now (see wake_waiters)
+    end = ld(wht, (r, TAIL))  # only those waiting now (see wake_waiters)
     for _ in range(most):
         inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
         if inst < 0:
@@ -354,4 +371,4 @@ def wake_sleepers_traced(st, qseq, qdata, qht, ctl, qmask, sseq, sdata, sht, sma
             return
         if inst >= 0:
             wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, int64(-1), inst)
-            cuda.atomic.add(ctl, CTL_INFLIGHT, int64(-1))  # no longer asleep (see sleep_register)
+            add(ctl, CTL_INFLIGHT, int64(-1))  # no longer asleep (see sleep_register)

@@ -20,9 +20,24 @@ from gasync.runtime import buffers
 from gasync.runtime.errors import DeadlockError, DeviceError, InputError, RunTimeoutError, instances_label
 from gasync.runtime.module import load
 from gasync.runtime.options import Result, RunOptions
+from gasync.runtime.state import (
+    CMD_WORDS,
+    CTL_WORDS,
+    EXS_INITIAL,
+    JOB_WORDS,
+    RING_WORDS,
+    STAT_WORDS,
+    Cmd,
+    Ctl,
+    Exit,
+    Ring,
+    Sched,
+    Stat,
+)
 
 WARPS_PER_BLOCK = 4
-STATE_NAMES = {0: "waiting", 1: "queued", 2: "running", 3: "woken", 4: "done"}
+STATE_NAMES = {Sched.IDLE: "waiting", Sched.QUEUED: "queued", Sched.RUNNING: "running", Sched.NOTIFIED: "woken",
+               Sched.DONE: "done"}  # fmt: skip
 
 
 def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_capacity: int = 1) -> dict[str, Any]:
@@ -32,9 +47,9 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_ca
     cap = gen.queue_capacity
     ni, nf = gen.frame_words
     pi, pf = gen.pargs
-    ctl = np.zeros(8, np.int64)
-    ctl[2] = sum(t.count for t in plan.tasks if not t.after)  # CTL_INFLIGHT: ready fresh instances
-    ctl[6] = executors  # CTL_EXECUTORS
+    ctl = np.zeros(CTL_WORDS, np.int64)
+    ctl[Ctl.INFLIGHT] = sum(t.count for t in plan.tasks if not t.after)  # ready fresh instances
+    ctl[Ctl.EXECUTORS] = executors
     counts = {t.name: t.count for t in plan.tasks}
     r = max(gen.resources, 1)
     c = max(len(plan.channels), 1)
@@ -48,36 +63,35 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_ca
         "ST": np.zeros(n, np.int32),
         "QSEQ": np.arange(cap, dtype=np.int64),
         "QDATA": np.zeros(cap, np.int32),
-        "QHT": np.zeros(2, np.int64),
+        "QHT": np.zeros(RING_WORDS, np.int64),
         "CTL": ctl,
-        "CMD": np.tile(np.array([0, 0, 0, -1], np.int64), (executors, 1)),  # (-, command, -, bulk job)
-        # executor state: lo, hi, polls, idle, start, resume (none), done, back-off, fresh (some left)
-        "EXS": np.tile(np.array([0, 0, 0, 0, 0, -1, 0, 32, 1, 0], np.int64), (executors, 1)),
+        "CMD": _rows(executors, CMD_WORDS, {Cmd.COMMAND: 0, Cmd.JOB: -1}),
+        "EXS": np.tile(np.array(EXS_INITIAL, np.int64), (executors, 1)),
         "PARGS_I": np.zeros((executors, pi), np.int64),
         "PARGS_F": np.zeros((executors, pf), np.float64),
         "SIG": np.zeros(s, np.int32),
-        "STATS": np.zeros((executors, 4), np.int64),
+        "STATS": np.zeros((executors, STAT_WORDS), np.int64),
         "CURSOR": np.zeros(max(len(plan.tasks), 1), np.int64),
         "PRED": np.array([sum(counts[p] for p in t.after) for t in plan.tasks] or [0], np.int64),
         "SCRATCH_I": np.zeros(executors, np.int64),
         "SCRATCH_F": np.zeros(executors, np.float64),
         "WSEQ": np.tile(np.arange(cap, dtype=np.int64), (r, 1)),
         "WDATA": np.zeros((r, cap), np.int32),
-        "WHT": np.zeros((r, 2), np.int64),
+        "WHT": np.zeros((r, RING_WORDS), np.int64),
         "WREG": np.zeros(r * n, np.int32),
         "WAITON": np.zeros(n, np.int32),
         "CSEQ": np.tile(2 * np.arange(chcap, dtype=np.int64), (c, 1)),  # slot i waits for send ticket i
         "CHI": np.zeros((c, chcap), np.int64),
         "CHF": np.zeros((c, chcap), np.float64),
-        "CHHT": np.zeros((c, 2), np.int64),
+        "CHHT": np.zeros((c, RING_WORDS), np.int64),
         "CHCLOSED": np.zeros(c, np.int32),
         "HOSTSIG": np.zeros(s, np.int32),
         "HOSTPEND": np.zeros(s, np.int32),
         "SSEQ": np.arange(cap, dtype=np.int64),
         "SDATA": np.zeros(cap, np.int32),
-        "SHT": np.zeros(2, np.int64),
+        "SHT": np.zeros(RING_WORDS, np.int64),
         "UNTIL": np.zeros(n, np.int64),
-        "JOB": np.zeros((jobs, 8), np.int64),
+        "JOB": np.zeros((jobs, JOB_WORDS), np.int64),
         "JOBARGS_I": np.zeros((jobs, ji), np.int64),
         "JOBARGS_F": np.zeros((jobs, jf), np.float64),
         "JOBSLOTS": np.full(JOB_SLOTS, -1, np.int64),
@@ -89,6 +103,14 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_ca
         word = np.int32 if sh.ty == "bool" else buffers.dtype_of(sh.ty)  # atomics need a word, not a bool
         arrays[f"S_{sh.name}"] = np.array([sh.init], word)
     return arrays
+
+
+def _rows(n: int, width: int, initial: dict[Any, int]) -> np.ndarray[Any, Any]:
+    """``n`` rows of ``width`` int64 words, the named columns set to their initial values."""
+    row = np.zeros(width, np.int64)
+    for col, value in initial.items():
+        row[col] = value
+    return np.tile(row, (n, 1))
 
 
 def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
@@ -148,13 +170,15 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         "threads_per_block": threads,
         "tasks": len(gen.plan.tasks),
         "instances": gen.plan.instances,
-        "polls": int(back["STATS"][:, 0].sum()),
-        "wakes": int(back["QHT"][1]),  # instances put on the run queue: woken while waiting, or yielding
-        "closed_sends": int(back["CTL"][7]),
-        "idle_spins": int(back["STATS"][:, 1].sum()),
+        "polls": int(back["STATS"][:, Stat.POLLS].sum()),
+        "wakes": int(back["QHT"][Ring.TAIL]),  # instances put on the run queue: woken while waiting, or yielding
+        "closed_sends": int(back["CTL"][Ctl.CLOSED_SENDS]),
+        "idle_spins": int(back["STATS"][:, Stat.IDLE].sum()),
         "frame_bytes": 8 * sum(gen.frame_words),
         "compile_s": round(compile_s, 4),
         "kernel_ms": round(kernel_s * 1e3, 3),
+        # the longest executor's own time, first look to exit: kernel_ms less launch and teardown
+        "device_ms": round(float(back["STATS"][:, Stat.ELAPSED_NS].max()) / 1e6, 3),
         "total_s": round(time.perf_counter() - t0, 4),
         "module": str(path),
     }
@@ -173,7 +197,7 @@ def _trace(gen: Generated, dev: Any, ctl: np.ndarray[Any, Any], executors: int, 
     from gasync.runtime.trace import RawTrace, state_labels
 
     events = _to_host(dev)
-    n = int(ctl[3])  # CTL_TRACE_N: events recorded, including those that did not fit
+    n = int(ctl[Ctl.TRACE_N])  # events recorded, including those that did not fit
     kept = events[: min(n, len(events))]
     kept = kept[np.argsort(kept[:, 5], kind="stable")]
     return RawTrace(
@@ -224,16 +248,36 @@ def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int
 
 
 def _check_exit(gen: Generated, back: dict[str, Any], options: RunOptions) -> None:
-    code = int(back["CTL"][1])
-    if code == 1 or (code == 2 and int(back["CTL"][0]) >= gen.plan.instances):
+    ctl = back["CTL"]
+    code = int(ctl[Ctl.EXIT])
+    if code == Exit.OK or (code == Exit.TIMEOUT and int(ctl[Ctl.DONE]) >= gen.plan.instances):
         return  # (a deadline that passed as the last instance finished is no timeout)
     waiting = _waiting(gen, back["ST"], back["WAITON"])
     listing = "\n".join(f"  {line}" for line in waiting) or "  (none)"
-    if code == 2:
+    if code == Exit.TIMEOUT:
         raise RunTimeoutError(f"the run exceeded --timeout {options.timeout_s:g}s; unfinished tasks:\n{listing}")
-    if code == 4:
+    if code == Exit.DEADLOCK:
         raise DeadlockError(f"deadlock: no task can make progress, and nothing can wake these:\n{listing}")
+    lost = {
+        Exit.QUEUE_FULL: "the run queue had no free slot",
+        Exit.WAITLIST_FULL: "a wait list had no free slot",
+        Exit.SLEEPERS_FULL: "the sleepers' ring had no free slot",
+    }
+    if code in lost:
+        who = _instance(gen, int(ctl[Ctl.DETAIL]))
+        raise DeviceError(
+            f"internal error in the executor: {lost[Exit(code)]} for {who}, so a wake would have been lost "
+            f"(exit code {code}; please report it); unfinished tasks:\n{listing}"
+        )
     raise DeviceError(f"the executor stopped with code {code}; unfinished tasks:\n{listing}")
+
+
+def _instance(gen: Generated, inst: int) -> str:
+    """``task consumer[3]``, or ``task main`` for a task of one instance."""
+    for t in gen.plan.tasks:
+        if t.first_instance <= inst < t.first_instance + t.count:
+            return f"task {instances_label(t.name, t.count, [inst - t.first_instance])}"
+    return f"instance {inst}"
 
 
 def _resource(gen: Generated, r: int) -> str:

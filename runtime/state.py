@@ -1,0 +1,232 @@
+"""Every array, word and column of the executor's device state, by name, with its protocol.
+
+This module imports nothing from Numba: the host (runtime/launch.py, the
+reports) and the device layer (devicelib.py, devicesync.py, the generated
+kernel) read the same names from it. Device code uses the plain-int copies at
+the bottom (Numba freezes a module's ints into the kernel as constants); host
+code may use the enums.
+
+Memory order. Words that several SMs touch are read with ``ld.relaxed.gpu``
+(``dl.ld``) or ``ld.acquire.gpu`` (``order.ld_acquire``) and written with
+atomics or ``st.release.gpu``; no word is read with a plain load inside a spin
+loop (the compiler would hoist it). Each acquire below names the release it
+pairs with; a release is cumulative over what its thread has observed, so a
+chain release -> acquire -> release -> acquire carries writes along.
+
+``CTL``, the run's control words (int64). Words written often sit on their own
+128-byte line (``LINE`` words apart), so that the idle executors' reads of
+``EXIT`` do not queue behind the atomics on ``INFLIGHT`` and ``DONE``.
+
+- ``EXIT``: 0 while the run goes on, else an ``Exit`` code. Set once, by the
+  first ``cas`` from 0; every executor leaves when it sees it non-zero.
+- ``DETAIL``: what the exit code is about (an instance id), stored after the
+  ``cas`` that set ``EXIT`` won.
+- ``DEADLINE``: device time after which every executor stops (0: none); the
+  first executor to start sets it with a ``cas``.
+- ``EXECUTORS``: set by the host: the warps of the launch.
+- ``INFLIGHT``: instances that are ready, queued, running or asleep, plus
+  posted bulk jobs and host signals being delivered. The deadlock rule: when it
+  reads 0 (twice, around a look at the host's signals) while instances remain,
+  nothing can ever wake them. Whoever hands work on counts the new unit
+  *before* uncounting its own, so it never reads 0 while work exists.
+- ``DONE``: instances finished (added in batches by each executor).
+- ``TRACE_N``: trace events recorded, including those that did not fit.
+- ``CLOSED_SENDS``: values sent on a closed channel (dropped).
+- ``JOB_EPOCH``: bulk jobs posted so far (see Bulk jobs below).
+
+A ring (the run queue ``Q*``, each resource's wait list ``W*``, the sleepers
+``S*``) is Vyukov's bounded queue: a sequence number per slot, ``HEAD`` and
+``TAIL`` tickets on their own lines. A producer with ticket ``t`` waits for
+``seq == t`` (acquire: pairs with the consumer's release of the slot), writes
+the value, then ``st.release`` ``seq = t + 1`` (pairs with the consumer's
+acquire). A consumer with ticket ``t`` waits for ``seq == t + 1`` (acquire),
+takes ``HEAD`` with a ``cas``, reads the value, then ``st.release``
+``seq = t + capacity`` (pairs with the next producer's acquire). A full ring is
+a gasync bug, reported loudly (``Exit.QUEUE_FULL`` and friends), never dropped.
+
+``ST[inst]`` (int32), an instance's ``Sched`` state: IDLE -> QUEUED by the
+waker's ``cas`` (acquire-release: it acquires the poller's release of IDLE and
+its own push then releases the frame onwards); QUEUED -> RUNNING by the
+executor that popped it; RUNNING -> NOTIFIED by a waker that finds it running
+(the poller re-queues it); RUNNING -> IDLE by the poller's release ``cas``
+(releases the frame stores of the poll); RUNNING -> DONE.
+
+Channels. ``CSEQ[c, i]`` is a slot's sequence: ``2t`` while it waits for the
+value of send ticket ``t``, ``2t + 1`` while that value waits for receive
+ticket ``t``. The sender publishes the value with ``st.release`` of ``2t + 1``;
+the receiver's ``ld.acquire`` of the sequence pairs with it; the receiver frees
+the slot with ``st.release`` of ``2(t + capacity)``, which the next sender of
+that slot acquires.
+
+Bulk jobs. ``JOB[j]`` holds a posted ``bulk for``'s fields (``Job`` columns);
+the poster writes them and the job's arguments, then publishes ``j`` into a
+free ``JOBSLOTS`` entry with a release ``cas`` and bumps ``JOBEPOCH`` (release);
+an idle executor reads ``JOBEPOCH`` and scans the slots only when it moved,
+reading each slot with an acquire load (pairs with the poster's release). A
+warp that ran a chunk adds to ``Job.DONE`` with an acquire-release add after
+its lanes' ``syncwarp``: the last one acquires every chunk's stores and wakes
+the parent with a release.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+LINE = 16  # int64 words per 128-byte line
+
+
+class Ctl(IntEnum):
+    """Words of CTL (see the module's docstring for each one's protocol)."""
+
+    EXIT = 0
+    DETAIL = 1
+    DEADLINE = 2
+    EXECUTORS = 3
+    INFLIGHT = 1 * LINE
+    DONE = 2 * LINE
+    TRACE_N = 3 * LINE
+    CLOSED_SENDS = 3 * LINE + 1
+    JOB_EPOCH = 4 * LINE  # bulk jobs posted so far
+
+
+CTL_WORDS = 5 * LINE
+
+
+class Exit(IntEnum):
+    """CTL[EXIT]: why the executors stopped."""
+
+    RUNNING = 0
+    OK = 1
+    TIMEOUT = 2
+    DEADLOCK = 4
+    QUEUE_FULL = 5  # the run queue had no free slot for a woken instance
+    WAITLIST_FULL = 6  # a wait list had no free slot for a waiter
+    SLEEPERS_FULL = 7  # the sleepers' ring had no free slot
+    JOBS_FULL = 8  # every bulk job slot was taken when a bulk for was posted
+
+
+class Sched(IntEnum):
+    """ST[inst]: an instance's scheduling state."""
+
+    IDLE = 0
+    QUEUED = 1
+    RUNNING = 2
+    NOTIFIED = 3
+    DONE = 4
+
+
+class Ring(IntEnum):
+    """Columns of a ring's ticket words (QHT, SHT, and each row of WHT and CHHT)."""
+
+    HEAD = 0
+    TAIL = LINE
+
+
+RING_WORDS = 2 * LINE
+
+
+class Exs(IntEnum):
+    """EXS[w]: an executor's variables, kept while its lanes run a command."""
+
+    LO = 0  # its claimed range of fresh instances: lo..hi
+    HI = 1
+    POLLS = 2
+    IDLE = 3  # idle turns
+    START = 4  # device time of its first look (0: not started)
+    RESUME = 5  # an instance to poll again once its parallel loop has run (-1: none)
+    DONE = 6  # instances finished and not yet added to CTL[DONE]
+    BACKOFF = 7  # the idle pause, ns
+    FRESH = 8  # 0 once every task's instances have been claimed
+    EPOCH = 9  # the last JOBEPOCH it scanned the job slots for
+
+
+EXS_WORDS = 10
+EXS_INITIAL = (0, 0, 0, 0, 0, -1, 0, 32, 1, -1)
+
+
+class Cmd(IntEnum):
+    """CMD[w]: what lane 0 hands the warp's 32 lanes."""
+
+    COMMAND = 0  # a parallel loop's id, a bulk loop's id, or CMD_EXIT
+    JOB = 1  # the bulk job whose chunk the lanes ran (-1: none)
+
+
+CMD_WORDS = 2
+CMD_EXIT = -1
+
+
+class Stat(IntEnum):
+    """STATS[w]: an executor's counters, read by the host."""
+
+    POLLS = 0
+    IDLE = 1
+    ELAPSED_NS = 2  # its first look to its exit
+
+
+STAT_WORDS = 4
+
+
+class Job(IntEnum):
+    """JOB[j]: a posted bulk for."""
+
+    LOOP = 0  # the loop's id (its par_<id> function)
+    LO = 1
+    HI = 2
+    CHUNK = 3  # elements per chunk
+    CHUNKS = 4
+    NEXT = 5  # the next chunk to hand out (fetch-add)
+    DONE = 6  # chunks finished (fetch-add)
+    PARENT = 7  # the instance to wake when the last chunk is done
+    SLOT = 8  # its JOBSLOTS entry, freed by the last chunk
+
+
+JOB_WORDS = 9
+
+# Plain ints for device code (a Numba kernel freezes module-level ints).
+CTL_EXIT = int(Ctl.EXIT)
+CTL_DETAIL = int(Ctl.DETAIL)
+CTL_DEADLINE = int(Ctl.DEADLINE)
+CTL_EXECUTORS = int(Ctl.EXECUTORS)
+CTL_INFLIGHT = int(Ctl.INFLIGHT)
+CTL_DONE = int(Ctl.DONE)
+CTL_TRACE_N = int(Ctl.TRACE_N)
+CTL_CLOSED_SENDS = int(Ctl.CLOSED_SENDS)
+CTL_JOB_EPOCH = int(Ctl.JOB_EPOCH)
+EXIT_OK = int(Exit.OK)
+EXIT_TIMEOUT = int(Exit.TIMEOUT)
+EXIT_DEADLOCK = int(Exit.DEADLOCK)
+EXIT_QUEUE_FULL = int(Exit.QUEUE_FULL)
+EXIT_WAITLIST_FULL = int(Exit.WAITLIST_FULL)
+EXIT_SLEEPERS_FULL = int(Exit.SLEEPERS_FULL)
+EXIT_JOBS_FULL = int(Exit.JOBS_FULL)
+IDLE = int(Sched.IDLE)
+QUEUED = int(Sched.QUEUED)
+RUNNING = int(Sched.RUNNING)
+NOTIFIED = int(Sched.NOTIFIED)
+DONE = int(Sched.DONE)
+HEAD = int(Ring.HEAD)
+TAIL = int(Ring.TAIL)
+EXS_LO = int(Exs.LO)
+EXS_HI = int(Exs.HI)
+EXS_POLLS = int(Exs.POLLS)
+EXS_IDLE = int(Exs.IDLE)
+EXS_START = int(Exs.START)
+EXS_RESUME = int(Exs.RESUME)
+EXS_DONE = int(Exs.DONE)
+EXS_BACKOFF = int(Exs.BACKOFF)
+EXS_FRESH = int(Exs.FRESH)
+EXS_EPOCH = int(Exs.EPOCH)
+CMD_COMMAND = int(Cmd.COMMAND)
+CMD_JOB = int(Cmd.JOB)
+STAT_POLLS = int(Stat.POLLS)
+STAT_IDLE = int(Stat.IDLE)
+STAT_ELAPSED_NS = int(Stat.ELAPSED_NS)
+JOB_LOOP = int(Job.LOOP)
+JOB_LO = int(Job.LO)
+JOB_HI = int(Job.HI)
+JOB_CHUNK = int(Job.CHUNK)
+JOB_CHUNKS = int(Job.CHUNKS)
+JOB_NEXT = int(Job.NEXT)
+JOB_DONE = int(Job.DONE)
+JOB_PARENT = int(Job.PARENT)
+JOB_SLOT = int(Job.SLOT)
