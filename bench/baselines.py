@@ -50,6 +50,25 @@ def _numba_kernels() -> dict[str, Any]:
             y[i] = float32(2.0) * x[i] + float32(1.0)
 
     @cuda.jit
+    def affine_warps(x, y, per_warp):
+        # warp w streams [w * per_warp, (w + 1) * per_warp): 4 coalesced loads in flight per lane,
+        # all before their stores (x and y may alias, so the compiler keeps that order)
+        lane = cuda.threadIdx.x % 32
+        lo = cuda.grid(1) // 32 * per_warp
+        hi = min(lo + per_warp, x.size)
+        i = lo + lane
+        while i + 96 < hi:
+            a, b, c, d = x[i], x[i + 32], x[i + 64], x[i + 96]
+            y[i] = float32(2.0) * a + float32(1.0)
+            y[i + 32] = float32(2.0) * b + float32(1.0)
+            y[i + 64] = float32(2.0) * c + float32(1.0)
+            y[i + 96] = float32(2.0) * d + float32(1.0)
+            i += 128
+        while i < hi:
+            y[i] = float32(2.0) * x[i] + float32(1.0)
+            i += 32
+
+    @cuda.jit
     def fill_ramp(x, period, scale):
         i = cuda.grid(1)
         stride = cuda.gridsize(1)
@@ -65,7 +84,14 @@ def _numba_kernels() -> dict[str, Any]:
             x[i] = value
             i += stride
 
-    return {"one": one, "affine": affine, "affine_flat": affine_flat, "fill_ramp": fill_ramp, "fill": fill}
+    return {
+        "one": one,
+        "grid-stride": affine,
+        "one thread per element": affine_flat,
+        "per-warp contiguous": affine_warps,
+        "fill_ramp": fill_ramp,
+        "fill": fill,
+    }
 
 
 def numba_launch_per_task(launches: int, reps: int) -> list[float]:
@@ -155,22 +181,47 @@ def fill(arr: Any, value: float) -> None:
     cuda.synchronize()
 
 
-def numba_affine(x: Any, y: Any, reps: int, grid_stride: bool = True) -> list[float]:
-    """Seconds per run of a hand-written Numba kernel y = 2x + 1 (launch + sync).
+# The hand-written y = 2x + 1 kernels (keys of _numba_kernels): each one's row name and launch, for the notes.
+AFFINE = {
+    "grid-stride": ("numba grid-stride kernel", "SMs x 8 blocks of 256 threads loop over the array"),
+    "per-warp contiguous": (
+        "numba per-warp contiguous kernel",
+        "SMs x 8 blocks of 128 threads (32 warps per SM); each warp streams one contiguous range,"
+        " 4 loads in flight per lane",
+    ),
+    "one thread per element": ("numba one thread per element", "N / 256 blocks of 256 threads"),
+}
+WARP_RANGE_ALIGN = 128  # elements: a warp's 4 loads of 32 lanes, so every range starts on a whole turn
 
-    ``grid_stride``: SMs x 8 blocks of 256 threads (2048 resident threads per
-    SM) loop over the array; else one thread per element.
-    """
+
+def affine_launch(kind: str, n: int) -> tuple[int, int, tuple[Any, ...]]:
+    """(blocks, threads per block, extra arguments) of the hand-written kernel ``kind`` over ``n`` elements."""
+    sms = _sm_count()
+    if kind == "grid-stride":
+        return sms * 8, 256, ()
+    if kind == "per-warp contiguous":
+        blocks, threads = sms * 8, 128
+        warps = blocks * threads // 32
+        per_warp = -(-n // warps)
+        per_warp = -(-per_warp // WARP_RANGE_ALIGN) * WARP_RANGE_ALIGN
+        return blocks, threads, (np.int64(per_warp),)
+    if kind == "one thread per element":
+        return -(-n // 256), 256, ()
+    raise ValueError(f"unknown affine kernel {kind!r}: expected one of {', '.join(AFFINE)}")
+
+
+def numba_affine(x: Any, y: Any, reps: int, kind: str = "grid-stride") -> list[float]:
+    """Seconds per run (launch + sync) of the hand-written Numba kernel y = 2x + 1 named ``kind`` (see AFFINE)."""
     from numba import cuda
 
-    affine = _numba_kernels()["affine" if grid_stride else "affine_flat"]
-    blocks, threads = (_sm_count() * 8 if grid_stride else -(-x.shape[0] // 256)), 256
-    affine[blocks, threads](x, y)  # JIT, untimed
+    affine = _numba_kernels()[kind]
+    blocks, threads, extra = affine_launch(kind, x.shape[0])
+    affine[blocks, threads](x, y, *extra)  # JIT, untimed
     cuda.synchronize()
     samples = []
     for _ in range(reps):
         t0 = time.perf_counter()
-        affine[blocks, threads](x, y)
+        affine[blocks, threads](x, y, *extra)
         cuda.synchronize()
         samples.append(time.perf_counter() - t0)
     return samples
