@@ -1,8 +1,10 @@
 """What gasync is compared with: plain Numba kernels and CuPy CUDA graphs.
 
-Everything here needs a real GPU, so Numba's CUDA target and CuPy are
-imported inside the functions: the simulator smoke test imports this module
-on machines that have neither a GPU nor CuPy.
+Everything here is meant for a real GPU. CuPy is imported inside the
+functions, since the simulator smoke test imports this module on machines
+without it; Numba's ``cuda`` is a module global (it imports without a GPU),
+so that the simulator, which swaps that global, can also run the kernels
+(tests/bench/test_baselines_sim.py).
 
 Each function returns a list of samples (seconds per unit of work, one per
 repetition); the caller takes the median.
@@ -16,6 +18,7 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+from numba import cuda, float32
 
 TINY_CUDA = r"""
 extern "C" __global__ void one(int* out, int i) { out[i] = i; }
@@ -29,8 +32,6 @@ def _quiet() -> None:
 
 @cache
 def _numba_kernels() -> dict[str, Any]:
-    from numba import cuda, float32
-
     @cuda.jit
     def one(out, i):
         out[i] = i
@@ -96,8 +97,6 @@ def _numba_kernels() -> dict[str, Any]:
 
 def numba_launch_per_task(launches: int, reps: int) -> list[float]:
     """Seconds per launch of a one-thread Numba kernel that writes out[i] = i."""
-    from numba import cuda
-
     _quiet()
     one = _numba_kernels()["one"]
     out = cuda.device_array(launches, np.int32)
@@ -163,8 +162,6 @@ def cupy_graph_per_node(nodes: int, reps: int, replays: int = 5) -> list[float]:
 
 def device_input(n: int) -> tuple[Any, Any]:
     """Device arrays x (a ramp of exact f32 values) and y (filled with -1), made on the GPU."""
-    from numba import cuda, float32
-
     k = _numba_kernels()
     x = cuda.device_array(n, np.float32)
     y = cuda.device_array(n, np.float32)
@@ -175,8 +172,6 @@ def device_input(n: int) -> tuple[Any, Any]:
 
 def fill(arr: Any, value: float) -> None:
     """Set every element of a float32 device array to ``value``."""
-    from numba import cuda, float32
-
     _numba_kernels()["fill"][_sm_count() * 8, 256](arr, float32(value))
     cuda.synchronize()
 
@@ -212,8 +207,6 @@ def affine_launch(kind: str, n: int) -> tuple[int, int, tuple[Any, ...]]:
 
 def numba_affine(x: Any, y: Any, reps: int, kind: str = "grid-stride") -> list[float]:
     """Seconds per run (launch + sync) of the hand-written Numba kernel y = 2x + 1 named ``kind`` (see AFFINE)."""
-    from numba import cuda
-
     affine = _numba_kernels()[kind]
     blocks, threads, extra = affine_launch(kind, x.shape[0])
     affine[blocks, threads](x, y, *extra)  # JIT, untimed
@@ -243,8 +236,6 @@ def _sampled(arr: Any, step: int) -> np.ndarray[Any, Any]:
 
 
 def _sm_count() -> int:
-    from numba import cuda
-
     return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
 
 
@@ -255,8 +246,6 @@ def _expect_ramp(host: np.ndarray[Any, Any], label: str) -> None:
 
 @cache
 def _relax_kernel() -> Any:
-    from numba import cuda
-
     @cuda.jit
     def relax(x, target, resid, slot):
         # one step of B3: x = 0.5 x + 0.5 target, max |x - target| into resid[slot];
@@ -278,8 +267,6 @@ def numba_converge_host(n: int, tol: float, reps: int, max_iters: int = 100_000)
     x starts at 1 and target is 0, as in bench/programs/b3_converge.gasync.
     Returns seconds per whole solve (one per repetition) and the number of steps.
     """
-    from numba import cuda
-
     relax = _relax_kernel()
     ones = np.ones(n, np.float64)
     x = cuda.to_device(ones)

@@ -22,9 +22,9 @@ once; these are not):
 
 Every wait is bounded: after ``limit`` polls the side records the turn it
 waited for in ``err`` and stops, so a broken protocol (or blocks that are not
-co-resident) fails loudly instead of hanging the suite. Numba is imported
-inside the functions, as in baselines.py; the kernels also run on the
-simulator (same SM only: it runs blocks one after another).
+co-resident) fails loudly instead of hanging the suite. The kernels also
+run on the simulator (same SM only: it runs blocks one after another), which
+is why ``cuda`` is a module global, as in baselines.py.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+from numba import config, cuda, int32
 
 PLACEMENTS = ("cross SM", "same SM")
 WAITS = {"cas": "CAS poll", "load": "load poll + exch"}
@@ -43,8 +44,6 @@ SPIN_LIMIT = 1 << 24  # polls per turn before the watchdog: seconds at ~0.1-0.2 
 @cache
 def smid() -> Any:
     """A device function returning the SM the calling thread runs on (%smid); 0 on the simulator."""
-    from numba import config, cuda
-
     if config.ENABLE_CUDASIM:
         return lambda: 0
 
@@ -70,8 +69,6 @@ def smid() -> Any:
 @cache
 def kernels() -> dict[tuple[str, str], Any]:
     """The four ping-pong kernels, keyed by (placement, wait); each takes (word, rounds, smids, err, limit)."""
-    from numba import cuda, int32
-
     from gasync.runtime.devicelib import ld
 
     @cuda.jit(device=True, inline=True)
@@ -161,8 +158,6 @@ def launch_shape(placement: str) -> tuple[int, int]:
 
 def run_once(placement: str, wait: str, rounds: int, limit: int = SPIN_LIMIT) -> tuple[float, list[int]]:
     """One checked run: (seconds of launch + synchronisation, the two sides' SM ids)."""
-    from numba import cuda
-
     kernel = kernels()[(placement, wait)]
     blocks, threads = launch_shape(placement)
     word = cuda.to_device(np.zeros(1, np.int32))

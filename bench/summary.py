@@ -220,7 +220,7 @@ def headline(summary: dict[str, Any] | None, name: str) -> list[str]:
 def _value(e: dict[str, Any]) -> str:
     if e.get("value") is None:
         return f"not measured: {e.get('note', '')}".rstrip(": ")
-    text = f"{fmt(e['value'])} {e['unit']}"
+    text = fmt(e["value"]) if e["unit"] == "ratio" else f"{fmt(e['value'])} {e['unit']}"
     if "gasync" in e:
         text += f" ({fmt(e['gasync'])} {e.get('gasync_unit', '')})"
     return text
