@@ -117,8 +117,8 @@ def met(value: float | None, goal: str) -> bool | None:
     return {"<=": value <= limit, ">=": value >= limit, "<": value < limit, ">": value > limit}[op]
 
 
-def entry(h: Headline, rows: list[dict[str, Any]], source: str) -> dict[str, Any]:
-    """One benchmark's entry of the summary."""
+def entry(h: Headline, rows: list[dict[str, Any]], source: str, error: str = "") -> dict[str, Any]:
+    """One benchmark's entry of the summary; ``error`` is the benchmark's failure in that run, if any."""
     gas = find(rows, h.bench, h.gasync)
     base = best(rows, h.bench, h.baselines, highest=h.ratio)
     value: float | None = None
@@ -139,7 +139,7 @@ def entry(h: Headline, rows: list[dict[str, Any]], source: str) -> dict[str, Any
         out["gasync"] = float(gas["value"])  # the throughput divided by the baseline
         out["gasync_unit"] = gas["unit"]
     if gas is None:
-        out["note"] = h.missing
+        out["note"] = f"failed: {error}" if error else h.missing
     elif value is None:
         out["note"] = "no hand-written kernel of the same work was measured in this run"
     return out
@@ -147,7 +147,7 @@ def entry(h: Headline, rows: list[dict[str, Any]], source: str) -> dict[str, Any
 
 def build(doc: dict[str, Any], source: str) -> dict[str, Any]:
     """The summary of one results document (bench/run.py's JSON) named ``source``."""
-    info = doc["machine"]
+    info, errors = doc["machine"], doc.get("errors", {})
     return {
         "commit": info.get("commit", ""),
         "dirty": bool(info.get("dirty", False)),
@@ -155,7 +155,7 @@ def build(doc: dict[str, Any], source: str) -> dict[str, Any]:
         "date": info.get("date", ""),
         "reps": doc.get("reps"),
         "statistic": "median of the reps",
-        "benchmarks": {h.key: entry(h, doc["rows"], source) for h in HEADLINES},
+        "benchmarks": {h.key: entry(h, doc["rows"], source, errors.get(h.bench, "")) for h in HEADLINES},
     }
 
 

@@ -75,3 +75,10 @@ def test_parts_of_one_commit_merge_and_another_commit_replaces(synthetic_doc: di
     assert b["B1"]["value"] == 1.5 and b["B1"]["source"] == "part1.json"  # not run in part 2: kept
     other = {**part2, "machine": {**part2["machine"], "commit": "fedcba9876"}}
     assert merge(json.loads(path.read_text()), build(other, "x.json"), ["B5"])["benchmarks"]["B1"]["value"] is None
+
+
+def test_a_failed_benchmark_says_so(synthetic_doc: dict[str, Any]) -> None:
+    synthetic_doc["rows"] = [r for r in synthetic_doc["rows"] if r["bench"] != "B1"]
+    synthetic_doc["errors"]["B1"] = "AssertionError: B1: out[i] != i at 3"
+    b1 = build(synthetic_doc, SOURCE)["benchmarks"]["B1"]
+    assert b1["value"] is None and b1["note"] == "failed: AssertionError: B1: out[i] != i at 3"
