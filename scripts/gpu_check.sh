@@ -82,16 +82,19 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   # Each part writes its own results file and updates summary.json (same commit: entries merge).
   rm -f bench/results/summary.json  # only this run's measurements go into it
   newest_results() { ls -t bench/results/*.json | grep -v -e compile-time -e summary.json | head -1; }
+  stamp=$(mktemp)  # a part that wrote nothing must not pick up an older results file
   parts=""
   for spec in "180 B1,B2,B2b,B5a" "160 B4,B5" "180 B3,T1,B6"; do
     set -- $spec
     timeout "$1" python3 bench/run.py --reps 3 --only "$2" 2>&1 | grep -v "arn" | grep "^   \|^==\|FAIL\|wrote"
     f=$(newest_results)
-    case " $parts " in *" $f "*) ;; *) [ -n "$f" ] && parts="$parts $f" ;; esac
+    [ -n "$f" ] && [ "$f" -nt "$stamp" ] || { echo "part $2 wrote no results"; continue; }
+    case " $parts " in *" $f "*) ;; *) parts="$parts $f" ;; esac
     cp "$f" "$out/" 2>/dev/null
   done
+  rm -f "$stamp"
   # the page from all three parts and the summary they wrote together
-  python3 bench/report.py $parts
+  [ -n "$parts" ] && python3 bench/report.py $parts
   cp bench/results/summary.json "$out/summary.json" 2>/dev/null || echo "no summary.json was written"
   cp bench/results/latest.md "$out/bench-latest.md" 2>/dev/null
   cp docs/performance.md "$out/performance.md" 2>/dev/null
