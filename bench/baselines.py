@@ -1,8 +1,10 @@
 """What gasync is compared with: plain Numba kernels and CuPy CUDA graphs.
 
-Everything here needs a real GPU, so Numba's CUDA target and CuPy are
-imported inside the functions: the simulator smoke test imports this module
-on machines that have neither a GPU nor CuPy.
+Everything here is meant for a real GPU. CuPy is imported inside the
+functions, since the simulator smoke test imports this module on machines
+without it; Numba's ``cuda`` is a module global (it imports without a GPU),
+so that the simulator, which swaps that global, can also run the kernels
+(tests/bench/test_baselines_sim.py).
 
 Each function returns a list of samples (seconds per unit of work, one per
 repetition); the caller takes the median.
@@ -16,6 +18,7 @@ from functools import cache
 from typing import Any
 
 import numpy as np
+from numba import cuda, float32
 
 TINY_CUDA = r"""
 extern "C" __global__ void one(int* out, int i) { out[i] = i; }
@@ -29,8 +32,6 @@ def _quiet() -> None:
 
 @cache
 def _numba_kernels() -> dict[str, Any]:
-    from numba import cuda, float32
-
     @cuda.jit
     def one(out, i):
         out[i] = i
@@ -50,6 +51,25 @@ def _numba_kernels() -> dict[str, Any]:
             y[i] = float32(2.0) * x[i] + float32(1.0)
 
     @cuda.jit
+    def affine_warps(x, y, per_warp):
+        # warp w streams [w * per_warp, (w + 1) * per_warp): 4 coalesced loads in flight per lane,
+        # all before their stores (x and y may alias, so the compiler keeps that order)
+        lane = cuda.threadIdx.x % 32
+        lo = cuda.grid(1) // 32 * per_warp
+        hi = min(lo + per_warp, x.size)
+        i = lo + lane
+        while i + 96 < hi:
+            a, b, c, d = x[i], x[i + 32], x[i + 64], x[i + 96]
+            y[i] = float32(2.0) * a + float32(1.0)
+            y[i + 32] = float32(2.0) * b + float32(1.0)
+            y[i + 64] = float32(2.0) * c + float32(1.0)
+            y[i + 96] = float32(2.0) * d + float32(1.0)
+            i += 128
+        while i < hi:
+            y[i] = float32(2.0) * x[i] + float32(1.0)
+            i += 32
+
+    @cuda.jit
     def fill_ramp(x, period, scale):
         i = cuda.grid(1)
         stride = cuda.gridsize(1)
@@ -65,13 +85,18 @@ def _numba_kernels() -> dict[str, Any]:
             x[i] = value
             i += stride
 
-    return {"one": one, "affine": affine, "affine_flat": affine_flat, "fill_ramp": fill_ramp, "fill": fill}
+    return {
+        "one": one,
+        "grid-stride": affine,
+        "one thread per element": affine_flat,
+        "per-warp contiguous": affine_warps,
+        "fill_ramp": fill_ramp,
+        "fill": fill,
+    }
 
 
 def numba_launch_per_task(launches: int, reps: int) -> list[float]:
     """Seconds per launch of a one-thread Numba kernel that writes out[i] = i."""
-    from numba import cuda
-
     _quiet()
     one = _numba_kernels()["one"]
     out = cuda.device_array(launches, np.int32)
@@ -137,8 +162,6 @@ def cupy_graph_per_node(nodes: int, reps: int, replays: int = 5) -> list[float]:
 
 def device_input(n: int) -> tuple[Any, Any]:
     """Device arrays x (a ramp of exact f32 values) and y (filled with -1), made on the GPU."""
-    from numba import cuda, float32
-
     k = _numba_kernels()
     x = cuda.device_array(n, np.float32)
     y = cuda.device_array(n, np.float32)
@@ -149,28 +172,49 @@ def device_input(n: int) -> tuple[Any, Any]:
 
 def fill(arr: Any, value: float) -> None:
     """Set every element of a float32 device array to ``value``."""
-    from numba import cuda, float32
-
     _numba_kernels()["fill"][_sm_count() * 8, 256](arr, float32(value))
     cuda.synchronize()
 
 
-def numba_affine(x: Any, y: Any, reps: int, grid_stride: bool = True) -> list[float]:
-    """Seconds per run of a hand-written Numba kernel y = 2x + 1 (launch + sync).
+# The hand-written y = 2x + 1 kernels (keys of _numba_kernels): each one's row name and launch, for the notes.
+AFFINE = {
+    "grid-stride": ("numba grid-stride kernel", "SMs x 8 blocks of 256 threads loop over the array"),
+    "per-warp contiguous": (
+        "numba per-warp contiguous kernel",
+        "SMs x 8 blocks of 128 threads (32 warps per SM); each warp streams one contiguous range,"
+        " 4 loads in flight per lane",
+    ),
+    "one thread per element": ("numba one thread per element", "N / 256 blocks of 256 threads"),
+}
+WARP_RANGE_ALIGN = 128  # elements: a warp's 4 loads of 32 lanes, so every range starts on a whole turn
 
-    ``grid_stride``: SMs x 8 blocks of 256 threads (2048 resident threads per
-    SM) loop over the array; else one thread per element.
-    """
-    from numba import cuda
 
-    affine = _numba_kernels()["affine" if grid_stride else "affine_flat"]
-    blocks, threads = (_sm_count() * 8 if grid_stride else -(-x.shape[0] // 256)), 256
-    affine[blocks, threads](x, y)  # JIT, untimed
+def affine_launch(kind: str, n: int) -> tuple[int, int, tuple[Any, ...]]:
+    """(blocks, threads per block, extra arguments) of the hand-written kernel ``kind`` over ``n`` elements."""
+    sms = _sm_count()
+    if kind == "grid-stride":
+        return sms * 8, 256, ()
+    if kind == "per-warp contiguous":
+        blocks, threads = sms * 8, 128
+        warps = blocks * threads // 32
+        per_warp = -(-n // warps)
+        per_warp = -(-per_warp // WARP_RANGE_ALIGN) * WARP_RANGE_ALIGN
+        return blocks, threads, (np.int64(per_warp),)
+    if kind == "one thread per element":
+        return -(-n // 256), 256, ()
+    raise ValueError(f"unknown affine kernel {kind!r}: expected one of {', '.join(AFFINE)}")
+
+
+def numba_affine(x: Any, y: Any, reps: int, kind: str = "grid-stride") -> list[float]:
+    """Seconds per run (launch + sync) of the hand-written Numba kernel y = 2x + 1 named ``kind`` (see AFFINE)."""
+    affine = _numba_kernels()[kind]
+    blocks, threads, extra = affine_launch(kind, x.shape[0])
+    affine[blocks, threads](x, y, *extra)  # JIT, untimed
     cuda.synchronize()
     samples = []
     for _ in range(reps):
         t0 = time.perf_counter()
-        affine[blocks, threads](x, y)
+        affine[blocks, threads](x, y, *extra)
         cuda.synchronize()
         samples.append(time.perf_counter() - t0)
     return samples
@@ -192,8 +236,6 @@ def _sampled(arr: Any, step: int) -> np.ndarray[Any, Any]:
 
 
 def _sm_count() -> int:
-    from numba import cuda
-
     return int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
 
 
@@ -204,8 +246,6 @@ def _expect_ramp(host: np.ndarray[Any, Any], label: str) -> None:
 
 @cache
 def _relax_kernel() -> Any:
-    from numba import cuda
-
     @cuda.jit
     def relax(x, target, resid, slot):
         # one step of B3: x = 0.5 x + 0.5 target, max |x - target| into resid[slot];
@@ -227,8 +267,6 @@ def numba_converge_host(n: int, tol: float, reps: int, max_iters: int = 100_000)
     x starts at 1 and target is 0, as in bench/programs/b3_converge.gasync.
     Returns seconds per whole solve (one per repetition) and the number of steps.
     """
-    from numba import cuda
-
     relax = _relax_kernel()
     ones = np.ones(n, np.float64)
     x = cuda.to_device(ones)

@@ -6,8 +6,9 @@ for`), B5a (a data-parallel stage as a task array), B6 (cold and cached
 compile) and T1 (tracing overhead) on the cuda backend, each beside its
 baseline (see suite.py and suite2.py), prints a markdown table, and writes it
 to bench/results/latest.md and every sample with the machine's description to
-bench/results/<date>-<gpu>.json; then report.py turns that JSON into
-docs/performance.md. A benchmark that fails prints its error and the others
+bench/results/<date>-<gpu>.json, the headline figures of issue 11 to
+bench/results/summary.json (summary.py; not for --quick); then report.py
+turns both into docs/performance.md. A benchmark that fails prints its error and the others
 still run. ``--sim-smoke`` instead runs every gasync program of the
 suite at tiny sizes on the simulator and checks the values (no GPU needed).
 """
@@ -139,16 +140,27 @@ def benchmark(only: list[str], quick: bool, reps: int) -> int:
     table = markdown(rows, errors, info, cfg)
     print("\n" + table)
     RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / f"{info['date'][:10]}-{gpu_slug(info['gpu'])}{'-quick' if quick else ''}.json"
-    doc = {"machine": info, "quick": quick, "reps": reps, "rows": [r.to_json() for r in rows], "errors": errors}
+    subset = "" if list(only) == list(ALL) else "-" + "-".join(only).lower()  # a part of the suite: its own file
+    out = RESULTS / f"{info['date'][:10]}-{gpu_slug(info['gpu'])}{subset}{'-quick' if quick else ''}.json"
+    doc = {
+        "machine": info,
+        "quick": quick,
+        "reps": reps,
+        "benchmarks": only,
+        "rows": [r.to_json() for r in rows],
+        "errors": errors,
+    }
     out.write_text(json.dumps(doc, indent=2) + "\n")
     (RESULTS / "latest.md").write_text(table)
     print(f"wrote {out.relative_to(ROOT)} and {(RESULTS / 'latest.md').relative_to(ROOT)}")
     try:
         from report import write_report
+        from summary import write_summary
 
-        print(f"wrote {write_report(out).relative_to(ROOT)}")
-    except Exception:  # the measurements are saved; a broken report must not hide them
+        summary = write_summary(doc, str(out.relative_to(ROOT)))
+        print(f"wrote {summary.relative_to(ROOT)}" if summary else "no summary.json for a --quick run")
+        print(f"wrote {write_report([out]).relative_to(ROOT)}")
+    except Exception:  # the measurements are saved; a broken summary or report must not hide them
         traceback.print_exc()
         return 1
     return 1 if errors else 0

@@ -66,8 +66,9 @@ def _affine_inputs(n: int) -> dict[str, np.ndarray[Any, Any]]:
 
 def _b4() -> None:
     n = 1024
-    res = compile_loader(n, 64, 3).run(backend="sim", timeout=SIM_TIMEOUT_S, inputs=_affine_inputs(n))
-    baselines.check_affine(res.buffers["x"], res.buffers["y"], "B4 gasync")
+    for cap in (8, 64):  # 16 tiles: the spec's capacity fills, 64 does not
+        res = compile_loader(n, 64, 3, cap).run(backend="sim", timeout=SIM_TIMEOUT_S, inputs=_affine_inputs(n))
+        baselines.check_affine(res.buffers["x"], res.buffers["y"], f"B4 gasync, capacity {cap}")
 
 
 def _b5() -> None:

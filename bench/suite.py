@@ -209,33 +209,64 @@ def b2b(cfg: Config) -> list[Row]:
     return rows
 
 
-# ---------------------------------------------------------------- B5a
+# ---------------------------------------------------------------- B4, B5, B5a: y = 2x + 1
+
+HAND_WRITTEN = ("grid-stride", "per-warp contiguous")  # baselines.AFFINE kinds every throughput benchmark runs
+
+
+@dataclass(frozen=True)
+class GasyncCase:
+    """One gasync program of a throughput benchmark: its row's case, the suffix of its ratio rows, their goal."""
+
+    case: str
+    prog: Program
+    note: str
+    tag: str = ""  # e.g. ", capacity 8": appended to the ratio rows' cases
+    goal: str = ""
+
+
+def affine_check(label: str) -> Any:
+    def check(res: Result) -> None:
+        baselines.check_affine(res.buffers["x"], res.buffers["y"], label)
+
+    return check
+
+
+def throughput_rows(
+    bench: str, cases: list[GasyncCase], n: int, x: Any, y: Any, cfg: Config, kinds: tuple[str, ...] = HAND_WRITTEN
+) -> list[Row]:
+    """GB/s (8 bytes per element) of each gasync case and each hand-written kernel, then per case
+    gasync / the best hand-written kernel of this run (the headline) and gasync / grid-stride."""
+    gas = []
+    for c in cases:
+        baselines.fill(y, -1.0)
+        run_checked(c.prog, affine_check(f"{bench} gasync"), inputs={"x": x, "y": y})
+        samples, stats = timed_runs(c.prog, cfg.reps, inputs={"x": x, "y": y})
+        note = f"{stats['executors']} executors; kernel {median(samples) * 1e3:.2f} ms; {c.note}"
+        gas.append(measured(bench, c.case, [8 * n / s / 1e9 for s in samples], "GB/s", note=note))
+    refs = []
+    for kind in kinds:
+        baselines.fill(y, -1.0)  # so that the baseline's check cannot pass on gasync's output
+        gbs = [8 * n / s / 1e9 for s in baselines.numba_affine(x, y, cfg.reps, kind)]
+        baselines.check_affine(x, y, f"{bench} {baselines.AFFINE[kind][0]}")
+        refs.append(measured(bench, baselines.AFFINE[kind][0], gbs, "GB/s", note=baselines.AFFINE[kind][1]))
+    best = max(refs, key=lambda r: r.value)
+    grid = refs[kinds.index("grid-stride")]
+    ratios = []
+    for c, g in zip(cases, gas, strict=True):
+        note = f"best: {best.case}, {best.value:,.0f} GB/s"
+        ratios.append(Row(bench, f"gasync / best hand-written{c.tag}", g.value / best.value, "ratio", c.goal, note))
+        ratios.append(Row(bench, f"gasync / numba grid-stride{c.tag}", g.value / grid.value, "ratio"))
+    return gas + refs + ratios
 
 
 def b5a(cfg: Config) -> list[Row]:
     n, w = cfg.pick(1 << 28, 1 << 24), 4096
     x, y = baselines.device_input(n)
     prog = gasync.compile(PROGRAMS / "b5a_stage.gasync", defines={"N": n, "W": w})
-
-    def check(res: Result) -> None:
-        baselines.check_affine(res.buffers["x"], res.buffers["y"], "B5a gasync")
-
-    run_checked(prog, check, inputs={"x": x, "y": y})
-    samples, stats = timed_runs(prog, cfg.reps, inputs={"x": x, "y": y})
-    gas = [8 * n / s / 1e9 for s in samples]
-    refs = []
-    for grid_stride in (True, False):
-        baselines.fill(y, -1.0)  # so that the baseline's check cannot pass on gasync's output
-        refs.append([8 * n / s / 1e9 for s in baselines.numba_affine(x, y, cfg.reps, grid_stride)])
-        baselines.check_affine(x, y, "B5a numba")
-    note = f"{stats['executors']} executors; parallel for over chunks of {n // w:,}; 8 bytes per element"
-    return [
-        measured("B5a", f"gasync task array W={w}, N={n:,}", gas, "GB/s", note=note),
-        measured("B5a", "numba grid-stride kernel", refs[0], "GB/s", note="SMs x 8 blocks of 256 threads"),
-        measured("B5a", "numba one thread per element", refs[1], "GB/s", note="for context: N / 256 blocks"),
-        Row("B5a", "gasync / numba grid-stride", median(gas) / median(refs[0]), "ratio", ">= 0.9"),
-        Row("B5a", "gasync / numba one per element", median(gas) / median(refs[1]), "ratio"),
-    ]
+    note = f"parallel for over chunks of {n // w:,}; 8 bytes per element"
+    case = GasyncCase(f"gasync task array W={w}, N={n:,}", prog, note, goal=">= 0.9")
+    return throughput_rows("B5a", [case], n, x, y, cfg, (*HAND_WRITTEN, "one thread per element"))
 
 
 # ---------------------------------------------------------------- B6

@@ -1,0 +1,236 @@
+"""bench/results/summary.json: issue 11's headline figures, from a GPU run's results.
+
+``{"commit", "gpu", "date", "benchmarks": {"B1": {"value", "unit", "goal", "baseline", ...}, ...}}``.
+Each entry comes from the rows of one run (bench/run.py's results JSON), whose
+values are already medians of the repetitions:
+
+- a **time** entry (B1, B2, B2_same_sm) is gasync's figure itself; its
+  baseline is the best (lowest) of the rows it is compared with;
+- a **ratio** entry (B4, B4_cap64, B5, B5a) is gasync's throughput divided by
+  the best (highest) hand-written kernel of the same work in that run, and its
+  baseline is the figure it was divided by (GB/s).
+
+A figure that was not measured is ``null``, with a note saying why, never a
+guess. gasync's B2 has no cross-SM figure yet (its two tasks run in one
+block), so ``B2`` has ``"value": null`` and ``B2_same_sm`` carries gasync's
+number; suite2.CROSS_SM_RUN is where the cross-SM run option goes.
+
+Only bench/run.py on a GPU writes the file, and not for ``--quick`` runs
+(their sizes are not the goals'). A run of some benchmarks (``--only``, as
+scripts/gpu_check.sh does in parts) keeps the other entries of a summary of
+the same commit and GPU; any other summary is replaced whole.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+SUMMARY = HERE / "results" / "summary.json"
+THROUGHPUT = ("numba grid-stride kernel", "numba per-warp contiguous kernel", "numba one thread per element")
+
+
+@dataclass(frozen=True)
+class Headline:
+    """One entry: which rows of a run give it (by case prefix) and its goal."""
+
+    key: str
+    label: str  # what the figure is, for the headline table
+    bench: str
+    gasync: str  # case prefix of gasync's row
+    baselines: tuple[str, ...]  # case prefixes of the rows compared with; the best one is the baseline
+    unit: str
+    goal: str  # "<= 1", ">= 0.85", or "" for context only
+    ratio: bool = False  # value = gasync / best baseline throughput; else gasync's own figure (lower is better)
+    missing: str = "not measured in this run"  # the note when gasync's row is absent
+
+
+B2_CROSS_SM_MISSING = (
+    "no cross-SM gasync figure yet: B2's two tasks run in one block (see B2_same_sm); "
+    "suite2.CROSS_SM_RUN takes the run option that places them on different SMs"
+)
+
+LOADER = "loader + compute / best hand-written, channel capacity {}"
+HEADLINES = (
+    Headline(
+        "B1",
+        "ns per task, 1M tasks (queue executor)",
+        "B1",
+        "gasync queue, N=1,048,576",
+        ("CUDA graph replay per node",),
+        "ns/task",
+        "<= 1",
+    ),
+    Headline(
+        "B2",
+        "us per hand-off across SMs",
+        "B2",
+        "gasync ping-pong hand-off, cross SM",
+        ("hand-written ping-pong, cross SM",),
+        "us/hand-off",
+        "<= 0.3",
+        missing=B2_CROSS_SM_MISSING,
+    ),
+    Headline(
+        "B2_same_sm",
+        "us per hand-off on one SM",
+        "B2",
+        "gasync ping-pong hand-off, same SM",
+        ("hand-written ping-pong, same SM",),
+        "us/hand-off",
+        "< 0.3",
+    ),
+    Headline(
+        "B4", LOADER.format(8), "B4", "gasync loader + compute, capacity 8,", THROUGHPUT, "ratio", ">= 0.85", True
+    ),
+    Headline(
+        "B4_cap64", LOADER.format(64), "B4", "gasync loader + compute, capacity 64,", THROUGHPUT, "ratio", "", True
+    ),
+    Headline("B5", "`bulk for` / best hand-written", "B5", "gasync bulk for", THROUGHPUT, "ratio", ">= 0.95", True),
+    Headline("B5a", "task array / best hand-written", "B5a", "gasync task array", THROUGHPUT, "ratio", ">= 0.9", True),
+)
+
+
+def find(rows: list[dict[str, Any]], bench: str, prefix: str) -> dict[str, Any] | None:
+    """The first row of ``bench`` whose case starts with ``prefix``."""
+    return next((r for r in rows if r["bench"] == bench and r["case"].startswith(prefix)), None)
+
+
+def best(rows: list[dict[str, Any]], bench: str, prefixes: tuple[str, ...], highest: bool) -> dict[str, Any] | None:
+    """Of the rows matching any of ``prefixes``, the one with the highest (or lowest) value."""
+    found = [r for r in rows if r["bench"] == bench and any(r["case"].startswith(p) for p in prefixes)]
+    if not found:
+        return None
+    return (max if highest else min)(found, key=lambda r: float(r["value"]))
+
+
+def met(value: float | None, goal: str) -> bool | None:
+    """Whether ``value`` meets a goal written "<= 1", "< 0.3" or ">= 0.85"; None without both."""
+    m = re.fullmatch(r"\s*(<=|>=|<|>)\s*([0-9.]+)\s*", goal)
+    if value is None or m is None:
+        return None
+    op, limit = m.group(1), float(m.group(2))
+    return {"<=": value <= limit, ">=": value >= limit, "<": value < limit, ">": value > limit}[op]
+
+
+def entry(h: Headline, rows: list[dict[str, Any]], source: str, error: str = "") -> dict[str, Any]:
+    """One benchmark's entry of the summary; ``error`` is the benchmark's failure in that run, if any."""
+    gas = find(rows, h.bench, h.gasync)
+    base = best(rows, h.bench, h.baselines, highest=h.ratio)
+    value: float | None = None
+    if gas is not None and (base is not None or not h.ratio):
+        value = float(gas["value"]) / float(base["value"]) if h.ratio and base is not None else float(gas["value"])
+    out: dict[str, Any] = {
+        "value": value,
+        "unit": h.unit,
+        "goal": h.goal,
+        "baseline": None if base is None else float(base["value"]),
+        "baseline_unit": None if base is None else base["unit"],
+        "baseline_case": None if base is None else base["case"],
+        "case": None if gas is None else gas["case"],
+        "met": met(value, h.goal),
+        "source": source,
+    }
+    if h.ratio and gas is not None:
+        out["gasync"] = float(gas["value"])  # the throughput divided by the baseline
+        out["gasync_unit"] = gas["unit"]
+    if gas is None:
+        out["note"] = f"failed: {error}" if error else h.missing
+    elif value is None:
+        out["note"] = "no hand-written kernel of the same work was measured in this run"
+    return out
+
+
+def build(doc: dict[str, Any], source: str) -> dict[str, Any]:
+    """The summary of one results document (bench/run.py's JSON) named ``source``."""
+    info, errors = doc["machine"], doc.get("errors", {})
+    return {
+        "commit": info.get("commit", ""),
+        "dirty": bool(info.get("dirty", False)),
+        "gpu": info.get("gpu", ""),
+        "date": info.get("date", ""),
+        "reps": doc.get("reps"),
+        "statistic": "median of the reps",
+        "benchmarks": {h.key: entry(h, doc["rows"], source, errors.get(h.bench, "")) for h in HEADLINES},
+    }
+
+
+def merge(old: dict[str, Any] | None, new: dict[str, Any], ran: list[str]) -> dict[str, Any]:
+    """``new``, keeping ``old``'s entries of the benchmarks this run did not run if ``old`` is of the same
+    commit and GPU (a suite run in parts); else ``new`` alone."""
+    same = old is not None and all(old.get(k) == new[k] for k in ("commit", "dirty", "gpu"))
+    if not same or old is None:
+        return new
+    keep = {h.key for h in HEADLINES if h.bench not in ran and h.key in old.get("benchmarks", {})}
+    merged = {k: (old["benchmarks"][k] if k in keep else v) for k, v in new["benchmarks"].items()}
+    return {**new, "benchmarks": merged}
+
+
+def write_summary(doc: dict[str, Any], source: str, path: Path = SUMMARY) -> Path | None:
+    """Write (or update) the summary from a results document; None for a ``--quick`` run, which writes none."""
+    if doc.get("quick"):
+        return None
+    old = json.loads(path.read_text()) if path.exists() else None
+    ran = doc.get("benchmarks") or sorted({r["bench"] for r in doc["rows"]} | set(doc.get("errors", {})))
+    summary = merge(old, build(doc, source), list(ran))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(summary, indent=2) + "\n")
+    return path
+
+
+def fmt(v: float) -> str:
+    if v != v:  # NaN
+        return "nan"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    return f"{v:.3g}"
+
+
+def headline(summary: dict[str, Any] | None, name: str) -> list[str]:
+    """The headline section of docs/performance.md from a summary (the content of ``name``), or its absence."""
+    out = ["## Headline: issue 11's goals", ""]
+    if summary is None:
+        return out + [
+            f"No `{name}` yet: bench/run.py writes it from a GPU run at the goals' sizes (not `--quick`). "
+            "Until then no headline figure is stated; the results below are from earlier runs.",
+            "",
+        ]
+    commit = str(summary.get("commit", ""))[:10] or "unknown"
+    out += [
+        f"From `{name}`: commit {commit}{' (dirty)' if summary.get('dirty') else ''}, {summary.get('gpu', '?')}, "
+        f"{summary.get('date', '?')}; {summary.get('statistic', 'medians')} ({summary.get('reps', '?')} reps). "
+        "Ratios are gasync's throughput over the best hand-written kernel of the same work in the same run.",
+        "",
+        "| benchmark | figure | gasync | baseline | goal | met |",
+        "| --- | --- | ---: | ---: | --- | --- |",
+    ]
+    labels = {h.key: h.label for h in HEADLINES}
+    for key, e in summary.get("benchmarks", {}).items():
+        out.append(
+            f"| {key} | {labels.get(key, key)} | {_value(e)} | {_baseline(e)} | {e.get('goal') or ''} "
+            f"| {_met(e.get('met'))} |"
+        )
+    return out + [""]
+
+
+def _value(e: dict[str, Any]) -> str:
+    if e.get("value") is None:
+        return f"not measured: {e.get('note', '')}".rstrip(": ")
+    text = fmt(e["value"]) if e["unit"] == "ratio" else f"{fmt(e['value'])} {e['unit']}"
+    if "gasync" in e:
+        text += f" ({fmt(e['gasync'])} {e.get('gasync_unit', '')})"
+    return text
+
+
+def _baseline(e: dict[str, Any]) -> str:
+    if e.get("baseline") is None:
+        return "not measured"
+    return f"{fmt(e['baseline'])} {e.get('baseline_unit') or ''} ({e.get('baseline_case')})"
+
+
+def _met(ok: bool | None) -> str:
+    return "" if ok is None else ("met" if ok else "**not met**")

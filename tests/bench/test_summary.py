@@ -1,0 +1,84 @@
+"""bench/summary.py: summary.json's entries from a synthetic results document (no GPU)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from summary import HEADLINES, build, merge, met, write_summary
+
+SOURCE = "tests/bench/synthetic-results.json"
+
+
+def test_time_entries_are_gasyncs_figure_beside_the_best_baseline(synthetic_doc: dict[str, Any]) -> None:
+    b = build(synthetic_doc, SOURCE)["benchmarks"]
+    assert b["B1"]["value"] == 1.5 and b["B1"]["unit"] == "ns/task" and b["B1"]["goal"] == "<= 1"
+    assert b["B1"]["baseline"] == 600.0 and b["B1"]["met"] is False
+    same = b["B2_same_sm"]
+    assert same["value"] == 6.0 and same["baseline"] == 0.05  # the faster of the two same-SM waits
+    assert same["baseline_case"] == "hand-written ping-pong, same SM, load poll + exch"
+
+
+def test_b2_has_no_cross_sm_gasync_figure_but_keeps_the_cross_sm_limit(synthetic_doc: dict[str, Any]) -> None:
+    b2 = build(synthetic_doc, SOURCE)["benchmarks"]["B2"]
+    assert b2["value"] is None and b2["met"] is None and "cross-SM" in b2["note"]
+    assert b2["baseline"] == 0.1 and b2["goal"] == "<= 0.3"
+
+
+def test_ratios_divide_by_the_best_hand_written_kernel_of_the_run(synthetic_doc: dict[str, Any]) -> None:
+    b = build(synthetic_doc, SOURCE)["benchmarks"]
+    assert b["B4"]["value"] == pytest.approx(50 / 2500) and b["B4"]["baseline"] == 2500.0
+    assert b["B4"]["baseline_case"] == "numba per-warp contiguous kernel" and b["B4"]["gasync"] == 50.0
+    assert b["B4_cap64"]["value"] == pytest.approx(100 / 2500) and b["B4_cap64"]["met"] is None
+    assert b["B5"]["value"] == pytest.approx(2400 / 2800) and b["B5"]["met"] is False
+    assert b["B5a"]["value"] == pytest.approx(2900 / 3000) and b["B5a"]["met"] is True
+    assert {k: e["unit"] for k, e in b.items() if k.startswith("B5")} == {"B5": "ratio", "B5a": "ratio"}
+
+
+def test_the_top_level_names_the_run(synthetic_doc: dict[str, Any]) -> None:
+    s = build(synthetic_doc, SOURCE)
+    assert s["commit"].startswith("0123456789") and s["gpu"].startswith("SYNTHETIC") and s["date"].startswith("2000")
+    assert set(s["benchmarks"]) == {h.key for h in HEADLINES}
+    assert all(e["source"] == SOURCE for e in s["benchmarks"].values())
+
+
+def test_a_missing_row_is_null_with_a_note_never_a_guess(synthetic_doc: dict[str, Any]) -> None:
+    synthetic_doc["rows"] = [r for r in synthetic_doc["rows"] if r["bench"] != "B5"]
+    b5 = build(synthetic_doc, SOURCE)["benchmarks"]["B5"]
+    assert b5["value"] is None and b5["baseline"] is None and b5["note"]
+
+
+@pytest.mark.parametrize(
+    "value, goal, want",
+    [(1.0, "<= 1", True), (1.01, "<= 1", False), (0.3, "< 0.3", False), (0.9, ">= 0.9", True), (None, "<= 1", None)],
+)
+def test_met_reads_the_goal(value: float | None, goal: str, want: bool | None) -> None:
+    assert met(value, goal) is want
+
+
+def test_a_quick_run_writes_no_summary(synthetic_doc: dict[str, Any], tmp_path: Path) -> None:
+    path = tmp_path / "summary.json"
+    assert write_summary({**synthetic_doc, "quick": True}, SOURCE, path) is None
+    assert not path.exists()
+
+
+def test_parts_of_one_commit_merge_and_another_commit_replaces(synthetic_doc: dict[str, Any], tmp_path: Path) -> None:
+    path = tmp_path / "summary.json"
+    write_summary(synthetic_doc, "part1.json", path)
+    part2 = {**synthetic_doc, "benchmarks": ["B5"], "rows": [r for r in synthetic_doc["rows"] if r["bench"] == "B5"]}
+    part2["rows"][0] = {**part2["rows"][0], "value": 2660.0}
+    write_summary(part2, "part2.json", path)
+    b = json.loads(path.read_text())["benchmarks"]
+    assert b["B5"]["value"] == pytest.approx(2660 / 2800) and b["B5"]["source"] == "part2.json"
+    assert b["B1"]["value"] == 1.5 and b["B1"]["source"] == "part1.json"  # not run in part 2: kept
+    other = {**part2, "machine": {**part2["machine"], "commit": "fedcba9876"}}
+    assert merge(json.loads(path.read_text()), build(other, "x.json"), ["B5"])["benchmarks"]["B1"]["value"] is None
+
+
+def test_a_failed_benchmark_says_so(synthetic_doc: dict[str, Any]) -> None:
+    synthetic_doc["rows"] = [r for r in synthetic_doc["rows"] if r["bench"] != "B1"]
+    synthetic_doc["errors"]["B1"] = "AssertionError: B1: out[i] != i at 3"
+    b1 = build(synthetic_doc, SOURCE)["benchmarks"]["B1"]
+    assert b1["value"] is None and b1["note"] == "failed: AssertionError: B1: out[i] != i at 3"
