@@ -3,7 +3,7 @@
 # the GPU contract suite, every sample through the CLI, a traced run, the differential
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root:
-#   bash scripts/gpu_check.sh OUTDIR [checks|tier|executors|samples|differential|bench|all]
+#   bash scripts/gpu_check.sh OUTDIR [checks|tier|executors|samples|differential|sanitize|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, then
 # `executors` and `samples` (each under 10 minutes), then `bench` (the whole benchmark suite
@@ -72,6 +72,17 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   timeout 60 python3 -m gasync run /tmp/dead.gasync --backend cuda; echo "exit status $?"
   echo "-- traced run"
   timeout 120 python3 -m gasync run samples/join_select.gasync --backend cuda --trace "$out/trace.json" --schedule "$out/schedule.dot" 2>&1 | tail -5
+  fi
+  if in_part sanitize all; then
+  echo "== compute-sanitizer memcheck on every sample (issue 11: 0 errors)"
+  for f in samples/*.gasync; do
+    extra=""
+    case "$f" in *counter*) extra="--signal stop=5ms" ;; esac
+    printf '%s: ' "$f"
+    timeout 150 /usr/local/cuda/bin/compute-sanitizer --tool memcheck --report-api-errors no \
+      python3 -m gasync run "$f" --backend cuda -q $extra > "$out/sanitize-$(basename "$f" .gasync).log" 2>&1
+    echo "exit $? $(grep -h 'ERROR SUMMARY' "$out/sanitize-$(basename "$f" .gasync).log" | tail -1)"
+  done
   fi
   if in_part bench all; then
   echo "== benchmarks: the whole suite, median of 3 runs, in three parts"
