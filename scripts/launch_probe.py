@@ -1,0 +1,100 @@
+"""Where a run's fixed time goes on the GPU (issue 11, S0/S5): launch call, device time, the rest.
+
+For B1 (1M tiny tasks), B5 (bulk for over 2^28) and an empty bulk program, three runs
+each: ``kernel_ms`` (host wall time, launch to synchronize), ``launch_ms`` (the launch
+call alone, which returns before the kernel ends), ``device_ms`` (the longest executor's
+first look to its exit), and what the dispatcher's own launch path costs on the same
+arrays (it types every array of the argument tuple on each call).
+Usage (device machine): python3 scripts/launch_probe.py
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+import run as bench_run  # noqa: E402
+
+bench_run.ensure_importable()
+
+import numpy as np  # noqa: E402
+from numba import cuda  # noqa: E402
+
+import gasync  # noqa: E402
+from gasync.runtime import launch  # noqa: E402
+
+CASES = {
+    "B1 1M tasks": (ROOT / "bench/programs/b1_tasks.gasync", {"N": 1 << 20}, {}),
+    "B5 2^28": (ROOT / "bench/programs/b5_bulk.gasync", {"N": 1 << 28}, "xy"),
+    "bulk over 1": (ROOT / "bench/programs/b5_bulk.gasync", {"N": 1}, "xy"),
+}
+
+
+def main() -> None:
+    for label, (path, defines, inputs) in CASES.items():
+        prog = gasync.compile(path, defines=defines)
+        n = defines["N"]
+        ins = {}
+        if inputs:
+            ins = {"x": cuda.to_device(np.arange(n, dtype=np.float32)), "y": cuda.device_array(n, np.float32)}
+        prog.run(backend="cuda", inputs=ins)  # compile and warm
+        for _ in range(3):
+            s = prog.run(backend="cuda", inputs=ins).stats
+            print(
+                f"{label}: kernel_ms {s['kernel_ms']} launch_ms {s['launch_ms']} device_ms {s['device_ms']} "
+                f"executors {s['executors']}",
+                flush=True,
+            )
+        # the dispatcher's path on the same kind of arrays, for comparison
+        gen = prog.generated
+        module, _ = launch.load(gen, None)
+        kernel = module.gasync_kernel
+        sig = next(iter(kernel.overloads))
+        executors, blocks, threads = launch._grid(kernel.overloads[sig], gen, launch.RunOptions())
+        host = launch.host_arrays(gen, executors, ins)
+        dev = {k: launch._to_device(cuda, v) for k, v in host.items()}
+        args = tuple(dev[k] for k in gen.arrays)
+        kern = kernel.overloads[sig]
+        full = (args, np.int64(0), np.int64(0))
+        prep = []
+        for _ in range(3):
+            t = time.perf_counter()
+            kernelargs: list[object] = []
+            for ty, v in zip(kern.argument_types, full, strict=True):
+                kern._prepare_args(ty, v, 0, [], kernelargs)
+            prep.append(round((time.perf_counter() - t) * 1e3, 3))
+        print(f"{label}: marshalling {len(kernelargs)} kernel parameters (ms): {prep}", flush=True)
+        from numba.cuda.dispatcher import LaunchConfig
+        from numba.cuda.dispatcher import launch as core_launch
+
+        cufunc = kern._codelibrary.get_cufunc()
+        for how in ("dispatcher", "overload", "prebuilt"):
+            times = []
+            try:
+                for _ in range(3):
+                    for k, v in launch.host_arrays(gen, executors, ins).items():
+                        if isinstance(v, np.ndarray):
+                            dev[k].copy_to_device(v)
+                    cuda.synchronize()
+                    t = time.perf_counter()
+                    if how == "dispatcher":
+                        kernel[blocks, threads](*full)
+                    elif how == "overload":
+                        kern.launch(full, (blocks, 1, 1), (threads, 1, 1), 0, 0)
+                    else:  # the parameters marshalled once, straight to cuda.core's launch
+                        config = LaunchConfig(grid=(blocks, 1, 1), block=(threads, 1, 1), shmem_size=0)
+                        core_launch(0, config, cufunc.kernel, *kernelargs)
+                    t_call = time.perf_counter() - t
+                    cuda.synchronize()
+                    times.append((round(t_call * 1e3, 3), round((time.perf_counter() - t) * 1e3, 3)))
+            except Exception as exc:  # a probe of Numba's internals: say what failed and go on
+                print(f"{label}: {how}: {type(exc).__name__}: {exc}", flush=True)
+                continue
+            print(f"{label}: {how} launch call / launch to sync (ms): {times}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
