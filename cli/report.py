@@ -105,7 +105,7 @@ class Reporter:
 
     def diagnostics(self, errors: list[GasyncError], src: Source) -> None:
         text = src.text()
-        for err in errors:
+        for err in (e.in_cli_words() for e in errors):
             print(render(err, src.label, text, code=True, color=self.color), file=sys.stderr)
             self.diags.append(to_json(err, src.label))
             shown = render(err, src.label, text)
@@ -160,7 +160,7 @@ class Reporter:
         """A bad ``-D`` value is a usage error; the rest are the program's."""
         for err in errors:
             if isinstance(err, DefineError):
-                self.usage(err.message)
+                self.usage(err.in_cli_words().message)
         self.diagnostics([e for e in errors if not isinstance(e, DefineError)], src)
 
     def finish(self) -> None:

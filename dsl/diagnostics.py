@@ -15,6 +15,7 @@ Several independent errors travel together as :class:`ErrorGroup`.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,14 +34,42 @@ class GasyncError(Exception):
     """Base of every diagnostic about a user's program (exit status 1)."""
 
     code = "E0309"
-
     severity = "error"
+    path = ""  # the program's file, where the Python API raises it (str() then starts with path:line:col)
 
     def __init__(self, message: str, span: Span = NOSPAN, notes: tuple[Note, ...] = ()):
         super().__init__(message)
         self.message = message
         self.span = span
         self.notes = notes
+        self.cli_message = ""  # the message in the command line's words (--input x: ...), where they differ
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    @property
+    def column(self) -> int:
+        return self.span.column
+
+    def __str__(self) -> str:
+        where = self.path
+        if where and self.span.line > 0:
+            where = f"{where}:{self.span.line}:{self.span.column}"
+        return f"{where}: {self.severity}[{self.code}]: {self.message}" if where else self.message
+
+    @property
+    def diagnostic(self) -> dict[str, Any]:
+        """This diagnostic as ``check --json`` prints it (file, line, column, code, message, notes...)."""
+        return to_json(self, self.path)
+
+    def in_cli_words(self) -> GasyncError:
+        """The same diagnostic worded for the command line (its flags, not the API's arguments)."""
+        if not self.cli_message:
+            return self
+        other = copy.copy(self)
+        other.message, other.cli_message = self.cli_message, ""
+        return other
 
 
 # ---- kinds of syntax mistakes (raised by dsl.parser) ----------------------
@@ -148,6 +177,9 @@ class ErrorGroup(Exception):
     def __init__(self, errors: list[GasyncError]):
         super().__init__("; ".join(e.message for e in errors))
         self.errors = errors
+
+    def __str__(self) -> str:
+        return "\n".join(str(e) for e in self.errors)
 
 
 # ---- rendering -------------------------------------------------------------

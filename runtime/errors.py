@@ -65,6 +65,17 @@ class ExternSignatureError(ExternError):
     code = "E0308"
 
 
+def worded(error: RunError, cli_message: str) -> RunError:
+    """``error`` (in the Python API's words) with its message in the command line's words too."""
+    error.cli_message = cli_message
+    return error
+
+
+def input_error(name: str, detail: str) -> RunError:
+    """A problem with the input for buffer ``name``: ``inputs['x']: ...``, and ``--input x: ...`` in the CLI."""
+    return worded(InputError(f"inputs['{name}']: {detail}"), f"--input {name}: {detail}")
+
+
 def instances_label(task: str, count: int, ks: list[int]) -> str:
     """How a deadlock report names some instances of a task: ``w`` for a single one, ``w[1, 3]``."""
     if count == 1:
