@@ -160,7 +160,7 @@ class Reporter:
         """A bad ``-D`` value is a usage error; the rest are the program's."""
         for err in errors:
             if isinstance(err, DefineError):
-                self.usage(err.in_cli_words().message)
+                self.usage(err.in_cli_words().message, err.code)
         self.diagnostics([e for e in errors if not isinstance(e, DefineError)], src)
 
     def finish(self) -> None:
