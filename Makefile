@@ -34,7 +34,7 @@ lint: setup
 # mypy needs a folder named `gasync`; the repository root is that package.
 typecheck: setup
 	@mkdir -p build/typecheck && ln -sfn "$(CURDIR)" build/typecheck/gasync
-	MYPYPATH=build/typecheck $(BIN)/mypy -p gasync.dsl -p gasync.planner
+	MYPYPATH=build/typecheck $(BIN)/mypy -p gasync.dsl -p gasync.planner -m gasync -m gasync.api -m gasync.notebook -m gasync.runtime.outputs
 
 pytest: setup
 	$(BIN)/pytest -q

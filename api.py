@@ -6,26 +6,58 @@
     result.buffers["y"], result.shared["hits"], result.stats["kernel_ms"]
 
 Compiling parses, plans and generates code (no Numba import); running picks a
-backend and launches. Errors in the program raise GasyncError subclasses
-(``ErrorGroup`` for several) that ``gasync.dsl.render`` prints.
+backend and launches. Errors in the program raise ``GasyncError`` subclasses
+(``ErrorGroup`` for several): each carries its ``code``, ``path``, ``line`` and
+``column``, its ``str()`` starts with ``path:line:col:``, ``diagnostic`` is the
+JSON object ``gasync check --json`` prints, and ``gasync.dsl.render`` draws it
+with the source line. Messages use the API's words (``inputs['x']``,
+``defines['N']``, ``timeout``), not the command line's flags.
+
+On a GPU, ``inputs`` may be device arrays (CuPy, PyTorch, Numba: anything with
+``__cuda_array_interface__``); the buffers of the result are then device arrays
+of the same library, with no copy through the host (``outputs``: see
+``gasync.runtime.outputs``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from gasync.codegen import Generated, generate
+from gasync.dsl.diagnostics import ErrorGroup, GasyncError
 from gasync.planner import Plan, PlanOptions, plan
 from gasync.runtime.options import Result, RunOptions
 
+Backend = Literal["auto", "cuda", "sim"]
+Outputs = Literal["auto", "host", "device"]
+T = TypeVar("T")
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, repr=False)
 class Program:
-    """A compiled program: its plan and generated Numba-CUDA source."""
+    """A compiled program: its plan and generated Numba-CUDA source. In a notebook it
+    shows its task graph."""
 
     generated: Generated
+
+    def __repr__(self) -> str:
+        tasks = ", ".join(t.name for t in self.plan.tasks)
+        return f"<gasync.Program {self.path!r}: tasks {tasks}>"
+
+    def _repr_svg_(self) -> str | None:
+        """The task graph as SVG (None, so that a notebook shows the repr, without Graphviz's dot)."""
+        import graphviz
+
+        from gasync.viz.taskgraph import task_graph
+
+        try:
+            return str(task_graph(self.plan).pipe(format="svg", encoding="utf-8"))
+        except graphviz.ExecutableNotFound:
+            return None
 
     @property
     def plan(self) -> Plan:
@@ -33,44 +65,77 @@ class Program:
 
     @property
     def source(self) -> str:
+        """The generated Numba-CUDA module's text."""
         return self.generated.source
+
+    @property
+    def path(self) -> str:
+        return self.generated.plan.path
 
     def run(
         self,
-        backend: str = "auto",
-        inputs: dict[str, Any] | None = None,
+        backend: Backend = "auto",
+        inputs: Mapping[str, Any] | None = None,
         timeout: float = 0.0,
         executors: int = 0,
-        executor: str = "queue",
+        executor: Literal["queue", "spin"] = "queue",
         cache_dir: str | None = None,
-        signals: dict[str, float] | None = None,
+        signals: Mapping[str, float] | None = None,
+        outputs: Outputs = "auto",
     ) -> Result:
         """Run on ``backend`` ('auto', 'cuda' or 'sim'); ``timeout`` in seconds (0: none);
-        ``signals`` sets each named signal from the host that many seconds after launch."""
+        ``signals`` sets each named signal from the host that many seconds after launch;
+        ``outputs``: 'host' for NumPy buffers, 'device' for device arrays, 'auto' for device
+        arrays where an input was one (on a GPU; the simulator gives NumPy arrays)."""
         from gasync import runtime
 
-        options = RunOptions(backend, dict(inputs or {}), timeout, executors, executor, cache_dir, dict(signals or {}))
-        return runtime.run(self.generated, options)
+        options = RunOptions(
+            backend, dict(inputs or {}), timeout, executors, executor, cache_dir, dict(signals or {}), outputs=outputs
+        )
+        with located(self.path):
+            return runtime.run(self.generated, options)
 
 
 def compile_source(
-    text: str, path: str = "<input>", defines: dict[str, Any] | None = None, strict: bool = False
+    text: str, path: str = "<input>", defines: Mapping[str, Any] | None = None, strict: bool = False
 ) -> Program:
-    """Compile program text."""
+    """Compile program text; ``path`` names it in diagnostics."""
     from gasync.dsl import parse
     from gasync.pipeline import deep
 
-    options = PlanOptions(tuple((k, _define_text(v)) for k, v in (defines or {}).items()), strict)
-    return Program(deep(lambda: generate(plan(parse(text, path), options))))
+    options = _options(defines, strict)
+    return _compiled(path, lambda: deep(lambda: generate(plan(parse(text, path), options))))
 
 
-def compile(path: str | Path, defines: dict[str, Any] | None = None, strict: bool = False) -> Program:  # noqa: A001
+def compile(path: str | Path, defines: Mapping[str, Any] | None = None, strict: bool = False) -> Program:  # noqa: A001
     """Compile a ``.gasync`` file."""
     from gasync.pipeline import deep, load
 
-    program = load(path)
-    options = PlanOptions(tuple((k, _define_text(v)) for k, v in (defines or {}).items()), strict)
-    return Program(deep(lambda: generate(plan(program, options))))
+    options = _options(defines, strict)
+    return _compiled(str(path), lambda: deep(lambda: generate(plan(load(path), options))))
+
+
+def _compiled(path: str, build: Callable[[], Generated]) -> Program:
+    with located(path):
+        return Program(build())
+
+
+@contextmanager
+def located(path: str) -> Iterator[None]:
+    """Errors raised inside name ``path`` (unless they name a file already)."""
+    try:
+        yield
+    except ErrorGroup as group:
+        for err in group.errors:
+            err.path = err.path or path
+        raise
+    except GasyncError as err:
+        err.path = err.path or path
+        raise
+
+
+def _options(defines: Mapping[str, Any] | None, strict: bool) -> PlanOptions:
+    return PlanOptions(tuple((k, _define_text(v)) for k, v in (defines or {}).items()), strict)
 
 
 def _define_text(v: Any) -> str:

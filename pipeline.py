@@ -36,6 +36,8 @@ _local = threading.local()
 class InputFileError(GasyncError):
     """A path on the command line or in the API that cannot be read."""
 
+    code = "E0001"
+
 
 def deep(fn: Callable[..., T], *args: Any) -> T:
     """``fn(*args)`` in a thread with a large stack and a raised recursion limit (inline if

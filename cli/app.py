@@ -25,19 +25,33 @@ import typer
 
 from gasync import __version__, pipeline
 from gasync.cli import cache as cache_cli
-from gasync.cli.common import DebugOpt, DefineOpt, FileArg, QuietOpt, StrictOpt, plan_options
+from gasync.cli.common import (
+    Color,
+    ColorOpt,
+    DebugOpt,
+    DefineOpt,
+    DiagnosticsJsonOpt,
+    FileArg,
+    QuietOpt,
+    StrictOpt,
+    plan_options,
+)
 from gasync.cli.params import FileToWrite, verbosity
 from gasync.cli.report import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
     EXIT_USAGE,
+    USAGE_CODE,
     Reporter,
+    plain_diagnostic,
     print_json_error,
     usage_hint,
+    use_color,
 )
 from gasync.cli.run import run
 from gasync.cli.source import Source
 from gasync.codegen import generate
+from gasync.dsl import codes
 from gasync.dsl.printer import dump
 from gasync.pipeline import InputFileError
 from gasync.planner.printer import format_plan
@@ -91,11 +105,13 @@ def check(
     ],
     define: DefineOpt = None,
     strict: StrictOpt = False,
+    as_json: DiagnosticsJsonOpt = False,
+    color: ColorOpt = Color.auto,
     quiet: QuietOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Parse and plan programs; print warnings and errors only."""
-    rep = Reporter(debug, verbosity(quiet, False))
+    rep = Reporter(debug, verbosity(quiet, False), color=use_color(color), json_diagnostics=as_json)
     options = plan_options(define, strict)
     for path in files:
         src = Source(path)
@@ -122,19 +138,23 @@ def compile(
     emit: Annotated[Emit, typer.Option("--emit", help="What to print.")] = Emit.ast,
     define: DefineOpt = None,
     strict: StrictOpt = False,
+    as_json: DiagnosticsJsonOpt = False,
+    color: ColorOpt = Color.auto,
     debug: DebugOpt = False,
 ) -> None:
-    """Compile a program and print one stage's output (ast, plan or py)."""
-    rep = Reporter(debug)
+    """Compile a program and print one stage's output (ast, plan or py); with --json, only its diagnostics."""
+    rep = Reporter(debug, color=use_color(color), json_diagnostics=as_json)
     src = Source(file)
     with rep.guard(src):
         if emit is Emit.ast:
-            sys.stdout.write(pipeline.deep(dump, src.load()))
+            text = pipeline.deep(dump, src.load())
         else:
             plan = src.check(plan_options(define, strict))
             rep.diagnostics(list(plan.warnings), src)
             stage = format_plan if emit is Emit.plan else lambda p: generate(p).source
-            sys.stdout.write(pipeline.deep(stage, plan))
+            text = pipeline.deep(stage, plan)
+        if not as_json:
+            sys.stdout.write(text)
     rep.finish()
 
 
@@ -155,10 +175,11 @@ def graph(
     format: FormatOpt = None,
     output: OutputOpt = None,
     define: DefineOpt = None,
+    color: ColorOpt = Color.auto,
     debug: DebugOpt = False,
 ) -> None:
     """Draw the task graph (after edges solid, channels dashed, signals dotted), or with --states the state machines."""
-    rep = Reporter(debug)
+    rep = Reporter(debug, color=use_color(color))
     src = Source(file)
     with rep.guard(src):
         plan = src.check(plan_options(define, False))
@@ -215,6 +236,18 @@ def read_trace(path: Path) -> RawTrace:
     return from_chrome_trace(doc)
 
 
+@app.command()
+def explain(
+    code: Annotated[str, typer.Argument(help="A diagnostic's code, e.g. E0204.", show_default=False)],
+) -> None:
+    """Explain a diagnostic's code, with an example (the codes: docs/diagnostics.md)."""
+    text = codes.explain(code)
+    if text is None:
+        known = f"{codes.CODES[0].code}..{codes.CODES[-1].code}"
+        raise click.UsageError(f"no diagnostic has the code '{code}' (they run {known}; see docs/diagnostics.md)")
+    sys.stdout.write(text)
+
+
 app.command()(run)
 app.add_typer(cache_cli.app)
 
@@ -254,7 +287,12 @@ def _usage_error(exc: click.UsageError, args: list[str]) -> int:
     path = exc.ctx.command_path if exc.ctx is not None else PROG
     print(usage_hint(path), file=sys.stderr)
     if _given(args, "--json") and _has_json(exc.ctx):
-        print_json_error([("usage", exc.format_message())], EXIT_USAGE)
+        diag = plain_diagnostic("", USAGE_CODE, exc.format_message())
+        assert exc.ctx is not None
+        if exc.ctx.command.name == "run":
+            print_json_error([("usage", exc.format_message())], EXIT_USAGE, [diag])
+        else:
+            sys.stdout.write(json.dumps([diag]) + "\n")
     return EXIT_USAGE
 
 

@@ -18,6 +18,12 @@ class Backend(StrEnum):
     auto = "auto"
 
 
+class Color(StrEnum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
 class Executor(StrEnum):
     queue = "queue"
     spin = "spin"
@@ -36,6 +42,16 @@ QuietOpt = Annotated[
     bool, typer.Option("-q", "--quiet", help="Print only errors and warnings (and what --json asks for).")
 ]
 VerboseOpt = Annotated[bool, typer.Option("-v", "--verbose", help="Also print compile phases and cache hits.")]
+ColorOpt = Annotated[
+    Color,
+    typer.Option(
+        "--color", envvar="GASYNC_COLOR",
+        help="Colour diagnostics: auto (on a terminal, unless NO_COLOR is set), always or never.",
+    ),
+]  # fmt: skip
+DiagnosticsJsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print the diagnostics as a JSON array on stdout (docs/diagnostics.md).")
+]
 DebugOpt = Annotated[bool, typer.Option("--debug", help="Show the Python traceback of an internal error.")]
 CacheDirOpt = Annotated[
     Path | None,

@@ -7,15 +7,22 @@ Exit status: 0 success, 1 an error in the program or its input data, 2 a usage
 error (printed as ``gasync: error: ...`` followed by ``try 'gasync CMD --help'``),
 3 an internal error (``--debug`` shows its traceback), 130 interrupted.
 
-With ``--json`` a failed command still prints one object on stdout,
-``{"error": {"kind": ..., "message": ..., "exit_status": ...}}``; ``kind`` is one of
-``usage``, ``program`` (compile errors), ``deadlock``, ``timeout``, ``run`` (other
-failures of a run), ``internal``, ``interrupted``.
+With ``--json`` a failed ``run`` still prints one object on stdout,
+``{"error": {"kind": ..., "message": ..., "exit_status": ...}, "diagnostics": [...]}``;
+``kind`` is one of ``usage``, ``program`` (compile errors), ``deadlock``, ``timeout``,
+``run`` (other failures of a run), ``internal``, ``interrupted``. ``check --json`` and
+``compile --json`` print the diagnostics alone, a JSON array (``[]`` when there are
+none). Each diagnostic is ``dsl.diagnostics.to_json``'s object, with its code
+(``dsl/codes.py``); a usage error is one too, code E0002 and no line.
+
+Colour (``--color auto|always|never``): ``auto`` colours stderr when it is a terminal
+and ``NO_COLOR`` is not set (https://no-color.org) and ``TERM`` is not ``dumb``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 from collections.abc import Iterator
@@ -27,7 +34,7 @@ import click
 import typer
 
 from gasync.cli.source import Source
-from gasync.dsl.diagnostics import ErrorGroup, GasyncError, render
+from gasync.dsl.diagnostics import ErrorGroup, GasyncError, paint, render, to_json
 from gasync.pipeline import InputFileError
 from gasync.planner.errors import DefineError
 from gasync.runtime.errors import DeadlockError, RunError, RunTimeoutError
@@ -38,6 +45,18 @@ EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
 QUIET, NORMAL, VERBOSE = 0, 1, 2
 DEBUG_HINT = "gasync: this is a bug in gasync; re-run with --debug to see the traceback"
+USAGE_CODE, INTERNAL_CODE = "E0002", "E0003"
+
+
+def use_color(choice: str, stream: Any = None) -> bool:
+    """Whether to colour ``stream`` (stderr) for ``--color`` ``auto``, ``always`` or ``never``."""
+    if choice != "auto":
+        return choice == "always"
+    stream = sys.stderr if stream is None else stream
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
 
 
 @dataclass
@@ -51,9 +70,13 @@ class Reporter:
 
     debug: bool = False
     verbosity: int = NORMAL
-    as_json: bool = False
+    as_json: bool = False  # run's --json: one object, with the error when it fails
+    color: bool = False
+    json_diagnostics: bool = False  # check's and compile's --json: the diagnostics, an array
     exit_code: int = 0
     errors: list[tuple[str, str]] = field(default_factory=list)  # (kind, message)
+    diags: list[dict[str, Any]] = field(default_factory=list)  # every diagnostic, as JSON objects
+    label: str = ""  # the program being worked on, for usage diagnostics
 
     def say(self, message: str) -> None:
         """What a command is doing (not with -q)."""
@@ -66,21 +89,26 @@ class Reporter:
             print(f"gasync: {message}", file=sys.stderr)
 
     def warn(self, message: str) -> None:
-        print(f"gasync: warning: {message}", file=sys.stderr)
+        print(f"gasync: {self._paint('warning')}: {message}", file=sys.stderr)
+
+    def _paint(self, severity: str) -> str:
+        return render_severity(severity, self.color)
 
     def ok(self, message: str) -> None:
         if self.verbosity >= NORMAL:
             print(message, file=sys.stderr)
 
-    def usage(self, message: str) -> None:
-        print(f"gasync: error: {message}", file=sys.stderr)
+    def usage(self, message: str, code: str = USAGE_CODE) -> None:
+        print(f"gasync: {self._paint('error')}: {message}", file=sys.stderr)
+        self.diags.append(plain_diagnostic(self.label, code, message))
         self._fail(EXIT_USAGE, "usage", message)
 
     def diagnostics(self, errors: list[GasyncError], src: Source) -> None:
         text = src.text()
-        for err in errors:
+        for err in (e.in_cli_words() for e in errors):
+            print(render(err, src.label, text, code=True, color=self.color), file=sys.stderr)
+            self.diags.append(to_json(err, src.label))
             shown = render(err, src.label, text)
-            print(shown, file=sys.stderr)
             if err.severity == "error":
                 kind = _kind(err)
                 self._fail(EXIT_PROGRAM, kind, shown.splitlines()[0] if kind == "program" else err.message)
@@ -91,9 +119,10 @@ class Reporter:
     def internal(self, exc: BaseException) -> None:
         if self.debug:
             traceback.print_exception(exc)
-        print(f"gasync: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"gasync: {self._paint('internal error')}: {type(exc).__name__}: {exc}", file=sys.stderr)
         if not self.debug:
             print(DEBUG_HINT, file=sys.stderr)
+        self.diags.append(plain_diagnostic(self.label, INTERNAL_CODE, f"{type(exc).__name__}: {exc}"))
         self._fail(EXIT_INTERNAL, "internal", f"{type(exc).__name__}: {exc}")
 
     def _fail(self, code: int, kind: str, message: str) -> None:
@@ -104,11 +133,12 @@ class Reporter:
     def guard(self, src: Source) -> Iterator[Flag]:
         """Run one program's work; turn any failure into a message and an exit status."""
         flag = Flag()
+        self.label = src.label
         try:
             yield flag
         except InputFileError as exc:
             flag.value = False
-            self.usage(exc.message)
+            self.usage(exc.message, exc.code)
         except click.UsageError as exc:  # a bad option value found after parsing
             flag.value = False
             self.usage(exc.format_message())
@@ -130,7 +160,7 @@ class Reporter:
         """A bad ``-D`` value is a usage error; the rest are the program's."""
         for err in errors:
             if isinstance(err, DefineError):
-                self.usage(err.message)
+                self.usage(err.in_cli_words().message, err.code)
         self.diagnostics([e for e in errors if not isinstance(e, DefineError)], src)
 
     def finish(self) -> None:
@@ -138,7 +168,9 @@ class Reporter:
         if self.exit_code == EXIT_USAGE:
             print(usage_hint(), file=sys.stderr)
         if self.as_json and self.exit_code:
-            print_json_error(self.errors, self.exit_code)
+            print_json_error(self.errors, self.exit_code, self.diags)
+        if self.json_diagnostics:
+            sys.stdout.write(json.dumps(self.diags) + "\n")
         raise typer.Exit(self.exit_code)
 
 
@@ -149,13 +181,31 @@ def usage_hint(command_path: str | None = None) -> str:
     return f"try '{command_path} --help'"
 
 
-def print_json_error(errors: list[tuple[str, str]], exit_code: int) -> None:
-    """``{"error": {"kind", "message", "exit_status"}}`` on stdout: the first error's kind, every message."""
+def print_json_error(errors: list[tuple[str, str]], exit_code: int, diags: list[dict[str, Any]]) -> None:
+    """``{"error": {"kind", "message", "exit_status"}, "diagnostics": [...]}`` on stdout: the first
+    error's kind, every message, and every diagnostic (warnings too) as ``to_json`` gives it."""
     kind = errors[0][0] if errors else "internal"
     doc: dict[str, Any] = {
-        "error": {"kind": kind, "message": "\n".join(m for _, m in errors), "exit_status": exit_code}
+        "error": {"kind": kind, "message": "\n".join(m for _, m in errors), "exit_status": exit_code},
+        "diagnostics": diags,
     }
     sys.stdout.write(json.dumps(doc) + "\n")
+
+
+def plain_diagnostic(path: str, code: str, message: str) -> dict[str, Any]:
+    """A diagnostic about no place in the program (a usage or internal error), as JSON."""
+    return to_json(_Plain(message, code), path)
+
+
+class _Plain(GasyncError):
+    def __init__(self, message: str, code: str):
+        super().__init__(message)
+        self.code = code  # type: ignore[misc]
+
+
+def render_severity(severity: str, color: bool) -> str:
+    """``error``, ``warning`` or ``internal error``, in its colour on a terminal."""
+    return paint(severity, "warning" if severity == "warning" else "error", color)
 
 
 def _kind(err: GasyncError) -> str:

@@ -25,6 +25,8 @@ from gasync.cli.common import (
     BackendOpt,
     CacheDirOpt,
     CacheMaxOpt,
+    Color,
+    ColorOpt,
     DebugOpt,
     DefineOpt,
     Executor,
@@ -44,7 +46,7 @@ from gasync.cli.common import (
     plan_options,
 )
 from gasync.cli.params import verbosity
-from gasync.cli.report import Reporter
+from gasync.cli.report import Reporter, use_color
 from gasync.cli.source import Source
 from gasync.cli.summary import summary
 from gasync.codegen import Generated, generate, uses_sleep
@@ -105,12 +107,13 @@ def run(
     schedule: ScheduleOpt = None,
     cache_dir: CacheDirOpt = None,
     cache_max: CacheMaxOpt = cache.DEFAULT_MAX_BYTES,
+    color: ColorOpt = Color.auto,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
     debug: DebugOpt = False,
 ) -> None:
     """Compile a program and run it on the GPU (or the CUDA simulator)."""
-    rep = Reporter(debug, verbosity(quiet, verbose), as_json)
+    rep = Reporter(debug, verbosity(quiet, verbose), as_json, color=use_color(color))
     args = Args(
         backend, define or [], inputs or [], outputs or [], signals or [], timeout or 0.0,
         executor, executors, strict, trace, schedule, cache_dir, cache_max,

@@ -23,15 +23,15 @@ def summary(result: Result) -> None:
         table.add_column(col)
     for name, arr in result.buffers.items():
         flat = arr.reshape(-1)
-        first = ", ".join(_fmt(v) for v in flat[:6]) + (", ..." if flat.size > 6 else "")
-        table.add_row(name, str(list(arr.shape)), str(arr.dtype), _fmt(flat.sum()), first)
+        first = ", ".join(fmt_value(v) for v in flat[:6]) + (", ..." if flat.size > 6 else "")
+        table.add_row(name, str(list(arr.shape)), str(arr.dtype), fmt_value(flat.sum()), first)
     console.print(table)
     if result.shared or result.signals:
         scal = Table(title="shared scalars and signals", title_justify="left")
         scal.add_column("name")
         scal.add_column("value")
         for name, value in result.shared.items():
-            scal.add_row(name, _fmt(value))
+            scal.add_row(name, fmt_value(value))
         for name, flag in result.signals.items():
             scal.add_row(f"signal {name}", "set" if flag else "not set")
         console.print(scal)
@@ -43,7 +43,8 @@ def summary(result: Result) -> None:
     console.print(stats)
 
 
-def _fmt(v: Any) -> str:
+def fmt_value(v: Any) -> str:
+    """A value as the tables show it (floats to 6 significant digits)."""
     if isinstance(v, float | np.floating):
         return f"{float(v):.6g}"
     return str(v)

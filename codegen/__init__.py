@@ -39,6 +39,8 @@ LANES = 32
 class UnsupportedConstructError(GasyncError):
     """A construct the code generator of this version cannot compile yet."""
 
+    code = "E0401"
+
 
 @dataclass(frozen=True)
 class Generated:

@@ -30,11 +30,11 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
 
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import (
-    GasyncError,
     InvalidInitializerError,
     InvalidLiteralError,
     InvalidReceiverError,
     InvalidTargetError,
+    ParseError,
 )
 from gasync.dsl.expressions import fold_binary, fold_operand
 from gasync.dsl.gc_pause import paused_gc
@@ -92,7 +92,7 @@ def parse(text: str, path: str = "<input>") -> ast.Program:
     except UnexpectedInput as exc:
         raise translate(exc, text) from None
     except LarkError as exc:  # pragma: no cover - a grammar bug, not a user's
-        raise GasyncError(f"internal parser error: {exc}") from None
+        raise ParseError(f"internal parser error: {exc}") from None
     finally:
         found, held.errors, held.heights = held.errors, None, None
     if found:

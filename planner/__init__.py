@@ -68,6 +68,8 @@ def _plan(program: ast.Program, options: PlanOptions) -> Plan:
     for t in tasks_ast:
         try:
             bodies[t.name] = _check_task(syms, t, suspends)
+        except ErrorGroup as group:
+            errors.extend(group.errors)
         except GasyncError as exc:
             errors.append(exc)
     tg = graphs.task_graph(tasks_ast, set(bodies))
@@ -144,8 +146,8 @@ def _check_functions(
             continue
         try:
             fn = check_function(syms, item, lambda n: suspends.get(n, False), None)
-        except GasyncError as exc:
-            errors.append(exc)
+        except (GasyncError, ErrorGroup) as exc:
+            errors.extend(exc.errors if isinstance(exc, ErrorGroup) else [exc])
             suspends[name] = True
             continue
         suspends[name] = fn.suspends and fn.kind == "async"

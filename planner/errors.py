@@ -17,74 +17,110 @@ class DependentError(PlanError):
 class NoTaskError(PlanError):
     """A program without a task: nothing would ever run."""
 
+    code = "E0201"
+
 
 class UnknownNameError(PlanError):
     """A name that resolves to nothing in scope."""
+
+    code = "E0202"
 
 
 class DuplicateNameError(PlanError):
     """Two items, parameters or bindings with one name."""
 
+    code = "E0203"
+
 
 class TypeMismatchError(PlanError):
     """Types that do not agree, or an operation a type does not support."""
+
+    code = "E0204"
 
 
 class ArityError(PlanError):
     """A call with the wrong number of arguments."""
 
+    code = "E0205"
+
 
 class AwaitContextError(PlanError):
     """``.await`` outside an async fn, async block or task, or inside a parallel/bulk for."""
+
+    code = "E0206"
 
 
 class FutureMisuseError(PlanError):
     """A future used as a value, or ``.await`` on something that is not a future."""
 
+    code = "E0207"
+
 
 class ControlFlowError(PlanError):
     """break/continue outside a loop, return where none is allowed, a missing return."""
+
+    code = "E0208"
 
 
 class ReadOnlyError(PlanError):
     """A write to a task local inside ``parallel for`` or ``bulk for``."""
 
+    code = "E0209"
+
 
 class ConstEvalError(PlanError):
     """A value needed at compile time that is not a constant, or cannot be computed."""
+
+    code = "E0210"
 
 
 class SizeLimitError(PlanError):
     """A buffer or channel larger than any device could hold."""
 
+    code = "E0211"
+
 
 class DefineError(PlanError):
     """A ``-D NAME=value`` override for an unknown const or with a bad value."""
+
+    code = "E0212"
 
 
 class RecursionError_(PlanError):
     """Recursion among async fns (or fns): frames would have no static size."""
 
+    code = "E0213"
+
 
 class AfterCycleError(PlanError):
     """``after`` edges that form a cycle."""
+
+    code = "E0214"
 
 
 class ChannelUseError(PlanError):
     """A channel that nobody sends on or nobody receives from."""
 
+    code = "E0215"
+
 
 class ExternPathError(PlanError):
     """An ``extern fn`` path that is not ``dotted.module:name``."""
 
+    code = "E0216"
+
 
 class ConcurrentWriteWarning(PlanError):
     """Two tasks that may run at once both write one buffer outside atomics."""
+
+    code = "W0217"
 
     severity = "warning"
 
 
 class ConcurrentWriteError(ConcurrentWriteWarning):
     """The same, under ``--strict``."""
+
+    code = "E0217"
 
     severity = "error"

@@ -18,6 +18,7 @@ from gasync.dsl.diagnostics import Note
 from gasync.planner import ir
 from gasync.planner.errors import (
     ArityError,
+    DependentError,
     FutureMisuseError,
     TypeMismatchError,
     UnknownNameError,
@@ -41,6 +42,9 @@ LIMITS = {
 
 def is_numeric(ty: ir.Ty) -> bool:
     return ty in ir.INTS or ty in ir.FLOATS
+
+
+POISONED = "$poisoned"  # what a name is bound to after the statement binding it failed (planner/recovery.py)
 
 
 @dataclass
@@ -78,6 +82,8 @@ class FnState:
     def lookup(self, user: str) -> tuple[str, int] | None:
         for depth in range(len(self.scopes) - 1, -1, -1):
             if user in self.scopes[depth]:
+                if self.scopes[depth][user] == POISONED:
+                    raise DependentError(f"'{user}' has no value: the statement that binds it has an error")
                 return self.scopes[depth][user], depth
         return None
 

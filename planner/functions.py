@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gasync.dsl import ast
-from gasync.dsl.diagnostics import Note
+from gasync.dsl.diagnostics import ErrorGroup, GasyncError, Note
 from gasync.planner import ir
 from gasync.planner.errors import ControlFlowError, DuplicateNameError, FutureMisuseError
 from gasync.planner.exprs import FnState
@@ -18,7 +18,8 @@ from gasync.planner.walk import always_returns
 def check_function(
     syms: Symbols, item: ast.FnDef | ast.Task, suspends_of: Callable[[str], bool], task_var: tuple[str, str] | None
 ) -> Function:
-    """Check one fn, async fn or task body."""
+    """Check one fn, async fn or task body; a body with errors raises an ErrorGroup of them
+    (each top-level statement is checked, see planner/recovery.py)."""
     ret: ir.Ty = "unit"
     params: tuple[tuple[str, str], ...] = ()
     if isinstance(item, ast.Task):
@@ -40,7 +41,10 @@ def check_function(
         fn.scopes[0][task_var[0]] = var
         fn.readonly.add(var)
     checker = BodyChecker(syms, fn, suspends_of)
-    body = checker.block(item.body, tail_to="return" if kind != "task" else None)
+    errors: list[GasyncError] = []
+    body = checker.block(item.body, tail_to="return" if kind != "task" else None, errors=errors)
+    if errors:  # the body's other checks would only see the statements that passed
+        raise ErrorGroup(errors)
     if ret != "unit" and not always_returns(body):
         raise ControlFlowError(
             f"'{item.name}' must return a {ret} on every path",

@@ -9,9 +9,10 @@ the condition is re-evaluated (and re-awaited) on every iteration.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from gasync.dsl import ast
-from gasync.dsl.diagnostics import Note
+from gasync.dsl.diagnostics import GasyncError, Note
 from gasync.planner import ir
 from gasync.planner.errors import (
     AwaitContextError,
@@ -23,6 +24,7 @@ from gasync.planner.errors import (
 )
 from gasync.planner.exprs import ExprChecker, FnState, is_numeric
 from gasync.planner.literals import flexible
+from gasync.planner.recovery import recovering
 from gasync.planner.symbols import Symbols
 from gasync.planner.walk import always_returns, stmts_in
 
@@ -47,16 +49,24 @@ class BodyChecker(ExprChecker):
         self.tail_types = {} if tail_types is None else tail_types
 
     # ---- blocks ----
-    def block(self, b: ast.Block, tail_to: str | None = None) -> tuple[ir.Stmt, ...]:
+    def block(
+        self, b: ast.Block, tail_to: str | None = None, errors: list[GasyncError] | None = None
+    ) -> tuple[ir.Stmt, ...]:
         """Check a block in a new scope. ``tail_to`` names where a tail value goes:
-        'return' for a function body, a local for an async block, None elsewhere."""
+        'return' for a function body, a local for an async block, None elsewhere. With
+        ``errors``, a statement that fails adds its error there and the next is checked
+        (planner/recovery.py)."""
         self.fn.scopes.append({})
         try:
             out: list[ir.Stmt] = []
             for s in b.stmts:
-                out.extend(self.stmt(s))
+                out.extend(self.stmt(s) if errors is None else recovering(self, partial(self.stmt, s), s, errors))
             if b.tail is not None:
-                out.extend(self._tail(b.tail, tail_to))
+                tail = b.tail
+                if errors is None:
+                    out.extend(self._tail(tail, tail_to))
+                else:
+                    out.extend(recovering(self, lambda: self._tail(tail, tail_to), ast.ExprStmt(tail), errors))
             return tuple(out)
         finally:
             self.fn.scopes.pop()

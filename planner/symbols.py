@@ -79,7 +79,7 @@ class Symbols:
             self.items[item.name] = item
         for name in defines:
             if not isinstance(self.items.get(name), ast.Const):
-                errors.append(DefineError(f"-D {name}=...: the program has no const named '{name}'"))
+                errors.append(define_error(name, "...", f"the program has no const named '{name}'"))
         for item in self.items.values():
             try:
                 self._define(item)
@@ -228,8 +228,15 @@ def _parse_define(name: str, text: str, ty: str) -> int | float | bool:
         if ty in ir.INTS:
             value = int(t, 0)
             if convert(value, ty) != value:
-                raise DefineError(f"-D {name}={text}: {value} does not fit in {ty}")
+                raise define_error(name, text, f"{value} does not fit in {ty}")
             return value
         return convert(float(t), ty)
     except ValueError:
-        raise DefineError(f"-D {name}={text}: not a valid {ty}") from None
+        raise define_error(name, text, f"not a valid {ty}") from None
+
+
+def define_error(name: str, text: str, detail: str) -> DefineError:
+    """A bad override: ``defines['N']: ...`` in the API's words, ``-D N=...: ...`` in the CLI's."""
+    error = DefineError(f"defines['{name}']: {detail}")
+    error.cli_message = f"-D {name}={text}: {detail}"
+    return error

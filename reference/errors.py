@@ -12,5 +12,7 @@ from gasync.runtime.errors import DeadlockError, RunError
 class StepLimitError(RunError):
     """The run executed more statements (and loop turns) than its step limit allows."""
 
+    code = "E0310"
+
 
 __all__ = ["DeadlockError", "StepLimitError"]

@@ -10,6 +10,7 @@ same generated module through runtime/launch.py.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import os
 import pickle
 import subprocess
@@ -18,7 +19,8 @@ import tempfile
 from pathlib import Path
 
 from gasync.codegen import Generated
-from gasync.runtime.errors import BackendError, RunError, RunTimeoutError
+from gasync.runtime import outputs
+from gasync.runtime.errors import BackendError, RunError, RunTimeoutError, worded
 from gasync.runtime.options import Result, RunOptions
 
 SIM_GRACE_S = 30.0  # start-up of the child (imports) on top of --timeout
@@ -41,9 +43,13 @@ def choose(backend: str) -> str:
     if backend == "auto":
         return "cuda" if gpu_present() else "sim"
     if backend not in ("cuda", "sim"):
-        raise BackendError(f"unknown backend '{backend}': expected cuda or sim")
+        raise BackendError(f"unknown backend '{backend}': expected auto, cuda or sim")
     if backend == "cuda" and not gpu_present():
-        raise BackendError("--backend cuda: no CUDA GPU was found on this machine (try --backend sim)")
+        detail = "no CUDA GPU was found on this machine"
+        raise worded(
+            BackendError(f"backend 'cuda': {detail} (try backend='sim')"),
+            f"--backend cuda: {detail} (try --backend sim)",
+        )
     return backend
 
 
@@ -53,7 +59,10 @@ def run(gen: Generated, options: RunOptions) -> Result:
         from numba import config
 
         if config.ENABLE_CUDASIM:
-            raise BackendError("this process already runs Numba's CUDA simulator; use --backend sim")
+            raise worded(
+                BackendError("this process already runs Numba's CUDA simulator; use backend='sim'"),
+                "this process already runs Numba's CUDA simulator; use --backend sim",
+            )
         from gasync.runtime.launch import execute
 
         return execute(gen, options, sim=False)
@@ -61,6 +70,9 @@ def run(gen: Generated, options: RunOptions) -> Result:
 
 
 def _run_sim(gen: Generated, options: RunOptions) -> Result:
+    # the child gets host copies and gives back NumPy arrays (runtime/outputs.py)
+    inputs = {name: outputs.to_host(x) for name, x in options.inputs.items()}
+    options = dataclasses.replace(options, inputs=inputs, outputs="host")
     with tempfile.TemporaryDirectory(prefix="gasync-sim-") as tmp:
         job, out = Path(tmp) / "job.pkl", Path(tmp) / "result.pkl"
         from gasync.pipeline import deep  # a deeply nested plan pickles recursively
@@ -72,9 +84,11 @@ def _run_sim(gen: Generated, options: RunOptions) -> Result:
         try:
             proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=limit)
         except subprocess.TimeoutExpired:
-            raise RunTimeoutError(
-                f"the simulated run did not finish within {limit:g}s and was stopped"
-                + ("" if options.timeout_s else " (set --timeout to bound it)")
+            stopped = f"the simulated run did not finish within {limit:g}s and was stopped"
+            if options.timeout_s:
+                raise RunTimeoutError(stopped) from None
+            raise worded(
+                RunTimeoutError(f"{stopped} (pass a timeout to bound it)"), f"{stopped} (set --timeout to bound it)"
             ) from None
         if not out.exists():
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from gasync.planner.model import BufferDef, Plan
-from gasync.runtime.errors import InputError
+from gasync.runtime.errors import InputError, input_error, worded
+from gasync.runtime.outputs import is_device_array
 
 DTYPES = {
     "bool": np.bool_,
@@ -54,22 +54,23 @@ def check_inputs(plan: Plan, inputs: dict[str, Any]) -> None:
     buffers = {b.name: b for b in plan.buffers}
     for name in inputs:
         if name not in buffers:
-            raise InputError(f"--input {name}: the program has no buffer named '{name}'")
+            raise input_error(name, f"the program has no buffer named '{name}'")
         if buffers[name].init != "input":
-            raise InputError(f"--input {name}: buffer '{name}' is initialised with '{buffers[name].init}', not 'input'")
+            raise input_error(name, f"buffer '{name}' is initialised with '{buffers[name].init}', not 'input'")
     for b in plan.buffers:
         if b.init != "input":
             continue
         if b.name not in inputs:
-            raise InputError(f"buffer '{b.name}' is declared '= input' but no --input {b.name}=FILE.npy was given")
+            declared = f"buffer '{b.name}' is declared '= input' but"
+            raise worded(
+                InputError(f"{declared} inputs has no '{b.name}'"), f"{declared} no --input {b.name}=FILE.npy was given"
+            )
         shape, dtype = shape_and_dtype(inputs[b.name], b.name)
         want = f"{b.elem}{list(b.shape)}"
         if shape != b.shape:
-            raise InputError(f"--input {b.name}: shape {list(shape)} does not match the declaration {want}")
+            raise input_error(b.name, f"shape {list(shape)} does not match the declaration {want}")
         if dtype != dtype_of(b.elem):
-            raise InputError(
-                f"--input {b.name}: dtype {dtype} does not match the declaration {want} ({dtype_of(b.elem)})"
-            )
+            raise input_error(b.name, f"dtype {dtype} does not match the declaration {want} ({dtype_of(b.elem)})")
 
 
 def shape_and_dtype(arr: Any, name: str) -> tuple[tuple[int, ...], np.dtype[Any]]:
@@ -78,20 +79,6 @@ def shape_and_dtype(arr: Any, name: str) -> tuple[tuple[int, ...], np.dtype[Any]
     cai = getattr(arr, "__cuda_array_interface__", None)
     if cai is not None:
         return tuple(int(d) for d in cai["shape"]), np.dtype(cai["typestr"])
-    if isinstance(arr, np.ndarray):
-        return arr.shape, arr.dtype
-    raise InputError(f"--input {name}: expected a NumPy array or a CUDA device array, found {type(arr).__name__}")
-
-
-def load_npy(spec: str) -> tuple[str, np.ndarray[Any, Any]]:
-    """Parse ``NAME=path.npy`` and load the array."""
-    name, sep, path = spec.partition("=")
-    if not sep or not name or not path:
-        raise InputError(f"--input {spec!r}: expected NAME=FILE.npy")
-    try:
-        arr = np.load(Path(path), allow_pickle=False)
-    except FileNotFoundError:
-        raise InputError(f"--input {name}: no such file: {path}") from None
-    except (ValueError, OSError) as exc:
-        raise InputError(f"--input {name}: cannot read {path} as a .npy array: {exc}") from None
-    return name, arr
+    if isinstance(arr, np.ndarray) or is_device_array(arr):  # a Numba device array has both too
+        return tuple(arr.shape), np.dtype(arr.dtype)
+    raise input_error(name, f"expected a NumPy array or a CUDA device array, found {type(arr).__name__}")

@@ -8,41 +8,72 @@ from gasync.dsl.diagnostics import GasyncError
 class RunError(GasyncError):
     """Base of errors that happen when running a program."""
 
+    code = "E0309"
+
 
 class InputError(RunError):
     """A missing, unknown or mis-shaped --input, or an unreadable .npy file."""
+
+    code = "E0301"
 
 
 class BackendError(RunError):
     """The chosen backend cannot run here (no GPU, Numba missing, launch failed)."""
 
+    code = "E0302"
+
 
 class DeadlockError(RunError):
     """Unfinished tasks wait on something that nothing can wake."""
+
+    code = "E0303"
 
 
 class RunTimeoutError(RunError):
     """The run took longer than --timeout."""
 
+    code = "E0304"
+
 
 class DeviceError(RunError):
     """The kernel stopped on an internal limit (queue full, lanes lost)."""
+
+    code = "E0305"
 
 
 class ExternError(RunError):
     """An extern fn that cannot be used (the base of the three kinds below)."""
 
+    code = "E0306"
+
 
 class ExternImportError(ExternError):
     """An extern fn whose module does not import, or has no such name."""
+
+    code = "E0306"
 
 
 class ExternNotDeviceError(ExternError):
     """An extern fn that names something other than a CUDA device function."""
 
+    code = "E0307"
+
 
 class ExternSignatureError(ExternError):
     """An extern fn declared with parameters or a result its Python function does not have."""
+
+    code = "E0308"
+
+
+def worded(error: RunError, cli_message: str) -> RunError:
+    """``error`` (in the Python API's words) with its message in the command line's words too."""
+    error.cli_message = cli_message
+    return error
+
+
+def input_error(name: str, detail: str) -> RunError:
+    """A problem with the input for buffer ``name``: ``inputs['x']: ...``, and ``--input x: ...`` in the CLI."""
+    return worded(InputError(f"inputs['{name}']: {detail}"), f"--input {name}: {detail}")
 
 
 def instances_label(task: str, count: int, ks: list[int]) -> str:

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from gasync.codegen import JOB_SLOTS, LANES, Generated
-from gasync.runtime import buffers
-from gasync.runtime.errors import DeadlockError, DeviceError, InputError, RunTimeoutError, instances_label
+from gasync.runtime import buffers, outputs
+from gasync.runtime.errors import DeadlockError, DeviceError, InputError, RunTimeoutError, instances_label, worded
 from gasync.runtime.module import load
 from gasync.runtime.options import Result, RunOptions
 from gasync.runtime.state import (
@@ -189,8 +189,10 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         "module": str(path),
     }
     _check_exit(gen, back, options)
+    kind = outputs.output_kind(options.inputs, options.outputs)
+    given = options.inputs
     return Result(
-        buffers={b.name: _to_host(device[f"B_{b.name}"]) for b in gen.plan.buffers},
+        buffers={b.name: outputs.convert(device[f"B_{b.name}"], kind, given.get(b.name)) for b in gen.plan.buffers},
         shared={s.name: _shared_value(s.ty, _to_host(device[f"S_{s.name}"])[0]) for s in gen.plan.shared},
         signals={s.name: bool(back["SIG"][k]) for k, s in enumerate(gen.plan.signals)},
         stats=stats,
@@ -227,7 +229,8 @@ def _signal_schedule(gen: Generated, options: RunOptions, host: dict[str, Any]) 
     out = []
     for name, delay in options.signals.items():
         if name not in index:
-            raise InputError(f"--signal {name}: the program has no signal named '{name}'")
+            detail = f"the program has no signal named '{name}'"
+            raise worded(InputError(f"signals['{name}']: {detail}"), f"--signal {name}: {detail}")
         host["HOSTPEND"][index[name]] = 1
         out.append((float(delay), index[name]))
     return sorted(out)
@@ -236,11 +239,13 @@ def _signal_schedule(gen: Generated, options: RunOptions, host: dict[str, Any]) 
 def _to_device(cuda: Any, arr: Any) -> Any:
     if isinstance(arr, np.ndarray):
         return cuda.to_device(arr)
+    if hasattr(arr, "copy_to_host"):
+        return arr  # a Numba device array (the simulator's too, which has no __cuda_array_interface__)
     return cuda.as_cuda_array(arr)  # already on the device: no host copy
 
 
 def _to_host(arr: Any) -> np.ndarray[Any, Any]:
-    return arr.copy_to_host() if hasattr(arr, "copy_to_host") else np.asarray(arr)
+    return outputs.to_host(arr)
 
 
 def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int]:
@@ -261,7 +266,8 @@ def _check_exit(gen: Generated, back: dict[str, Any], options: RunOptions) -> No
     waiting = _waiting(gen, back["ST"], back["WAITON"])
     listing = "\n".join(f"  {line}" for line in waiting) or "  (none)"
     if code == Exit.TIMEOUT:
-        raise RunTimeoutError(f"the run exceeded --timeout {options.timeout_s:g}s; unfinished tasks:\n{listing}")
+        tail = f"{options.timeout_s:g}s; unfinished tasks:\n{listing}"
+        raise worded(RunTimeoutError(f"the run exceeded its timeout of {tail}"), f"the run exceeded --timeout {tail}")
     if code == Exit.DEADLOCK:
         raise DeadlockError(f"deadlock: no task can make progress, and nothing can wake these:\n{listing}")
     lost = {

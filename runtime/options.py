@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gasync.runtime.cache import DEFAULT_MAX_BYTES
+from gasync.runtime.outputs import to_host
 
 
 @dataclass(frozen=True)
@@ -28,11 +29,13 @@ class RunOptions:
     signals: dict[str, float] = field(default_factory=dict)  # signal name -> seconds after launch
     trace_capacity: int = 1 << 18  # events the device buffer holds when the program is traced
     cache_max_bytes: int = DEFAULT_MAX_BYTES
+    outputs: str = "auto"  # auto | host | device: which arrays Result.buffers holds (runtime/outputs.py)
 
 
 @dataclass
 class Result:
-    """Buffers as NumPy arrays, shared scalars and signals as Python values, and stats."""
+    """Buffers as arrays (NumPy, or device arrays: see runtime/outputs.py), shared scalars and
+    signals as Python values, and stats."""
 
     buffers: dict[str, Any]
     shared: dict[str, Any]
@@ -40,9 +43,15 @@ class Result:
     stats: dict[str, Any]
     trace: Any = None  # a gasync.runtime.trace.RawTrace when the program was generated with trace=True
 
+    def _repr_html_(self) -> str:
+        """The result tables, for notebooks."""
+        from gasync.notebook import result_html
+
+        return result_html(self)
+
     def to_json(self) -> dict[str, Any]:
         return {
-            "buffers": {k: v.tolist() for k, v in self.buffers.items()},
+            "buffers": {k: to_host(v).tolist() for k, v in self.buffers.items()},
             "shared": {k: _py(v) for k, v in self.shared.items()},
             "signals": dict(self.signals),
             "stats": dict(self.stats),

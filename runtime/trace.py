@@ -41,6 +41,8 @@ Event = tuple[int, int, int, int, int, int, int, int]
 class TraceFileError(GasyncError):
     """A trace file that is not (or no longer) what ``gasync run --trace`` writes (exit status 1)."""
 
+    code = "E0311"
+
 
 @dataclass
 class RawTrace:

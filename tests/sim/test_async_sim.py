@@ -64,8 +64,9 @@ def test_deadlock_names_every_waiting_task(name: str) -> None:
     with pytest.raises(DeadlockError) as info:
         program.run(backend="sim", timeout=RUN_TIMEOUT_S)
     elapsed = time.monotonic() - start
-    message = str(info.value)
+    message = info.value.message
     assert message.splitlines() == [HEADER, *(f"  {line}" for line in lines)], message
+    assert str(info.value) == f"{info.value.path}: error[E0303]: {message}"  # the API names the program
     assert elapsed < DEADLOCK_WITHIN_S, f"the deadlock took {elapsed:.1f}s to report"
 
 

@@ -57,7 +57,7 @@ def test_the_issues_wrong_signature_fails_check(folder: Path) -> None:
     code, err = check_one(folder, 'extern fn gelu(v: i64) -> bool from "activations:gelu";')
     assert code == 1
     assert err == (
-        "p.gasync:1:1: error: extern fn 'gelu' is declared to return bool, but 'gelu' returns f64 for (i64)\n"
+        "p.gasync:1:1: error[E0308]: extern fn 'gelu' is declared to return bool, but 'gelu' returns f64 for (i64)\n"
         "   |\n"
         ' 1 | extern fn gelu(v: i64) -> bool from "activations:gelu";\n'
         "   | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
@@ -69,7 +69,7 @@ def test_a_missing_module_points_at_the_path(folder: Path) -> None:
     code, err = check_one(folder, 'extern fn g(v: f32) -> f32 from "nosuchmod:gelu";')
     assert code == 1
     assert err == (
-        "p.gasync:1:33: error: cannot import module 'nosuchmod' for extern fn 'g': No module named 'nosuchmod'\n"
+        "p.gasync:1:33: error[E0306]: cannot import module 'nosuchmod' for extern fn 'g': No module named 'nosuchmod'\n"
         "   |\n"
         ' 1 | extern fn g(v: f32) -> f32 from "nosuchmod:gelu";\n'
         "   |                                 ^^^^^^^^^^^^^^^^\n"
@@ -105,8 +105,8 @@ def test_every_bad_extern_is_reported_at_once(folder: Path) -> None:
     decls = 'extern fn a(v: f32) -> f32 from "nosuchmod:a";\nextern fn b(v: f32) -> f32 from "mylib:kern";'
     code, err = check_one(folder, decls)
     assert code == 1
-    assert "p.gasync:1:33: error: cannot import module 'nosuchmod'" in err
-    assert "p.gasync:2:33: error: 'mylib:kern' is not a CUDA device function" in err
+    assert "p.gasync:1:33: error[E0306]: cannot import module 'nosuchmod'" in err
+    assert "p.gasync:2:33: error[E0307]: 'mylib:kern' is not a CUDA device function" in err
     assert "p.gasync: 2 errors" in err
 
 
@@ -124,7 +124,7 @@ def test_run_stops_at_the_same_error(folder: Path) -> None:
     (folder / "p.gasync").write_text('extern fn g(v: f32) -> f32 from "nosuchmod:g";\ntask main { }\n')
     res = gasync("run", "p.gasync", "--backend", "sim", cwd=folder)
     assert res.returncode == 1
-    assert "p.gasync:1:33: error: cannot import module 'nosuchmod'" in res.stderr
+    assert "p.gasync:1:33: error[E0306]: cannot import module 'nosuchmod'" in res.stderr
 
 
 def test_the_type_check_needs_no_gpu_and_no_nvvm(folder: Path) -> None:

@@ -27,4 +27,5 @@ def test_a_deep_parallel_for_body_is_a_located_error() -> None:
     with pytest.raises(GasyncError) as info:
         gasync.compile_source(source, "deep.gasync", {})
     assert info.value.span.line == 4
-    assert str(info.value).startswith("the body of a parallel for nests statements 41 deep")
+    assert info.value.message.startswith("the body of a parallel for nests statements 41 deep")
+    assert str(info.value).startswith("deep.gasync:4:1: error[E0401]: the body of a parallel for")

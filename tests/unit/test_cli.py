@@ -46,7 +46,8 @@ def test_check_of_a_bad_file_prints_the_diagnostic(tmp_path: Path) -> None:
     assert res.returncode == 1
     assert res.stdout == ""
     assert res.stderr == (
-        "bad.gasync:2:14: error: expected ';', found keyword 'let'\n   |\n 2 |     let x = 5\n   |              ^\n"
+        "bad.gasync:2:14: error[E0102]: expected ';', found keyword 'let'\n"
+        "   |\n 2 |     let x = 5\n   |              ^\n"
     )
     assert "Traceback" not in res.stderr
 
@@ -57,7 +58,7 @@ def test_check_reports_each_file_and_fails_if_any_fails(tmp_path: Path) -> None:
     res = gasync("check", SAMPLES[0], bad)
     assert res.returncode == 1
     assert f"{SAMPLES[0]}: ok" in res.stderr
-    assert f"{bad}:1:9: error: unexpected end of file: expected ';'" in res.stderr
+    assert f"{bad}:1:9: error[E0107]: unexpected end of file: expected ';'" in res.stderr
     assert "Traceback" not in res.stderr
 
 

@@ -29,7 +29,7 @@ def test_a_dash_reads_the_program_from_stdin() -> None:
     res = gasync("check", "-", stdin=BAD)
     assert res.returncode == 1
     assert res.stderr == (
-        "<stdin>:2:14: error: expected ';', found keyword 'let'\n   |\n 2 |     let x = 5\n   |              ^\n"
+        "<stdin>:2:14: error[E0102]: expected ';', found keyword 'let'\n   |\n 2 |     let x = 5\n   |              ^\n"
     )
     ok = gasync("check", "-", stdin=SAMPLE.read_text())
     assert (ok.returncode, ok.stderr) == (0, "<stdin>: ok\n")
@@ -44,7 +44,7 @@ def test_quiet_check_prints_only_problems(tmp_path: Path) -> None:
     bad.write_text(BAD)
     res = gasync("check", "-q", str(SAMPLE), str(bad))
     assert res.returncode == 1
-    assert res.stderr.startswith(f"{bad}:2:14: error: expected ';'")
+    assert res.stderr.startswith(f"{bad}:2:14: error[E0102]: expected ';'")
     assert "ok" not in res.stderr
 
 
@@ -87,9 +87,9 @@ def test_click_errors_come_out_in_gasyncs_style() -> None:
         "gasync: error: Invalid value for '--emit': 'bogus' is not one of 'ast', 'plan', 'py'.\n"
         "try 'gasync compile --help'\n"
     )
-    res = gasync("check", "--json", str(SAMPLE))  # check has no --json: a plain usage error, no JSON
+    res = gasync("check", "--backend", "sim", str(SAMPLE))  # check has no --backend
     assert (res.returncode, res.stdout) == (2, "")
-    assert res.stderr == "gasync: error: No such option '--json'.\ntry 'gasync check --help'\n"
+    assert res.stderr == "gasync: error: No such option '--backend'.\ntry 'gasync check --help'\n"
 
 
 def test_shell_completion() -> None:
@@ -149,7 +149,8 @@ def test_json_of_a_program_error(tmp_path: Path) -> None:
     path.write_text(BAD)
     res = gasync("run", str(path), "--json")
     assert res.returncode == 1
-    err = json.loads(res.stdout)["error"]
+    doc = json.loads(res.stdout)
     headline = f"{path}:2:14: error: expected ';', found keyword 'let'"
-    assert err == {"kind": "program", "message": headline, "exit_status": 1}
-    assert res.stderr.startswith(headline + "\n")
+    assert doc["error"] == {"kind": "program", "message": headline, "exit_status": 1}
+    assert [(d["code"], d["line"], d["column"]) for d in doc["diagnostics"]] == [("E0102", 2, 14)]
+    assert res.stderr.startswith(headline.replace("error:", "error[E0102]:") + "\n")

@@ -120,7 +120,7 @@ def test_check_past_the_limit_exits_1_without_a_traceback(tmp_path: Path) -> Non
     res = gasync("check", "deep.gasync", cwd=tmp_path)
     assert res.returncode == 1
     assert res.stderr.startswith("deep.gasync:13:")  # ten blocks in: the innermost holding too many
-    assert f"error: nesting deeper than {MAX_DEPTH} levels" in res.stderr
+    assert f"error[E0115]: nesting deeper than {MAX_DEPTH} levels" in res.stderr
     assert "Traceback" not in res.stderr and "RecursionError" not in res.stderr
 
 

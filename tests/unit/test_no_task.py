@@ -15,7 +15,7 @@ from gasync.planner import errors as E
 from gasync.planner import plan
 
 EMPTY_FILE_DIAGNOSTIC = (
-    "empty.gasync:1:1: error: this program has no task, so nothing would run\n"
+    "empty.gasync:1:1: error[E0201]: this program has no task, so nothing would run\n"
     "   |\n"
     " 1 | \n"
     "   | ^\n"

@@ -28,7 +28,7 @@ def test_check_prints_a_warning_and_succeeds(race: Path) -> None:
     res = gasync("check", "race.gasync", cwd=race)
     assert res.returncode == 0
     assert res.stderr == (
-        "race.gasync:6:5: warning: tasks 'a' and 'b' may run at once and both write buffer 'y'\n"
+        "race.gasync:6:5: warning[W0217]: tasks 'a' and 'b' may run at once and both write buffer 'y'\n"
         "   |\n"
         " 6 |     y[0] = 2.0;\n"
         "   |     ^^^^^^^^^^^\n"
@@ -44,7 +44,7 @@ def test_check_prints_a_warning_and_succeeds(race: Path) -> None:
 def test_check_strict_makes_the_warning_an_error(race: Path) -> None:
     res = gasync("check", "--strict", "race.gasync", cwd=race)
     assert res.returncode == 1
-    assert res.stderr.startswith("race.gasync:6:5: error: tasks 'a' and 'b' may run at once")
+    assert res.stderr.startswith("race.gasync:6:5: error[E0217]: tasks 'a' and 'b' may run at once")
     assert "race.gasync: ok" not in res.stderr
 
 
@@ -57,11 +57,11 @@ def test_check_counts_the_warnings_of_each_file(race: Path) -> None:
     (race / "clean.gasync").write_text("buffer y: f32[8] = zeros;\ntask a { y[0] = 1.0; }\ntask b { y[1] = 2.0; }\n")
     res = gasync("check", "race.gasync", "two.gasync", "clean.gasync", cwd=race)
     assert res.returncode == 0
-    heads = [line for line in res.stderr.splitlines() if ": warning: " in line]
+    heads = [line for line in res.stderr.splitlines() if ": warning[" in line]
     assert heads == [
-        "race.gasync:6:5: warning: tasks 'a' and 'b' may run at once and both write buffer 'y'",
-        "two.gasync:4:10: warning: tasks 'a' and 'b' may run at once and both write buffer 'y'",
-        "two.gasync:4:22: warning: tasks 'a' and 'b' may run at once and both write buffer 'z'",
+        "race.gasync:6:5: warning[W0217]: tasks 'a' and 'b' may run at once and both write buffer 'y'",
+        "two.gasync:4:10: warning[W0217]: tasks 'a' and 'b' may run at once and both write buffer 'y'",
+        "two.gasync:4:22: warning[W0217]: tasks 'a' and 'b' may run at once and both write buffer 'z'",
     ]
     summaries = [line for line in res.stderr.splitlines() if ": ok" in line]
     assert summaries == ["race.gasync: ok, 1 warning", "two.gasync: ok, 2 warnings", "clean.gasync: ok"]
@@ -71,10 +71,10 @@ def test_check_reports_several_errors(tmp_path: Path) -> None:
     (tmp_path / "bad.gasync").write_text("task a after b { }\ntask b after a { }\ntask c { let v = w; }\n")
     res = gasync("check", "bad.gasync", cwd=tmp_path)
     assert res.returncode == 1
-    heads = [line for line in res.stderr.splitlines() if ": error: " in line]
+    heads = [line for line in res.stderr.splitlines() if ": error[" in line]
     assert heads == [
-        "bad.gasync:2:14: error: cycle in 'after' edges: a -> b -> a",
-        "bad.gasync:3:18: error: cannot find value 'w' in this scope",
+        "bad.gasync:2:14: error[E0214]: cycle in 'after' edges: a -> b -> a",
+        "bad.gasync:3:18: error[E0202]: cannot find value 'w' in this scope",
     ]
     assert res.stderr.endswith("bad.gasync: 2 errors\n")
 
@@ -112,7 +112,7 @@ def test_emit_plan_of_a_bad_program(tmp_path: Path) -> None:
     res = gasync("compile", "bad.gasync", "--emit", "plan", cwd=tmp_path)
     assert res.returncode == 1
     assert res.stdout == ""
-    assert res.stderr.startswith("bad.gasync:1:21: error: cannot find value 'y' in this scope\n")
+    assert res.stderr.startswith("bad.gasync:1:21: error[E0202]: cannot find value 'y' in this scope\n")
 
 
 def test_graph_prints_dot(tmp_path: Path) -> None:

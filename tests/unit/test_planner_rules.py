@@ -310,14 +310,16 @@ def test_bad_defines(define: tuple[str, str], message: str) -> None:
     with pytest.raises(ErrorGroup) as info:
         plan_of(CONSTS, define)
     assert [type(e) for e in info.value.errors] == [E.DefineError]
-    assert info.value.errors[0].message == message
+    assert info.value.errors[0].in_cli_words().message == message
+    assert info.value.errors[0].message == f"defines['{define[0]}']: {message.split(': ', 1)[1]}"
 
 
 def test_a_define_that_does_not_fit() -> None:
     src = "const K: i32 = 1;\ntask main { }\n"
     with pytest.raises(ErrorGroup) as info:
         plan_of(src, ("K", "4294967296"))
-    assert info.value.errors[0].message == "-D K=4294967296: 4294967296 does not fit in i32"
+    assert info.value.errors[0].message == "defines['K']: 4294967296 does not fit in i32"  # the API's words
+    assert info.value.errors[0].in_cli_words().message == "-D K=4294967296: 4294967296 does not fit in i32"
 
 
 # ---- the samples --------------------------------------------------------------

@@ -68,7 +68,7 @@ def test_graph_of_a_bad_program_exits_1(tmp_path: Path) -> None:
     bad.write_text("task main {\n    let x = 5\n}\n")
     res = gasync("graph", bad, "--states")
     assert res.returncode == 1
-    assert "error: expected ';'" in res.stderr
+    assert "error[E0102]: expected ';'" in res.stderr
 
 
 def test_graph_image_without_dot_is_a_usage_error(tmp_path: Path) -> None:
