@@ -55,7 +55,7 @@ from gasync.runtime.backends import choose
 from gasync.runtime.errors import InputError
 from gasync.runtime.module import module_path
 from gasync.runtime.options import Result, RunOptions
-from gasync.viz.perfetto import to_chrome_trace
+from gasync.viz.perfetto import chrome_trace_text
 from gasync.viz.schedule import schedule_graph
 
 SLOW_COMPILE_S = 60.0  # warn before a GPU compile that should take longer than this
@@ -265,7 +265,7 @@ def _write_trace(rep: Reporter, result: Result, trace: Path | None, schedule: Pa
         rep.say(f"trace: {raw.dropped} events dropped (the device buffer holds {raw.capacity})")
     if trace is not None:
         try:
-            trace.write_text(json.dumps(to_chrome_trace(raw)) + "\n", encoding="utf-8")
+            trace.write_text(chrome_trace_text(raw), encoding="utf-8")
         except OSError as exc:
             rep.usage(f"cannot write {trace}: {exc.strerror}")
         else:

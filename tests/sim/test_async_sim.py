@@ -161,8 +161,10 @@ def test_chrome_trace_has_a_slice_per_poll_and_flows(traced: runtime.Result) -> 
     doc = json.loads(json.dumps(to_chrome_trace(raw)))
     events = doc["traceEvents"]
     polls = [e for e in raw.events if e[0] == POLL]
+    execs = next(e["pid"] for e in events if e["name"] == "process_name" and e["args"]["name"] == "executors (sim)")
     slices = [e for e in events if e["ph"] == "X" and e.get("cat") == "poll"]
-    assert len(slices) == len(polls)
+    assert len([e for e in slices if e["pid"] == execs]) == len(polls)
+    assert len(slices) == 2 * len(polls)  # once on its executor's track, once on its task's
     starts = [e for e in events if e["ph"] == "s"]
     ends = [e for e in events if e["ph"] == "f"]
     assert starts and len(starts) == len(ends)
@@ -182,8 +184,13 @@ def test_cli_run_writes_trace_and_schedule(tmp_path: Path) -> None:
     trace, dot = tmp_path / "t.json", tmp_path / "s.dot"
     res = gasync_cli("run", program, "--backend", "sim", "--trace", trace, "--schedule", dot)
     assert res.returncode == 0, res.stderr
-    doc = json.loads(trace.read_text())
+    text = trace.read_text(encoding="utf-8")
+    assert "\\u" not in text and "→" in text  # real UTF-8, which Perfetto shows as it is
+    doc = json.loads(text)
     assert any(e["ph"] == "X" for e in doc["traceEvents"])
+    assert all(e["tid"] != 0 for e in doc["traceEvents"] if e["ph"] in ("X", "s", "f"))
+    names = {e["args"]["name"] for e in doc["traceEvents"] if e["name"] == "thread_name"}
+    assert {"task p x2", "task closer", "task q"} <= names
     assert "digraph" in dot.read_text()
     again = tmp_path / "s2.dot"
     res = gasync_cli("schedule", trace, "-o", again)
