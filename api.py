@@ -4,6 +4,8 @@
     prog = gasync.compile("pipeline.gasync", defines={"N": 4096})
     result = prog.run(backend="cuda", inputs={"x": array})
     result.buffers["y"], result.shared["hits"], result.stats["kernel_ms"]
+    traced = prog.run(backend="sim", trace=True)
+    traced.trace (the RawTrace), traced.profile["main"].busy_us
 
 Compiling parses, plans and generates code (no Numba import); running picks a
 backend and launches. Errors in the program raise GasyncError subclasses
@@ -44,13 +46,19 @@ class Program:
         executor: str = "queue",
         cache_dir: str | None = None,
         signals: dict[str, float] | None = None,
+        trace: bool = False,
     ) -> Result:
         """Run on ``backend`` ('auto', 'cuda' or 'sim'); ``timeout`` in seconds (0: none);
-        ``signals`` sets each named signal from the host that many seconds after launch."""
+        ``signals`` sets each named signal from the host that many seconds after launch;
+        ``trace`` records every poll and wake (``Result.trace``, ``Result.profile``)."""
         from gasync import runtime
+        from gasync.pipeline import deep
 
         options = RunOptions(backend, dict(inputs or {}), timeout, executors, executor, cache_dir, dict(signals or {}))
-        return runtime.run(self.generated, options)
+        generated = self.generated
+        if trace and not generated.trace:
+            generated = deep(lambda: generate(self.plan, trace=True))
+        return runtime.run(generated, options)
 
 
 def compile_source(

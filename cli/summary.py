@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gasync.runtime.options import Result
+from gasync.runtime.profile import TaskProfile
 
 STATS = (
     "backend", "executor", "executors", "tasks", "instances", "polls", "wakes", "frame_bytes", "compile_s", "kernel_ms",
@@ -40,6 +41,42 @@ def summary(result: Result) -> None:
     for key in STATS:
         stats.add_row(key, str(result.stats.get(key)))
     console.print(stats)
+    if result.profile is not None:
+        for table in profile_tables(result.profile):
+            console.print(table)
+
+
+PROFILE_COLUMNS = ("task", "instances", "polls", "busy", "waiting", "wakes", "longest poll")
+WAITS_SHOWN = 3  # await points listed per task, those waited on longest
+
+
+def profile_tables(prof: dict[str, TaskProfile]) -> tuple[Table, Table]:
+    """The profile of a traced run: one row per task, then what each task waited on longest."""
+    table = Table(title="profile (from the trace)", title_justify="left")
+    for k, col in enumerate(PROFILE_COLUMNS):
+        table.add_column(col, justify="left" if k == 0 else "right", no_wrap=True)
+    waits = Table(title="waiting on (the longest, per task)", title_justify="left")
+    for k, col in enumerate(("task", "await point", "time")):
+        waits.add_column(col, justify="right" if k == 2 else "left", no_wrap=k != 1)
+    for task, p in prof.items():
+        table.add_row(
+            task, str(p.instances), str(p.polls), duration(p.busy_us), duration(p.wait_us),
+            str(p.wakes), duration(p.longest_poll_us),
+        )  # fmt: skip
+        for label, us in list(p.waiting_on.items())[:WAITS_SHOWN]:
+            waits.add_row(task, label, duration(us))
+    return table, waits
+
+
+def duration(us: float) -> str:
+    """Microseconds in the unit that reads best: 850 ns, 12.5 us, 3.20 ms, 1.50 s."""
+    if us < 1:
+        return f"{us * 1000:.0f} ns"
+    if us < 1000:
+        return f"{us:.3g} us" if us < 100 else f"{us:.0f} us"
+    if us < 1_000_000:
+        return f"{us / 1000:.3g} ms" if us < 100_000 else f"{us / 1000:.0f} ms"
+    return f"{us / 1e6:.3g} s"
 
 
 def _fmt(v: Any) -> str:

@@ -172,6 +172,22 @@ def test_chrome_trace_has_a_slice_per_poll_and_flows(traced: runtime.Result) -> 
     assert doc["otherData"]["events_dropped"] == 0
 
 
+def test_the_api_runs_traced_and_gives_the_profile() -> None:
+    res = compile_text(TRACED, "traced").run(backend="sim", timeout=RUN_TIMEOUT_S, trace=True)
+    assert res.buffers["out"].tolist() == [6]
+    assert res.trace is not None and res.trace.dropped == 0
+    prof = res.profile
+    assert prof is not None and list(prof) == ["p", "closer", "q"]
+    assert [prof[t].instances for t in prof] == [2, 1, 1]
+    assert sum(p.polls for p in prof.values()) == res.stats["polls"] == len(res.trace.polls())
+    assert prof["closer"].polls == 1 and prof["closer"].wait_us == 0.0  # never suspends
+    # q suspends only at its `for await`, and waits there at least once
+    assert list(prof["q"].waiting_on) == ["s1 line 13: for await v in c"]
+    for p in prof.values():
+        assert 0 < p.longest_poll_us <= p.busy_us
+        assert abs(p.wait_us - sum(p.waiting_on.values())) < 1e-3
+
+
 def gasync_cli(*args: str | Path, timeout: float = 100) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "gasync", *map(str, args)], capture_output=True, text=True, timeout=timeout
@@ -182,8 +198,13 @@ def test_cli_run_writes_trace_and_schedule(tmp_path: Path) -> None:
     program = tmp_path / "traced.gasync"
     program.write_text(TRACED)
     trace, dot = tmp_path / "t.json", tmp_path / "s.dot"
-    res = gasync_cli("run", program, "--backend", "sim", "--trace", trace, "--schedule", dot)
+    res = gasync_cli("run", program, "--backend", "sim", "--trace", trace, "--schedule", dot, "--json")
     assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert list(out["profile"]) == ["p", "closer", "q"]
+    keys = {"instances", "polls", "busy_us", "wait_us", "wakes", "longest_poll_us", "waiting_on"}
+    assert all(set(p) == keys for p in out["profile"].values())
+    assert sum(p["polls"] for p in out["profile"].values()) == out["stats"]["polls"]
     text = trace.read_text(encoding="utf-8")
     assert "\\u" not in text and "→" in text  # real UTF-8, which Perfetto shows as it is
     doc = json.loads(text)
@@ -192,6 +213,11 @@ def test_cli_run_writes_trace_and_schedule(tmp_path: Path) -> None:
     names = {e["args"]["name"] for e in doc["traceEvents"] if e["name"] == "thread_name"}
     assert {"task p x2", "task closer", "task q"} <= names
     assert "digraph" in dot.read_text()
+    res = gasync_cli("run", program, "--backend", "sim", "--trace", trace)
+    assert res.returncode == 0, res.stderr
+    table = res.stdout[res.stdout.index("profile (from the trace)") :]
+    assert all(f"│ {task} " in table for task in ("p", "closer", "q"))
+    assert "for await v in c" in table  # what q waited on
     again = tmp_path / "s2.dot"
     res = gasync_cli("schedule", trace, "-o", again)
     assert res.returncode == 0, res.stderr
