@@ -9,7 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from gasync.runtime.options import Result
-from gasync.runtime.profile import TaskProfile
+from gasync.runtime.profile import COLUMNS as PROFILE_COLUMNS
+from gasync.runtime.profile import TaskProfile, duration
 
 STATS = (
     "backend", "executor", "executors", "tasks", "instances", "polls", "wakes", "frame_bytes", "compile_s", "kernel_ms",
@@ -46,7 +47,6 @@ def summary(result: Result) -> None:
             console.print(table)
 
 
-PROFILE_COLUMNS = ("task", "instances", "polls", "busy", "waiting", "wakes", "longest poll")
 WAITS_SHOWN = 3  # await points listed per task, those waited on longest
 
 
@@ -66,17 +66,6 @@ def profile_tables(prof: dict[str, TaskProfile]) -> tuple[Table, Table]:
         for label, us in list(p.waiting_on.items())[:WAITS_SHOWN]:
             waits.add_row(task, label, duration(us))
     return table, waits
-
-
-def duration(us: float) -> str:
-    """Microseconds in the unit that reads best: 850 ns, 12.5 us, 3.20 ms, 1.50 s."""
-    if us < 1:
-        return f"{us * 1000:.0f} ns"
-    if us < 1000:
-        return f"{us:.3g} us" if us < 100 else f"{us:.0f} us"
-    if us < 1_000_000:
-        return f"{us / 1000:.3g} ms" if us < 100_000 else f"{us / 1000:.0f} ms"
-    return f"{us / 1e6:.3g} s"
 
 
 def _fmt(v: Any) -> str:

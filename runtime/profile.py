@@ -23,6 +23,8 @@ from typing import Any
 
 from gasync.runtime.trace import RawTrace, task_of
 
+COLUMNS = ("task", "instances", "polls", "busy", "waiting", "wakes", "longest poll")  # as tables show it
+
 
 @dataclass(frozen=True)
 class TaskProfile:
@@ -88,3 +90,15 @@ def profile(raw: RawTrace) -> dict[str, TaskProfile]:
 
 def _us(ns: int) -> float:
     return round(ns / 1000.0, 3)
+
+
+def duration(us: float) -> str:
+    """Microseconds in the unit that reads best: 850 ns, 12.5 us, 3.20 ms, 1.50 s."""
+    if us < 1:
+        return f"{us * 1000:.0f} ns"
+    if us < 1000:
+        return f"{us:.3g} us" if us < 100 else f"{us:.0f} us"
+    if us < 1_000_000:
+        return f"{us / 1000:.3g} ms" if us < 100_000 else f"{us / 1000:.0f} ms"
+    return f"{us / 1e6:.3g} s"
+

@@ -198,8 +198,15 @@ def test_cli_run_writes_trace_and_schedule(tmp_path: Path) -> None:
     program = tmp_path / "traced.gasync"
     program.write_text(TRACED)
     trace, dot = tmp_path / "t.json", tmp_path / "s.dot"
-    res = gasync_cli("run", program, "--backend", "sim", "--trace", trace, "--schedule", dot, "--json")
+    report = tmp_path / "r.html"
+    res = gasync_cli(
+        "run", program, "--backend", "sim", "--trace", trace, "--schedule", dot, "--report", report, "--json"
+    )  # fmt: skip
     assert res.returncode == 0, res.stderr
+    page = report.read_text(encoding="utf-8")
+    assert "<svg" in page and "<table" in page and "task q {" in page
+    assert all(f"<td>{task}</td>" in page for task in ("p", "closer", "q"))  # the profile's rows
+    assert "<script src" not in page and "<link" not in page
     out = json.loads(res.stdout)
     assert list(out["profile"]) == ["p", "closer", "q"]
     keys = {"instances", "polls", "busy_us", "wait_us", "wakes", "longest_poll_us", "waiting_on"}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from unit.test_viz_trace import synthetic  # tests/ is on sys.path (conftest.py)
 
-from gasync.cli.summary import duration, profile_tables
+from gasync.cli.summary import profile_tables
 from gasync.runtime.options import Result
-from gasync.runtime.profile import TaskProfile, profile
+from gasync.runtime.profile import TaskProfile, duration, profile
 
 
 def test_profile_of_the_synthetic_trace() -> None:
