@@ -44,6 +44,7 @@ from gasync.cli.common import (
     VerboseOpt,
     plan_options,
 )
+from gasync.cli.drawings import graph_format
 from gasync.cli.params import verbosity
 from gasync.cli.report import Reporter
 from gasync.cli.source import Source
@@ -132,6 +133,8 @@ def _compile_and_run(rep: Reporter, src: Source, args: Args) -> tuple[Plan, Resu
 
 def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> tuple[Plan, Result]:
     t0 = time.perf_counter()
+    if args.schedule is not None:
+        graph_format(args.schedule, None, "--schedule")  # a bad suffix costs no run
     chosen = choose(args.backend.value)
     _check_executors(args.executors, chosen)
     phases.enter("parsing and planning")

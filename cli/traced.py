@@ -6,6 +6,7 @@ from pathlib import Path
 
 import graphviz
 
+from gasync.cli.drawings import emit_graph, graph_format, write_bytes
 from gasync.cli.report import Reporter
 from gasync.cli.source import Source
 from gasync.planner.model import Plan
@@ -22,20 +23,18 @@ def write_traced(
 ) -> None:  # fmt: skip
     """``--trace``: the Chrome trace JSON; ``--schedule``: the timeline, in the format of its suffix;
     ``--report``: the HTML page."""
-    from gasync.cli.app import emit_graph
-
     raw = result.trace
     if raw is None:
         raise RuntimeError("the run recorded no trace")
     if raw.dropped:
         rep.say(f"trace: {raw.dropped} events dropped (the device buffer holds {raw.capacity})")
-    if trace is not None and _write(rep, trace, chrome_trace_text(raw)):
+    if trace is not None and write_bytes(rep, chrome_trace_text(raw).encode("utf-8"), trace):
         rep.say(f"trace of {len(raw.events)} events in {trace} (open it in https://ui.perfetto.dev)")
     if schedule is not None:
-        emit_graph(rep, schedule_graph(raw), None, schedule)
+        emit_graph(rep, schedule_graph(raw), graph_format(schedule, None, "--schedule"), schedule, "schedule")
     if report is not None:
         page = report_html(plan, result, src.text(), src.label, graph_svg(plan))
-        if _write(rep, report, page):
+        if write_bytes(rep, page.encode("utf-8"), report):
             rep.say(f"report in {report} (one self-contained page: open it in a browser)")
 
 
@@ -46,12 +45,3 @@ def graph_svg(plan: Plan) -> str:
     except graphviz.ExecutableNotFound:
         return plain_task_svg(plan)
     return svg[svg.index("<svg") :]  # without the XML prolog and DOCTYPE, which HTML does not want
-
-
-def _write(rep: Reporter, path: Path, text: str) -> bool:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        rep.usage(f"cannot write {path}: {exc.strerror}")
-        return False
-    return True

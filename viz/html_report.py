@@ -161,3 +161,10 @@ def plain_task_svg(plan: Plan) -> str:
     width = 20 + 150 * max(1, len(plan.tasks))
     note = '<text x="10" y="60" font-size="11">(install Graphviz\'s dot for the full graph)</text>'
     return f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="70">{"".join(boxes)}{note}</svg>'
+
+
+def svg_page(title: str, svg: str) -> str:
+    """A drawing as an HTML page of its own (``-o x.html``): the SVG inline, nothing else."""
+    svg = svg[svg.index("<svg") :]  # without the XML prolog and DOCTYPE
+    head = f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+    return f"{head}<style>{STYLE}</style></head><body>\n{svg}\n</body></html>\n"

@@ -15,7 +15,7 @@ import pytest
 from gasync import pipeline
 from gasync.runtime.trace import POLL, WAKE, RawTrace, TraceFileError, instance_name, state_labels
 from gasync.viz.perfetto import MAX_LANES, chrome_trace_text, from_chrome_trace, to_chrome_trace
-from gasync.viz.schedule import MAX_BOXES, schedule_dot, schedule_graph
+from gasync.viz.schedule import MAX_BOXES, MAX_EXECUTOR_ROWS, ROW_H, schedule_dot, schedule_graph
 
 SAMPLES = Path(__file__).parents[2] / "samples"
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's 'dot' is not installed (run 'make dot')")
@@ -198,25 +198,63 @@ def test_a_foreign_json_document_is_a_trace_file_error(doc: object) -> None:
         from_chrome_trace(doc)
 
 
-def test_schedule_places_each_poll_on_its_executor_row() -> None:
+def _placed(dot: str, prefix: str) -> list[tuple[float, float]]:
+    rows = re.findall(rf'\t{prefix}\d+ \[label="[^"]*" [^\]]*pos="([-\d.]+),([-\d.]+)!"', dot)
+    return [(float(x), float(y)) for x, y in rows]
+
+
+def test_schedule_has_a_lane_per_task_then_a_row_per_executor() -> None:
     raw = synthetic()
     dot = schedule_dot(raw)
     assert "layout=neato" in dot
-    rows = re.findall(r'\tp\d+ \[label="[^"]*" [^\]]*pos="([-\d.]+),([-\d.]+)!"', dot)
-    assert len(rows) == len(raw.polls())
-    polls = sorted(raw.polls(), key=lambda e: (e[1], e[5]))
-    assert [float(y) for _, y in rows] == [-36.0 * e[1] for e in polls]
-    xs = [float(x) for x, _ in rows[1:]]  # executor 0's polls after the boss's, in time order
-    assert xs[: len(xs) // 2] == sorted(xs[: len(xs) // 2])
+    polls = sorted(raw.polls(), key=lambda e: (e[5], e[1]))
+    lanes = _placed(dot, "tp")
+    assert [y for _, y in lanes] == [-ROW_H * (0 if e[2] == 0 else 1) for e in polls]  # boss, then worker x2
+    rows = _placed(dot, "ep")
+    assert [y for _, y in rows] == [-ROW_H * (2 + e[1]) for e in polls]  # executor 1, executor 2
+    assert [x for x, _ in rows] == sorted(x for x, _ in rows)  # in time order
+    for label in ("boss", "worker x2", "executor 1", "executor 2", "legend"):
+        assert re.search(rf'label="?{label}"? ', dot), label
+    assert "bold border: the poll that finished its instance" in dot
     assert "3 events dropped" in dot
     assert schedule_dot(raw) == dot  # deterministic
+
+
+def test_schedule_leaves_out_executors_that_never_polled() -> None:
+    raw = synthetic()
+    raw = RawTrace(raw.events, 0, raw.capacity, raw.tasks, raw.states, 32_767, raw.backend)
+    dot = schedule_dot(raw)
+    assert "executor 3" not in dot
+    assert "9 polls on 2 of 32767 executors" in dot
+
+
+def test_schedule_shows_at_most_max_executor_rows() -> None:
+    n = MAX_EXECUTOR_ROWS + 5
+    events = [(POLL, w, w, 0, -1, 1000 * w, 1000 * w + 500, 1) for w in range(n)]
+    raw = RawTrace(events, 0, 1 << 10, [("worker", 0, n)], {"worker": {0: "start", -1: "done"}}, n, "cuda")
+    dot = schedule_dot(raw)
+    assert f'label="executor {MAX_EXECUTOR_ROWS}"' in dot and f'label="executor {MAX_EXECUTOR_ROWS + 1}"' not in dot
+    assert "5 more executors polled (their rows are left out)" in dot
+
+
+def test_schedule_ticks_use_one_unit() -> None:
+    dot = schedule_dot(synthetic())  # 8.7 us long: ticks 0, 1, 2, ... us
+    ticks = re.findall(r'\tt\d+ \[label="([^"]*)"', dot)
+    assert ticks == [f"{k} us" for k in range(9)]
+
+
+def test_thin_boxes_have_no_border() -> None:
+    events = [(POLL, 0, 0, 0, 1, 0, 10, 0), (POLL, 0, 0, 1, -1, 999_990, 1_000_000, 1)]
+    raw = RawTrace(events, 0, 1 << 10, [("t", 0, 1)], {"t": {0: "start", 1: "s1", -1: "done"}}, 1, "sim")
+    pens = re.findall(r'\ttp\d+ \[[^\]]*penwidth=([\d.]+)', schedule_dot(raw))
+    assert pens == ["0", "0"]  # 2-point slivers: the task's colour, not a black border
 
 
 def test_a_long_schedule_is_binned() -> None:
     raw = synthetic(rounds=MAX_BOXES, executors=2, t0=0)
     dot = schedule_dot(raw)
-    assert "\tp0 " not in dot
-    assert dot.count("\tb") <= 2 * 200
+    assert "\ttp0 " not in dot and "\tep0 " not in dot
+    assert 0 < dot.count("\ttb") <= 2 * 200 and 0 < dot.count("\teb") <= 2 * 200
     assert "polls (" in dot  # tooltips count polls per bin
 
 
@@ -225,4 +263,4 @@ def test_a_long_schedule_is_binned() -> None:
 def test_schedule_renders_to_svg(rounds: int) -> None:
     svg = schedule_graph(synthetic(rounds=rounds)).pipe(format="svg").decode()
     ET.fromstring(svg)
-    assert "executor 0" in svg and "worker" in svg
+    assert "executor 1" in svg and "worker x2" in svg and "legend" in svg
