@@ -57,8 +57,9 @@ class Result:
             "signals": dict(self.signals),
             "stats": dict(self.stats),
         }
-        if self.profile is not None:
-            out["profile"] = {task: p.to_json() for task, p in self.profile.items()}
+        prof = self.profile  # computed from the trace on each access
+        if prof is not None:
+            out["profile"] = {task: p.to_json() for task, p in prof.items()}
         return out
 
 

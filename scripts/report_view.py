@@ -43,6 +43,7 @@ def main() -> None:
                             " && document.getElementById('timeline-status').textContent", 30)
         print(status)
         if args.hover:
+            b.eval("document.getElementById('timeline').scrollIntoView()")
             x, y = b.eval(POINT_JS % json.dumps(args.hover))
             b.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
             time.sleep(0.3)

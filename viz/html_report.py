@@ -2,9 +2,9 @@
 
 The page holds, in this order: a heading with the program and the backend,
 the run's stats, the profile table (``runtime/profile.py``), what each task
-waited on, the task graph as inline SVG, the timeline (one lane per task, a
-box per poll, drawn on a canvas by ``timeline.js`` from the polls embedded as
-JSON; zoom, pan and hover), the buffers and shared scalars, and the program
+waited on, the timeline (one lane per task, a box per poll, drawn on a canvas
+by ``timeline.js`` from the polls embedded as JSON; zoom, pan and hover), the
+task graph as inline SVG, the buffers and shared scalars, and the program
 text with line numbers. Nothing is loaded from the network: the script, the
 style and the data are inline, so the file can be mailed or archived.
 
@@ -59,13 +59,13 @@ def report_html(plan: Plan, result: Result, source: str, title: str, graph_svg: 
         _table(("stat", "value"), [(k, _text(v)) for k, v in result.stats.items()]),
         "<h2>Profile</h2>",
         _profile(result),
-        "<h2>Task graph</h2>",
-        f'<div class="graph">{graph_svg}</div>',
         "<h2>Timeline</h2>",
         '<p class="note">One lane per task, a box per poll (bold: the poll that finished an instance).'
         ' Wheel: zoom; drag: pan; double-click: the whole run; hover: the poll.'
         ' <span id="timeline-status">(the timeline needs JavaScript)</span></p>',
         '<div><canvas id="timeline"></canvas></div><div id="timeline-tip"></div>',
+        "<h2>Task graph</h2>",
+        f'<div class="graph">{graph_svg}</div>',
         "<h2>Buffers and shared scalars</h2>",
         _values(result),
         "<h2>Program</h2>",
@@ -88,7 +88,10 @@ def _text(v: Any) -> str:
 
 
 def _table(head: tuple[str, ...], rows: list[tuple[str, ...]], text_cols: tuple[int, ...] = ()) -> str:
-    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    th = "".join(
+        f'<th style="text-align: left">{html.escape(h)}</th>' if k in text_cols else f"<th>{html.escape(h)}</th>"
+        for k, h in enumerate(head)
+    )
     body = "".join(
         "<tr>" + "".join(
             f'<td class="text">{html.escape(c)}</td>' if k in text_cols else f"<td>{html.escape(c)}</td>"

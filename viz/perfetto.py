@@ -9,9 +9,11 @@ Layout, chosen for what the Perfetto UI does with trace-event JSON:
   extra lanes of the task (``task worker x64 (lane 2)``), packed greedily in
   start order, at most ``MAX_LANES`` a task; the instances beyond those are
   on the executor tracks only (``otherData.instances_not_on_task_tracks``).
-- Process 2, ``executors``: a track per executor that polled (executor ``k``
-  is thread ``k + 1``: Perfetto merges a slice on tid 0 into the process's
-  first track), named ``executor k``, and one ``host`` track for the host's
+- Process 2, ``executors``: a track per executor that polled or woke a task
+  (a bulk chunk's executor wakes its task without polling). Device executor
+  ``k`` is thread ``k + 1`` and is named ``executor k + 1`` (Perfetto merges
+  a slice on tid 0 into the process's first track, so tracks count from 1),
+  and one ``host`` track holds the host's
   wakes when there are any. Each POLL is a complete (``X``) slice named
   ``task[k] s1→s2`` with the states' labels in its args.
 - Counters on process 2: ``instances alive`` (started, not yet done) and
@@ -52,8 +54,9 @@ def to_chrome_trace(raw: RawTrace) -> dict[str, Any]:
     ids = _Ids(raw)
     task_events, task_tracks, left_off = _task_tracks(raw, polls, origin, ids)
     executors = sorted({e[1] for e in polls})
+    wakers = {e[1] for e in raw.wakes() if e[1] >= 0}  # a bulk chunk's executor wakes without polling a task
     host = any(e[1] < 0 for e in raw.wakes())
-    events: list[dict[str, Any]] = _metadata(raw, ids, task_tracks, executors, host)
+    events: list[dict[str, Any]] = _metadata(raw, ids, task_tracks, sorted(set(executors) | wakers), host)
     events += task_events
     events += [_poll(raw, e, origin, ids) for e in polls]
     events += _flows(raw, polls, origin, ids)
@@ -127,7 +130,7 @@ def _metadata(
     out: list[dict[str, Any]] = []
     for k, (pid, name) in enumerate(((ids.tasks_pid, "tasks"), (ids.executors_pid, f"executors ({raw.backend})"))):
         out.append({"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": name}})
-        out.append({"ph": "M", "name": "process_sort_index", "pid": pid, "tid": 0, "args": {"sort_index": k}})
+        out.append({"ph": "M", "name": "process_sort_index", "pid": pid, "tid": 0, "args": {"sort_index": k + 1}})
     out += [_name(ids.tasks_pid, tid, name) for tid, name in task_tracks]
     out += [_name(ids.executors_pid, executor_tid(w), f"executor {executor_tid(w)}") for w in executors]
     if host:

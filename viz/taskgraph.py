@@ -80,7 +80,7 @@ def task_graph(plan: Plan) -> graphviz.Digraph:
             if both and how == "reads":
                 continue  # one edge with two heads
             src, dst = (task, obj) if how == "writes" else (obj, task)
-            g.edge(src, dst, color=USE, arrowsize="0.7", dir="both" if both else "forward")
+            g.edge(src, dst, color=USE, arrowsize="0.7", **({"dir": "both"} if both else {}))
     _legend(g, {kind for kind, _, _ in _objects(plan)}, bool(host_set))
     return g
 

@@ -264,3 +264,13 @@ def test_schedule_renders_to_svg(rounds: int) -> None:
     svg = schedule_graph(synthetic(rounds=rounds)).pipe(format="svg").decode()
     ET.fromstring(svg)
     assert "executor 1" in svg and "worker x2" in svg and "legend" in svg
+
+
+def test_an_executor_that_only_woke_a_task_has_a_named_track() -> None:
+    events = [(POLL, 0, 0, 0, 1, 0, 100, 0), (WAKE, 7, 0, -1, 0, 500, 500, 0), (POLL, 0, 0, 1, -1, 900, 1000, 1)]
+    raw = RawTrace(events, 0, 1 << 10, [("t", 0, 1)], {"t": {0: "start", 1: "s1", -1: "done"}}, 16, "cuda")
+    doc = _doc(raw)
+    names = _threads(doc)
+    assert sorted(names.values()) == ["executor 1", "executor 8", "task t"]  # a bulk chunk's executor woke it
+    named = set(names)
+    assert all((e["pid"], e["tid"]) in named for e in doc["traceEvents"] if e["ph"] in ("X", "s", "f"))
