@@ -4,6 +4,8 @@
     prog = gasync.compile("pipeline.gasync", defines={"N": 4096})
     result = prog.run(backend="cuda", inputs={"x": array})
     result.buffers["y"], result.shared["hits"], result.stats["kernel_ms"]
+    traced = prog.run(backend="sim", trace=True)
+    traced.trace (the RawTrace), traced.profile["main"].busy_us
 
 Compiling parses, plans and generates code (no Numba import); running picks a
 backend and launches. Errors in the program raise ``GasyncError`` subclasses
@@ -82,18 +84,24 @@ class Program:
         cache_dir: str | None = None,
         signals: Mapping[str, float] | None = None,
         outputs: Outputs = "auto",
+        trace: bool = False,
     ) -> Result:
         """Run on ``backend`` ('auto', 'cuda' or 'sim'); ``timeout`` in seconds (0: none);
         ``signals`` sets each named signal from the host that many seconds after launch;
         ``outputs``: 'host' for NumPy buffers, 'device' for device arrays, 'auto' for device
-        arrays where an input was one (on a GPU; the simulator gives NumPy arrays)."""
+        arrays where an input was one (on a GPU; the simulator gives NumPy arrays);
+        ``trace`` records every poll and wake (``Result.trace``, ``Result.profile``)."""
         from gasync import runtime
+        from gasync.pipeline import deep
 
         options = RunOptions(
             backend, dict(inputs or {}), timeout, executors, executor, cache_dir, dict(signals or {}), outputs=outputs
         )
+        generated = self.generated
+        if trace and not generated.trace:
+            generated = deep(lambda: generate(self.plan, trace=True))
         with located(self.path):
-            return runtime.run(self.generated, options)
+            return runtime.run(generated, options)
 
 
 def compile_source(

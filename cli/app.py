@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Annotated
 
 import click
-import graphviz
 import typer
 
 from gasync import __version__, pipeline
@@ -36,6 +35,7 @@ from gasync.cli.common import (
     StrictOpt,
     plan_options,
 )
+from gasync.cli.drawings import GraphFormat, emit_graph, graph_format
 from gasync.cli.params import FileToWrite, verbosity
 from gasync.cli.report import (
     EXIT_INTERNAL,
@@ -90,12 +90,6 @@ class Emit(StrEnum):
     ast = "ast"
     plan = "plan"
     py = "py"
-
-
-class GraphFormat(StrEnum):
-    dot = "dot"
-    svg = "svg"
-    png = "png"
 
 
 @app.command()
@@ -160,7 +154,9 @@ def compile(
 
 FormatOpt = Annotated[
     GraphFormat | None,
-    typer.Option("--format", help="dot (text), svg or png; default: from -o's suffix, else dot.", show_default=False),
+    typer.Option(
+        "--format", help="dot (text), svg, png, pdf or html; default: from -o's suffix, else dot.", show_default=False
+    ),
 ]
 OutputOpt = Annotated[
     Path | None,
@@ -182,9 +178,11 @@ def graph(
     rep = Reporter(debug, color=use_color(color))
     src = Source(file)
     with rep.guard(src):
+        fmt = graph_format(output, format)
         plan = src.check(plan_options(define, False))
         rep.diagnostics(list(plan.warnings), src)
-        emit_graph(rep, states_graph(plan) if states else task_graph(plan), format, output)
+        drawing = states_graph(plan, generate(plan).internal_states) if states else task_graph(plan)
+        emit_graph(rep, drawing, fmt, output, f"{'states' if states else 'tasks'} of {src.label}")
     rep.finish()
 
 
@@ -198,27 +196,10 @@ def schedule(
     """Draw a traced run's schedule: one row per executor, one box per poll, in time order."""
     rep = Reporter(debug)
     with rep.guard(Source(trace)):
+        fmt = graph_format(output, format)
         raw = read_trace(trace)
-        emit_graph(rep, schedule_graph(raw), format, output)
+        emit_graph(rep, schedule_graph(raw), fmt, output, f"schedule of {trace}")
     rep.finish()
-
-
-def emit_graph(rep: Reporter, g: graphviz.Digraph, format: GraphFormat | None, output: Path | None) -> None:
-    """Write ``g`` as DOT text or an image; an image needs -o and Graphviz's ``dot`` (else exit 2)."""
-    if format is None:
-        suffix = output.suffix.lstrip(".").lower() if output is not None else ""
-        format = GraphFormat(suffix) if suffix in {f.value for f in GraphFormat} else GraphFormat.dot
-    if format is GraphFormat.dot:
-        _write(rep, str(g.source).encode(), output)
-    elif output is None:
-        rep.usage(f"--format {format.value} writes an image: give -o FILE")
-    else:
-        try:
-            image = g.pipe(format=format.value)
-        except graphviz.ExecutableNotFound:
-            rep.usage("Graphviz's 'dot' program is not installed: use --format dot, or run 'make dot'")
-        else:
-            _write(rep, image, output)
 
 
 def read_trace(path: Path) -> RawTrace:
@@ -250,16 +231,6 @@ def explain(
 
 app.command()(run)
 app.add_typer(cache_cli.app)
-
-
-def _write(rep: Reporter, data: bytes, output: Path | None) -> None:
-    if output is None:
-        sys.stdout.write(data.decode())
-        return
-    try:
-        output.write_bytes(data)
-    except OSError as exc:
-        rep.usage(f"cannot write {output}: {exc.strerror}")
 
 
 def main(argv: list[str] | None = None) -> None:

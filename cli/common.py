@@ -123,6 +123,13 @@ ScheduleOpt = Annotated[
         help="Record the run; draw its schedule (.svg, .png, .dot).",
     ),
 ]  # fmt: skip
+ReportOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--report", metavar="REPORT.html", click_type=params.FileToWrite(), show_default=False,
+        help="Record the run; write one self-contained HTML page (graph, timeline, profile, program).",
+    ),
+]  # fmt: skip
 
 
 def plan_options(defines: list[Any] | None, strict: bool) -> PlanOptions:

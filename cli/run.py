@@ -37,6 +37,7 @@ from gasync.cli.common import (
     JsonOpt,
     OutputOpt,
     QuietOpt,
+    ReportOpt,
     ScheduleOpt,
     SignalOpt,
     StrictOpt,
@@ -45,10 +46,12 @@ from gasync.cli.common import (
     VerboseOpt,
     plan_options,
 )
+from gasync.cli.drawings import graph_format
 from gasync.cli.params import verbosity
 from gasync.cli.report import Reporter, use_color
 from gasync.cli.source import Source
 from gasync.cli.summary import summary
+from gasync.cli.traced import write_traced
 from gasync.codegen import Generated, generate, uses_sleep
 from gasync.planner.model import Plan
 from gasync.runtime import cache
@@ -57,8 +60,6 @@ from gasync.runtime.backends import choose
 from gasync.runtime.errors import InputError
 from gasync.runtime.module import module_path
 from gasync.runtime.options import Result, RunOptions
-from gasync.viz.perfetto import to_chrome_trace
-from gasync.viz.schedule import schedule_graph
 
 SLOW_COMPILE_S = 60.0  # warn before a GPU compile that should take longer than this
 SIM_CLOCK_NOTE = (
@@ -83,12 +84,13 @@ class Args:
     strict: bool
     trace: Path | None
     schedule: Path | None
+    report: Path | None
     cache_dir: Path | None
     cache_max: int
 
     @property
     def traced(self) -> bool:
-        return self.trace is not None or self.schedule is not None
+        return self.trace is not None or self.schedule is not None or self.report is not None
 
 
 def run(
@@ -105,6 +107,7 @@ def run(
     strict: StrictOpt = False,
     trace: TraceOpt = None,
     schedule: ScheduleOpt = None,
+    report: ReportOpt = None,
     cache_dir: CacheDirOpt = None,
     cache_max: CacheMaxOpt = cache.DEFAULT_MAX_BYTES,
     color: ColorOpt = Color.auto,
@@ -116,23 +119,25 @@ def run(
     rep = Reporter(debug, verbosity(quiet, verbose), as_json, color=use_color(color))
     args = Args(
         backend, define or [], inputs or [], outputs or [], signals or [], timeout or 0.0,
-        executor, executors, strict, trace, schedule, cache_dir, cache_max,
+        executor, executors, strict, trace, schedule, report, cache_dir, cache_max,
     )  # fmt: skip
     src = Source(file)
     with rep.guard(src):
-        result = _compile_and_run(rep, src, args)
-        _report(rep, result, args, as_json)
+        plan, result = _compile_and_run(rep, src, args)
+        _report(rep, src, plan, result, args, as_json)
     rep.finish()
 
 
-def _compile_and_run(rep: Reporter, src: Source, args: Args) -> Result:
+def _compile_and_run(rep: Reporter, src: Source, args: Args) -> tuple[Plan, Result]:
     phases = progress.Phases(src.label)
     with progress.spinner(phases, enabled=rep.verbosity > 0):  # Rich keeps our stderr lines above it
         return _phases(rep, src, args, phases)
 
 
-def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> Result:
+def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> tuple[Plan, Result]:
     t0 = time.perf_counter()
+    if args.schedule is not None:
+        graph_format(args.schedule, None, "--schedule")  # a bad suffix costs no run
     chosen = choose(args.backend.value)
     _check_executors(args.executors, chosen)
     phases.enter("parsing and planning")
@@ -159,7 +164,7 @@ def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> 
     result = run_generated(generated, options)
     rep.say(progress.compiled_line(front_s + float(result.stats.get("compile_s", 0.0)), cached))
     _say_fewer_executors(rep, args.executors, result)
-    return result
+    return plan, result
 
 
 def _generate(rep: Reporter, plan: Plan, args: Args, chosen: str) -> Generated:
@@ -246,32 +251,12 @@ def _say_fewer_executors(rep: Reporter, asked: int, result: Result) -> None:
         rep.say(f"note: --executors {asked}: the kernel fits {ran} resident warps on this GPU, so {ran} ran")
 
 
-def _report(rep: Reporter, result: Result, args: Args, as_json: bool) -> None:
+def _report(rep: Reporter, src: Source, plan: Plan, result: Result, args: Args, as_json: bool) -> None:
     for name, path in args.outputs:
         np.save(path, result.buffers[name])
     if args.traced:
-        _write_trace(rep, result, args.trace, args.schedule)
+        write_traced(rep, plan, result, src, args.trace, args.schedule, args.report)
     if as_json:
         sys.stdout.write(json.dumps(result.to_json()) + "\n")
     elif rep.verbosity > 0:
         summary(result)
-
-
-def _write_trace(rep: Reporter, result: Result, trace: Path | None, schedule: Path | None) -> None:
-    """``--trace``: the Chrome trace JSON; ``--schedule``: the timeline, in the format of its suffix."""
-    from gasync.cli.app import emit_graph
-
-    raw = result.trace
-    if raw is None:
-        raise RuntimeError("the run recorded no trace")
-    if raw.dropped:
-        rep.say(f"trace: {raw.dropped} events dropped (the device buffer holds {raw.capacity})")
-    if trace is not None:
-        try:
-            trace.write_text(json.dumps(to_chrome_trace(raw)) + "\n", encoding="utf-8")
-        except OSError as exc:
-            rep.usage(f"cannot write {trace}: {exc.strerror}")
-        else:
-            rep.say(f"trace of {len(raw.events)} events in {trace} (open it in https://ui.perfetto.dev)")
-    if schedule is not None:
-        emit_graph(rep, schedule_graph(raw), None, schedule)

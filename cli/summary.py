@@ -9,6 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from gasync.runtime.options import Result
+from gasync.runtime.profile import COLUMNS as PROFILE_COLUMNS
+from gasync.runtime.profile import TaskProfile, duration
 
 STATS = (
     "backend", "executor", "executors", "tasks", "instances", "polls", "wakes", "frame_bytes", "compile_s", "kernel_ms",
@@ -41,6 +43,30 @@ def summary(result: Result) -> None:
     for key in STATS:
         stats.add_row(key, str(result.stats.get(key)))
     console.print(stats)
+    if result.profile is not None:
+        for table in profile_tables(result.profile):
+            console.print(table)
+
+
+WAITS_SHOWN = 3  # await points listed per task, those waited on longest
+
+
+def profile_tables(prof: dict[str, TaskProfile]) -> tuple[Table, Table]:
+    """The profile of a traced run: one row per task, then what each task waited on longest."""
+    table = Table(title="profile (from the trace)", title_justify="left")
+    for k, col in enumerate(PROFILE_COLUMNS):
+        table.add_column(col, justify="left" if k == 0 else "right", no_wrap=True)
+    waits = Table(title="waiting on (the longest, per task)", title_justify="left")
+    for k, col in enumerate(("task", "await point", "time")):
+        waits.add_column(col, justify="right" if k == 2 else "left", no_wrap=k != 1)
+    for task, p in prof.items():
+        table.add_row(
+            task, str(p.instances), str(p.polls), duration(p.busy_us), duration(p.wait_us),
+            str(p.wakes), duration(p.longest_poll_us),
+        )  # fmt: skip
+        for label, us in list(p.waiting_on.items())[:WAITS_SHOWN]:
+            waits.add_row(task, label, duration(us))
+    return table, waits
 
 
 def fmt_value(v: Any) -> str:

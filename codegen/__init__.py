@@ -57,6 +57,7 @@ class Generated:
     trace: bool = False  # the kernel records polls and wakes into TRACE
     job_width: int = 1  # bulk job rows per instance (codegen/jobs.py)
     largest_dispatch: tuple[str, int] = ("", 0)  # the function with the most labelled blocks, and how many
+    internal_states: tuple[tuple[str, int, str], ...] = ()  # (task, state, label): Shared.internal_states
 
     def gpu_compile_estimate_s(self) -> float:
         """A rough estimate of Numba-CUDA's compile time for the largest dispatch loop: its
@@ -132,6 +133,7 @@ def generate(plan: Plan, trace: bool = False) -> Generated:
         trace,
         shared.job_width,
         max(shared.dispatch_sizes, key=lambda x: x[1], default=("", 0)),
+        tuple(shared.internal_states),
     )
 
 

@@ -70,6 +70,9 @@ class Shared:
     wake_one_ok: bool = True
     jobs: JobWidths | None = None  # bulk job rows (codegen/jobs.py)
     dispatch_sizes: list[tuple[str, int]] = field(default_factory=list)  # (function, blocks) per dispatch loop
+    # (task, state, what) for the states of a task's own word that are no await site: a
+    # parallel or bulk for, a select waiting for its losing arms' bulk chunks
+    internal_states: list[tuple[str, int, str]] = field(default_factory=list)
 
     @property
     def job_width(self) -> int:

@@ -28,6 +28,7 @@ from gasync.codegen.machine import (
 )
 from gasync.planner import ir
 from gasync.planner.model import Function, TaskDef
+from gasync.planner.printer import source_name
 from gasync.planner.walk import children, stmts_in
 
 
@@ -97,6 +98,11 @@ class PollEmitter(BlockEmitter, FutureRenderer):
         out.append(ind + f"FI[{self.sw}] = {DONE_STATE}")
         out.append(ind + f"return {READY}")
         return out
+
+    def internal_state(self, label: int, what: str) -> None:
+        """Name a state of a task's own word that is no await site (traces and ``--states`` show it)."""
+        if self.task is not None and self.block is None:
+            self.shared.internal_states.append((self.task.name, label, f"s{label} {what}"))
 
     def suspend(self, site: int, ind: str, code: str | int = PENDING) -> list[str]:
         """Save the state and every local, and return ``code`` (PENDING, or FORK from a child)."""
@@ -202,6 +208,7 @@ class PollEmitter(BlockEmitter, FutureRenderer):
         if not any(widths):
             return
         drain = self.new_label()
+        self.internal_state(drain, f"line {s.span.line}: select (its losing arms' bulk chunks finish)")
         self.add([f"FI[fb_i + {ci}] = won"])
         self.goto(drain)
         self.start(drain)
@@ -232,6 +239,7 @@ class PollEmitter(BlockEmitter, FutureRenderer):
         """``parallel for``: hand the loop to the whole warp (FORK), then carry on after it."""
         loop = self.register_parallel(s)
         after = self.new_label()
+        self.internal_state(after, f"line {s.span.line}: parallel for {source_name(self.fn, s.var)}")
         self.add(
             [f"# parallel for {s.var} -> par_{loop.gid}: the executor runs it on all {32} lanes, then polls again"]
         )
@@ -244,6 +252,7 @@ class PollEmitter(BlockEmitter, FutureRenderer):
     def _bulk(self, s: ir.For) -> None:
         """``bulk for``: post a job that idle warps anywhere run in chunks; wait for it."""
         label = self.new_label()
+        self.internal_state(label, f"line {s.span.line}: bulk for {source_name(self.fn, s.var)} (waits for its chunks)")
         loop = self.register_parallel(s, bulk=True)
         job = self.shared.job_row()
         self.add([f"# bulk for {s.var} -> par_{loop.gid}, in chunks run by idle warps across the GPU"])

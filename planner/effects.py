@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from gasync.planner import ir
 from gasync.planner.footprints import Write, loop_ranges, store_write
-from gasync.planner.model import Function
+from gasync.planner.model import Function, Plan
 from gasync.planner.walk import exprs_of, stmts_in, subexprs
 
 
@@ -30,12 +30,23 @@ class Effects:
     waits: set[str] = field(default_factory=set)  # wait() and is_set()
     writes: dict[str, dict[Write, None]] = field(default_factory=dict)
     calls: set[str] = field(default_factory=set)
+    # for drawings only (``gasync graph``), not for the checks:
+    reads: set[str] = field(default_factory=set)  # buffers loaded from
+    updates: set[str] = field(default_factory=set)  # buffers updated atomically
+    shared_reads: set[str] = field(default_factory=set)  # shared scalars loaded
+    shared_writes: set[str] = field(default_factory=set)  # shared scalars stored or updated atomically
+    closes: set[str] = field(default_factory=set)  # channels closed
 
     def absorb(self, other: Effects) -> None:
         self.sends |= other.sends
         self.recvs |= other.recvs
         self.sets |= other.sets
         self.waits |= other.waits
+        self.reads |= other.reads
+        self.updates |= other.updates
+        self.shared_reads |= other.shared_reads
+        self.shared_writes |= other.shared_writes
+        self.closes |= other.closes
         for buf, writes in other.writes.items():
             self.writes.setdefault(buf, {}).update(writes)
 
@@ -80,6 +91,14 @@ def _expr(e: ir.Expr, eff: Effects) -> None:
             (eff.sets if sub.op == "set" else eff.waits).add(sub.name)
         elif isinstance(sub, ir.Call) and sub.kind == "fn":
             eff.calls.add(sub.name)
+        elif isinstance(sub, ir.Load):
+            eff.reads.add(sub.buf)
+        elif isinstance(sub, ir.BufAtomic):
+            eff.updates.add(sub.buf)
+        elif isinstance(sub, ir.SharedOp):
+            (eff.shared_reads if sub.op == "load" else eff.shared_writes).add(sub.name)
+        elif isinstance(sub, ir.ChannelClose):
+            eff.closes.add(sub.name)
 
 
 def transitive_effects(functions: Iterable[Function], instances: dict[str, tuple[str, int, int]]) -> dict[str, Effects]:
@@ -102,3 +121,10 @@ def transitive_effects(functions: Iterable[Function], instances: dict[str, tuple
     for name in direct:
         visit(name)
     return done
+
+
+def task_effects(plan: Plan) -> dict[str, Effects]:
+    """Each task's effects, its callees' included, in the plan's task order."""
+    instances = {t.name: (t.var, t.start, t.stop) for t in plan.tasks if t.var is not None}
+    effects = transitive_effects([*plan.functions, *(t.body for t in plan.tasks)], instances)
+    return {t.name: effects[t.body.name] for t in plan.tasks}

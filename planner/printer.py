@@ -169,3 +169,12 @@ def _frame(fr: FrameLayout) -> list[str]:
     lines += [f"    float[{w}] {name}" for name, w in fr.float_slots]
     lines += [f"    child of site {site} at int[{i}], float[{f}]" for site, i, f in fr.children]
     return lines
+
+
+def source_name(fn: Function, name: str) -> str:
+    """The name a local has in the program: the planner gives a shadowing local ``x_1`` (``x_2``,
+    ...) when ``x`` is taken; diagrams and traces show ``x``. (A user's own ``x_1`` beside an
+    ``x`` reads as ``x`` too: a diagram loses nothing by it.)"""
+    user, sep, k = name.rpartition("_")
+    taken = {n for n, _ in fn.locals}
+    return user if sep and k.isdigit() and user in taken else name

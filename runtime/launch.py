@@ -213,7 +213,7 @@ def _trace(gen: Generated, dev: Any, ctl: np.ndarray[Any, Any], executors: int, 
         dropped=max(0, n - len(events)),
         capacity=len(events),
         tasks=[(t.name, t.first_instance, t.count) for t in gen.plan.tasks],
-        states=state_labels(gen.plan),
+        states=state_labels(gen.plan, gen.internal_states),
         executors=executors,
         backend="sim" if sim else "cuda",
     )

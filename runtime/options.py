@@ -49,13 +49,27 @@ class Result:
 
         return result_html(self)
 
+    @property
+    def profile(self) -> dict[str, Any] | None:
+        """Task name -> ``runtime.profile.TaskProfile`` of a traced run (None when untraced)."""
+        if self.trace is None:
+            return None
+        from gasync.runtime.profile import profile
+
+        return profile(self.trace)
+
     def to_json(self) -> dict[str, Any]:
-        return {
+        """Plain JSON data; a traced run's adds ``"profile"`` (task -> its ``TaskProfile.to_json``)."""
+        out = {
             "buffers": {k: to_host(v).tolist() for k, v in self.buffers.items()},
             "shared": {k: _py(v) for k, v in self.shared.items()},
             "signals": dict(self.signals),
             "stats": dict(self.stats),
         }
+        prof = self.profile  # computed from the trace on each access
+        if prof is not None:
+            out["profile"] = {task: p.to_json() for task, p in prof.items()}
+        return out
 
 
 def _py(v: Any) -> Any:

@@ -129,12 +129,14 @@ def await_points(body: tuple[ir.Stmt, ...]) -> list[ir.AwaitS | ir.Select | ir.F
     return out
 
 
-def state_labels(plan: Plan) -> dict[str, dict[int, str]]:
-    """Task name -> {0: "start", site: "sN line L: what", -1: "done"}."""
+def state_labels(plan: Plan, internal: tuple[tuple[str, int, str], ...] = ()) -> dict[str, dict[int, str]]:
+    """Task name -> {0: "start", site: "sN line L: what", -1: "done"}, and the states codegen adds
+    beyond the await sites (``internal``: ``Generated.internal_states``, e.g. a bulk for's)."""
     out = {}
     for t in plan.tasks:
         labels = {START_STATE: "start"}
         labels.update({s.site: site_label(s) for s in await_points(t.body.body)})
+        labels.update({state: label for task, state, label in internal if task == t.name})
         labels[DONE_STATE] = "done"
         out[t.name] = labels
     return out

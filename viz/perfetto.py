@@ -1,14 +1,33 @@
 """A RawTrace as Chrome trace-event JSON, which https://ui.perfetto.dev opens.
 
-Layout: process 1 is the GPU; thread ``k`` is executor ``k`` (named
-``executor k``), and one more thread, ``host``, holds the host's wakes. Each
-POLL is a complete (``X``) slice named ``task[k] s1→s2`` with the states'
-labels in its args. Each WAKE whose woken instance is polled again later is
-a flow: ``s`` at the wake's time on the waker's track (inside the waker's
-poll slice; the host's and a timer's wakes get a zero-length ``wake`` slice
-of their own to start from) and ``f`` at the start of the woken instance's
-next poll, bound to that slice (``bp: e``). Times are microseconds from the
-earliest event.
+Layout, chosen for what the Perfetto UI does with trace-event JSON:
+
+- Process 1, ``tasks``: a track per task (a thread named ``task NAME``, or
+  ``task NAME xN`` for an array). Each instance is one slice from its first
+  poll's start to its last poll's end, named ``worker[3]``, with its polls as
+  child slices (``s1→s2``). An array's instances that overlap in time go on
+  extra lanes of the task (``task worker x64 (lane 2)``), packed greedily in
+  start order, at most ``MAX_LANES`` a task; the instances beyond those are
+  on the executor tracks only (``otherData.instances_not_on_task_tracks``).
+- Process 2, ``executors``: a track per executor that polled or woke a task
+  (a bulk chunk's executor wakes its task without polling). Device executor
+  ``k`` is thread ``k + 1`` and is named ``executor k + 1`` (Perfetto merges
+  a slice on tid 0 into the process's first track, so tracks count from 1),
+  and one ``host`` track holds the host's
+  wakes when there are any. Each POLL is a complete (``X``) slice named
+  ``task[k] s1→s2`` with the states' labels in its args.
+- Counters on process 2: ``instances alive`` (started, not yet done) and
+  ``executors polling``, from the polls.
+- Each WAKE whose woken instance is polled again later is a flow: ``s`` at
+  the wake's time on the waker's executor track (inside the waker's poll
+  slice; the host's and a timer's wakes get a zero-length ``wake`` slice of
+  their own to start from) and ``f`` at the start of the woken instance's
+  next poll, bound to that slice (``bp: e``).
+
+Times are microseconds from the earliest event. Metadata is one name per
+process and per track that has slices, plus one sort index per process.
+:func:`chrome_trace_text` writes real UTF-8 (``→``, not ``\\u2192``, which
+Perfetto would show literally).
 
 ``otherData.gasync`` carries the RawTrace itself (``RawTrace.to_json``), so
 ``gasync schedule`` rebuilds exactly what the run recorded.
@@ -17,31 +36,68 @@ earliest event.
 from __future__ import annotations
 
 import bisect
+import json
 from typing import Any
 
-from gasync.runtime.trace import POLL, WAKE, RawTrace, TraceFileError, instance_name, state_name, task_of
+from gasync.runtime.trace import DONE_STATE, Event, RawTrace, TraceFileError, instance_name, state_name, task_of
 
-PID = 1
+MAX_LANES = 64
+# Perfetto names a counter track "<event name> <arg key>"
+ALIVE = ("instances", "alive")
+POLLING = ("executors", "polling")
 
 
 def to_chrome_trace(raw: RawTrace) -> dict[str, Any]:
     """The trace-event document (a dict ready for ``json.dump``)."""
     origin = raw.origin
-    events: list[dict[str, Any]] = _metadata(raw)
-    events += [_poll(raw, e, origin) for e in raw.events if e[0] == POLL]
-    events += _flows(raw, origin)
+    polls = sorted(raw.polls(), key=lambda e: (e[5], e[1]))
+    ids = _Ids(raw)
+    task_events, task_tracks, left_off = _task_tracks(raw, polls, origin, ids)
+    executors = sorted({e[1] for e in polls})
+    wakers = {e[1] for e in raw.wakes() if e[1] >= 0}  # a bulk chunk's executor wakes without polling a task
+    host = any(e[1] < 0 for e in raw.wakes())
+    events: list[dict[str, Any]] = _metadata(raw, ids, task_tracks, sorted(set(executors) | wakers), host)
+    events += task_events
+    events += [_poll(raw, e, origin, ids) for e in polls]
+    events += _flows(raw, polls, origin, ids)
+    events += _counters(polls, origin, ids)
     return {
         "traceEvents": events,
         "displayTimeUnit": "ns",
         "otherData": {
             "backend": raw.backend,
             "executors": raw.executors,
+            "executors_that_polled": len(executors),
             "events_recorded": len(raw.events),
             "events_dropped": raw.dropped,
             "capacity": raw.capacity,
+            "instances_not_on_task_tracks": left_off,
             "gasync": raw.to_json(),
         },
     }
+
+
+class _Ids:
+    """Thread and process ids. Every tid is unique in the document and none is 0 (a
+    slice on tid 0 joins its process's first track) or equal to its pid (Perfetto
+    calls that thread "main thread"): executors 1..E, the host E + 1, task
+    tracks from E + 2, and the two processes after all of them."""
+
+    def __init__(self, raw: RawTrace) -> None:
+        self.host = raw.executors + 1
+        self.tasks_pid = self.host + 1 + len(raw.tasks) * MAX_LANES
+        self.executors_pid = self.tasks_pid + 1
+
+    def task_track(self, k: int) -> int:
+        return self.host + 1 + k
+
+    def waker(self, executor: int) -> int:
+        return self.host if executor < 0 else executor_tid(executor)
+
+
+def chrome_trace_text(raw: RawTrace) -> str:
+    """The document as JSON text, non-ASCII characters kept as they are (write it as UTF-8)."""
+    return json.dumps(to_chrome_trace(raw), ensure_ascii=False) + "\n"
 
 
 def from_chrome_trace(doc: Any) -> RawTrace:
@@ -51,19 +107,98 @@ def from_chrome_trace(doc: Any) -> RawTrace:
     return RawTrace.from_json(doc["otherData"]["gasync"])
 
 
+def executor_tid(executor: int) -> int:
+    """The thread id of an executor's track, and the number it is shown with (from 1)."""
+    return executor + 1
+
+
 def _us(t: int, origin: int) -> float:
     return round((t - origin) / 1000.0, 3)
 
 
-def _metadata(raw: RawTrace) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = [
-        {"ph": "M", "name": "process_name", "pid": PID, "tid": 0, "args": {"name": f"gasync ({raw.backend})"}}
-    ]
-    names = [f"executor {k}" for k in range(raw.executors)] + ["host"]
-    for tid, name in enumerate(names):
-        out.append({"ph": "M", "name": "thread_name", "pid": PID, "tid": tid, "args": {"name": name}})
-        out.append({"ph": "M", "name": "thread_sort_index", "pid": PID, "tid": tid, "args": {"sort_index": tid}})
+def _dur(t0: int, t1: int) -> float:
+    return round(max(0.0, (t1 - t0) / 1000.0), 3)
+
+
+def _name(pid: int, tid: int, name: str) -> dict[str, Any]:
+    return {"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": name}}
+
+
+def _metadata(
+    raw: RawTrace, ids: _Ids, task_tracks: list[tuple[int, str]], executors: list[int], host: bool
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for k, (pid, name) in enumerate(((ids.tasks_pid, "tasks"), (ids.executors_pid, f"executors ({raw.backend})"))):
+        out.append({"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": name}})
+        out.append({"ph": "M", "name": "process_sort_index", "pid": pid, "tid": 0, "args": {"sort_index": k + 1}})
+    out += [_name(ids.tasks_pid, tid, name) for tid, name in task_tracks]
+    out += [_name(ids.executors_pid, executor_tid(w), f"executor {executor_tid(w)}") for w in executors]
+    if host:
+        out.append(_name(ids.executors_pid, ids.host, "host"))
     return out
+
+
+def _lifetimes(polls: list[Event]) -> dict[int, list[Event]]:
+    """instance -> its polls in time order (instances in order of their first poll)."""
+    out: dict[int, list[Event]] = {}
+    for e in polls:
+        out.setdefault(e[2], []).append(e)
+    return out
+
+
+def _task_tracks(
+    raw: RawTrace, polls: list[Event], origin: int, ids: _Ids
+) -> tuple[list[dict[str, Any]], list[tuple[int, str]], int]:
+    """The slices of the task tracks, the tracks as (tid, name), and how many instances did not fit."""
+    by_inst = _lifetimes(polls)
+    events: list[dict[str, Any]] = []
+    tracks: list[tuple[int, str]] = []
+    left_off = 0
+    for name, first, count in raw.tasks:
+        lanes: list[int] = []  # the end time of each lane's last instance
+        base = ids.task_track(len(tracks))
+        title = f"task {name}" if count == 1 else f"task {name} x{count}"
+        for inst in sorted((i for i in by_inst if first <= i < first + count), key=lambda i: by_inst[i][0][5]):
+            mine = by_inst[inst]
+            start, end = mine[0][5], max(e[6] for e in mine)
+            lane = next((k for k, t in enumerate(lanes) if t <= start), len(lanes))
+            if lane == MAX_LANES:
+                left_off += 1
+                continue
+            if lane == len(lanes):
+                lanes.append(end)
+                tracks.append((base + lane, title if lane == 0 else f"{title} (lane {lane + 1})"))
+            lanes[lane] = end
+            events += _instance(raw, inst, mine, ids.tasks_pid, base + lane, origin)
+    return events, tracks, left_off
+
+
+def _instance(raw: RawTrace, inst: int, polls: list[Event], pid: int, tid: int, origin: int) -> list[dict[str, Any]]:
+    """One instance's slice and its polls as children (polls of one instance never overlap)."""
+    start, end = polls[0][5], max(e[6] for e in polls)
+    head = {
+        "ph": "X", "name": instance_name(raw, inst), "cat": "instance", "pid": pid, "tid": tid,
+        "ts": _us(start, origin), "dur": _dur(start, end),
+        "args": {"instance": inst, "polls": len(polls), "executors": sorted({executor_tid(e[1]) for e in polls})},
+    }  # fmt: skip
+    children = [
+        {
+            "ph": "X",
+            "name": f"{state_name(a)}→{state_name(b)}",
+            "cat": "poll",
+            "pid": pid,
+            "tid": tid,
+            "ts": _us(t0, origin),
+            "dur": _dur(t0, t1),
+            "args": {
+                "executor": executor_tid(w),
+                "state_before": _label(raw, inst, a),
+                "state_after": _label(raw, inst, b),
+            },
+        }  # fmt: skip
+        for _, w, _, a, b, t0, t1, _ in polls
+    ]
+    return [head, *children]
 
 
 def _label(raw: RawTrace, inst: int, state: int) -> str:
@@ -72,16 +207,16 @@ def _label(raw: RawTrace, inst: int, state: int) -> str:
     return labels.get(state, f"s{state} (internal: a parallel or bulk for)")
 
 
-def _poll(raw: RawTrace, e: tuple[int, ...], origin: int) -> dict[str, Any]:
+def _poll(raw: RawTrace, e: Event, origin: int, ids: _Ids) -> dict[str, Any]:
     _, w, inst, a, b, t0, t1, c = e
     return {
         "ph": "X",
         "name": f"{instance_name(raw, inst)} {state_name(a)}→{state_name(b)}",
         "cat": "poll",
-        "pid": PID,
-        "tid": w,
+        "pid": ids.executors_pid,
+        "tid": executor_tid(w),
         "ts": _us(t0, origin),
-        "dur": round(max(0.0, (t1 - t0) / 1000.0), 3),
+        "dur": _dur(t0, t1),
         "args": {
             "instance": inst,
             "state_before": _label(raw, inst, a),
@@ -91,39 +226,63 @@ def _poll(raw: RawTrace, e: tuple[int, ...], origin: int) -> dict[str, Any]:
     }
 
 
-def _flows(raw: RawTrace, origin: int) -> list[dict[str, Any]]:
+def _flows(raw: RawTrace, polls: list[Event], origin: int, ids: _Ids) -> list[dict[str, Any]]:
     """A flow from each wake to the woken instance's next poll (wakes with no later poll are left out)."""
-    polls: dict[int, list[tuple[int, int]]] = {}  # instance -> [(t0, executor)] in time order
-    for e in sorted((e for e in raw.events if e[0] == POLL), key=lambda e: e[5]):
-        polls.setdefault(e[2], []).append((e[5], e[1]))
+    mine_by: dict[int, list[tuple[int, int]]] = {}  # instance -> [(t0, executor)] in time order
+    for e in polls:
+        mine_by.setdefault(e[2], []).append((e[5], e[1]))
     out: list[dict[str, Any]] = []
-    host, flow = raw.executors, 0
-    for e in sorted((e for e in raw.events if e[0] == WAKE), key=lambda e: e[5]):
+    flow = 0
+    for e in sorted(raw.wakes(), key=lambda e: e[5]):
         _, w, inst, waker, _, t, _, _ = e
-        mine = polls.get(inst, [])
+        mine = mine_by.get(inst, [])
         k = bisect.bisect_left(mine, (t, -(1 << 62)))
         if k == len(mine):
             continue
         t_next, w_next = mine[k]
         flow += 1
-        tid = host if w < 0 else w
+        tid = ids.waker(w)
         by = "the host" if w < 0 else instance_name(raw, waker) if waker >= 0 else "a timer or bulk chunk"
         if w < 0 or waker < 0:  # no poll of the waker encloses the wake: give it a slice of its own
-            out.append(_wake_slice(raw, inst, by, tid, _us(t, origin)))
-        common = {"cat": "wake", "name": "wake", "id": flow, "pid": PID}
+            out.append(_wake_slice(raw, inst, by, ids.executors_pid, tid, _us(t, origin)))
+        common = {"cat": "wake", "name": "wake", "id": flow, "pid": ids.executors_pid}
         out.append({**common, "ph": "s", "tid": tid, "ts": _us(t, origin), "args": {"by": by}})
-        out.append({**common, "ph": "f", "bp": "e", "tid": w_next, "ts": _us(t_next, origin)})
+        out.append({**common, "ph": "f", "bp": "e", "tid": executor_tid(w_next), "ts": _us(t_next, origin)})
     return out
 
 
-def _wake_slice(raw: RawTrace, inst: int, by: str, tid: int, ts: float) -> dict[str, Any]:
+def _wake_slice(raw: RawTrace, inst: int, by: str, pid: int, tid: int, ts: float) -> dict[str, Any]:
     return {
         "ph": "X",
         "name": f"wake {instance_name(raw, inst)}",
         "cat": "wake",
-        "pid": PID,
+        "pid": pid,
         "tid": tid,
         "ts": ts,
         "dur": 0.0,
         "args": {"by": by},
     }
+
+
+def _counters(polls: list[Event], origin: int, ids: _Ids) -> list[dict[str, Any]]:
+    """``instances alive`` and ``executors polling`` at each change (computed from the polls)."""
+    steps: list[tuple[int, tuple[str, str], int]] = []
+    for mine in _lifetimes(polls).values():
+        steps.append((mine[0][5], ALIVE, 1))
+        if mine[-1][4] == DONE_STATE:
+            steps.append((max(e[6] for e in mine), ALIVE, -1))
+    for e in polls:
+        steps += [(e[5], POLLING, 1), (e[6], POLLING, -1)]
+    out: list[dict[str, Any]] = []
+    value = {ALIVE: 0, POLLING: 0}
+    last: dict[tuple[str, str], dict[str, Any]] = {}
+    for t, name, d in sorted(steps, key=lambda s: (s[0], s[2])):  # at one time, ends before starts
+        value[name] += d
+        ts = _us(t, origin)
+        if name in last and last[name]["ts"] == ts:
+            last[name]["args"][name[1]] = value[name]
+            continue
+        pid = ids.executors_pid
+        last[name] = {"ph": "C", "name": name[0], "pid": pid, "tid": 0, "ts": ts, "args": {name[1]: value[name]}}
+        out.append(last[name])
+    return out

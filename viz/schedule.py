@@ -1,4 +1,4 @@
-"""A traced run's schedule as a Graphviz timeline: one row per executor.
+"""A traced run's schedule as a Graphviz timeline: a lane per task, then a row per executor that polled.
 
 Graphviz has no timeline layout, so this one pins every node: the graph says
 ``layout=neato`` and each node has ``pos="x,y!"`` in points
@@ -6,60 +6,86 @@ Graphviz has no timeline layout, so this one pins every node: the graph says
 edges. The DOT file renders the same with ``dot -Tsvg`` (the ``layout``
 attribute picks neato) as through the Python package.
 
-Rows: executor 0 at the top, a label column on the left, and a time axis
-row of tick labels under the last executor (1-2-5 steps, about ten ticks),
-and a legend row of the tasks' colours.
+Rows, top to bottom: one lane per task (``worker x64``: all its instances'
+polls), then one row per executor that polled (``executor 3``, numbered from
+1 as in the Perfetto trace; executors that never polled are left out, and
+beyond ``MAX_EXECUTOR_ROWS`` of them a note says how many more polled), a
+time axis whose ticks all use one unit (ns, us, ms or s, from the run's
+length), and a legend: each task's colour and what a bold box means.
 Each POLL is a box from its start to its end (at least ``MIN_W`` points
-wide), coloured by task, drawn bold when the poll returned READY, labelled
-with the instance and states when the label fits, and always with a tooltip.
-Beyond ``MAX_BOXES`` polls, each executor's polls are merged into ``BINS``
-bins of equal time width: one box per busy bin, labelled with its poll
-count, coloured by the task with the most polls in it.
+wide), coloured by task, with a bold border when the poll returned READY
+(boxes too thin for a border have none, so a run of short polls stays the
+task's colour rather than black), labelled with the instance and states
+when the label fits, and always with a tooltip. Beyond ``MAX_BOXES`` polls,
+each row's polls are merged into ``BINS`` bins of equal time width: one box
+per busy bin, labelled with its poll count, coloured by the task with the
+most polls in it.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 
 import graphviz
 
-from gasync.runtime.trace import POLL, RawTrace, instance_name, state_name, task_of
+from gasync.runtime.trace import POLL, Event, RawTrace, instance_name, state_name, task_of
 
 WIDTH = 1200.0  # points for the whole run
-ROW_H = 36.0
-BOX_H = 26.0
+ROW_H = 30.0
+BOX_H = 22.0
 MIN_W = 2.0
-LABEL_X = -70.0
+BORDER_MIN_W = 6.0  # boxes narrower than this get no border
+LABEL_X = -80.0
 MAX_BOXES = 2000
+MAX_EXECUTOR_ROWS = 32
 BINS = 200
 CHAR_W = 5.5  # points per character at fontsize 9
-PALETTE = ("#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69", "#fccde5", "#d9d9d9")
+PALETTE = ("#8dd3c7", "#fdb462", "#bebada", "#fb8072", "#80b1d3", "#b3de69", "#fccde5", "#bc80bd", "#ffed6f")
+UNITS = ((1e9, "s"), (1e6, "ms"), (1e3, "us"), (1.0, "ns"))
+
+Row = Callable[[Event], int | None]  # the row a poll is drawn in (None: not in this set of rows)
 
 
 def schedule_graph(raw: RawTrace) -> graphviz.Digraph:
     """Build the timeline; the caller renders or writes it."""
-    polls = sorted((e for e in raw.events if e[0] == POLL), key=lambda e: (e[1], e[5]))
+    polls = sorted((e for e in raw.events if e[0] == POLL), key=lambda e: (e[5], e[1]))
     origin = raw.origin
     span = max([e[6] - origin for e in polls] + [1])
     scale = WIDTH / span
+    executors = sorted({e[1] for e in polls})
+    shown = executors[:MAX_EXECUTOR_ROWS]
     dropped = f", {raw.dropped} events dropped (buffer of {raw.capacity})" if raw.dropped else ""
-    title = f"schedule: {len(polls)} polls on {raw.executors} executors ({raw.backend}){dropped}"
+    title = f"schedule: {len(polls)} polls on {len(executors)} of {raw.executors} executors ({raw.backend}){dropped}"
     g = graphviz.Digraph(
         name="schedule",
         graph_attr={"layout": "neato", "inputscale": "72", "label": title, "labelloc": "t", "fontname": "Helvetica"},
         node_attr={"shape": "box", "style": "filled", "fontname": "Helvetica", "fontsize": "9", "fixedsize": "true"},
     )
-    for w in range(raw.executors):
-        _node(g, f"e{w}", f"executor {w}", LABEL_X, _y(w), 110.0, style="", shape="plaintext")
-    colors = {name: PALETTE[k % len(PALETTE)] for k, (name, _, _) in enumerate(raw.tasks)}
-    if len(polls) <= MAX_BOXES:
-        _boxes(g, raw, polls, origin, scale, colors)
-    else:
-        _bins(g, raw, polls, origin, span, colors)
-    _axis(g, span, scale, _y(raw.executors))
-    for k, (name, color) in enumerate(colors.items()):
-        _node(g, f"task{k}", name, k * 100.0 + 45.0, _y(raw.executors + 1), 90.0, fillcolor=color)
+    tasks = {name: k for k, (name, _, _) in enumerate(raw.tasks)}
+    colors = {name: PALETTE[k % len(PALETTE)] for name, k in tasks.items()}
+    for name, _, count in raw.tasks:
+        _label(g, f"task{tasks[name]}", name if count == 1 else f"{name} x{count}", tasks[name])
+    row_of_exec = {w: len(tasks) + k for k, w in enumerate(shown)}
+    for w, row in row_of_exec.items():
+        _label(g, f"e{w}", f"executor {w + 1}", row)
+    rows: list[tuple[str, Row]] = [
+        ("t", lambda e: tasks.get(task_of(raw, e[2]) or "")),
+        ("e", lambda e: row_of_exec.get(e[1])),
+    ]
+    for prefix, row in rows:
+        if len(polls) <= MAX_BOXES:
+            _boxes(g, raw, polls, origin, scale, colors, prefix, row)
+        else:
+            _bins(g, raw, polls, origin, span, colors, prefix, row)
+    below = len(tasks) + len(shown)
+    if len(executors) > len(shown):
+        more = f"{len(executors) - len(shown)} more executors polled (their rows are left out)"
+        _node(g, "more", more, WIDTH / 2, _y(below), WIDTH, style="", shape="plaintext")
+        below += 1
+    _axis(g, span, scale, _y(below))
+    _legend(g, colors, _y(below + 1))
     return g
 
 
@@ -76,52 +102,90 @@ def _node(g: graphviz.Digraph, name: str, label: str, x: float, y: float, w: flo
     g.node(name, label, pos=f"{x:.1f},{y:.1f}!", width=f"{w / 72:.3f}", height=f"{BOX_H / 72:.3f}", **attrs)
 
 
+def _label(g: graphviz.Digraph, name: str, text: str, row: int) -> None:
+    _node(g, name, text, LABEL_X, _y(row), 130.0, style="", shape="plaintext")
+
+
 def _boxes(
-    g: graphviz.Digraph, raw: RawTrace, polls: list[tuple[int, ...]], origin: int, scale: float, colors: dict[str, str]
-) -> None:
-    for k, (_, w, inst, a, b, t0, t1, c) in enumerate(polls):
+    g: graphviz.Digraph, raw: RawTrace, polls: list[Event], origin: int, scale: float, colors: dict[str, str],
+    prefix: str, row: Row,
+) -> None:  # fmt: skip
+    for k, e in enumerate(polls):
+        r = row(e)
+        if r is None:
+            continue
+        _, w, inst, a, b, t0, t1, c = e
         x0, x1 = (t0 - origin) * scale, (t1 - origin) * scale
         wid = max(MIN_W, x1 - x0)
         text = f"{instance_name(raw, inst)} {state_name(a)}→{state_name(b)}"
-        tip = f"{text}{' (ready)' if c else ''}: {(t0 - origin) / 1e3:.3f}..{(t1 - origin) / 1e3:.3f} us"
+        span = f"{_time(t0 - origin, _unit(t0 - origin))}..{_time(t1 - origin, _unit(t1 - origin))}"
+        tip = f"{text}{' (ready)' if c else ''}: {span} on executor {w + 1}"
         label = text if len(text) * CHAR_W < wid else ""
         color = colors.get(task_of(raw, inst) or "", PALETTE[-1])
-        _node(g, f"p{k}", label, x0 + wid / 2, _y(w), wid, fillcolor=color, tooltip=tip, penwidth="2" if c else "1")
+        pen = "0" if wid < BORDER_MIN_W else "2.5" if c else "0.5"
+        _node(g, f"{prefix}p{k}", label, x0 + wid / 2, _y(r), wid, fillcolor=color, tooltip=tip, penwidth=pen)
 
 
 def _bins(
-    g: graphviz.Digraph, raw: RawTrace, polls: list[tuple[int, ...]], origin: int, span: int, colors: dict[str, str]
-) -> None:
+    g: graphviz.Digraph, raw: RawTrace, polls: list[Event], origin: int, span: int, colors: dict[str, str],
+    prefix: str, row: Row,
+) -> None:  # fmt: skip
     width = span / BINS
     counts: dict[tuple[int, int], Counter[str]] = {}
     busy: Counter[tuple[int, int]] = Counter()
-    for _, w, inst, _, _, t0, t1, _ in polls:
-        b = min(BINS - 1, int((t0 - origin) / width))
-        counts.setdefault((w, b), Counter())[task_of(raw, inst) or "?"] += 1
-        busy[(w, b)] += t1 - t0
+    for e in polls:
+        r = row(e)
+        if r is None:
+            continue
+        b = min(BINS - 1, int((e[5] - origin) / width))
+        counts.setdefault((r, b), Counter())[task_of(raw, e[2]) or "?"] += 1
+        busy[(r, b)] += e[6] - e[5]
     bw = WIDTH / BINS
-    for (w, b), tasks in sorted(counts.items()):
+    for (r, b), tasks in sorted(counts.items()):
         n = sum(tasks.values())
         top = tasks.most_common(1)[0][0]
-        tip = f"{n} polls ({', '.join(f'{t} {m}' for t, m in sorted(tasks.items()))}), busy {busy[(w, b)] / width:.0%}"
+        tip = f"{n} polls ({', '.join(f'{t} {m}' for t, m in sorted(tasks.items()))}), busy {busy[(r, b)] / width:.0%}"
         label = str(n) if len(str(n)) * CHAR_W < bw else ""
-        _node(g, f"b{w}_{b}", label, (b + 0.5) * bw, _y(w), bw, fillcolor=colors.get(top, PALETTE[-1]), tooltip=tip)
+        color = colors.get(top, PALETTE[-1])
+        _node(g, f"{prefix}b{r}_{b}", label, (b + 0.5) * bw, _y(r), bw, fillcolor=color, tooltip=tip, penwidth="0")
+
+
+def _unit(ns: float) -> tuple[float, str]:
+    return next(((d, u) for d, u in UNITS if ns >= d), UNITS[-1])
+
+
+def _time(ns: float, unit: tuple[float, str]) -> str:
+    return f"{ns / unit[0]:g} {unit[1]}"
 
 
 def _axis(g: graphviz.Digraph, span: int, scale: float, y: float) -> None:
-    """Tick labels every 1, 2 or 5 x 10^k ns, about ten across the run."""
+    """Tick labels every 1, 2 or 5 x 10^k ns, about ten across the run, all in the unit of the run's length."""
     raw_step = span / 10
     mag = 10 ** math.floor(math.log10(raw_step)) if raw_step > 0 else 1
     step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw_step)
-    _node(g, "axis", "time", LABEL_X, y, 110.0, style="", shape="plaintext")
+    unit = _unit(span)
+    _node(g, "axis", "time", LABEL_X, y, 130.0, style="", shape="plaintext")
     for k in range(int(span // step) + 1):
         t = k * step
-        _node(g, f"t{k}", _time(t), t * scale, y, 60.0, style="", shape="plaintext")
+        _node(g, f"t{k}", _time(t, unit), t * scale, y, 60.0, style="", shape="plaintext")
 
 
-def _time(ns: float) -> str:
-    if ns >= 1e6:
-        return f"{ns / 1e6:g} ms"
-    if ns >= 1e3:
-        return f"{ns / 1e3:g} us"
-    return f"{ns:g} ns"
+def _legend(g: graphviz.Digraph, colors: dict[str, str], y: float) -> None:
+    """The tasks' colours, and what a bold border means."""
+    _node(g, "legend", "legend", LABEL_X, y, 130.0, style="", shape="plaintext")
+    x = 0.0
+    for k, (name, color) in enumerate(colors.items()):
+        w = max(60.0, len(name) * CHAR_W + 16)
+        _node(g, f"key{k}", name, x + w / 2, y, w, fillcolor=color, penwidth="0.5")
+        x += w + 8
+    w = 250.0
+    _node(
+        g,
+        "key_ready",
+        "bold border: the poll that finished its instance",
+        x + w / 2,
+        y,
+        w,
+        fillcolor="white",
+        penwidth="2.5",
+    )

@@ -32,7 +32,7 @@ import graphviz
 
 from gasync.planner import ir
 from gasync.planner.model import Function, Plan, TaskDef
-from gasync.planner.printer import describe
+from gasync.planner.printer import describe, source_name
 from gasync.runtime.trace import site_label
 
 Place = tuple[str, str]  # (node id, label of the edge leaving it; "" for none)
@@ -57,8 +57,8 @@ class _Machine:
     loop's first await points and is drawn from the entry's real places.
     """
 
-    def __init__(self, plan: Plan, g: graphviz.Digraph, prefix: str):
-        self.plan, self.g, self.prefix = plan, g, prefix
+    def __init__(self, plan: Plan, g: graphviz.Digraph, prefix: str, fn: Function, internal: dict[str, int]):
+        self.plan, self.g, self.prefix, self.fn, self.internal = plan, g, prefix, fn, internal
         self.edges: dict[tuple[str, str], list[str]] = {}
         self.loops: dict[str, _Loop] = {}
         self.embeds: list[tuple[str, str, int]] = []  # (await node, callee, how many frames)
@@ -71,8 +71,13 @@ class _Machine:
         self.g.node(done, "done", shape="doublecircle")
         self.go(frontier, done)
         for (u, v), labels in self.edges.items():
-            for label in dict.fromkeys(x for x in labels if x or len(set(labels)) == 1):
-                self.g.edge(u, v, label=label or None)
+            if u == v and "pending" in labels:  # a poll that finds the await pending: the legend says so
+                self.g.edge(u, v, color="gray50", style="dotted")
+                labels = [x for x in labels if x != "pending"]
+                if not labels:
+                    continue
+            text = " / ".join(dict.fromkeys(x for x in labels if x))  # one edge, one label
+            self.g.edge(u, v, label=text or None)
 
     def go(self, frontier: list[Place], target: str, extra: str = "") -> None:
         for node, label in frontier:
@@ -100,8 +105,8 @@ class _Machine:
             return self.body(s.then, frontier) + self.body(s.orelse, frontier)
         if isinstance(s, ir.Loop):
             return self.loop(s.body, frontier, [])
-        if isinstance(s, ir.For) and s.kind == "bulk":
-            return [(self.bulk(s, frontier), "")]
+        if isinstance(s, ir.For) and (s.kind == "bulk" or (s.kind == "parallel" and self.numbered(s) is not None)):
+            return [(self.loop_state(s, frontier), "")]
         if isinstance(s, ir.While | ir.For):
             return self.loop(s.body, frontier, frontier, exits_each_round=True)
         innermost = self.loops[next(reversed(self.loops))] if self.loops else None
@@ -131,20 +136,36 @@ class _Machine:
         end = self.body(body, [(key, "")])
         del self.loops[key]
         again = [(n, "; ".join(x for x in (lbl, "loop") if x)) for n, lbl in end + loop.continues if n != key]
-        starts = (entry if not head else []) + again
         for target, extra in loop.firsts:
+            # a loop headed by an await (for await) enters its body from the head, with an item,
+            # and goes round to the head again; any other loop enters and goes round to the same places
+            starts = (again if target == head else entry) if head else entry + again
             self.go(starts, target, extra)
         out = exits + loop.breaks
         if exits_each_round or not loop.firsts:  # the condition is tested after each round
             out += end + loop.continues
-        return _resolve(out, key, entry + again if not head else again)
+        return _resolve(out, key, entry + again if not head else entry)
 
-    def bulk(self, s: ir.For, frontier: list[Place]) -> str:
-        """A ``bulk for`` suspends its task until idle warps have run every chunk."""
-        node = f"{self.prefix}.bulk{s.loop_id}"
-        self.g.node(node, f"line {s.span.line}: bulk for {s.var} (waits for its chunks)", shape="box", style="rounded")
+    def loop_text(self, s: ir.For) -> str:
+        """What codegen calls a bulk or parallel for's state (``runtime.trace.state_labels``)."""
+        what = "bulk for" if s.kind == "bulk" else "parallel for"
+        tail = " (waits for its chunks)" if s.kind == "bulk" else ""
+        return f"line {s.span.line}: {what} {source_name(self.fn, s.var)}{tail}"
+
+    def numbered(self, s: ir.For) -> int | None:
+        """The state number codegen gave this loop in a task's own word (None: none known)."""
+        return self.internal.get(self.loop_text(s))
+
+    def loop_state(self, s: ir.For, frontier: list[Place]) -> str:
+        """A ``bulk for`` suspends its task until idle warps have run every chunk; a ``parallel
+        for`` in a task hands its warp the loop (FORK) and is polled again after it."""
+        node = f"{self.prefix}.{s.kind}{s.loop_id}"
+        n = self.numbered(s)
+        label = self.loop_text(s) if n is None else f"s{n} {self.loop_text(s)}"
+        self.g.node(node, label, shape="box", style="rounded")
         self.go(frontier, node)
-        self.edges.setdefault((node, node), []).append("pending")
+        if s.kind == "bulk":
+            self.edges.setdefault((node, node), []).append("pending")
         return node
 
     def await_point(self, s: ir.AwaitS | ir.Select | ir.ForAwait, frontier: list[Place]) -> str:
@@ -188,17 +209,17 @@ def _leaves(s: ir.AwaitS | ir.Select | ir.ForAwait) -> list[ir.Future]:
 
 
 def _draw_machine(
-    plan: Plan, g: graphviz.Digraph, prefix: str, body: tuple[ir.Stmt, ...]
+    plan: Plan, g: graphviz.Digraph, prefix: str, fn: Function, body: tuple[ir.Stmt, ...], internal: dict[str, int]
 ) -> list[tuple[str, str, int]]:
     """Draw one state word into ``g`` and its async blocks as nested clusters; the embed edges to add."""
-    m = _Machine(plan, g, prefix)
+    m = _Machine(plan, g, prefix, fn, internal)
     m.draw(body)
     embeds = list(m.embeds)
     for k, (node, block) in enumerate(m.blocks, 1):
         sub = f"{node}.blk{k}"
         with g.subgraph(name=f"cluster_{sub}") as c:
             c.attr(label=f"async block at line {block.span.line}", style="dashed")
-            embeds += _draw_machine(plan, c, sub, block.body)
+            embeds += _draw_machine(plan, c, sub, fn, block.body, {})
         g.edge(node, f"{sub}.start", label="drives async block", style="dashed")
     return embeds
 
@@ -213,8 +234,9 @@ def _title(plan: Plan, fn: Function, task: TaskDef | None) -> str:
     return f"{head}  (frame {plan.frame(fn.name).bytes} bytes)"
 
 
-def states_graph(plan: Plan) -> graphviz.Digraph:
-    """Build the drawing; the caller renders or writes it."""
+def states_graph(plan: Plan, internal: tuple[tuple[str, int, str], ...] = ()) -> graphviz.Digraph:
+    """Build the drawing; the caller renders or writes it. ``internal`` is ``Generated.internal_states``:
+    with it, a task's bulk and parallel fors carry the state numbers a trace shows."""
     g = graphviz.Digraph(
         name="states",
         graph_attr={"compound": "true", "rankdir": "TB", "fontname": "Helvetica"},
@@ -229,7 +251,16 @@ def states_graph(plan: Plan) -> graphviz.Digraph:
             continue
         with g.subgraph(name=f"cluster_{fn.name}") as c:
             c.attr(label=_title(plan, fn, task), labeljust="l")
-            embeds += _draw_machine(plan, c, fn.name, fn.body)
+            mine = {label.split(" ", 1)[1]: n for t, n, label in internal if task is not None and t == task.name}
+            embeds += _draw_machine(plan, c, fn.name, fn, fn.body, mine)
+    g.node(
+        "legend",
+        r"legend\lsN: the state number a trace shows (gasync run --trace)\l"
+        r"dotted self-loop: a poll that found the await pending\l"
+        r"dashed: embeds a callee's frame, or drives an async block\l",
+        shape="note",
+        fontsize="9",
+    )
     for node, callee, n in embeds:
         size = plan.frame(callee).bytes
         label = f"embeds frame ({size} bytes)" if n == 1 else f"embeds {n} frames ({size} bytes each)"
@@ -237,6 +268,6 @@ def states_graph(plan: Plan) -> graphviz.Digraph:
     return g
 
 
-def states_graph_dot(plan: Plan) -> str:
+def states_graph_dot(plan: Plan, internal: tuple[tuple[str, int, str], ...] = ()) -> str:
     """The state machines as DOT source text."""
-    return str(states_graph(plan).source)
+    return str(states_graph(plan, internal).source)

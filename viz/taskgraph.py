@@ -1,37 +1,108 @@
 """The task graph of a Plan as a ``graphviz.Digraph`` (render returns DOT text).
 
-One node per task; a task array is one node labelled with its instance count
-(``worker x64``). ``after`` edges are solid, channel edges dashed and labelled
-``name[capacity]``, signal edges dotted and labelled with the signal's name.
-Nodes come in topological order and edges in the Plan's order, so the text is
-deterministic.
+Nodes: one box per task (a task array is one node labelled with its instance
+count, ``worker x64``), and one node per object the tasks share, each shaped
+by its kind: a buffer is a cylinder (``x: f64[4098]``), a shared scalar an
+ellipse, a signal a diamond (drawn double, and labelled ``set by the host``,
+when no task sets it: only ``--signal`` can), a channel a parallelogram
+(``work: i32[4]``). Edges: ``after`` edges are bold; an edge from a task to
+an object is a write (a store, an atomic update, a send, a set, a close), an
+edge from an object to a task a read (a load, a receive, a wait or
+``is_set``), both thin and grey-blue; an object with no task using it is
+still drawn; a task that reads and writes one object has one edge with two
+heads. A legend cluster shows each kind of node the drawing has, once. Every node and label uses
+one font. Nodes come in the plan's order (tasks topologically, then buffers,
+shared scalars, signals and channels as declared) and edges in a fixed
+order, so the text is deterministic.
 """
 
 from __future__ import annotations
 
 import graphviz
 
+from gasync.planner.effects import Effects, task_effects
 from gasync.planner.model import Plan, TaskDef
+
+FONT = "Helvetica"
+USE = "#4a6fa5"  # the colour of read and write edges
+SHAPES = {"buffer": "cylinder", "shared": "ellipse", "signal": "diamond", "channel": "parallelogram"}
 
 
 def _label(t: TaskDef) -> str:
     return f"{t.name} x{t.count}" if t.var is not None else t.name
 
 
+def _objects(plan: Plan) -> list[tuple[str, str, str]]:
+    """(kind, name, label) for every shared object, in declaration order per kind."""
+    out = [("buffer", b.name, f"{b.name}: {b.elem}[{', '.join(map(str, b.shape))}]") for b in plan.buffers]
+    out += [("shared", s.name, f"{s.name}: {s.ty}") for s in plan.shared]
+    out += [("signal", s.name, s.name) for s in plan.signals]
+    out += [("channel", c.name, f"{c.name}: {c.elem}[{c.capacity}]") for c in plan.channels]
+    return out
+
+
+def _uses(e: Effects) -> list[tuple[str, str, str]]:
+    """(kind, name, 'reads' | 'writes') for what one task does, in a fixed order."""
+    pairs = [
+        ("buffer", e.reads, "reads"), ("buffer", set(e.writes) | e.updates, "writes"),
+        ("shared", e.shared_reads, "reads"), ("shared", e.shared_writes, "writes"),
+        ("signal", e.waits, "reads"), ("signal", e.sets, "writes"),
+        ("channel", e.recvs, "reads"), ("channel", e.sends | e.closes, "writes"),
+    ]  # fmt: skip
+    return [(kind, name, how) for kind, names, how in pairs for name in sorted(names)]
+
+
 def task_graph(plan: Plan) -> graphviz.Digraph:
     """Build the drawing; the caller renders or writes it."""
-    g = graphviz.Digraph(name="tasks", graph_attr={"rankdir": "LR"}, node_attr={"shape": "box"})
+    g = graphviz.Digraph(
+        name="tasks",
+        graph_attr={"rankdir": "LR", "fontname": FONT},
+        node_attr={"shape": "box", "fontname": FONT, "fontsize": "11"},
+        edge_attr={"fontname": FONT, "fontsize": "9"},
+    )
+    effects = task_effects(plan)
+    host_set = {s.name for s in plan.signals} - {n for e in effects.values() for n in e.sets}
     for t in plan.tasks:
-        g.node(t.name, _label(t))
+        g.node(f"task.{t.name}", _label(t), style="rounded,filled", fillcolor="#eef3fb")
+    for kind, name, label in _objects(plan):
+        attrs = {"shape": SHAPES[kind]}
+        if kind == "signal" and name in host_set:
+            attrs |= {"peripheries": "2"}
+            label += "\\nset by the host"
+        g.node(f"{kind}.{name}", label, **attrs)
     for u, v in plan.edges:
-        g.edge(u, v, style="solid")
-    capacity = {c.name: c.capacity for c in plan.channels}
-    for f in plan.flows:
-        if f.kind == "channel":
-            g.edge(f.src, f.dst, label=f"{f.name}[{capacity[f.name]}]", style="dashed")
-        else:
-            g.edge(f.src, f.dst, label=f.name, style="dotted")
+        g.edge(f"task.{u}", f"task.{v}", penwidth="2", label="after")
+    for t in plan.tasks:
+        uses = _uses(effects[t.name])
+        for kind, name, how in uses:
+            task, obj = f"task.{t.name}", f"{kind}.{name}"
+            both = {(kind, name, "reads"), (kind, name, "writes")} <= set(uses)
+            if both and how == "reads":
+                continue  # one edge with two heads
+            src, dst = (task, obj) if how == "writes" else (obj, task)
+            g.edge(src, dst, color=USE, arrowsize="0.7", **({"dir": "both"} if both else {}))
+    _legend(g, {kind for kind, _, _ in _objects(plan)}, bool(host_set))
     return g
+
+
+def _legend(g: graphviz.Digraph, kinds: set[str], host_set: bool) -> None:
+    """The kinds of node this drawing has, in a row (chained by invisible edges)."""
+    with g.subgraph(name="cluster_legend") as c:
+        c.attr(label="legend", fontname=FONT, fontsize="10", style="dashed")
+        names = ["legend.task"]
+        c.node("legend.task", "task (x N: an array)", style="rounded,filled", fillcolor="#eef3fb", fontsize="9")
+        for kind, shape in SHAPES.items():
+            if kind in kinds:
+                names.append(f"legend.{kind}")
+                c.node(names[-1], {"shared": "shared scalar"}.get(kind, kind), shape=shape, fontsize="9")
+        if host_set:
+            names.append("legend.host")
+            c.node(names[-1], "signal set by the host", shape="diamond", peripheries="2", fontsize="9")
+        names.append("legend.note")
+        c.node(names[-1], "bold edge: after\\lthin: task -> it writes, it -> task reads\\l", shape="plaintext",
+               fontsize="9")  # fmt: skip
+        for u, v in zip(names, names[1:], strict=False):
+            c.edge(u, v, style="invis")
 
 
 def task_graph_dot(plan: Plan) -> str:

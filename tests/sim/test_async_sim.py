@@ -162,13 +162,31 @@ def test_chrome_trace_has_a_slice_per_poll_and_flows(traced: runtime.Result) -> 
     doc = json.loads(json.dumps(to_chrome_trace(raw)))
     events = doc["traceEvents"]
     polls = [e for e in raw.events if e[0] == POLL]
+    execs = next(e["pid"] for e in events if e["name"] == "process_name" and e["args"]["name"] == "executors (sim)")
     slices = [e for e in events if e["ph"] == "X" and e.get("cat") == "poll"]
-    assert len(slices) == len(polls)
+    assert len([e for e in slices if e["pid"] == execs]) == len(polls)
+    assert len(slices) == 2 * len(polls)  # once on its executor's track, once on its task's
     starts = [e for e in events if e["ph"] == "s"]
     ends = [e for e in events if e["ph"] == "f"]
     assert starts and len(starts) == len(ends)
     assert {e["id"] for e in starts} == {e["id"] for e in ends}
     assert doc["otherData"]["events_dropped"] == 0
+
+
+def test_the_api_runs_traced_and_gives_the_profile() -> None:
+    res = compile_text(TRACED, "traced").run(backend="sim", timeout=RUN_TIMEOUT_S, trace=True)
+    assert res.buffers["out"].tolist() == [6]
+    assert res.trace is not None and res.trace.dropped == 0
+    prof = res.profile
+    assert prof is not None and list(prof) == ["p", "closer", "q"]
+    assert [prof[t].instances for t in prof] == [2, 1, 1]
+    assert sum(p.polls for p in prof.values()) == res.stats["polls"] == len(res.trace.polls())
+    assert prof["closer"].polls == 1 and prof["closer"].wait_us == 0.0  # never suspends
+    # q suspends only at its `for await`, and waits there at least once
+    assert list(prof["q"].waiting_on) == ["s1 line 13: for await v in c"]
+    for p in prof.values():
+        assert 0 < p.longest_poll_us <= p.busy_us
+        assert abs(p.wait_us - sum(p.waiting_on.values())) < 1e-3
 
 
 def gasync_cli(*args: str | Path, timeout: float = 100) -> subprocess.CompletedProcess[str]:
@@ -181,11 +199,33 @@ def test_cli_run_writes_trace_and_schedule(tmp_path: Path) -> None:
     program = tmp_path / "traced.gasync"
     program.write_text(TRACED)
     trace, dot = tmp_path / "t.json", tmp_path / "s.dot"
-    res = gasync_cli("run", program, "--backend", "sim", "--trace", trace, "--schedule", dot)
+    report = tmp_path / "r.html"
+    res = gasync_cli(
+        "run", program, "--backend", "sim", "--trace", trace, "--schedule", dot, "--report", report, "--json"
+    )  # fmt: skip
     assert res.returncode == 0, res.stderr
-    doc = json.loads(trace.read_text())
+    page = report.read_text(encoding="utf-8")
+    assert "<svg" in page and "<table" in page and "task q {" in page
+    assert all(f"<td>{task}</td>" in page for task in ("p", "closer", "q"))  # the profile's rows
+    assert "<script src" not in page and "<link" not in page
+    out = json.loads(res.stdout)
+    assert list(out["profile"]) == ["p", "closer", "q"]
+    keys = {"instances", "polls", "busy_us", "wait_us", "wakes", "longest_poll_us", "waiting_on"}
+    assert all(set(p) == keys for p in out["profile"].values())
+    assert sum(p["polls"] for p in out["profile"].values()) == out["stats"]["polls"]
+    text = trace.read_text(encoding="utf-8")
+    assert "\\u" not in text and "→" in text  # real UTF-8, which Perfetto shows as it is
+    doc = json.loads(text)
     assert any(e["ph"] == "X" for e in doc["traceEvents"])
+    assert all(e["tid"] != 0 for e in doc["traceEvents"] if e["ph"] in ("X", "s", "f"))
+    names = {e["args"]["name"] for e in doc["traceEvents"] if e["name"] == "thread_name"}
+    assert {"task p x2", "task closer", "task q"} <= names
     assert "digraph" in dot.read_text()
+    res = gasync_cli("run", program, "--backend", "sim", "--trace", trace)
+    assert res.returncode == 0, res.stderr
+    table = res.stdout[res.stdout.index("profile (from the trace)") :]
+    assert all(f"│ {task} " in table for task in ("p", "closer", "q"))
+    assert "for await v in c" in table  # what q waited on
     again = tmp_path / "s2.dot"
     res = gasync_cli("schedule", trace, "-o", again)
     assert res.returncode == 0, res.stderr

@@ -122,17 +122,19 @@ def test_graph_prints_dot(tmp_path: Path) -> None:
     )
     res = gasync("graph", "g.gasync", "--format", "dot", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
-    assert res.stdout == (
-        "digraph tasks {\n"
-        "\tgraph [rankdir=LR]\n"
-        "\tnode [shape=box]\n"
-        '\tp [label="p x3"]\n'
-        "\tq [label=q]\n"
-        "\tr [label=r]\n"
-        "\tq -> r [style=solid]\n"
-        '\tp -> q [label="c[2]" style=dashed]\n'
-        "}\n"
-    )
+    drawing = res.stdout[: res.stdout.index("\tsubgraph cluster_legend")]
+    task = 'fillcolor="#eef3fb" style="rounded,filled"'
+    use = '[arrowsize=0.7 color="#4a6fa5"]'
+    assert drawing.splitlines()[4:] == [
+        f'\t"task.p" [label="p x3" {task}]',
+        f'\t"task.q" [label=q {task}]',
+        f'\t"task.r" [label=r {task}]',
+        '\t"channel.c" [label="c: i32[2]" shape=parallelogram]',
+        '\t"task.q" -> "task.r" [label=after penwidth=2]',
+        f'\t"task.p" -> "channel.c" {use}',  # p sends on c
+        f'\t"channel.c" -> "task.q" {use}',  # q receives from it
+    ]
+    assert res.stdout.endswith("\t}\n}\n")
 
 
 def test_graph_of_a_missing_file_and_of_a_bad_program(tmp_path: Path) -> None:

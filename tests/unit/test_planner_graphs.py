@@ -101,20 +101,27 @@ def test_channel_edges_go_from_every_sender_to_every_receiver_through_calls() ->
 
 def test_dot_output() -> None:
     dot = task_graph_dot(plan(parse(FLOWS, "f.gasync")))
-    assert dot == (
+    drawing = dot[: dot.index("\tsubgraph cluster_legend")]  # the legend is tested with the samples' goldens
+    use = '[arrowsize=0.7 color="#4a6fa5"]'
+    task = 'fillcolor="#eef3fb" style="rounded,filled"'
+    assert drawing == (
         "digraph tasks {\n"
-        "\tgraph [rankdir=LR]\n"
-        "\tnode [shape=box]\n"
-        "\tstarter [label=starter]\n"
-        '\tproducer [label="producer x2"]\n'
-        "\tconsumer [label=consumer]\n"
-        "\twatcher [label=watcher]\n"
-        "\treport [label=report]\n"
-        "\tconsumer -> report [style=solid]\n"
-        '\tproducer -> consumer [label="jobs[8]" style=dashed]\n'
-        "\tstarter -> producer [label=go style=dotted]\n"
-        "\tstarter -> watcher [label=go style=dotted]\n"
-        "}\n"
+        "\tgraph [fontname=Helvetica rankdir=LR]\n"
+        "\tnode [fontname=Helvetica fontsize=11 shape=box]\n"
+        "\tedge [fontname=Helvetica fontsize=9]\n"
+        f'\t"task.starter" [label=starter {task}]\n'
+        f'\t"task.producer" [label="producer x2" {task}]\n'
+        f'\t"task.consumer" [label=consumer {task}]\n'
+        f'\t"task.watcher" [label=watcher {task}]\n'
+        f'\t"task.report" [label=report {task}]\n'
+        '\t"signal.go" [label=go shape=diamond]\n'
+        '\t"channel.jobs" [label="jobs: i64[8]" shape=parallelogram]\n'
+        '\t"task.consumer" -> "task.report" [label=after penwidth=2]\n'
+        f'\t"task.starter" -> "signal.go" {use}\n'
+        f'\t"signal.go" -> "task.producer" {use}\n'
+        f'\t"task.producer" -> "channel.jobs" {use}\n'
+        f'\t"channel.jobs" -> "task.consumer" {use}\n'
+        f'\t"signal.go" -> "task.watcher" {use}\n'
     )
 
 

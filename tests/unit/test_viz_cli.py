@@ -123,3 +123,30 @@ def test_run_help_lists_trace_and_schedule() -> None:
     res = gasync("run", "--help")
     assert res.returncode == 0
     assert "--trace" in res.stdout and "--schedule" in res.stdout
+
+
+@pytest.mark.parametrize("name", ["g.jpg", "g", "g.svgz"])
+def test_an_unknown_output_suffix_is_a_usage_error(tmp_path: Path, name: str) -> None:
+    res = gasync("graph", SAMPLE, "-o", tmp_path / name)
+    assert res.returncode == 2
+    assert res.stderr.splitlines()[0].startswith(f"gasync: error: -o {tmp_path / name}: ")
+    assert "use .dot, .svg, .png, .pdf or .html, or give --format" in res.stderr
+    assert res.stderr.splitlines()[1] == "try 'gasync graph --help'"
+    assert not (tmp_path / name).exists()
+
+
+def test_a_schedule_with_an_unknown_suffix_fails_before_the_run(tmp_path: Path) -> None:
+    res = gasync("run", SAMPLE, "--backend", "sim", "--schedule", tmp_path / "s.gif")
+    assert res.returncode == 2
+    assert "--schedule" in res.stderr and "suffix '.gif'" in res.stderr
+    assert "running" not in res.stderr  # nothing compiled or ran
+
+
+@needs_dot
+def test_graph_pdf_is_a_pdf_and_html_holds_the_svg(tmp_path: Path) -> None:
+    assert gasync("graph", SAMPLE, "-o", tmp_path / "g.pdf").returncode == 0
+    assert (tmp_path / "g.pdf").read_bytes().startswith(b"%PDF-")
+    assert gasync("graph", SAMPLE, "-o", tmp_path / "g.html").returncode == 0
+    page = (tmp_path / "g.html").read_text(encoding="utf-8")
+    assert page.startswith("<!doctype html>") and "<svg" in page and "consumer" in page
+    assert "<?xml" not in page

@@ -16,12 +16,14 @@ from pathlib import Path
 import pytest
 
 from gasync import pipeline
+from gasync.codegen import generate
+from gasync.runtime.trace import state_labels
 from gasync.viz.states import states_graph_dot
 from gasync.viz.taskgraph import task_graph_dot
 
 SAMPLES = sorted((Path(__file__).parents[2] / "samples").glob("*.gasync"))
 GOLDEN = Path(__file__).parent / "golden" / "viz"
-DRAWINGS = {"tasks": task_graph_dot, "states": states_graph_dot}
+DRAWINGS = {"tasks": task_graph_dot, "states": lambda plan: states_graph_dot(plan, generate(plan).internal_states)}
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's 'dot' is not installed (run 'make dot')")
 
 
@@ -63,8 +65,10 @@ def test_states_graph_shows_sites_loops_selects_and_embedded_frames() -> None:
     dot = _dot(next(p for p in SAMPLES if p.stem == "join_select"), "states")
     assert "subgraph cluster_square" in dot
     assert '"main.s1" [label="s1 line 31: square(...)"' in dot
-    assert '"consumer.s1" -> "consumer.s1" [label=pending]' in dot
-    assert '"consumer.s1" -> "consumer.s1" [label="sleep(...); loop"]' in dot
+    assert '"consumer.s1" -> "consumer.s1" [color=gray50 style=dotted]' in dot  # pending: no label
+    # one edge, one label: both arms go round the loop again
+    assert '"consumer.s1" -> "consumer.s1" [label="work.recv(); loop / sleep(...); loop"]' in dot
+    assert dot.count('"consumer.s1" -> "consumer.s1"') == 2
     assert '"producer.s1" -> "producer.s1" [label=loop]' in dot
     assert '"main.s2" -> "square.start" [label="embeds 2 frames (32 bytes each)" lhead=cluster_square' in dot
     assert "async block at line 34" in dot
@@ -80,3 +84,27 @@ def test_break_leaves_the_loop_from_every_await_in_it() -> None:
     dot = _dot(next(p for p in SAMPLES if p.stem == "counter"), "states")
     assert '"ticker.start" -> "ticker.done"' in dot  # break before the first await
     assert '"ticker.s1" -> "ticker.done" [label=loop]' in dot  # the same break, a round later
+
+
+def test_state_numbers_are_the_traces_and_names_are_the_programs() -> None:
+    plan = pipeline.check(next(p for p in SAMPLES if p.stem == "jacobi"))
+    labels = state_labels(plan, generate(plan).internal_states)
+    dot = _dot(next(p for p in SAMPLES if p.stem == "jacobi"), "states")
+    assert labels["solve"][4] == "s4 line 48: bulk for i (waits for its chunks)"  # not i_1
+    assert f'"solve.bulk2" [label="{labels["solve"][4]}"' in dot
+    assert f'"verify.parallel1" [label="{labels["verify"][1]}"' in dot
+    assert "i_1" not in dot
+
+
+def test_the_task_graph_draws_objects_and_who_reads_and_writes_them() -> None:
+    dot = _dot(next(p for p in SAMPLES if p.stem == "counter"), "tasks")
+    assert '"task.ticker" [label="ticker x3"' in dot
+    assert '"shared.counter" [label="counter: u64" shape=ellipse]' in dot
+    assert '"signal.stop" [label="stop\\nset by the host" peripheries=2 shape=diamond]' in dot
+    assert '"signal.stop" -> "task.ticker"' in dot  # is_set reads it
+    assert '"task.ticker" -> "shared.counter"' in dot  # fetch_add writes it
+    assert "subgraph cluster_legend" in dot
+    jacobi = _dot(next(p for p in SAMPLES if p.stem == "jacobi"), "tasks")
+    assert '"task.solve" -> "buffer.x" [arrowsize=0.7 color="#4a6fa5" dir=both]' in jacobi  # reads and writes
+    assert '"task.boundary" -> "task.solve" [label=after penwidth=2]' in jacobi
+    assert '"signal.converged" [label=converged shape=diamond]' in jacobi  # set on the device

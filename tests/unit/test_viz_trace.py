@@ -8,13 +8,14 @@ import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gasync import pipeline
 from gasync.runtime.trace import POLL, WAKE, RawTrace, TraceFileError, instance_name, state_labels
-from gasync.viz.perfetto import from_chrome_trace, to_chrome_trace
-from gasync.viz.schedule import MAX_BOXES, schedule_dot, schedule_graph
+from gasync.viz.perfetto import MAX_LANES, chrome_trace_text, from_chrome_trace, to_chrome_trace
+from gasync.viz.schedule import MAX_BOXES, MAX_EXECUTOR_ROWS, ROW_H, schedule_dot, schedule_graph
 
 SAMPLES = Path(__file__).parents[2] / "samples"
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's 'dot' is not installed (run 'make dot')")
@@ -60,19 +61,64 @@ def test_state_labels_of_a_sample() -> None:
     assert labels["consumer"][1] == "s1 line 51: select { work.recv() | sleep(...) }"
 
 
-def test_chrome_trace_has_a_track_per_executor_and_a_slice_per_poll() -> None:
+def _doc(raw: RawTrace) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(chrome_trace_text(raw))  # plain JSON all the way down
+    return doc
+
+
+def _threads(doc: dict[str, Any]) -> dict[tuple[int, int], str]:
+    return {
+        (e["pid"], e["tid"]): e["args"]["name"]
+        for e in doc["traceEvents"]
+        if e["ph"] == "M" and e["name"] == "thread_name"
+    }
+
+
+def _processes(doc: dict[str, Any]) -> dict[str, int]:
+    return {e["args"]["name"]: e["pid"] for e in doc["traceEvents"] if e["name"] == "process_name"}
+
+
+def test_executor_tracks_are_numbered_from_1_and_no_slice_is_on_tid_0() -> None:
+    doc = _doc(synthetic())
+    execs = _processes(doc)["executors (sim)"]
+    names = {tid: name for (pid, tid), name in _threads(doc).items() if pid == execs}
+    assert names == {1: "executor 1", 2: "executor 2", 3: "host"}
+    slices = [e for e in doc["traceEvents"] if e["ph"] in "XsfC" and e["ph"] != "C"]
+    assert slices and all(e["tid"] != 0 for e in slices)
+    assert all(e["tid"] != e["pid"] for e in slices)  # Perfetto would call it "main thread"
+    tids = [tid for _, tid in _threads(doc)]
+    assert len(tids) == len(set(tids))  # unique across processes
+
+
+def test_only_executors_that_polled_have_tracks() -> None:
     raw = synthetic()
-    doc = json.loads(json.dumps(to_chrome_trace(raw)))  # plain JSON all the way down
-    events = doc["traceEvents"]
-    names = {e["tid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
-    assert names == {0: "executor 0", 1: "executor 1", 2: "host"}
-    polls = [e for e in events if e["ph"] == "X" and e["cat"] == "poll"]
+    raw = RawTrace(raw.events, 0, raw.capacity, raw.tasks, raw.states, 4000, raw.backend)  # 3,998 never polled
+    doc = _doc(raw)
+    names = sorted(_threads(doc).values())
+    assert names == ["executor 1", "executor 2", "host", "task boss", "task worker x2", "task worker x2 (lane 2)"]
+    metadata = [e for e in doc["traceEvents"] if e["ph"] == "M"]
+    assert len(metadata) == 4 + 6  # a name and a sort index per process, a name per track
+    assert doc["otherData"]["executors_that_polled"] == 2
+
+
+def test_the_file_is_real_utf8() -> None:
+    text = chrome_trace_text(synthetic())
+    assert "\\u" not in text
+    assert "worker[0] start→s1" in text
+
+
+def test_a_slice_per_poll_on_the_executor_tracks() -> None:
+    raw = synthetic()
+    doc = _doc(raw)
+    execs = _processes(doc)["executors (sim)"]
+    polls = [e for e in doc["traceEvents"] if e["ph"] == "X" and e["cat"] == "poll" and e["pid"] == execs]
     assert len(polls) == len(raw.polls())
     for e in polls:
         assert {"ts", "dur", "pid", "tid", "name"} <= e.keys()
-        assert isinstance(e["ts"], float) and e["dur"] >= 0 and e["pid"] == 1
+        assert isinstance(e["ts"], float) and e["dur"] >= 0
     assert min(e["ts"] for e in polls) == 0.0
     first = next(e for e in polls if e["name"] == "worker[0] start→s1")
+    assert first["tid"] == 1
     assert first["args"] == {
         "instance": 1,
         "state_before": "start",
@@ -83,19 +129,62 @@ def test_chrome_trace_has_a_track_per_executor_and_a_slice_per_poll() -> None:
     assert doc["otherData"]["events_dropped"] == 3
 
 
+def test_a_track_per_task_with_instances_as_slices_and_polls_inside() -> None:
+    raw = synthetic(rounds=4, executors=2)
+    doc = _doc(raw)
+    tasks = _processes(doc)["tasks"]
+    tracks = {tid: name for (pid, tid), name in _threads(doc).items() if pid == tasks}
+    # the two workers overlap in time: the array takes two lanes
+    assert sorted(tracks.values()) == ["task boss", "task worker x2", "task worker x2 (lane 2)"]
+    by_name = {name: tid for tid, name in tracks.items()}
+    events = [e for e in doc["traceEvents"] if e.get("pid") == tasks and e["ph"] == "X"]
+    inst = {e["name"]: e for e in events if e["cat"] == "instance"}
+    assert set(inst) == {"boss", "worker[0]", "worker[1]"}
+    assert inst["boss"]["tid"] == by_name["task boss"]
+    assert {inst["worker[0]"]["tid"], inst["worker[1]"]["tid"]} == {
+        by_name["task worker x2"],
+        by_name["task worker x2 (lane 2)"],
+    }
+    assert inst["worker[0]"]["args"] == {"instance": 1, "polls": 4, "executors": [1]}
+    for e in events:  # each poll lies inside its instance's slice, on its track
+        if e["cat"] == "poll":
+            owner = next(i for i in inst.values() if i["tid"] == e["tid"] and i["ts"] <= e["ts"])
+            assert e["ts"] + e["dur"] <= owner["ts"] + owner["dur"] + 1e-9
+    assert len([e for e in events if e["cat"] == "poll"]) == len(raw.polls())
+
+
+def test_an_array_fills_at_most_max_lanes() -> None:
+    n = MAX_LANES + 3
+    events = [(POLL, w, w, 0, -1, 1000, 2000, 1) for w in range(n)]  # all at once
+    raw = RawTrace(events, 0, 1 << 10, [("worker", 0, n)], {"worker": {0: "start", -1: "done"}}, n, "sim")
+    doc = _doc(raw)
+    lanes = [name for name in _threads(doc).values() if name.startswith("task worker")]
+    assert len(lanes) == MAX_LANES
+    assert doc["otherData"]["instances_not_on_task_tracks"] == 3
+
+
+def test_counters_of_instances_alive_and_executors_polling() -> None:
+    doc = _doc(synthetic())
+    alive = [e["args"]["alive"] for e in doc["traceEvents"] if e["ph"] == "C" and e["name"] == "instances"]
+    polling = [e["args"]["polling"] for e in doc["traceEvents"] if e["ph"] == "C" and e["name"] == "executors"]
+    assert alive == [1, 0, 1, 2, 1, 0]  # the boss, then the two workers at once
+    assert polling == [1, 0] * 9  # nine polls, none at once
+
+
 def test_wakes_are_flows_that_pair_up() -> None:
-    doc = to_chrome_trace(synthetic())
+    doc = _doc(synthetic())
     events = doc["traceEvents"]
+    execs = _processes(doc)["executors (sim)"]
     starts = {e["id"]: e for e in events if e["ph"] == "s"}
     ends = {e["id"]: e for e in events if e["ph"] == "f"}
     assert starts and starts.keys() == ends.keys()
-    polls = [e for e in events if e["ph"] == "X"]
+    polls = [e for e in events if e["ph"] == "X" and e["pid"] == execs]
     for k, s in starts.items():
         f = ends[k]
         assert f["ts"] >= s["ts"] and f["bp"] == "e"
         assert any(p["tid"] == f["tid"] and p["ts"] == f["ts"] for p in polls)  # bound to the next poll
         assert any(p["tid"] == s["tid"] and p["ts"] <= s["ts"] <= p["ts"] + p["dur"] for p in polls)
-    assert any(s["tid"] == 2 and s["args"]["by"] == "the host" for s in starts.values())
+    assert any(s["tid"] == 3 and s["args"]["by"] == "the host" for s in starts.values())
 
 
 def test_the_raw_trace_travels_in_the_json() -> None:
@@ -109,25 +198,63 @@ def test_a_foreign_json_document_is_a_trace_file_error(doc: object) -> None:
         from_chrome_trace(doc)
 
 
-def test_schedule_places_each_poll_on_its_executor_row() -> None:
+def _placed(dot: str, prefix: str) -> list[tuple[float, float]]:
+    rows = re.findall(rf'\t{prefix}\d+ \[label="[^"]*" [^\]]*pos="([-\d.]+),([-\d.]+)!"', dot)
+    return [(float(x), float(y)) for x, y in rows]
+
+
+def test_schedule_has_a_lane_per_task_then_a_row_per_executor() -> None:
     raw = synthetic()
     dot = schedule_dot(raw)
     assert "layout=neato" in dot
-    rows = re.findall(r'\tp\d+ \[label="[^"]*" [^\]]*pos="([-\d.]+),([-\d.]+)!"', dot)
-    assert len(rows) == len(raw.polls())
-    polls = sorted(raw.polls(), key=lambda e: (e[1], e[5]))
-    assert [float(y) for _, y in rows] == [-36.0 * e[1] for e in polls]
-    xs = [float(x) for x, _ in rows[1:]]  # executor 0's polls after the boss's, in time order
-    assert xs[: len(xs) // 2] == sorted(xs[: len(xs) // 2])
+    polls = sorted(raw.polls(), key=lambda e: (e[5], e[1]))
+    lanes = _placed(dot, "tp")
+    assert [y for _, y in lanes] == [-ROW_H * (0 if e[2] == 0 else 1) for e in polls]  # boss, then worker x2
+    rows = _placed(dot, "ep")
+    assert [y for _, y in rows] == [-ROW_H * (2 + e[1]) for e in polls]  # executor 1, executor 2
+    assert [x for x, _ in rows] == sorted(x for x, _ in rows)  # in time order
+    for label in ("boss", "worker x2", "executor 1", "executor 2", "legend"):
+        assert re.search(rf'label="?{label}"? ', dot), label
+    assert "bold border: the poll that finished its instance" in dot
     assert "3 events dropped" in dot
     assert schedule_dot(raw) == dot  # deterministic
+
+
+def test_schedule_leaves_out_executors_that_never_polled() -> None:
+    raw = synthetic()
+    raw = RawTrace(raw.events, 0, raw.capacity, raw.tasks, raw.states, 32_767, raw.backend)
+    dot = schedule_dot(raw)
+    assert "executor 3" not in dot
+    assert "9 polls on 2 of 32767 executors" in dot
+
+
+def test_schedule_shows_at_most_max_executor_rows() -> None:
+    n = MAX_EXECUTOR_ROWS + 5
+    events = [(POLL, w, w, 0, -1, 1000 * w, 1000 * w + 500, 1) for w in range(n)]
+    raw = RawTrace(events, 0, 1 << 10, [("worker", 0, n)], {"worker": {0: "start", -1: "done"}}, n, "cuda")
+    dot = schedule_dot(raw)
+    assert f'label="executor {MAX_EXECUTOR_ROWS}"' in dot and f'label="executor {MAX_EXECUTOR_ROWS + 1}"' not in dot
+    assert "5 more executors polled (their rows are left out)" in dot
+
+
+def test_schedule_ticks_use_one_unit() -> None:
+    dot = schedule_dot(synthetic())  # 8.7 us long: ticks 0, 1, 2, ... us
+    ticks = re.findall(r'\tt\d+ \[label="([^"]*)"', dot)
+    assert ticks == [f"{k} us" for k in range(9)]
+
+
+def test_thin_boxes_have_no_border() -> None:
+    events = [(POLL, 0, 0, 0, 1, 0, 10, 0), (POLL, 0, 0, 1, -1, 999_990, 1_000_000, 1)]
+    raw = RawTrace(events, 0, 1 << 10, [("t", 0, 1)], {"t": {0: "start", 1: "s1", -1: "done"}}, 1, "sim")
+    pens = re.findall(r'\ttp\d+ \[[^\]]*penwidth=([\d.]+)', schedule_dot(raw))
+    assert pens == ["0", "0"]  # 2-point slivers: the task's colour, not a black border
 
 
 def test_a_long_schedule_is_binned() -> None:
     raw = synthetic(rounds=MAX_BOXES, executors=2, t0=0)
     dot = schedule_dot(raw)
-    assert "\tp0 " not in dot
-    assert dot.count("\tb") <= 2 * 200
+    assert "\ttp0 " not in dot and "\tep0 " not in dot
+    assert 0 < dot.count("\ttb") <= 2 * 200 and 0 < dot.count("\teb") <= 2 * 200
     assert "polls (" in dot  # tooltips count polls per bin
 
 
@@ -136,4 +263,14 @@ def test_a_long_schedule_is_binned() -> None:
 def test_schedule_renders_to_svg(rounds: int) -> None:
     svg = schedule_graph(synthetic(rounds=rounds)).pipe(format="svg").decode()
     ET.fromstring(svg)
-    assert "executor 0" in svg and "worker" in svg
+    assert "executor 1" in svg and "worker x2" in svg and "legend" in svg
+
+
+def test_an_executor_that_only_woke_a_task_has_a_named_track() -> None:
+    events = [(POLL, 0, 0, 0, 1, 0, 100, 0), (WAKE, 7, 0, -1, 0, 500, 500, 0), (POLL, 0, 0, 1, -1, 900, 1000, 1)]
+    raw = RawTrace(events, 0, 1 << 10, [("t", 0, 1)], {"t": {0: "start", 1: "s1", -1: "done"}}, 16, "cuda")
+    doc = _doc(raw)
+    names = _threads(doc)
+    assert sorted(names.values()) == ["executor 1", "executor 8", "task t"]  # a bulk chunk's executor woke it
+    named = set(names)
+    assert all((e["pid"], e["tid"]) in named for e in doc["traceEvents"] if e["ph"] in ("X", "s", "f"))

@@ -1,0 +1,47 @@
+"""What ``gasync run`` writes from a traced run: ``--trace``, ``--schedule`` and ``--report``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import graphviz
+
+from gasync.cli.drawings import emit_graph, graph_format, write_bytes
+from gasync.cli.report import Reporter
+from gasync.cli.source import Source
+from gasync.planner.model import Plan
+from gasync.runtime.options import Result
+from gasync.viz.html_report import plain_task_svg, report_html
+from gasync.viz.perfetto import chrome_trace_text
+from gasync.viz.schedule import schedule_graph
+from gasync.viz.taskgraph import task_graph
+
+
+def write_traced(
+    rep: Reporter, plan: Plan, result: Result, src: Source, trace: Path | None, schedule: Path | None,
+    report: Path | None,
+) -> None:  # fmt: skip
+    """``--trace``: the Chrome trace JSON; ``--schedule``: the timeline, in the format of its suffix;
+    ``--report``: the HTML page."""
+    raw = result.trace
+    if raw is None:
+        raise RuntimeError("the run recorded no trace")
+    if raw.dropped:
+        rep.say(f"trace: {raw.dropped} events dropped (the device buffer holds {raw.capacity})")
+    if trace is not None and write_bytes(rep, chrome_trace_text(raw).encode("utf-8"), trace):
+        rep.say(f"trace of {len(raw.events)} events in {trace} (open it in https://ui.perfetto.dev)")
+    if schedule is not None:
+        emit_graph(rep, schedule_graph(raw), graph_format(schedule, None, "--schedule"), schedule, "schedule")
+    if report is not None:
+        page = report_html(plan, result, src.text(), src.label, graph_svg(plan))
+        if write_bytes(rep, page.encode("utf-8"), report):
+            rep.say(f"report in {report} (one self-contained page: open it in a browser)")
+
+
+def graph_svg(plan: Plan) -> str:
+    """The task graph as an inline ``<svg>`` element; a plain one where Graphviz's ``dot`` is missing."""
+    try:
+        svg = task_graph(plan).pipe(format="svg").decode("utf-8")
+    except graphviz.ExecutableNotFound:
+        return plain_task_svg(plan)
+    return svg[svg.index("<svg") :]  # without the XML prolog and DOCTYPE, which HTML does not want

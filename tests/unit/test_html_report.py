@@ -1,0 +1,108 @@
+"""The ``--report`` page from a synthetic trace: self-contained, and what a browser renders of it.
+
+The browser test loads the page in headless Chromium (``--dump-dom`` runs its
+scripts) and is skipped where no Chromium is installed (Debian: ``chromium``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+from unit.test_viz_trace import synthetic  # tests/ is on sys.path (conftest.py)
+
+import gasync
+from gasync.cli.traced import graph_svg
+from gasync.runtime.options import Result
+from gasync.viz.html_report import plain_task_svg, report_html
+
+SOURCE = """buffer out: i32[2] = zeros;
+task boss { out[0] = 1; }
+task worker for i in 0..2 {
+    yield_now().await;
+    out[i] = 2;
+}
+"""
+
+
+class _Tags(HTMLParser):
+    """Every start tag with its attributes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+@pytest.fixture(scope="module")
+def page() -> str:
+    plan = gasync.compile_source(SOURCE, "two.gasync").plan
+    result = Result(
+        {"out": np.array([1, 2], np.int32)}, {}, {}, {"backend": "sim", "polls": 9}, trace=synthetic(rounds=4)
+    )
+    return report_html(plan, result, SOURCE, "two.gasync", graph_svg(plan))
+
+
+def test_the_page_has_the_graph_the_profile_the_names_and_the_program(page: str) -> None:
+    assert page.startswith("<!doctype html>")
+    assert "<svg" in page and "<table" in page and "<canvas" in page
+    assert "boss" in page and "worker x2" in page
+    assert "task worker for i in 0..2 {" in page  # the program text, escaped as HTML needs
+    tags = _Tags()
+    tags.feed(page)
+    tables = [t for t, _ in tags.tags if t == "table"]
+    assert len(tables) == 4  # stats, profile, waiting on, buffers and shared scalars
+
+
+def test_nothing_is_loaded_from_the_network(page: str) -> None:
+    tags = _Tags()
+    tags.feed(page)
+    assert not [t for t, _ in tags.tags if t in ("link", "img", "iframe", "object", "embed")]
+    assert all("src" not in attrs for t, attrs in tags.tags if t == "script")
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
+    assert "url(" not in page and "@import" not in page
+
+
+def test_the_timeline_data_is_every_poll(page: str) -> None:
+    m = re.search(r'<script type="application/json" id="gasync-data">(.*?)</script>', page, re.S)
+    assert m is not None
+    data = json.loads(m.group(1))
+    assert [t["label"] for t in data["tasks"]] == ["boss", "worker x2"]
+    assert len(data["polls"]) == 9
+    assert data["polls"][0] == [0, 0, 0, 300, 0, -1, 1, 1]  # boss, start to done on executor 1, ready
+    assert data["span"] == 8700
+
+
+def test_the_plain_graph_is_svg_with_every_task() -> None:
+    plan = gasync.compile_source(SOURCE, "two.gasync").plan
+    svg = ET.fromstring(plain_task_svg(plan))
+    assert [t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")][:2] == ["boss", "worker x2"]
+
+
+def test_headless_chromium_draws_the_timeline(page: str, tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("browser", Path(__file__).parents[2] / "scripts" / "browser.py")
+    assert spec is not None and spec.loader is not None
+    browser = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(browser)
+    exe = browser.find_chromium()
+    if exe is None:
+        pytest.skip("no Chromium installed (Debian: apt-get install chromium)")
+    path = tmp_path / "report.html"
+    path.write_text(page, encoding="utf-8")
+    res = subprocess.run(
+        [exe, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", path.as_uri()],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr[-2000:]
+    status = re.search(r'<span id="timeline-status">(.*?)</span>', res.stdout)
+    assert status is not None and status.group(1) == "9 polls of 2 tasks over 8.7 us"
+    assert re.search(r'<canvas id="timeline" width="\d+" height="82">', res.stdout)  # 2 lanes of 26 + 30
