@@ -3,7 +3,7 @@
 # the GPU contract suite, every sample through the CLI, a traced run, the differential
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root:
-#   bash scripts/gpu_check.sh OUTDIR [checks|tier|executors|samples|differential|sanitize|bench|all]
+#   bash scripts/gpu_check.sh OUTDIR [checks|tier|executors|samples|differential|probe|sanitize|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, then
 # `executors` and `samples` (each under 10 minutes), then `bench` (the whole benchmark suite
@@ -72,6 +72,17 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   timeout 60 python3 -m gasync run /tmp/dead.gasync --backend cuda; echo "exit status $?"
   echo "-- traced run"
   timeout 120 python3 -m gasync run samples/join_select.gasync --backend cuda --trace "$out/trace.json" --schedule "$out/schedule.dot" 2>&1 | tail -5
+  fi
+  if in_part probe all; then
+  echo "== where a run's fixed time goes: launch call, marshalling, device time (scripts/launch_probe.py)"
+  timeout 200 python3 scripts/launch_probe.py 2>&1 | grep -v -i "warn"
+  echo "== what each memory order becomes in SASS (sm_90)"
+  python3 scripts/sass_orders.py /tmp/orders.ptx && /usr/local/cuda/bin/ptxas -arch=sm_90 /tmp/orders.ptx -o /tmp/orders.cubin \
+    && /usr/local/cuda/bin/cuobjdump -sass /tmp/orders.cubin | grep -E "LD|ST|ATOM|MEMBAR|FENCE|CCTL|ERRBAR|RED|CAS" | head -60
+  echo "== the CLI and trace tests on the GPU"
+  timeout 240 python3 -m pytest -q -m gpu tests/gpu/test_cli_gpu.py tests/gpu/test_trace_gpu.py -p no:cacheprovider -W ignore -rf \
+    > "$out/pytest-gpu-cli-trace.log" 2>&1
+  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-cli-trace.log" | tail -20
   fi
   if in_part sanitize all; then
   echo "== compute-sanitizer memcheck on every sample (issue 11: 0 errors)"

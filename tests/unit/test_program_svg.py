@@ -21,7 +21,7 @@ def test_the_svg_is_the_task_graph() -> None:
     root = ET.fromstring(svg.encode())
     assert root.tag == "{http://www.w3.org/2000/svg}svg"
     titles = {t.text for t in root.iter("{http://www.w3.org/2000/svg}title")}
-    assert {t.name for t in prog.plan.tasks} <= titles
+    assert {f"task.{t.name}" for t in prog.plan.tasks} <= titles
 
 
 def test_without_dot_the_repr_is_short(monkeypatch: pytest.MonkeyPatch) -> None:
