@@ -158,7 +158,8 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         # The compiled kernel directly, past the dispatcher's look-up by argument types
         # (it types each of G's arrays on every call). Asynchronous: no host arrays among
         # the arguments.
-        kernel.overloads[sig].launch((args, timeout_ns, mode), (blocks, 1, 1), (threads, 1, 1), 0, 0)
+        cfg = kernel[blocks, threads]  # its grid, block and stream, as cuda.core takes them
+        kernel.overloads[sig].launch((args, timeout_ns, mode), cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
         launch_s = time.perf_counter() - t2
         for delay, k in schedule:
             time.sleep(max(0.0, t2 + delay - time.perf_counter()))

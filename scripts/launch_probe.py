@@ -71,6 +71,7 @@ def main() -> None:
         from numba.cuda.dispatcher import launch as core_launch
 
         cufunc = kern._codelibrary.get_cufunc()
+        cfg = kernel[blocks, threads]
         for how in ("dispatcher", "overload", "prebuilt"):
             times = []
             try:
@@ -83,10 +84,10 @@ def main() -> None:
                     if how == "dispatcher":
                         kernel[blocks, threads](*full)
                     elif how == "overload":
-                        kern.launch(full, (blocks, 1, 1), (threads, 1, 1), 0, 0)
+                        kern.launch(full, cfg.griddim, cfg.blockdim, cfg.stream, 0)
                     else:  # the parameters marshalled once, straight to cuda.core's launch
                         config = LaunchConfig(grid=(blocks, 1, 1), block=(threads, 1, 1), shmem_size=0)
-                        core_launch(0, config, cufunc.kernel, *kernelargs)
+                        core_launch(cfg.stream, config, cufunc.kernel, *kernelargs)
                     t_call = time.perf_counter() - t
                     cuda.synchronize()
                     times.append((round(t_call * 1e3, 3), round((time.perf_counter() - t) * 1e3, 3)))
