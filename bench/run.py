@@ -71,8 +71,10 @@ def machine_info() -> dict[str, Any]:
         "numba": numba_version,
         "python": platform.python_version(),
         "host": platform.node(),
-        "commit": _git("rev-parse", "HEAD"),
-        "dirty": bool(_git("status", "--porcelain")),
+        # the device machine's copy of the tree has stale git metadata: gpu_check.sh passes
+        # the commit it was given (GASYNC_COMMIT) and then the tree is taken as clean
+        "commit": os.environ.get("GASYNC_COMMIT") or _git("rev-parse", "HEAD"),
+        "dirty": False if os.environ.get("GASYNC_COMMIT") else bool(_git("status", "--porcelain")),
     }
     for pkg in ("numba_cuda", "cupy", "numpy"):
         try:

@@ -2,8 +2,9 @@
 # One GPU session's checks, in few calls (the device machine starts bare and slowly):
 # the GPU contract suite, every sample through the CLI, a traced run, the differential
 # test against the reference interpreter, then the benchmarks.
-# Usage on the device machine, from the repository root:
-#   bash scripts/gpu_check.sh OUTDIR [checks|tier|executors|samples|differential|probe|sanitize|bench|all]
+# Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
+# before the call: the device's copy of the tree has stale git metadata):
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [checks|tier|executors|samples|differential|probe|sanitize|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, then
 # `executors` and `samples` (each under 10 minutes), then `bench` (the whole benchmark suite
