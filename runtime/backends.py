@@ -9,17 +9,21 @@ same generated module through runtime/launch.py.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import dataclasses
 import os
 import pickle
+import select
 import subprocess
 import sys
 import tempfile
+import threading
+import typing
 from pathlib import Path
 
 from gasync.codegen import Generated
-from gasync.runtime import outputs
+from gasync.runtime import outputs, worker
 from gasync.runtime.errors import BackendError, RunError, RunTimeoutError, worded
 from gasync.runtime.options import Result, RunOptions
 
@@ -69,10 +73,85 @@ def run(gen: Generated, options: RunOptions) -> Result:
     return _run_sim(gen, options)
 
 
+class _WarmWorker:
+    """One warm simulator worker per process (runtime/worker.py ``--serve``).
+
+    Started at the first simulated run and reused while the environment and the
+    working directory stay the same; killed (and started again next time) when a
+    run outlives its limit, so the limit stays as hard as a one-job child's. A run
+    that finds it busy (another thread's) gets a one-job child instead.
+    """
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+        self.key: tuple[object, ...] = ()
+        self.errors: typing.IO[bytes] | None = None
+        self.lock = threading.Lock()
+        atexit.register(self.stop)
+
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None and self.proc.poll() is None else None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+            for f in (self.proc.stdin, self.proc.stdout):
+                if f is not None:
+                    f.close()
+        if self.errors is not None:
+            self.errors.close()
+        self.proc, self.errors = None, None
+
+    def run(self, job: Path, out: Path, env: dict[str, str], limit: float) -> str:
+        """Run one job; returns the worker's stderr tail if it died, "" if it answered."""
+        key = (tuple(sorted(env.items())), os.getcwd(), sys.executable)
+        if self.pid() is None or key != self.key:
+            self.stop()
+            self.errors = tempfile.TemporaryFile()
+            cmd = [sys.executable, "-m", "gasync.runtime.worker", "--serve"]
+            self.proc = subprocess.Popen(
+                cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, text=True
+            )
+            self.key = key
+        proc = self.proc
+        assert proc is not None and proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write(f"{job}\t{out}\n")
+            proc.stdin.flush()
+        except BrokenPipeError:
+            pass  # it died: the read below sees the end
+        ready, _, _ = select.select([proc.stdout], [], [], limit)
+        if not ready:
+            self.stop()
+            raise subprocess.TimeoutExpired(proc.args, limit)
+        if proc.stdout.readline().strip() == worker.DONE:
+            return ""
+        tail = self._stderr_tail()
+        self.stop()
+        return tail or "the simulator worker exited"
+
+    def _stderr_tail(self) -> str:
+        if self.errors is None:
+            return ""
+        self.errors.seek(0)
+        return "\n".join(self.errors.read().decode(errors="replace").strip().splitlines()[-5:])
+
+
+_WARM = _WarmWorker()
+
+
+def sim_worker_pid() -> int | None:
+    """The warm simulator worker's process id (None when none runs), for tests."""
+    return _WARM.pid()
+
+
 def _run_sim(gen: Generated, options: RunOptions) -> Result:
     # the child gets host copies and gives back NumPy arrays (runtime/outputs.py)
     inputs = {name: outputs.to_host(x) for name, x in options.inputs.items()}
-    options = dataclasses.replace(options, inputs=inputs, outputs="host")
+    cache_dir = os.path.abspath(options.cache_dir) if options.cache_dir else options.cache_dir
+    options = dataclasses.replace(options, inputs=inputs, outputs="host", cache_dir=cache_dir)
     with tempfile.TemporaryDirectory(prefix="gasync-sim-") as tmp:
         job, out = Path(tmp) / "job.pkl", Path(tmp) / "result.pkl"
         from gasync.pipeline import deep  # a deeply nested plan pickles recursively
@@ -80,9 +159,8 @@ def _run_sim(gen: Generated, options: RunOptions) -> Result:
         job.write_bytes(deep(pickle.dumps, (gen, options)))
         env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONWARNINGS="ignore")
         limit = options.timeout_s + SIM_GRACE_S if options.timeout_s else SIM_DEFAULT_LIMIT_S
-        cmd = [sys.executable, "-m", "gasync.runtime.worker", str(job), str(out)]
         try:
-            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=limit)
+            failure = _run_job(job, out, env, limit)
         except subprocess.TimeoutExpired:
             stopped = f"the simulated run did not finish within {limit:g}s and was stopped"
             if options.timeout_s:
@@ -91,8 +169,7 @@ def _run_sim(gen: Generated, options: RunOptions) -> Result:
                 RunTimeoutError(f"{stopped} (pass a timeout to bound it)"), f"{stopped} (set --timeout to bound it)"
             ) from None
         if not out.exists():
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
-            raise BackendError("the simulator process failed:\n" + "\n".join(tail))
+            raise BackendError("the simulator process failed:\n" + failure)
         status, payload = pickle.loads(out.read_bytes())
     if status == "error":
         raise payload
@@ -100,4 +177,17 @@ def _run_sim(gen: Generated, options: RunOptions) -> Result:
     return payload
 
 
-__all__ = ["RunError", "choose", "gpu_present", "run"]
+def _run_job(job: Path, out: Path, env: dict[str, str], limit: float) -> str:
+    """Run the job in the warm worker, or in a one-job child when it is busy; the
+    child's error output if it wrote no result."""
+    if _WARM.lock.acquire(blocking=False):
+        try:
+            return _WARM.run(job, out, env, limit)
+        finally:
+            _WARM.lock.release()
+    cmd = [sys.executable, "-m", "gasync.runtime.worker", str(job), str(out)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=limit)
+    return "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-5:])
+
+
+__all__ = ["RunError", "choose", "gpu_present", "run", "sim_worker_pid"]

@@ -317,6 +317,11 @@ if SIM:
     _barriers: dict[tuple[int, int], threading.Barrier] = {}
     _barriers_lock = threading.Lock()
 
+    def forget_warps() -> None:
+        """Drop the barriers of earlier runs (a warm simulator worker runs many)."""
+        with _barriers_lock:
+            _barriers.clear()
+
     def warp_sync(cmd, w):  # type: ignore[no-untyped-def]
         key = (id(cmd), int(w))
         with _barriers_lock:
@@ -324,6 +329,9 @@ if SIM:
         barrier.wait(timeout=3600)
 
 else:
+
+    def forget_warps() -> None:
+        return None
 
     @cuda.jit(device=True, inline=True)
     def warp_sync(cmd, w):  # type: ignore[no-untyped-def]

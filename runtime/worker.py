@@ -1,8 +1,16 @@
-"""The simulator's child process: ``python -m gasync.runtime.worker JOB RESULT``.
+"""The simulator's child process: one job, or a warm worker that serves many.
 
-Runs one generated program under Numba's CUDA simulator (the parent set
-``NUMBA_ENABLE_CUDASIM=1``) and pickles back ``("ok", Result)`` or
-``("error", RunError)``.
+``python -m gasync.runtime.worker JOB RESULT`` runs one generated program under
+Numba's CUDA simulator (the parent set ``NUMBA_ENABLE_CUDASIM=1``) and pickles
+back ``("ok", Result)`` or ``("error", RunError)``.
+
+``python -m gasync.runtime.worker --serve`` stays up: it reads one line
+``JOB RESULT`` per job on stdin, runs it as above, and answers ``done`` on
+stdout; end of input ends it. The parent (runtime/backends.py) keeps one such
+worker per process, so a second simulated run skips the child's start-up
+(Python, NumPy, Numba's simulator: about 2 s) and the generated module's import;
+it kills the worker when a run outlives its time limit, as it kills a one-job
+child, so a hung simulated kernel still cannot hang the caller.
 """
 
 from __future__ import annotations
@@ -16,14 +24,11 @@ from pathlib import Path
 
 SIM_RECURSION = 100_000
 SIM_THREAD_STACK = 256 * 1024 * 1024  # bytes of (reserved, mostly untouched) stack per simulated thread
+DONE = "done"
 
 
-def main(job: str, result: str) -> int:
+def setup() -> None:
     import numpy as np
-
-    from gasync.dsl.diagnostics import GasyncError
-    from gasync.runtime.errors import DeviceError
-    from gasync.runtime.launch import execute
 
     warnings.simplefilter("ignore")  # wrapping integer arithmetic warns in NumPy scalars
     # A chain of awaits is a chain of Python calls here (each poll calls its child's):
@@ -31,6 +36,15 @@ def main(job: str, result: str) -> int:
     sys.setrecursionlimit(SIM_RECURSION)
     threading.stack_size(SIM_THREAD_STACK)
     np.seterr(all="ignore")
+
+
+def main(job: str, result: str) -> int:
+    from gasync.dsl.diagnostics import GasyncError
+    from gasync.runtime import devicelib
+    from gasync.runtime.errors import DeviceError
+    from gasync.runtime.launch import execute
+
+    devicelib.forget_warps()  # a warm worker's earlier run may have left broken barriers
     gen, options = pickle.loads(Path(job).read_bytes())
     try:
         payload: tuple[str, object] = ("ok", execute(gen, options, sim=True))
@@ -43,5 +57,16 @@ def main(job: str, result: str) -> int:
     return 0
 
 
+def serve() -> int:
+    for line in sys.stdin:
+        job, result = line.rstrip("\n").split("\t")
+        main(job, result)
+        print(DONE, flush=True)
+    return 0
+
+
 if __name__ == "__main__":
+    setup()
+    if sys.argv[1:] == ["--serve"]:
+        sys.exit(serve())
     sys.exit(main(sys.argv[1], sys.argv[2]))
