@@ -7,10 +7,11 @@ from collections.abc import Callable
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import ErrorGroup, GasyncError, Note
 from gasync.planner import ir
+from gasync.planner.asyncblocks import any_suspends
 from gasync.planner.errors import ControlFlowError, DuplicateNameError, FutureMisuseError
 from gasync.planner.exprs import FnState
 from gasync.planner.model import Function
-from gasync.planner.stmts import BodyChecker, any_suspends
+from gasync.planner.stmts import BodyChecker
 from gasync.planner.symbols import Symbols
 from gasync.planner.walk import always_returns
 
