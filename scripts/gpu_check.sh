@@ -4,10 +4,10 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [checks|tier|executors|samples|differential|probe|sanitize|bench|all]
-# A device command may last at most 10 minutes: `checks` (= tier, executors, samples)
-# took about that long before the GPU tier grew, so a session runs `tier`, then
-# `executors` and `samples` (each under 10 minutes), then `bench` (the whole benchmark suite
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [checks|tier|match|executors|samples|differential|probe|sanitize|bench|all]
+# A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
+# took about that long before the GPU tier grew, so a session runs `tier`, `match`,
+# `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
 # at --reps 3 in three parts; summary.json and each part's results file are copied to OUTDIR). `samples` starts
 # with a short differential run (random programs on the GPU against the reference
 # interpreter, each that differs shrunk into OUTDIR/differential); `differential` is
@@ -25,11 +25,17 @@ log="$out/gpu-$part.log"
   python3 -c "import numba, numba_cuda, numpy; print('numba', numba.__version__, 'numba-cuda', numba_cuda.__version__, 'numpy', numpy.__version__)"
   in_part() { case " $* " in *" $part "*) return 0 ;; esac; return 1; }
   if in_part tier checks all; then
-  echo "== GPU contract suite (every test but the other executors)"
+  echo "== GPU contract suite (every test but the other executors and the simulator comparison)"
   # the whole log is kept: a tail alone lost the failures' causes once
-  timeout 480 python3 -m pytest -q -m gpu tests/gpu -k "not test_gpu_executors" -p no:cacheprovider -W ignore -rf \
-    > "$out/pytest-gpu-tier.log" 2>&1
+  timeout 480 python3 -m pytest -q -m gpu tests/gpu -k "not test_gpu_executors and not test_gpu_matches_simulator" \
+    -p no:cacheprovider -W ignore -rf > "$out/pytest-gpu-tier.log" 2>&1
   grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-tier.log" | tail -40
+  fi
+  if in_part match checks all; then
+  echo "== every contract case on the GPU against the simulator (warm simulator worker)"
+  timeout 480 python3 -m pytest -q -m gpu tests/gpu -k "test_gpu_matches_simulator" -p no:cacheprovider -W ignore -rf \
+    > "$out/pytest-gpu-match.log" 2>&1
+  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-match.log" | tail -40
   fi
   if in_part executors checks all; then
   echo "== GPU contract suite on the queue and spin executors, 1 and 3 of them"
@@ -40,12 +46,12 @@ log="$out/gpu-$part.log"
   if in_part differential; then
   echo "== differential: random programs on the GPU against the reference interpreter"
   timeout 420 python3 scripts/differential.py --backend cuda --programs 2000 --time-budget 300 \
-    --out "$out/differential" 2>&1 | tail -20
+    --out "$out/differential" 2>>"$out/stderr.log" | tail -20
   fi
   if in_part samples checks all; then
   echo "== differential: random programs on the GPU against the reference interpreter"
   timeout 200 python3 scripts/differential.py --backend cuda --programs 2000 --time-budget 150 \
-    --out "$out/differential" 2>&1 | tail -15
+    --out "$out/differential" 2>>"$out/stderr.log" | tail -15
   echo "== samples through the CLI on the GPU"
   for f in samples/*.gasync; do
     extra=""
