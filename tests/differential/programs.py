@@ -15,6 +15,10 @@ consumer is *dedicated*: it starts at once (no ``after``) and waits on no
 other task's channel, so a small capacity cannot deadlock. Root tasks (no
 ``after``) set their signal first thing; every task may wait on those.
 
+A channel between task arrays (``shared_channel``) has many senders or many
+receivers; its receivers fold what they get into a sum and a count, so the
+result does not depend on which instance took which value.
+
 Deadlock-freedom and determinism are by construction; the differential test
 checks both (a deadlock or a difference is a failure).
 """
@@ -174,7 +178,53 @@ class ProgramGen(FutureGen):
             closed = self.draw(st.booleans())
             roles.setdefault(p.name, []).append(Role(self.sends(name, ty, n, closed)))
             roles.setdefault(q.name, []).append(Role(self.receives(q, name, ty, n, closed)))
+        if self.draw(st.integers(0, 2)) == 0:
+            self.shared_channel(tasks, after, items, roles, dedicated)
         return roles
+
+    def shared_channel(
+        self,
+        tasks: list[TaskInfo],
+        after: dict[str, list[str]],
+        items: list[str],
+        roles: dict[str, list[Role]],
+        dedicated: set[str],
+    ) -> None:
+        """A channel between task arrays (many senders, many receivers, or both): each of
+        P sender instances sends Q * m values and each of Q receiver instances takes P * m,
+        and the receivers add what they get into ``got_<chan>`` (a sum and a count, which do
+        not depend on which instance took which value). As for one-to-one channels, either
+        the ring holds every value, or the receivers are dedicated (no ``after``, no other
+        channel), so a small ring cannot deadlock."""
+        pairs = [
+            (p, q)
+            for p in tasks
+            for q in tasks
+            if int(p.name[1:]) < int(q.name[1:]) and (p.count > 1 or q.count > 1) and q.name not in dedicated
+        ]
+        if not pairs:
+            return
+        p, q = self.draw(st.sampled_from(pairs))
+        m = self.draw(st.integers(1, 3))
+        total = p.count * q.count * m
+        small = not after[q.name] and not roles.get(q.name) and total > 1 and self.draw(st.booleans())
+        cap = self.draw(st.integers(1, total - 1)) if small else self.draw(st.integers(total, total + 2))
+        if small:
+            dedicated.add(q.name)
+        ty = self.pick(TYPES)
+        name = "chm"
+        items.append(f"channel {name}: {ty}[{cap}];")
+        items.append(f"buffer got_{name}: i64[2] = zeros;")
+        k, v = self.fresh("k"), self.fresh("v")
+        send = f"for {k} in 0..{q.count * m} {{ {name}.send({sent_value(f'({k} + {p.var} * 7)', ty)}).await; }}"
+        take = f"atomic_add(got_{name}[0], {as_i64(v, ty)}); atomic_add(got_{name}[1], 1);"
+        if self.draw(st.booleans()):
+            recv = [f"for {k} in 0..{p.count * m} {{ let {v}: {ty} = {name}.recv().await; {take} }}"]
+        else:
+            arms = self.draw(st.permutations([f"{v} = {name}.recv() => {{ {take} }}", "_ = never.wait() => { }"]))
+            recv = [f"for {k} in 0..{p.count * m} {{", "    select {", *indent(indent(arms)), "    }", "}"]
+        roles.setdefault(p.name, []).append(Role([send]))
+        roles.setdefault(q.name, []).append(Role(recv))
 
     def sends(self, chan: str, ty: str, n: int, closed: bool) -> list[str]:
         k = self.fresh("k")
