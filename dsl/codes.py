@@ -242,6 +242,12 @@ CODES: tuple[Code, ...] = (
         " disjoint elements, or use an atomic.",
         "buffer out: i32[1] = zeros;\ntask a { out[0] = 1; }\ntask b { out[0] = 2; }\n",
     ),
+    Code(
+        "E0218", "index out of bounds",
+        "A buffer index that is known at compile time (literals and consts) lies outside the buffer:"
+        " an index must be at least 0 and less than the buffer's length along its dimension.",
+        "buffer out: i32[1] = zeros;\ntask main { out[5] = 1; }\n",
+    ),
     # ---- running ----
     Code(
         "E0301", "bad input data",

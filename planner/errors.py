@@ -74,6 +74,12 @@ class ConstEvalError(PlanError):
     code = "E0210"
 
 
+class IndexBoundsError(PlanError):
+    """A buffer index known at compile time that is outside the buffer."""
+
+    code = "E0218"
+
+
 class SizeLimitError(PlanError):
     """A buffer or channel larger than any device could hold."""
 

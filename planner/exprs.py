@@ -16,10 +16,13 @@ from dataclasses import dataclass, field
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import Note
 from gasync.planner import ir
+from gasync.planner.consteval import evaluate
 from gasync.planner.errors import (
     ArityError,
+    ConstEvalError,
     DependentError,
     FutureMisuseError,
+    IndexBoundsError,
     TypeMismatchError,
     UnknownNameError,
 )
@@ -263,10 +266,11 @@ class ExprChecker(FutureChecker):
                 f"buffer '{e.base.id}' has {len(shape)} dimension(s) but is indexed with {len(e.indices)}", e.span
             )
         out = []
-        for ix in e.indices:
+        for d, ix in enumerate(e.indices):
             v = self._expr(ix, "i64" if flexible(ix, self.fn.flexible) else None)
             if v.ty not in ir.INTS:
                 raise TypeMismatchError(f"a buffer index must be an integer, found {v.ty}", ix.span)
+            _check_constant_index(e.base.id, shape, d, v, ix.span)
             out.append(v)
         return tuple(out)
 
@@ -372,3 +376,16 @@ def _mismatch(want: ir.Ty, got: ir.Ty, span: ast.Span) -> TypeMismatchError:
         span,
         (Note(f"convert with 'as {want}'"),) if is_numeric(want) and is_numeric(got) else (),
     )
+
+
+def _check_constant_index(buf: str, shape: tuple[int, ...], d: int, v: ir.Expr, span: ast.Span) -> None:
+    """An index known at compile time must lie inside the buffer (decision 38)."""
+    try:
+        value = evaluate(v, checked_shifts=False)
+    except (ConstEvalError, ZeroDivisionError, OverflowError, ValueError):
+        return  # known only at run time (or an error reported where the value is)
+    if not 0 <= int(value) < shape[d]:
+        along = f" along dimension {d + 1}" if len(shape) > 1 else ""
+        raise IndexBoundsError(
+            f"index out of bounds: the length of '{buf}'{along} is {shape[d]} but the index is {int(value)}", span
+        )
