@@ -145,6 +145,7 @@ def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> 
     rep.diagnostics(list(plan.warnings), src)
     rep.detail(f"parsed and planned {src.label} in {time.perf_counter() - t0:.3f} s")
     _check_names(plan, args)
+    _hint_host_signals(rep, plan, args)
     arrays = {name: _load_npy(name, path) for name, path in args.inputs}
     _say_backend(rep, src, args, chosen, plan)
     phases.enter("generating the kernel")
@@ -196,6 +197,24 @@ def _say_backend(rep: Reporter, src: Source, args: Args, chosen: str, plan: Plan
     rep.say(f"running {src.label} on backend {chosen}{why}")
     if chosen == "sim" and (args.signals or uses_sleep(plan)):
         rep.say(SIM_CLOCK_NOTE)
+
+
+def _hint_host_signals(rep: Reporter, plan: Plan, args: Args) -> None:
+    """A signal that tasks wait for but only the host can set, and this run does not: say so
+    first, as the run can then only end in a deadlock report or at its timeout."""
+    from gasync.planner.effects import task_effects
+
+    effects = task_effects(plan)
+    set_by_tasks = {n for e in effects.values() for n in e.sets}
+    given = {name for name, _ in args.signals}
+    for sig in plan.signals:
+        waiting = [t for t, e in effects.items() if sig.name in e.waits]
+        if waiting and sig.name not in set_by_tasks and sig.name not in given:
+            end = f"--timeout {args.timeout_s:g}s" if args.timeout_s else "the deadlock report, or for ever"
+            rep.warn(
+                f"no task sets signal '{sig.name}', so only the host can (--signal {sig.name}=DELAY), and this"
+                f" run does not: {', '.join(f'task {t}' for t in waiting)} will wait for it until {end}"
+            )
 
 
 def _check_executors(executors: int, backend: str) -> None:

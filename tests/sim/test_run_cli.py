@@ -279,3 +279,15 @@ def test_the_spinner_shows_the_phase_on_a_terminal_and_not_with_quiet(tmp_path: 
     quiet = run_on_a_terminal(path.name, "--backend", "sim", "--timeout", "3s", "-q", cwd=tmp_path)
     assert "running on the simulator" not in quiet
     assert "the run exceeded --timeout 3s" in quiet
+
+
+def test_a_signal_only_the_host_sets_without_signal_is_announced_before_the_run() -> None:
+    res = gasync_run(SAMPLES / "counter.gasync", "--backend", "sim", "--timeout", "1s")
+    assert res.returncode == 1  # the timeout
+    assert res.stderr.splitlines()[0] == (
+        "gasync: warning: no task sets signal 'stop', so only the host can (--signal stop=DELAY), and this"
+        " run does not: task ticker will wait for it until --timeout 1s"
+    )
+    given = gasync_run(SAMPLES / "counter.gasync", "--backend", "sim", "--signal", "stop=20ms")
+    assert given.returncode == 0, given.stderr
+    assert "warning" not in given.stderr
