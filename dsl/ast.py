@@ -149,7 +149,7 @@ class Block:
 class Let:
     name: str
     type: ScalarType | None
-    value: Expr
+    value: Expr | Reduce
     span: Span = _span()
 
 
@@ -244,6 +244,17 @@ class SelectArm:
 @dataclass(frozen=True)
 class Select:
     arms: tuple[SelectArm, ...]
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class Reduce:
+    """``parallel for i in a..b reduce max { ...; tail }``: the value of a ``let`` or an
+    assignment; ``loop`` is the loop (kind 'parallel' or 'bulk'), ``op`` the operator."""
+
+    loop: For
+    op: str
+    op_span: Span = _span()
     span: Span = _span()
 
 

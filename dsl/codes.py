@@ -248,6 +248,13 @@ CODES: tuple[Code, ...] = (
         " an index must be at least 0 and less than the buffer's length along its dimension.",
         "buffer out: i32[1] = zeros;\ntask main { out[5] = 1; }\n",
     ),
+    Code(
+        "E0219", "wrong reduction",
+        "`parallel for ... reduce OP { ...; value }` and `bulk for ... reduce OP { ... }` combine one value per"
+        " iteration, the body's tail expression: `sum`, `min` and `max` take any numeric type, `and` and `or`"
+        " take bool or an integer type (bitwise).",
+        "buffer x: f32[4] = zeros;\ntask main { let b: f32 = parallel for i in 0..4 reduce and { x[i] }; }\n",
+    ),
     # ---- running ----
     Code(
         "E0301", "bad input data",

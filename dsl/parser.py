@@ -35,6 +35,7 @@ from gasync.dsl.diagnostics import (
     InvalidReceiverError,
     InvalidTargetError,
     ParseError,
+    UnexpectedTokenError,
 )
 from gasync.dsl.expressions import fold_binary, fold_operand
 from gasync.dsl.gc_pause import paused_gc
@@ -266,6 +267,19 @@ class _Rules:
     def _for(self, kind: str, span: ast.Span, ch: list[Any]) -> ast.For:
         var, start, stop, body = ch
         return ast.For(kind, str(var), start, stop, body, span)
+
+    def _reduce(self, kind: str, span: ast.Span, ch: list[Any]) -> ast.Reduce:
+        var, start, stop, word, op, body = ch
+        if str(word) != "reduce":
+            hold(UnexpectedTokenError(f"expected '{{' or 'reduce', found '{word}'", token_span(word)))
+        loop = ast.For(kind, str(var), start, stop, body, span)
+        return ast.Reduce(loop, str(op), token_span(op), span)
+
+    def parallel_reduce(self, span: ast.Span, ch: list[Any]) -> ast.Reduce:
+        return self._reduce("parallel", span, ch)
+
+    def bulk_reduce(self, span: ast.Span, ch: list[Any]) -> ast.Reduce:
+        return self._reduce("bulk", span, ch)
 
     def for_stmt(self, span: ast.Span, ch: list[Any]) -> ast.For:
         return self._for("seq", span, ch)

@@ -80,6 +80,12 @@ class IndexBoundsError(PlanError):
     code = "E0218"
 
 
+class ReductionError(PlanError):
+    """A reducing loop whose operator does not fit its value, or whose body gives no value."""
+
+    code = "E0219"
+
+
 class SizeLimitError(PlanError):
     """A buffer or channel larger than any device could hold."""
 

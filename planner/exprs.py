@@ -129,11 +129,16 @@ class ExprChecker(FutureChecker):
             return self._call(e, want)
         if isinstance(e, ast.MethodCall):
             return self._method(e, want)
+        if isinstance(e, ast.Reduce):
+            return self.reduce_value(e, want)
         if isinstance(e, ast.Await):
             if isinstance(e.future, ast.AsyncBlock) and isinstance(want, str):
                 self.block_hint = (id(e.future), want)  # `let v: u32 = async { 7 }.await`: 7 is a u32
             return self._await_value(e)
         raise FutureMisuseError("an async block is a future: '.await' it, or pass it to join or select", e.span)
+
+    def reduce_value(self, e: ast.Reduce, want: ir.Ty | None) -> ir.Expr:
+        raise NotImplementedError  # planner/stmts.py's BodyChecker checks reducing loops
 
     # ---- leaves ----
     def _int(self, value: int, want: ir.Ty | None, span: ast.Span) -> ir.Lit:

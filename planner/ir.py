@@ -305,6 +305,21 @@ class For:
     body: tuple[Stmt, ...]
     loop_id: int
     span: Span = _sp()
+    reduce: Reduction | None = None  # a reducing parallel or bulk for (planner/reduces.py)
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """What a reducing loop computes: ``op`` (sum, min, max, and, or) over the value that
+    each iteration's last statement leaves in its body local ``value``, into ``into``, a
+    local of the enclosing function set once the loop has finished (the operator's
+    identity for an empty range)."""
+
+    op: str
+    value: str
+    into: str
+    ty: Ty
+    span: Span = _sp()  # the operator's
 
 
 @dataclass(frozen=True)

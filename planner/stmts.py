@@ -20,12 +20,14 @@ from gasync.planner.errors import (
     ControlFlowError,
     DuplicateNameError,
     ReadOnlyError,
+    ReductionError,
     TypeMismatchError,
     UnknownNameError,
 )
 from gasync.planner.exprs import FnState, is_numeric
 from gasync.planner.literals import flexible
 from gasync.planner.recovery import recovering
+from gasync.planner.reduces import check_op
 from gasync.planner.symbols import Symbols
 
 COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^"}
@@ -215,7 +217,20 @@ class BodyChecker(AsyncBlockChecker):
         finally:
             self.fn.loops -= 1
 
-    def _s_For(self, s: ast.For) -> list[ir.Stmt]:
+    def reduce_value(self, e: ast.Reduce, want: ir.Ty | None) -> ir.Expr:
+        """A reducing loop as a value: the loop goes before the statement that reads it
+        (with the awaits hoisted so far, in self.pre), its value is the local it fills."""
+        pre, self.pre = self.pre, []
+        try:
+            loop = self._s_For(e.loop, (e.op, e.op_span, want))
+        finally:
+            self.pre = pre
+        found = loop[-1]
+        assert isinstance(found, ir.For) and found.reduce is not None
+        self.pre.extend(loop)
+        return ir.Var(found.reduce.into, found.reduce.ty, e.span)
+
+    def _s_For(self, s: ast.For, reduce: tuple[str, ast.Span, ir.Ty | None] | None = None) -> list[ir.Stmt]:
         if s.kind != "seq" and (self.fn.kind == "fn" or self.fn.async_depth):
             # the warp leaves the poll to run the loop with all its lanes (parallel) or the
             # task waits for the chunks (bulk): both need a state machine to come back to
@@ -243,13 +258,43 @@ class BodyChecker(AsyncBlockChecker):
         else:
             self.fn.loops += 1
         try:
-            body = self.block(s.body)
+            body, value = self.block(s.body), None
+            if reduce is not None:
+                body, value = self._reducing_body(s.body, reduce)
         finally:
             self.fn.loops, self.fn.parallel = saved
             self.fn.scopes.pop()
         self.fn.loop_ids += 1
-        loop = ir.For(s.kind, var, start, stop_var, stop, body, self.fn.loop_ids, s.span)
+        summary = None
+        if reduce is not None and value is not None:
+            summary = ir.Reduction(reduce[0], value.name, self.fn.temp(value.ty), value.ty, reduce[1])
+        loop = ir.For(s.kind, var, start, stop_var, stop, body, self.fn.loop_ids, s.span, summary)
         return [*pre, loop]
+
+    def _reducing_body(
+        self, b: ast.Block, reduce: tuple[str, ast.Span, ir.Ty | None]
+    ) -> tuple[tuple[ir.Stmt, ...], ir.Var]:
+        """A reducing loop's body: its statements, then its tail (the iteration's value) into
+        a body local, in one scope so the tail sees the statements' names."""
+        op, op_span, want = reduce
+        if b.tail is None:
+            raise ReductionError(
+                "a reducing loop's body must end in the iteration's value",
+                b.span,
+                (Note("end the body with an expression and no ';', as in '{ let d = x[i] - y[i]; d * d }'"),),
+            )
+        self.fn.scopes.append({})
+        try:
+            out = [x for st in b.stmts for x in self.stmt(st)]
+            tail = self.expr(b.tail, want if want is not None and flexible(b.tail, self.fn.flexible) else None)
+            check_op(op, tail.ty, op_span)
+            if want is not None and tail.ty != want:
+                raise TypeMismatchError(f"mismatched types: expected {want}, found {tail.ty}", b.tail.span)
+            value = ir.Var(self.fn.temp(tail.ty), tail.ty, b.tail.span)
+            out += self._flush([ir.Let(value.name, "=", tail, b.tail.span)])
+        finally:
+            self.fn.scopes.pop()
+        return tuple(out), value
 
     def _s_ForAwait(self, s: ast.ForAwait) -> list[ir.Stmt]:
         if self.syms.kind(s.channel.id) != "channel":

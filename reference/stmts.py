@@ -15,6 +15,8 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 from gasync.planner import ir
+from gasync.planner.consteval import convert
+from gasync.planner.reduces import combine, identity
 from gasync.reference.exprs import Frame
 from gasync.reference.futures import FutureEval, Poll, Returned, poll
 from gasync.reference.values import Value, binary, from_element
@@ -104,13 +106,19 @@ class StmtEval(FutureEval):
     def _for(self, s: ir.For, frame: Frame) -> Body:
         k = self.expr(s.start, frame)
         frame[s.stop_var] = self.expr(s.stop, frame)
+        red = s.reduce
+        acc = identity(red.op, red.ty) if red is not None else None
         while k < frame[s.stop_var]:
             self.world.step()
             frame[s.var] = k
             flow = yield from self.body(s.body, frame)
             if flow == BREAK or isinstance(flow, Returned):
                 return None if flow == BREAK else flow
+            if red is not None:  # iterations in order: one of the orders a parallel loop may take
+                acc = convert(combine(red.op, red.ty, acc, frame[red.value]), str(red.ty))
             k += 1
+        if red is not None:
+            frame[red.into] = acc
         return None
 
     def _for_await(self, s: ir.ForAwait, frame: Frame) -> Body:

@@ -1,0 +1,62 @@
+"""Reductions: ``parallel for i in a..b reduce OP { ...; value }`` and its ``bulk for`` twin.
+
+A reducing loop is a value (of a ``let`` or an assignment). The planner checks its
+body as any loop body (no await, task locals read-only) with one more rule: the
+body ends in a tail expression, the iteration's value, which a last statement
+stores in a body local; the loop then combines those values with ``OP`` into a
+local of the enclosing function, and the ``let`` or assignment reads that local.
+So the checks of assignments (compound operators, buffer targets) apply as they are.
+"""
+
+from __future__ import annotations
+
+from gasync.dsl import ast
+from gasync.planner import ir
+from gasync.planner.errors import ReductionError
+
+OPS = ("sum", "min", "max", "and", "or")
+NUMERIC_OPS = ("sum", "min", "max")
+
+
+def check_op(op: str, ty: ir.Ty, span: ast.Span) -> None:
+    """``op`` must be one of OPS and take values of ``ty``."""
+    if op not in OPS:
+        raise ReductionError(f"unknown reduction '{op}': expected sum, min, max, and or or", span)
+    numeric = ty in ir.INTS or ty in ir.FLOATS
+    if op in NUMERIC_OPS and not numeric:
+        raise ReductionError(f"'reduce {op}' needs a numeric value, found {ty}", span)
+    if op not in NUMERIC_OPS and not (ty in ir.INTS or ty == "bool"):
+        raise ReductionError(f"'reduce {op}' needs bool or an integer type, found {ty}", span)
+
+
+def identity(op: str, ty: ir.Ty) -> bool | int | float:
+    """The value of a reduction over an empty range."""
+    if ty == "bool":
+        return op == "and"
+    if ty in ir.FLOATS:
+        return {"sum": 0.0, "min": float("inf"), "max": float("-inf")}[op]
+    bits = ir.BITS[str(ty)]
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if str(ty).startswith("i") else (0, (1 << bits) - 1)
+    return {"sum": 0, "min": hi, "max": lo, "and": -1 if lo < 0 else hi, "or": 0}[op]
+
+
+def combine(op: str, ty: ir.Ty, a: bool | int | float, b: bool | int | float) -> bool | int | float:
+    """``a OP b`` as the loop combines two values (integers wrap as the type does)."""
+    if ty == "bool":
+        return (a and b) if op == "and" else (a or b) if op == "or" else a
+    if ty in ir.FLOATS and op in ("min", "max") and (a != a or b != b):
+        return b if a != a else a  # a NaN is no candidate, as in Rust's f64::min and CUDA's fmin
+    if op == "min":
+        return min(a, b)
+    if op == "max":
+        return max(a, b)
+    if ty in ir.FLOATS:
+        return a + b
+    bits = ir.BITS[str(ty)]
+    if op == "sum":
+        v = (int(a) + int(b)) & ((1 << bits) - 1)
+    elif op == "and":
+        v = (int(a) & int(b)) & ((1 << bits) - 1)
+    else:
+        v = (int(a) | int(b)) & ((1 << bits) - 1)
+    return v - (1 << bits) if str(ty).startswith("i") and v >= 1 << (bits - 1) else v
