@@ -52,6 +52,7 @@ class ParallelLoop:
     n_int: int = 0
     n_float: int = 0
     bulk: bool = False  # a bulk for: arguments in JOBARGS[job], chunks of it run by any warp
+    result: tuple[str, int] | None = None  # a reducing loop's value: ('I' or 'F', its argument word)
 
 
 @dataclass
@@ -328,6 +329,18 @@ class Emitter:
                 nf += 1
             else:
                 out.append(f"{ai}, {ni}] = int64({local(name)})")
+                ni += 1
+        red = loop.loop.reduce
+        if red is not None:  # the value's word, from the operator's identity (codegen/reduce.py)
+            from gasync.codegen.reduce import identity_word
+
+            if red.ty in ir.FLOATS:
+                loop.result = ("F", nf)
+                out.append(f"{af}, {nf}] = {identity_word(red)}  # reduce {red.op}: its identity")
+                nf += 1
+            else:
+                loop.result = ("I", ni)
+                out.append(f"{ai}, {ni}] = {identity_word(red)}  # reduce {red.op}: its identity")
                 ni += 1
         loop.n_int, loop.n_float = ni, nf
         return out

@@ -7,6 +7,7 @@ argument rows ``AI``/``AF``. A body that is a map is unrolled (``is_map``).
 
 from __future__ import annotations
 
+from gasync.codegen import reduce
 from gasync.codegen.exprs import NP, wrap
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, source_line
 from gasync.planner import ir
@@ -35,13 +36,23 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
             ni += 1
     out.append("    k = PARGS_I[w, 0] + lane")
     out.append("    hi = PARGS_I[w, 1]")
-    if is_map(s.body, {n for n, _ in loop.captured}):
+    red = s.reduce
+    if red is not None:
+        out.append(f"    acc = {reduce.identity_lane(red)}  # this lane's partial: reduce {red.op}")
+    elif is_map(s.body, {n for n, _ in loop.captured}):
         out += unrolled_map(shared, em, s)
     out.append("    while k < hi:")
     out.append(f"        {em.assign(s.var, 'k')}")
     em.loops.append(("native", 0, 0))
     em.structured(s.body, out, "        ")
+    if red is not None:
+        value = reduce.lane_value(red, em.r(ir.Var(red.value, red.ty)))
+        out.append(f"        acc = {reduce.combine(red, 'acc', value)}")
     out.append("        k += LANES")
+    if red is not None:
+        assert loop.result is not None
+        out += reduce.warp_lines(red, "    ")
+        out += reduce.store_lines(red, loop.result, loop.bulk, "    ")
     return out
 
 

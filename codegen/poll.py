@@ -10,6 +10,7 @@ are the parent's, spilled before and restored after each poll of the block.
 
 from __future__ import annotations
 
+from gasync.codegen import reduce
 from gasync.codegen.blocks import IND, BlockEmitter
 from gasync.codegen.exprs import NP, literal, local
 from gasync.codegen.futures import FutureRenderer
@@ -248,6 +249,9 @@ class PollEmitter(BlockEmitter, FutureRenderer):
         self.add([f"CMD[w, dl.CMD_COMMAND] = {loop.gid}"])
         self.cur += self.suspend(after, IND, FORK)
         self.start(after)
+        if s.reduce is not None and loop.result is not None:  # lane 0 left the warp's value there
+            kind, k = loop.result
+            self.add([self.assign(s.reduce.into, reduce.read_value(s.reduce, f"PARGS_{kind}[w, {k}]"))])
 
     def _bulk(self, s: ir.For) -> None:
         """``bulk for``: post a job that idle warps anywhere run in chunks; wait for it."""
@@ -276,6 +280,10 @@ class PollEmitter(BlockEmitter, FutureRenderer):
         self.start(label)
         self.add([f"if not dsync.bulk_done(JOB, {job}):"])
         self.cur += self.suspend(label, IND + "    ")
+        if s.reduce is not None and loop.result is not None:  # every chunk has combined into it
+            kind, k = loop.result
+            word = f"dl.ld(JOBARGS_{kind}, ({job}, {k}))"
+            self.add([self.assign(s.reduce.into, reduce.read_value(s.reduce, word))])
 
     # -- the function --
     def assemble(self) -> list[str]:

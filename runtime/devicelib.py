@@ -24,10 +24,14 @@ import time
 from numba import config, cuda, float64, int32, int64, uint64
 
 from gasync.runtime.order import (  # noqa: F401  (the generated code calls these through dl)
+    aand,
     add,
     add_acq_rel,
     amax,
     amin,
+    ananmax,
+    ananmin,
+    aor,
     cas,
     cas_acq_rel,
     cas_release,
@@ -205,6 +209,26 @@ def f2u(x, hi):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True, inline=True)
+def fmin(a, b):  # type: ignore[no-untyped-def]
+    """The smaller, a NaN being no candidate (Rust's f64::min, CUDA's fmin)."""
+    if a != a:
+        return b
+    if b != b:
+        return a
+    return a if a <= b else b
+
+
+@cuda.jit(device=True, inline=True)
+def fmax(a, b):  # type: ignore[no-untyped-def]
+    """The larger, a NaN being no candidate (Rust's f64::max, CUDA's fmax)."""
+    if a != a:
+        return b
+    if b != b:
+        return a
+    return a if a >= b else b
+
+
+@cuda.jit(device=True, inline=True)
 def fdiv(a, b):  # type: ignore[no-untyped-def]
     return a / b
 
@@ -317,10 +341,25 @@ if SIM:
     _barriers: dict[tuple[int, int], threading.Barrier] = {}
     _barriers_lock = threading.Lock()
 
+    _rows: dict[tuple[int, int], list[object]] = {}
+
     def forget_warps() -> None:
         """Drop the barriers of earlier runs (a warm simulator worker runs many)."""
         with _barriers_lock:
             _barriers.clear()
+            _rows.clear()
+
+    def shfl_down(cmd, w, lane, value, off):  # type: ignore[no-untyped-def]
+        """Lane ``lane + off``'s ``value`` (its own past lane 31), as ``shfl.sync.down``: the
+        simulator has no shuffles, so the warp's 32 threads meet at a row of its own."""
+        key = (id(cmd), int(w))
+        with _barriers_lock:
+            row = _rows.setdefault(key, [None] * 32)
+        row[lane] = value
+        warp_sync(cmd, w)
+        got = row[lane + off] if lane + off < 32 else value
+        warp_sync(cmd, w)  # every lane has read before any writes the next round
+        return got
 
     def warp_sync(cmd, w):  # type: ignore[no-untyped-def]
         key = (id(cmd), int(w))
@@ -332,6 +371,10 @@ else:
 
     def forget_warps() -> None:
         return None
+
+    @cuda.jit(device=True, inline=True)
+    def shfl_down(cmd, w, lane, value, off):  # type: ignore[no-untyped-def]
+        return cuda.shfl_down_sync(0xFFFFFFFF, value, off)
 
     @cuda.jit(device=True, inline=True)
     def warp_sync(cmd, w):  # type: ignore[no-untyped-def]

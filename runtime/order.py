@@ -65,6 +65,18 @@ if SIM:
     def amin(arr, i, value):  # type: ignore[no-untyped-def]
         return _apply(arr, i, lambda c: min(c, value))
 
+    def aand(arr, i, value):  # type: ignore[no-untyped-def]
+        return _apply(arr, i, lambda c: c & value)
+
+    def aor(arr, i, value):  # type: ignore[no-untyped-def]
+        return _apply(arr, i, lambda c: c | value)
+
+    def ananmax(arr, i, value):  # type: ignore[no-untyped-def]
+        return _apply(arr, i, lambda c: value if c != c else c if value != value else max(c, value))
+
+    def ananmin(arr, i, value):  # type: ignore[no-untyped-def]
+        return _apply(arr, i, lambda c: value if c != c else c if value != value else min(c, value))
+
     cas_acq_rel = cas_release = cas
     exch_release = exch
     add_release = add_acq_rel = add
@@ -246,3 +258,21 @@ else:
     @cuda.jit(device=True, inline=True)
     def amin(arr, i, value):  # type: ignore[no-untyped-def]
         return cuda.atomic.min(arr, i, value)
+
+    @cuda.jit(device=True, inline=True)
+    def aand(arr, i, value):  # type: ignore[no-untyped-def]
+        return cuda.atomic.and_(arr, i, value)
+
+    @cuda.jit(device=True, inline=True)
+    def aor(arr, i, value):  # type: ignore[no-untyped-def]
+        return cuda.atomic.or_(arr, i, value)
+
+    @cuda.jit(device=True, inline=True)
+    def ananmax(arr, i, value):  # type: ignore[no-untyped-def]
+        """max, a NaN being no candidate."""
+        return cuda.atomic.nanmax(arr, i, value)
+
+    @cuda.jit(device=True, inline=True)
+    def ananmin(arr, i, value):  # type: ignore[no-untyped-def]
+        """min, a NaN being no candidate."""
+        return cuda.atomic.nanmin(arr, i, value)

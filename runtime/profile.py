@@ -101,4 +101,3 @@ def duration(us: float) -> str:
     if us < 1_000_000:
         return f"{us / 1000:.3g} ms" if us < 100_000 else f"{us / 1000:.0f} ms"
     return f"{us / 1e6:.3g} s"
-
