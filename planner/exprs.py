@@ -99,14 +99,14 @@ class ExprChecker(FutureChecker):
     block_hint: tuple[int, ir.Ty] | None = None  # (id of an awaited async block, the type its context wants)
 
     # ---- entry points ----
-    def expr(self, e: ast.Expr, want: ir.Ty | None = None) -> ir.Expr:
+    def expr(self, e: ast.Expr | ast.Reduce, want: ir.Ty | None = None) -> ir.Expr:
         """Check an expression used as a value."""
         out = self._expr(e, want)
         if want is not None and out.ty != want:
             raise _mismatch(want, out.ty, e.span)
         return out
 
-    def _expr(self, e: ast.Expr, want: ir.Ty | None) -> ir.Expr:
+    def _expr(self, e: ast.Expr | ast.Reduce, want: ir.Ty | None) -> ir.Expr:
         if isinstance(e, ast.IntLit):
             return self._int(e.value, want, e.span)
         if isinstance(e, ast.FloatLit):
