@@ -148,7 +148,6 @@ class PlainBlocks(BlockEmitter):
     def emit(self, params: list[str]) -> list[str]:
         out = ["@cuda.jit(device=True)", f"def fn_{self.fn.name}({', '.join([*params, 'w', 'G'])}):"]
         out.append(f"    {source_line(self.shared.plan, self.fn.span)}")
-        out.append("    " + self.shared.unpack)
         # every local is defined on every path into every block
         params_set = {p for p, _ in self.fn.params}
         out += [f"    {local(n)} = {literal(0, ty)}" for n, ty in self.fn.locals if n not in params_set]
@@ -170,7 +169,6 @@ def emit_plain(shared: Shared, fn: Function) -> list[str]:
     em = Emitter(shared, fn)
     out = ["@cuda.jit(device=True)", f"def fn_{fn.name}({', '.join([*params, 'w', 'G'])}):"]
     out.append(f"    {source_line(shared.plan, fn.span)}")
-    out.append("    " + shared.unpack)
     em.structured(fn.body, out, "    ")
     if fn.ret == "unit":
         out.append("    return")

@@ -4,7 +4,8 @@ Every value is wrapped in its type's constructor (``int32(...)``), because
 Numba widens ``int32 + int32`` to int64 and turns ``uint64 op int64`` into a
 float: the explicit casts give the wrapping, width-exact arithmetic the
 language promises. User names never reach the output as they are: locals
-become ``v_<name>`` and globals ``B_``/``S_`` names, so no ``.gasync``
+become ``v_<name>`` and globals the fields ``G.B_<name>`` (a buffer) and
+``G.S_<name>`` (a shared scalar) of the device state, so no ``.gasync``
 identifier can collide with a Python keyword, builtin or our own names.
 """
 
@@ -50,6 +51,16 @@ def wrap(ctor: str, text: str) -> str:
 def local(name: str) -> str:
     """The Python name of a local: user names get ``v_``, temporaries ``t_``."""
     return "t_" + name[2:] if name.startswith("$t") else "v_" + name
+
+
+def buffer_ref(name: str) -> str:
+    """A buffer's array in the generated code (a field of G after runtime/state.py's groups)."""
+    return f"G.B_{name}"
+
+
+def shared_ref(name: str) -> str:
+    """A shared scalar's one-word array in the generated code."""
+    return f"G.S_{name}"
 
 
 def literal(value: int | float | bool, ty: ir.Ty) -> str:
@@ -101,13 +112,13 @@ class ExprRenderer:
         return wrap(NP[ty], self(e.expr))
 
     def _load(self, e: ir.Load) -> str:
-        return f"B_{e.buf}[{self.index(e.index)}]"
+        return f"{buffer_ref(e.buf)}[{self.index(e.index)}]"
 
     def _shared(self, e: ir.SharedOp) -> str:
         """Atomics on a shared scalar (a one-word array; bools are kept as int32 words)."""
         ty = str(e.args[0].ty) if e.args else str(e.ty)
         word = "int32" if ty == "bool" else NP[ty]
-        arr = f"S_{e.name}"
+        arr = shared_ref(e.name)
         args = [f"{word}({self(a)})" for a in e.args]
         if e.op == "load":
             value = f"dl.atomic_load({arr})"
@@ -124,11 +135,11 @@ class ExprRenderer:
     def _buf_atomic(self, e: ir.BufAtomic) -> str:
         idx = self.index(e.index)
         where = f"({idx})" if len(e.index) > 1 else idx
-        return f"dl.{RMW_OF[e.op]}(B_{e.buf}, {where}, {NP[str(e.ty)]}({self(e.value)}))"
+        return f"dl.{RMW_OF[e.op]}({buffer_ref(e.buf)}, {where}, {NP[str(e.ty)]}({self(e.value)}))"
 
     def _signal(self, e: ir.SignalOp) -> str:
         if e.op == "is_set":
-            return f"dl.signal_is_set(SIG, SIGNAL_{e.name})"
+            return f"dl.signal_is_set(G.signals.SIG, SIGNAL_{e.name})"
         return f"signal_set(SIGNAL_{e.name}, w, {self.self_inst}, G)"  # sets it and wakes its waiters
 
     def _unary(self, e: ir.Unary) -> str:

@@ -122,29 +122,29 @@ class FutureRenderer:
         return [
             f"{rdy} = dl.now_ns() >= FI[fb_i + {ci}]",
             f"if not {rdy}:",
-            f"    dsync.sleep_register(SSEQ, SDATA, SHT, SMASK, UNTIL, CTL, inst, FI[fb_i + {ci}])",
+            f"    dsync.sleep_register(G.sleep, SMASK, G.sched.CTL, inst, FI[fb_i + {ci}])",
         ]
 
     def _poll_Wait(self, fut: ir.Wait, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
         k = f"SIGNAL_{fut.signal}"
         return [
-            f"{rdy} = dl.signal_is_set(SIG, {k})",
+            f"{rdy} = dl.signal_is_set(G.signals.SIG, {k})",
             f"if not {rdy}:",
-            f"    dsync.register({WAIT_ARGS}, {k}, inst, CTL)",
-            f"    {rdy} = dl.signal_is_set(SIG, {k})",
+            f"    dsync.register({WAIT_ARGS}, {k}, inst, G.sched.CTL)",
+            f"    {rdy} = dl.signal_is_set(G.signals.SIG, {k})",
         ]
 
     def _poll_Send(self, fut: ir.Send, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
         c = fut.chan
         value = f"FF[fb_f + {cf}]" if self._chan(c).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
-        data = "CHF" if self._chan(c).elem in ir.FLOATS else "CHI"
-        send = f"dsync.chan_try_send(CSEQ, {data}, CHHT, CH_{c}, CAP_{c}, {value})"
+        data = "G.chan.CHF" if self._chan(c).elem in ir.FLOATS else "G.chan.CHI"
+        send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value})"
         sh = self.shared  # type: ignore[attr-defined]
         flag = f"FI[fb_i + {ci}]"  # set once it waits in line
         return [
-            f"{rdy} = dsync.chan_closed(CHCLOSED, CH_{c})",
+            f"{rdy} = dsync.chan_closed(G.chan.CHCLOSED, CH_{c})",
             f"if {rdy}:",
-            "    dl.add(CTL, dsync.CTL_CLOSED_SENDS, int64(1))  # the value is dropped",
+            "    dl.add(G.sched.CTL, dsync.CTL_CLOSED_SENDS, int64(1))  # the value is dropped",
             "else:",
             f"    {rdy} = {send}",
             f"    if not {rdy}:",
@@ -164,8 +164,8 @@ class FutureRenderer:
         sh = self.shared  # type: ignore[attr-defined]
         flag = f"FI[fb_i + {ci}]"
         is_float = self._chan(c).elem in ir.FLOATS
-        data, scratch = ("CHF", "SCRATCH_F") if is_float else ("CHI", "SCRATCH_I")
-        take = f"dsync.chan_try_recv(CSEQ, {data}, CHHT, CH_{c}, CAP_{c}, {scratch}, w)"
+        data, scratch = ("G.chan.CHF", "G.exec.SCRATCH_F") if is_float else ("G.chan.CHI", "G.exec.SCRATCH_I")
+        take = f"dsync.chan_try_recv(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w)"
         lines = [
             f"{rdy} = {take}",
             f"if not {rdy}:",
@@ -175,7 +175,7 @@ class FutureRenderer:
         if ended is not None:
             lines += [
                 f"{ended} = False",
-                f"if not {rdy} and dsync.chan_closed(CHCLOSED, CH_{c}):",
+                f"if not {rdy} and dsync.chan_closed(G.chan.CHCLOSED, CH_{c}):",
                 f"    {rdy} = {take}",
                 f"    {ended} = not {rdy}",
             ]

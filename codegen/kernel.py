@@ -26,7 +26,7 @@ def chunk_of(task: TaskDef) -> str:
     """
     if task.count < 64:
         return "int64(1)"
-    return f"max(int64(1), min(int64(1024), int64({task.count}) // (4 * CTL[dl.CTL_EXECUTORS])))"
+    return f"max(int64(1), min(int64(1024), int64({task.count}) // (4 * G.sched.CTL[dl.CTL_EXECUTORS])))"
 
 
 def task_of(tasks: tuple[TaskDef, ...]) -> list[str]:
@@ -40,7 +40,7 @@ def task_of(tasks: tuple[TaskDef, ...]) -> list[str]:
 
 
 def task_dispatch(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
-    out = ["@cuda.jit(device=True)", "def poll_instance(inst, w, G):", f"    {shared.unpack}"]
+    out = ["@cuda.jit(device=True)", "def poll_instance(inst, w, G):"]
     jb = shared.jb_arg("int64(0)")  # a task's own bulk jobs start at its first row
     for t in tasks:
         if t.count == 0:
@@ -52,11 +52,12 @@ def task_dispatch(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
         fb_f = f"FB_F_{t.name} + (inst - {t.first_instance}) * {fr.n_float}"
         if shared.trace:
             out.append(f"        fb = {fb_i}")
-            out.append("        s0 = FI[fb]")
+            out.append("        s0 = G.frames.FI[fb]")
             out.append("        t0 = dl.now_ns()")
             out.append(f"        r = poll_{t.name}(inst, w, fb, {fb_f}, {jb}G)")
             out.append(
-                "        dsync.trace_event(TRACE, CTL, dsync.TRACE_POLL, w, inst, s0, FI[fb], t0, dl.now_ns(), r)"
+                "        dsync.trace_event(G.TRACE, G.sched.CTL, dsync.TRACE_POLL, w, inst, s0, G.frames.FI[fb], t0,"
+                " dl.now_ns(), r)"
             )
             out.append("        return r")
         else:
@@ -66,7 +67,7 @@ def task_dispatch(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
 
 
 def completion(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
-    out = ["@cuda.jit(device=True)", "def complete(inst, G):", f"    {shared.unpack}"]
+    out = ["@cuda.jit(device=True)", "def complete(inst, G):"]
     index = {t.name: t for t in tasks}
     for t in tasks:
         succs = [s for s in tasks if t.name in s.after]
@@ -78,20 +79,20 @@ def completion(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
         # writes to claim's acquire of PRED (a task with no successor needs none: the
         # kernel's end publishes its writes to the host)
         for s in succs:
-            out.append(f"        if dl.add_acq_rel(PRED, {s.index}, int64(-1)) == 1:  # {s.name} may start")
-            out.append(f"            dl.add(CTL, dl.CTL_INFLIGHT, int64({index[s.name].count}))")
+            out.append(f"        if dl.add_acq_rel(G.sched.PRED, {s.index}, int64(-1)) == 1:  # {s.name} may start")
+            out.append(f"            dl.add(G.sched.CTL, dl.CTL_INFLIGHT, int64({index[s.name].count}))")
     out.append("    return  # the executor counts finished instances in batches (flush_done)")
     return out
 
 
-def claim(tasks: tuple[TaskDef, ...], unpack: str) -> list[str]:
+def claim(tasks: tuple[TaskDef, ...]) -> list[str]:
     out = [
         "@cuda.jit(device=True)",
         "def claim(G):",
         "    # (lo, hi, left): a range of fresh instances of a task that may start (or an empty",
         "    # one), and whether any task still has unclaimed instances (0 once all are taken)",
     ]
-    out.append(f"    {unpack}")
+    out.append("    CURSOR, PRED = G.sched.CURSOR, G.sched.PRED")
     for t in tasks:
         if t.count == 0:
             continue
@@ -112,7 +113,8 @@ def executor(w, G, timeout_ns):
     # Lane 0's scheduler. It returns to the kernel's loop (which runs CMD[w, COMMAND] on all 32
     # lanes) when a poll forks a parallel loop, when it takes a bulk chunk, and at the end;
     # its own variables wait in EXS[w] meanwhile.
-    {unpack}
+    CTL, ST = G.sched.CTL, G.sched.ST
+    CMD, EXS, STATS = G.exec.CMD, G.exec.EXS, G.exec.STATS
     lo = EXS[w, dl.EXS_LO]
     hi = EXS[w, dl.EXS_HI]
     polls = EXS[w, dl.EXS_POLLS]
@@ -144,7 +146,7 @@ def executor(w, G, timeout_ns):
                 inst = lo
                 lo += 1
             else:
-                inst = int64(dl.queue_pop(QSEQ, QDATA, QHT, QMASK))
+                inst = int64(dl.queue_pop(G.sched.QSEQ, G.sched.QDATA, G.sched.QHT, QMASK))
                 if inst < 0 and done > 0:
                     done = flush_done(done, G)
                 if inst < 0 and HAS_BULK:
@@ -176,7 +178,7 @@ def executor(w, G, timeout_ns):
                 if done >= 256:
                     done = flush_done(done, G)
             else:
-                dl.after_poll(ST, QSEQ, QDATA, QHT, CTL, QMASK, inst)
+                dl.after_poll(G.sched, QMASK, inst)
             if polls % 64 == 0:
                 # a busy executor still honours the deadline, another's exit, timers and the host
                 service(w, G)
@@ -230,16 +232,15 @@ def executor(w, G, timeout_ns):
 @cuda.jit(device=True)
 def flush_done(done, G):
     # finished instances are counted in batches: one atomic per batch, not per instance
-    {unpack}
-    dl.add(CTL, dl.CTL_DONE, done)
-    dl.add(CTL, dl.CTL_INFLIGHT, -done)
+    dl.add(G.sched.CTL, dl.CTL_DONE, done)
+    dl.add(G.sched.CTL, dl.CTL_INFLIGHT, -done)
     return int64(0)
 
 
 @cuda.jit(device=True)
 def bulk_claim(w, G):
     # take one chunk of a posted bulk job for this warp: returns its loop id, or 0
-    {unpack}
+    JOB, JOBSLOTS = G.jobs.JOB, G.jobs.JOBSLOTS
     for s in range(JOBSLOTS.shape[0]):
         j = dl.ld_acquire(JOBSLOTS, s)  # pairs with bulk_post's release: the job's fields and arguments
         if j >= 0:
@@ -247,9 +248,9 @@ def bulk_claim(w, G):
             if c < dl.ld(JOB, (j, dsync.JOB_CHUNKS)):
                 chunk = dl.ld(JOB, (j, dsync.JOB_CHUNK))
                 lo = dl.ld(JOB, (j, dsync.JOB_LO)) + c * chunk
-                PARGS_I[w, 0] = lo
-                PARGS_I[w, 1] = min(lo + chunk, dl.ld(JOB, (j, dsync.JOB_HI)))
-                CMD[w, dl.CMD_JOB] = j
+                G.exec.PARGS_I[w, 0] = lo
+                G.exec.PARGS_I[w, 1] = min(lo + chunk, dl.ld(JOB, (j, dsync.JOB_HI)))
+                G.exec.CMD[w, dl.CMD_JOB] = j
                 return dl.ld(JOB, (j, dsync.JOB_LOOP))
     return int64(0)
 
@@ -260,20 +261,21 @@ def bulk_chunk_done(w, j, G):
     # lanes met at warp_sync after their stores, so lane 0's acquire-release add carries
     # them; the last chunk's add acquires every other chunk's, and the wake releases them
     # all to the parent's next poll.
-    {unpack}
+    JOB, JOBSLOTS = G.jobs.JOB, G.jobs.JOBSLOTS
     if dl.add_acq_rel(JOB, (j, dsync.JOB_DONE), int64(1)) == dl.ld(JOB, (j, dsync.JOB_CHUNKS)) - 1:
         for s in range(JOBSLOTS.shape[0]):
             dl.cas(JOBSLOTS, s, j, int64(-1))
         parent = dl.ld(JOB, (j, dsync.JOB_PARENT))
         {wake_parent}
-        dl.add(CTL, dl.CTL_INFLIGHT, int64(-1))
+        dl.add(G.sched.CTL, dl.CTL_INFLIGHT, int64(-1))
 
 
 @cuda.jit(device=True)
 def spin_executor(w, G, timeout_ns, executors):
     # The naive baseline: poll every unfinished instance of mine (w, w + E, ...) in turn,
     # woken or not; between sweeps, run bulk chunks, timers and host signals.
-    {unpack}
+    CTL, ST = G.sched.CTL, G.sched.ST
+    CMD, EXS, STATS = G.exec.CMD, G.exec.EXS, G.exec.STATS
     inst = EXS[w, dl.EXS_LO]
     polls = EXS[w, dl.EXS_POLLS]
     start = EXS[w, dl.EXS_START]
@@ -300,7 +302,7 @@ def spin_executor(w, G, timeout_ns, executors):
                 dl.pause(256)
                 continue
         # the acquire pairs with complete's decrements: the predecessors' writes
-        if ST[inst] != dl.DONE and dl.ld_acquire(PRED, task_of(inst)) == 0:
+        if ST[inst] != dl.DONE and dl.ld_acquire(G.sched.PRED, task_of(inst)) == 0:
             polls += 1
             r = poll_instance(inst, w, G)
             if r == {fork}:
@@ -329,7 +331,7 @@ def spin_executor(w, G, timeout_ns, executors):
 def gasync_kernel(G, timeout_ns, mode):
     # Every warp: lane 0 schedules and polls; then all 32 lanes, converged, run what it
     # handed them (a parallel loop or a bulk chunk), until it hands them EXIT.
-    {unpack}
+    CMD = G.exec.CMD
     tid = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
     w = tid // LANES
     lane = tid % LANES
@@ -351,46 +353,45 @@ def gasync_kernel(G, timeout_ns, mode):
 
 def run_parallel(shared: Shared) -> list[str]:
     """Lanes 1..31 run command ``command``: a parallel for (rows of PARGS) or a bulk chunk (rows of JOBARGS)."""
-    out = ["@cuda.jit(device=True)", "def run_parallel(command, w, lane, G):", f"    {shared.unpack}"]
+    out = ["@cuda.jit(device=True)", "def run_parallel(command, w, lane, G):"]
     for loop in shared.parallel:
         out.append(f"    if command == {loop.gid}:")
         if loop.bulk:
-            out.append(
-                f"        par_{loop.gid}(w, lane, JOBARGS_I[CMD[w, dl.CMD_JOB]], JOBARGS_F[CMD[w, dl.CMD_JOB]], G)"
-            )
+            out.append("        j = G.exec.CMD[w, dl.CMD_JOB]")
+            out.append(f"        par_{loop.gid}(w, lane, G.jobs.JOBARGS_I[j], G.jobs.JOBARGS_F[j], G)")
         else:
-            out.append(f"        par_{loop.gid}(w, lane, PARGS_I[w], PARGS_F[w], G)")
+            out.append(f"        par_{loop.gid}(w, lane, G.exec.PARGS_I[w], G.exec.PARGS_F[w], G)")
     out.append("    return")
     return out
 
 
 def executor(shared: Shared) -> str:
-    return EXECUTOR.format(
-        unpack=shared.unpack, ready=READY, fork=FORK, abort=ABORT, wake_parent=shared.wake("parent", "int64(-1)")
-    )
+    return EXECUTOR.format(ready=READY, fork=FORK, abort=ABORT, wake_parent=shared.wake("parent", "int64(-1)"))
 
 
 def services(shared: Shared) -> list[str]:
     """Signals, channels, timers and the host: the program-specific device helpers."""
     plan = shared.plan
-    u = shared.unpack
-    out = ["@cuda.jit(device=True)", "def signal_set(k, w, waker, G):", f"    {u}"]
-    out += ["    if dsync.set_signal(SIG, k):", "        " + shared.wake_all("k", "waker")]
-    out += ["", "", "@cuda.jit(device=True)", "def chan_close(c, w, waker, G):", f"    {u}"]
+    out = ["@cuda.jit(device=True)", "def signal_set(k, w, waker, G):"]
+    out += ["    if dsync.set_signal(G.signals.SIG, k):", "        " + shared.wake_all("k", "waker")]
+    out += ["", "", "@cuda.jit(device=True)", "def chan_close(c, w, waker, G):"]
     out += [
-        "    dl.exch_release(CHCLOSED, c, int32(1))  # what was sent before: pairs with chan_closed's acquire",
+        "    # what was sent before: pairs with chan_closed's acquire",
+        "    dl.exch_release(G.chan.CHCLOSED, c, int32(1))",
     ]
     out += [
         "    " + shared.wake_all("N_SIGNALS + 2 * c", "waker"),
         "    " + shared.wake_all("N_SIGNALS + 2 * c + 1", "waker"),
     ]
     out += ["", "", "@cuda.jit(device=True)", "def host_pending(G):", "    # a host signal still to come?"]
-    out.append(f"    {u}")
     for sig in plan.signals:
-        out.append(f"    if dsync.host_signal_pending(SIG, HOSTSIG, HOSTPEND, SIGNAL_{sig.name}):")
+        out.append(f"    if dsync.host_signal_pending(G.signals, SIGNAL_{sig.name}):")
         out.append("        return True")
     out.append("    return False")
-    out += ["", "", "@cuda.jit(device=True)", "def service(w, G):", "    # host signals and due sleepers", f"    {u}"]
+    out += ["", "", "@cuda.jit(device=True)", "def service(w, G):", "    # host signals and due sleepers"]
+    if plan.signals:
+        out.append("    CTL = G.sched.CTL")
+        out.append("    SIG, HOSTSIG, HOSTPEND = G.signals.SIG, G.signals.HOSTSIG, G.signals.HOSTPEND")
     for sig in plan.signals:
         k = f"SIGNAL_{sig.name}"
         arrived = f"HOSTPEND[{k}] != 0 and dsync.load_acquire_sys(HOSTSIG, {k}) != 0"
@@ -401,9 +402,9 @@ def services(shared: Shared) -> list[str]:
         out.append(f"        signal_set({k}, w, int64(-1), G)")
         out.append("        dl.add(CTL, dl.CTL_INFLIGHT, int64(-1))")
     if shared.has_sleep:
-        args = "ST, QSEQ, QDATA, QHT, CTL, QMASK, SSEQ, SDATA, SHT, SMASK, UNTIL, 4"
+        args = "G.sched, QMASK, G.sleep, SMASK, 4"
         if shared.trace:
-            out.append(f"    dsync.wake_sleepers_traced({args}, TRACE, w)")
+            out.append(f"    dsync.wake_sleepers_traced({args}, G.TRACE, w)")
         else:
             out.append(f"    dsync.wake_sleepers({args})")
     out.append("    return")

@@ -12,20 +12,26 @@ that does is cut into blocks (the CFG of an if, a loop or a for). Each await
 point's block is labelled with its site number, which is the state saved in
 word 0 of the frame when the poll returns PENDING (after spilling every
 local); -1 means done.
+
+Every generated function takes ``G``, the device state in runtime/state.py's
+named groups. A poll function binds its frame's arrays once (:data:`FRAME`);
+everything else is read where it is used (``G.sched.CTL``, ``G.B_out``), and
+the device helpers take the group they work on (``dl.wake(G.sched, ...)``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gasync.codegen.exprs import NP, ExprRenderer, literal, local, wrap
+from gasync.codegen.exprs import NP, ExprRenderer, buffer_ref, literal, local, wrap
 from gasync.codegen.jobs import JobWidths
 from gasync.planner import ir
 from gasync.planner.model import FrameLayout, Function, Plan
 from gasync.planner.walk import stmts_in
 
 READY, PENDING, DONE_STATE = 1, 0, -1
-WAIT_ARGS = "WSEQ, WDATA, WHT, WREG, WAITON, N_INST, WMASK"  # a wait list's arrays, for dsync.register
+WAIT_ARGS = "G.wait, N_INST, WMASK"  # the wait lists, for dsync.register
+FRAME = "FI, FF = G.frames.FI, G.frames.FF  # this instance's frame words: FI[fb_i:], FF[fb_f:]"
 ABORT = 3  # a poll returns this when the run's deadline passed inside one of its loops
 FORK = 2  # a poll returns this to have its warp run a parallel loop with all lanes, then polls again
 COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^", "<<=": "<<"}
@@ -62,7 +68,6 @@ class Shared:
     plan: Plan
     suspends: dict[str, bool]
     frames: dict[str, FrameLayout]
-    unpack: str  # the line that unpacks G, the tuple of every device array
     parallel: list[ParallelLoop] = field(default_factory=list)
     blocks: list[tuple[ir.AsyncBlock, str]] = field(default_factory=list)  # (block, enclosing function)
     has_sleep: bool = False
@@ -91,8 +96,8 @@ class Shared:
     def wake(self, inst: str, waker: str) -> str:
         """A call that makes ``inst`` runnable (recording it when tracing)."""
         if self.trace:
-            return f"dsync.wake_traced(ST, QSEQ, QDATA, QHT, CTL, QMASK, TRACE, w, {waker}, {inst})"
-        return f"dl.wake(ST, QSEQ, QDATA, QHT, CTL, QMASK, {inst})"
+            return f"dsync.wake_traced(G.sched, QMASK, G.TRACE, w, {waker}, {inst})"
+        return f"dl.wake(G.sched, QMASK, {inst})"
 
     def wake_all(self, resource: str, waker: str = "inst") -> str:
         """A call that wakes every waiter of ``resource``."""
@@ -104,16 +109,16 @@ class Shared:
         return self._wake_waiters(resource, "1" if self.wake_one_ok else "N_INST", waker)
 
     def _wake_waiters(self, resource: str, most: str, waker: str) -> str:
-        args = f"ST, QSEQ, QDATA, QHT, CTL, QMASK, WSEQ, WDATA, WHT, WREG, N_INST, WMASK, {resource}, {most}"
+        args = f"G.sched, QMASK, G.wait, N_INST, WMASK, {resource}, {most}"
         if self.trace:
-            return f"dsync.wake_waiters_traced({args}, TRACE, w, {waker})"
+            return f"dsync.wake_waiters_traced({args}, G.TRACE, w, {waker})"
         return f"dsync.wake_waiters({args})"
 
     def chan_register(self, side: str, c: str, flag: str) -> list[str]:
         """``inst`` joins the line of channel ``c``'s senders or receivers; ``flag`` (a
         frame word of the future, 0 when it starts) remembers that it did."""
         marked = [f"{flag} = 1"] if self.wake_one_ok else []
-        return [*marked, f"dsync.register({WAIT_ARGS}, RES_{side}_{c}, inst, CTL)"]
+        return [*marked, f"dsync.register({WAIT_ARGS}, RES_{side}_{c}, inst, G.sched.CTL)"]
 
     def chan_done(self, side: str, c: str, flag: str) -> list[str]:
         """After ``inst``'s send or receive on channel ``c`` completed (or lost a select):
@@ -124,8 +129,8 @@ class Shared:
             return []
         res = f"RES_{side}_{c}"
         return [
-            f"if {flag} != 0 and dsync.deregister(WREG, N_INST, {res}, inst) != dsync.REG_WAITING"
-            f" and dsync.chan_can_{side.lower()}(CSEQ, CHHT, CH_{c}, CAP_{c}):",
+            f"if {flag} != 0 and dsync.deregister(G.wait.WREG, N_INST, {res}, inst) != dsync.REG_WAITING"
+            f" and dsync.chan_can_{side.lower()}(G.chan, CH_{c}, CAP_{c}):",
             f"    {self.wake_one(res)}",
         ]
 
@@ -261,15 +266,15 @@ class Emitter:
         buf = next(b for b in self.shared.plan.buffers if b.name == s.buf)
         ty = NP[buf.elem]
         idx = self.r.index(s.index)
-        target = f"B_{s.buf}[{idx}]"
+        target = f"{buffer_ref(s.buf)}[{idx}]"
         if s.op == "=":
             out.append(ind + f"{target} = {wrap(ty, self.r(s.value))}")
             return
         out.append(ind + f"ix = ({idx},)" if len(s.index) == 1 else ind + f"ix = ({idx})")
         load = ir.Load(s.buf, s.index, buf.elem)
         value = ir.Binary(COMPOUND[s.op], load, s.value, buf.elem)
-        rendered = self.r(value).replace(f"B_{s.buf}[{idx}]", f"B_{s.buf}[ix]")
-        out.append(ind + f"B_{s.buf}[ix] = {rendered}")
+        rendered = self.r(value).replace(f"{buffer_ref(s.buf)}[{idx}]", f"{buffer_ref(s.buf)}[ix]")
+        out.append(ind + f"{buffer_ref(s.buf)}[ix] = {rendered}")
 
     def _inline_await(self, s: ir.AwaitS, out: list[str], ind: str) -> None:
         """An await of a future that never suspends: evaluate it in place."""
@@ -383,6 +388,7 @@ def spill_lines(frame: FrameLayout, ind: str) -> list[str]:
 
 __all__ = [
     "DONE_STATE",
+    "FRAME",
     "PENDING",
     "READY",
     "Emitter",

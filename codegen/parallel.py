@@ -1,14 +1,14 @@
 """The body of a ``parallel for`` or ``bulk for`` as a device function all 32 lanes run.
 
 ``par_<gid>(w, lane, AI, AF, G)`` runs iterations ``lo + lane``, ``lo + lane + 32``,
-... of the range in ``PARGS_I[w, 0:2]``, with the loop's captured locals in the
+... of the range in ``G.exec.PARGS_I[w, 0:2]``, with the loop's captured locals in the
 argument rows ``AI``/``AF``. A body that is a map is unrolled (``is_map``).
 """
 
 from __future__ import annotations
 
 from gasync.codegen import reduce
-from gasync.codegen.exprs import NP, wrap
+from gasync.codegen.exprs import NP, buffer_ref, wrap
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, source_line
 from gasync.planner import ir
 from gasync.planner.model import Function
@@ -25,7 +25,6 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
         f"def par_{loop.gid}(w, lane, AI, AF, G):",
         f"    {source_line(shared.plan, s.span)}",
     ]
-    out.append("    " + shared.unpack)
     ni, nf = 2, 0
     for name, ty in loop.captured:
         if ty in ir.FLOATS:
@@ -34,8 +33,8 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
         else:
             out.append(f"    {em.assign(name, f'AI[{ni}]')}")
             ni += 1
-    out.append("    k = PARGS_I[w, 0] + lane")
-    out.append("    hi = PARGS_I[w, 1]")
+    out.append("    k = G.exec.PARGS_I[w, 0] + lane")
+    out.append("    hi = G.exec.PARGS_I[w, 1]")
     red = s.reduce
     if red is not None:
         out.append(f"    acc = {reduce.identity_lane(red)}  # this lane's partial: reduce {red.op}")
@@ -104,7 +103,7 @@ def unrolled_map(shared: Shared, em: Emitter, s: ir.For) -> list[str]:
             idx = em.r.index(st.index)
             out.append(f"        ix_{u}_{j} = ({idx},)" if len(st.index) == 1 else f"        ix_{u}_{j} = ({idx})")
             out.append(f"        val_{u}_{j} = {wrap(NP[buf.elem], em.r(st.value))}")
-            stores.append(f"        B_{st.buf}[ix_{u}_{j}] = val_{u}_{j}")
+            stores.append(f"        {buffer_ref(st.buf)}[ix_{u}_{j}] = val_{u}_{j}")
     out += stores
     out.append(f"        k += {UNROLL} * LANES")
     return out

@@ -18,6 +18,7 @@ from gasync.codegen.machine import (
     ABORT,
     DONE_STATE,
     FORK,
+    FRAME,
     PENDING,
     READY,
     Shared,
@@ -112,7 +113,7 @@ class PollEmitter(BlockEmitter, FutureRenderer):
     def guard(self, ind: str) -> list[str]:
         return [
             ind + "turns += 1",
-            ind + "if turns % 4096 == 0 and dl.overdue(CTL):",
+            ind + "if turns % 4096 == 0 and dl.overdue(G.sched.CTL):",
             ind + f"    return {ABORT}  # the run's deadline passed in this loop",
         ]
 
@@ -216,7 +217,7 @@ class PollEmitter(BlockEmitter, FutureRenderer):
         self.add([f"won = FI[fb_i + {ci}]"])
         for k, (n, jb) in enumerate(zip(widths, jobs, strict=True)):
             if n:
-                self.add([f"if won != {k} and not dsync.bulk_rows_done(JOB, {sh.job_row(jb)}, {n}):"])
+                self.add([f"if won != {k} and not dsync.bulk_rows_done(G.jobs.JOB, {sh.job_row(jb)}, {n}):"])
                 self.cur += self.suspend(drain, IND + "    ")
 
     def _cfg_ForAwait(self, s: ir.ForAwait) -> None:
@@ -244,14 +245,15 @@ class PollEmitter(BlockEmitter, FutureRenderer):
         self.add(
             [f"# parallel for {s.var} -> par_{loop.gid}: the executor runs it on all {32} lanes, then polls again"]
         )
-        self.add([f"PARGS_I[w, 0] = int64({self.r(s.start)})", f"PARGS_I[w, 1] = int64({self.r(s.stop)})"])
-        self.add(self.pack_args(loop, "PARGS_I[w", "PARGS_F[w"))
-        self.add([f"CMD[w, dl.CMD_COMMAND] = {loop.gid}"])
+        self.add([f"G.exec.PARGS_I[w, 0] = int64({self.r(s.start)})"])
+        self.add([f"G.exec.PARGS_I[w, 1] = int64({self.r(s.stop)})"])
+        self.add(self.pack_args(loop, "G.exec.PARGS_I[w", "G.exec.PARGS_F[w"))
+        self.add([f"G.exec.CMD[w, dl.CMD_COMMAND] = {loop.gid}"])
         self.cur += self.suspend(after, IND, FORK)
         self.start(after)
         if s.reduce is not None and loop.result is not None:  # lane 0 left the warp's value there
             kind, k = loop.result
-            self.add([self.assign(s.reduce.into, reduce.read_value(s.reduce, f"PARGS_{kind}[w, {k}]"))])
+            self.add([self.assign(s.reduce.into, reduce.read_value(s.reduce, f"G.exec.PARGS_{kind}[w, {k}]"))])
 
     def _bulk(self, s: ir.For) -> None:
         """``bulk for``: post a job that idle warps anywhere run in chunks; wait for it."""
@@ -261,28 +263,29 @@ class PollEmitter(BlockEmitter, FutureRenderer):
         job = self.shared.job_row()
         self.add([f"# bulk for {s.var} -> par_{loop.gid}, in chunks run by idle warps across the GPU"])
         self.add([f"lo = int64({self.r(s.start)})", f"hi = int64({self.r(s.stop)})"])
-        self.add(self.pack_args(loop, f"JOBARGS_I[{job}", f"JOBARGS_F[{job}"))
-        post = f"dsync.bulk_post(JOB, JOBSLOTS, CTL, {job}, inst, {loop.gid}, lo, hi, CTL[dsync.CTL_EXECUTORS])"
+        self.add(self.pack_args(loop, f"G.jobs.JOBARGS_I[{job}", f"G.jobs.JOBARGS_F[{job}"))
+        executors = "G.sched.CTL[dsync.CTL_EXECUTORS]"
+        post = f"dsync.bulk_post(G.jobs, G.sched.CTL, {job}, inst, {loop.gid}, lo, hi, {executors})"
         self.add([f"if not {post}:"])
         self.add(
             [
                 "    # every job slot is taken: this warp runs the whole range itself",
-                "    PARGS_I[w, 0] = lo",
-                "    PARGS_I[w, 1] = hi",
-                f"    CMD[w, dl.CMD_JOB] = {job}",
-                f"    CMD[w, dl.CMD_COMMAND] = {loop.gid}",
-                f"    JOB[{job}, dsync.JOB_DONE] = JOB[{job}, dsync.JOB_CHUNKS]",
+                "    G.exec.PARGS_I[w, 0] = lo",
+                "    G.exec.PARGS_I[w, 1] = hi",
+                f"    G.exec.CMD[w, dl.CMD_JOB] = {job}",
+                f"    G.exec.CMD[w, dl.CMD_COMMAND] = {loop.gid}",
+                f"    G.jobs.JOB[{job}, dsync.JOB_DONE] = G.jobs.JOB[{job}, dsync.JOB_CHUNKS]",
             ]
         )
         self.cur += self.suspend(label, IND + "    ", FORK)
         self.add([f"FI[{self.sw}] = {label}"])
         self.goto(label)
         self.start(label)
-        self.add([f"if not dsync.bulk_done(JOB, {job}):"])
+        self.add([f"if not dsync.bulk_done(G.jobs.JOB, {job}):"])
         self.cur += self.suspend(label, IND + "    ")
         if s.reduce is not None and loop.result is not None:  # every chunk has combined into it
             kind, k = loop.result
-            word = f"dl.ld(JOBARGS_{kind}, ({job}, {k}))"
+            word = f"dl.ld(G.jobs.JOBARGS_{kind}, ({job}, {k}))"
             self.add([self.assign(s.reduce.into, reduce.read_value(s.reduce, word))])
 
     # -- the function --
@@ -298,7 +301,7 @@ class PollEmitter(BlockEmitter, FutureRenderer):
             jb = self.shared.jb_arg("jb")
             out = ["@cuda.jit(device=True)", f"def poll_{self.fn.name}(inst, w, fb_i, fb_f, {jb}G):"]
             out.append(f"    {source_line(self.shared.plan, self.fn.span)}")
-        out.append("    " + self.shared.unpack)
+        out.append("    " + FRAME)
         never_suspends = self.block is None and not any(contains_suspend(x) for x in self.body)
         if never_suspends:
             # every poll is its first: locals start at zero, not from the frame

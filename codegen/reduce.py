@@ -68,7 +68,7 @@ def warp_lines(red: ir.Reduction, ind: str) -> list[str]:
     """Combine the 32 lanes' ``acc`` into lane 0's."""
     out = [f"{ind}# the warp's 32 partials into lane 0's: five shuffles down"]
     for off in (16, 8, 4, 2, 1):
-        out.append(f"{ind}acc = {combine(red, 'acc', f'dl.shfl_down(CMD, w, lane, acc, {off})')}")
+        out.append(f"{ind}acc = {combine(red, 'acc', f'dl.shfl_down(G.exec.CMD, w, lane, acc, {off})')}")
     return out
 
 

@@ -299,32 +299,34 @@ def queue_pop_before(qseq, qdata, qht, mask, limit):  # type: ignore[no-untyped-
 
 
 @cuda.jit(device=True)
-def wake(st, qseq, qdata, qht, ctl, mask, inst):  # type: ignore[no-untyped-def]
-    """Make instance ``inst`` runnable: queue it if idle, flag it if it is running."""
+def wake(sched, mask, inst):  # type: ignore[no-untyped-def]
+    """Make instance ``inst`` runnable: queue it if idle, flag it if it is running.
+
+    ``sched`` is G.sched (state.Scheduler), ``mask`` its run queue's capacity less one."""
     while True:
-        s = ld(st, inst)
+        s = ld(sched.ST, inst)
         if s == IDLE:
             # acquires the poller's release of IDLE (its frame); the push releases it onwards
-            if cas_acq_rel(st, inst, int32(IDLE), int32(QUEUED)) == IDLE:
-                add(ctl, CTL_INFLIGHT, int64(1))
-                queue_push(qseq, qdata, qht, mask, inst, ctl, EXIT_QUEUE_FULL)
+            if cas_acq_rel(sched.ST, inst, int32(IDLE), int32(QUEUED)) == IDLE:
+                add(sched.CTL, CTL_INFLIGHT, int64(1))
+                queue_push(sched.QSEQ, sched.QDATA, sched.QHT, mask, inst, sched.CTL, EXIT_QUEUE_FULL)
                 return
         elif s == RUNNING:
-            if cas(st, inst, int32(RUNNING), int32(NOTIFIED)) == RUNNING:
+            if cas(sched.ST, inst, int32(RUNNING), int32(NOTIFIED)) == RUNNING:
                 return
         else:
             return
 
 
 @cuda.jit(device=True)
-def after_poll(st, qseq, qdata, qht, ctl, mask, inst):  # type: ignore[no-untyped-def]
+def after_poll(sched, mask, inst):  # type: ignore[no-untyped-def]
     """After a PENDING poll: idle the instance, or requeue it if it was woken meanwhile."""
     # releases the poll's frame stores to the waker's acquiring cas in wake
-    if cas_release(st, inst, int32(RUNNING), int32(IDLE)) == RUNNING:
-        add(ctl, CTL_INFLIGHT, int64(-1))
+    if cas_release(sched.ST, inst, int32(RUNNING), int32(IDLE)) == RUNNING:
+        add(sched.CTL, CTL_INFLIGHT, int64(-1))
         return
-    st[inst] = QUEUED
-    queue_push(qseq, qdata, qht, mask, inst, ctl, EXIT_QUEUE_FULL)
+    sched.ST[inst] = QUEUED
+    queue_push(sched.QSEQ, sched.QDATA, sched.QHT, mask, inst, sched.CTL, EXIT_QUEUE_FULL)
 
 
 # ---- the warp's lanes meet --------------------------------------------------

@@ -17,6 +17,10 @@ capacity, sequence numbers per slot), values kept as int64 or float64 bits.
 Signals are words of SIG; the host sets one through host-mapped memory
 (HOSTSIG), which executors poll with a system-scope acquire load at a bounded
 rate. Sleepers are kept in one ring and re-checked by idle executors.
+
+A helper that works on several arrays of one of state.py's groups takes the
+group (``G.wait``, ``G.chan``, ``G.sleep``, ``G.jobs``, and ``G.sched`` to wake
+an instance); one that works on a single array takes that array.
 """
 
 from __future__ import annotations
@@ -96,18 +100,18 @@ REG_STALE = 2
 
 
 @cuda.jit(device=True)
-def register(wseq, wdata, wht, wreg, waiton, n, wmask, r, inst, ctl):  # type: ignore[no-untyped-def]
-    """Put ``inst`` on resource ``r``'s wait list (once)."""
-    waiton[inst] = r + 1
+def register(wait, n, wmask, r, inst, ctl):  # type: ignore[no-untyped-def]
+    """Put ``inst`` on resource ``r``'s wait list (once); ``wait`` is G.wait (state.WaitLists)."""
+    wait.WAITON[inst] = r + 1
     k = r * n + inst
     while True:
-        old = cas(wreg, k, int32(0), int32(REG_WAITING))
+        old = cas(wait.WREG, k, int32(0), int32(REG_WAITING))
         if old == 0:
-            queue_push(wseq[r], wdata[r], wht[r], wmask, inst, ctl, EXIT_WAITLIST_FULL)
+            queue_push(wait.WSEQ[r], wait.WDATA[r], wait.WHT[r], wmask, inst, ctl, EXIT_WAITLIST_FULL)
             return
         if old == REG_WAITING:
             return
-        if cas(wreg, k, int32(REG_STALE), int32(REG_WAITING)) == REG_STALE:
+        if cas(wait.WREG, k, int32(REG_STALE), int32(REG_WAITING)) == REG_STALE:
             return  # its old entry is still on the list: it counts again
 
 
@@ -121,20 +125,20 @@ def deregister(wreg, n, r, inst):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end):  # type: ignore[no-untyped-def]
+def next_waiter(wait, n, wmask, r, end):  # type: ignore[no-untyped-def]
     """Take the next waiting instance off resource ``r``'s wait list (one registered
     before ticket ``end``), skipping stale entries, and clear its flag, so it may
     register again; -1 when there is none."""
     while True:
-        inst = queue_pop_before(wseq[r], wdata[r], wht[r], wmask, end)
+        inst = queue_pop_before(wait.WSEQ[r], wait.WDATA[r], wait.WHT[r], wmask, end)
         if inst < 0:
             return inst
-        if exch(wreg, r * n + inst, int32(0)) == REG_WAITING:
+        if exch(wait.WREG, r * n + inst, int32(0)) == REG_WAITING:
             return inst
 
 
 @cuda.jit(device=True)
-def wake_waiters(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r, most):  # type: ignore[no-untyped-def]
+def wake_waiters(sched, qmask, wait, n, wmask, r, most):  # type: ignore[no-untyped-def]
     """Wake up to ``most`` instances waiting on resource ``r``, oldest first.
 
     Only those waiting when the call starts: a woken instance that finds nothing
@@ -146,12 +150,12 @@ def wake_waiters(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wm
     completed (its entry would be stale otherwise); one that completes without
     using what it was woken for passes the wake on (codegen/machine.py chan_done).
     """
-    end = ld(wht, (r, TAIL))
+    end = ld(wait.WHT, (r, TAIL))
     for _ in range(most):
-        inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
+        inst = next_waiter(wait, n, wmask, r, end)
         if inst < 0:
             return
-        wake(st, qseq, qdata, qht, ctl, qmask, inst)
+        wake(sched, qmask, inst)
 
 
 # ---- channels -----------------------------------------------------------------
@@ -163,47 +167,49 @@ def wake_waiters(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wm
 
 
 @cuda.jit(device=True)
-def chan_try_send(cseq, cdata, cht, c, cap, value):  # type: ignore[no-untyped-def]
-    """Append ``value`` to channel ``c`` if it has room; True if it did."""
+def chan_try_send(chan, c, cap, data, value):  # type: ignore[no-untyped-def]
+    """Append ``value`` to channel ``c`` if it has room; True if it did. ``chan`` is G.chan
+    (state.Channels), ``data`` the channel's value slots in it (CHI or CHF)."""
     while True:
-        pos = ld(cht, (c, TAIL))
-        seq = ld_acquire(cseq, (c, pos % cap))  # pairs with the receiver's release of the slot
+        pos = ld(chan.CHHT, (c, TAIL))
+        seq = ld_acquire(chan.CSEQ, (c, pos % cap))  # pairs with the receiver's release of the slot
         if seq == 2 * pos:
-            if cas(cht, (c, TAIL), pos, pos + 1) == pos:
-                cdata[c, pos % cap] = value
-                st_release(cseq, (c, pos % cap), 2 * pos + 1)  # pairs with the receiver's acquire
+            if cas(chan.CHHT, (c, TAIL), pos, pos + 1) == pos:
+                data[c, pos % cap] = value
+                st_release(chan.CSEQ, (c, pos % cap), 2 * pos + 1)  # pairs with the receiver's acquire
                 return True
         elif seq < 2 * pos:
             return False
 
 
 @cuda.jit(device=True)
-def chan_try_recv(cseq, cdata, cht, c, cap, out, k):  # type: ignore[no-untyped-def]
-    """Take the oldest value of channel ``c`` into ``out[k]``; True if there was one."""
+def chan_try_recv(chan, c, cap, data, out, k):  # type: ignore[no-untyped-def]
+    """Take the oldest value of channel ``c`` (from its slots ``data``, CHI or CHF) into
+    ``out[k]``; True if there was one."""
     while True:
-        pos = ld(cht, (c, HEAD))
-        seq = ld_acquire(cseq, (c, pos % cap))  # pairs with the sender's release of the value
+        pos = ld(chan.CHHT, (c, HEAD))
+        seq = ld_acquire(chan.CSEQ, (c, pos % cap))  # pairs with the sender's release of the value
         if seq == 2 * pos + 1:
-            if cas(cht, (c, HEAD), pos, pos + 1) == pos:
-                out[k] = ld(cdata, (c, pos % cap))
-                st_release(cseq, (c, pos % cap), 2 * (pos + cap))  # frees the slot for the sender's acquire
+            if cas(chan.CHHT, (c, HEAD), pos, pos + 1) == pos:
+                out[k] = ld(data, (c, pos % cap))
+                st_release(chan.CSEQ, (c, pos % cap), 2 * (pos + cap))  # frees the slot for the sender's acquire
                 return True
         elif seq < 2 * pos + 1:
             return False
 
 
 @cuda.jit(device=True)
-def chan_can_recv(cseq, cht, c, cap):  # type: ignore[no-untyped-def]
+def chan_can_recv(chan, c, cap):  # type: ignore[no-untyped-def]
     """Whether channel ``c`` holds a value for the next receive (a hint: it may change)."""
-    pos = ld(cht, (c, HEAD))
-    return ld(cseq, (c, pos % cap)) == 2 * pos + 1
+    pos = ld(chan.CHHT, (c, HEAD))
+    return ld(chan.CSEQ, (c, pos % cap)) == 2 * pos + 1
 
 
 @cuda.jit(device=True)
-def chan_can_send(cseq, cht, c, cap):  # type: ignore[no-untyped-def]
+def chan_can_send(chan, c, cap):  # type: ignore[no-untyped-def]
     """Whether channel ``c`` has a free slot for the next send (a hint: it may change)."""
-    pos = ld(cht, (c, TAIL))
-    return ld(cseq, (c, pos % cap)) == 2 * pos
+    pos = ld(chan.CHHT, (c, TAIL))
+    return ld(chan.CSEQ, (c, pos % cap)) == 2 * pos
 
 
 @cuda.jit(device=True)
@@ -225,54 +231,56 @@ def set_signal(sig, k):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def host_signal_pending(sig, hostsig, hostpend, k):  # type: ignore[no-untyped-def]
-    """True while the host has scheduled signal ``k`` and it has not arrived."""
-    return hostpend[k] != 0 and ld(sig, k) == 0
+def host_signal_pending(signals, k):  # type: ignore[no-untyped-def]
+    """True while the host has scheduled signal ``k`` and it has not arrived (``signals``:
+    G.signals, state.Signals)."""
+    return signals.HOSTPEND[k] != 0 and ld(signals.SIG, k) == 0
 
 
 # ---- sleepers -----------------------------------------------------------------
 
 
 @cuda.jit(device=True)
-def sleep_register(sseq, sdata, sht, smask, until, ctl, inst, deadline):  # type: ignore[no-untyped-def]
-    """Put a running instance on the sleepers' ring until ``deadline``.
+def sleep_register(sleep, smask, ctl, inst, deadline):  # type: ignore[no-untyped-def]
+    """Put a running instance on the sleepers' ring (``sleep``: G.sleep, state.Sleepers)
+    until ``deadline``.
 
     A sleeper counts in CTL_INFLIGHT, as it will wake by itself: the deadlock check
     must not see it as stuck. It is counted here, while its poll still counts it, and
     uncounted only after its wake counted it again, so that the count of a live
     instance never drops to zero in between (two counters, one for sleepers, could
     not be read together without that gap: the GPU found it)."""
-    if exch(until, inst, deadline) == 0:
+    if exch(sleep.UNTIL, inst, deadline) == 0:
         add(ctl, CTL_INFLIGHT, int64(1))
-        queue_push(sseq, sdata, sht, smask, inst, ctl, EXIT_SLEEPERS_FULL)
+        queue_push(sleep.SSEQ, sleep.SDATA, sleep.SHT, smask, inst, ctl, EXIT_SLEEPERS_FULL)
 
 
 @cuda.jit(device=True)
-def due_sleeper(sseq, sdata, sht, smask, until, ctl, t):  # type: ignore[no-untyped-def]
+def due_sleeper(sleep, smask, ctl, t):  # type: ignore[no-untyped-def]
     """Take one sleeper off the ring: its id if it is due at time ``t`` (it no longer
     sleeps; the caller wakes it, then takes it off CTL_INFLIGHT), -2 if it is not due
     (it went back on the ring), -1 if the ring is empty."""
-    inst = queue_pop(sseq, sdata, sht, smask)
+    inst = queue_pop(sleep.SSEQ, sleep.SDATA, sleep.SHT, smask)
     if inst < 0:
         return int64(-1)
-    if ld(until, inst) <= t:
-        exch(until, inst, int64(0))
+    if ld(sleep.UNTIL, inst) <= t:
+        exch(sleep.UNTIL, inst, int64(0))
         return int64(inst)
-    queue_push(sseq, sdata, sht, smask, inst, ctl, EXIT_SLEEPERS_FULL)
+    queue_push(sleep.SSEQ, sleep.SDATA, sleep.SHT, smask, inst, ctl, EXIT_SLEEPERS_FULL)
     return int64(-2)
 
 
 @cuda.jit(device=True)
-def wake_sleepers(st, qseq, qdata, qht, ctl, qmask, sseq, sdata, sht, smask, until, budget):  # type: ignore[no-untyped-def]
+def wake_sleepers(sched, qmask, sleep, smask, budget):  # type: ignore[no-untyped-def]
     """Look at up to ``budget`` sleepers: wake the due ones, put the others back."""
     t = now_ns()
     for _ in range(budget):
-        inst = due_sleeper(sseq, sdata, sht, smask, until, ctl, t)
+        inst = due_sleeper(sleep, smask, sched.CTL, t)
         if inst == -1:
             return
         if inst >= 0:
-            wake(st, qseq, qdata, qht, ctl, qmask, inst)
-            add(ctl, CTL_INFLIGHT, int64(-1))  # no longer asleep (see sleep_register)
+            wake(sched, qmask, inst)
+            add(sched.CTL, CTL_INFLIGHT, int64(-1))  # no longer asleep (see sleep_register)
 
 
 # ---- bulk jobs ----------------------------------------------------------------
@@ -284,8 +292,11 @@ def wake_sleepers(st, qseq, qdata, qht, ctl, qmask, sseq, sdata, sht, smask, unt
 
 
 @cuda.jit(device=True)
-def bulk_post(job, jobslots, ctl, j, parent, gid, lo, hi, executors):  # type: ignore[no-untyped-def]
-    """Create job ``j`` over lo..hi for instance ``parent``; returns False if every slot is taken."""
+def bulk_post(jobs, ctl, j, parent, gid, lo, hi, executors):  # type: ignore[no-untyped-def]
+    """Create job ``j`` over lo..hi for instance ``parent`` (``jobs``: G.jobs, state.BulkJobs);
+    returns False if every slot is taken."""
+    job = jobs.JOB
+    jobslots = jobs.JOBSLOTS
     n = hi - lo
     chunk = max(int64(256), ((n // (executors * 4)) + 31) // 32 * 32)
     chunks = (n + chunk - 1) // chunk
@@ -346,29 +357,29 @@ def trace_event(trace, ctl, kind, w, inst, a, b, t0, t1, c):  # type: ignore[no-
 
 
 @cuda.jit(device=True)
-def wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, waker, inst):  # type: ignore[no-untyped-def]
+def wake_traced(sched, qmask, trace, w, waker, inst):  # type: ignore[no-untyped-def]
     t = now_ns()
-    trace_event(trace, ctl, TRACE_WAKE, w, inst, waker, 0, t, t, 0)
-    wake(st, qseq, qdata, qht, ctl, qmask, inst)
+    trace_event(trace, sched.CTL, TRACE_WAKE, w, inst, waker, 0, t, t, 0)
+    wake(sched, qmask, inst)
 
 
 @cuda.jit(device=True)
-def wake_waiters_traced(st, qseq, qdata, qht, ctl, qmask, wseq, wdata, wht, wreg, n, wmask, r, most, trace, w, waker):  # type: ignore[no-untyped-def]
-    end = ld(wht, (r, TAIL))  # only those waiting now (see wake_waiters)
+def wake_waiters_traced(sched, qmask, wait, n, wmask, r, most, trace, w, waker):  # type: ignore[no-untyped-def]
+    end = ld(wait.WHT, (r, TAIL))  # only those waiting now (see wake_waiters)
     for _ in range(most):
-        inst = next_waiter(wseq, wdata, wht, wreg, n, wmask, r, end)
+        inst = next_waiter(wait, n, wmask, r, end)
         if inst < 0:
             return
-        wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, waker, inst)
+        wake_traced(sched, qmask, trace, w, waker, inst)
 
 
 @cuda.jit(device=True)
-def wake_sleepers_traced(st, qseq, qdata, qht, ctl, qmask, sseq, sdata, sht, smask, until, budget, trace, w):  # type: ignore[no-untyped-def]
+def wake_sleepers_traced(sched, qmask, sleep, smask, budget, trace, w):  # type: ignore[no-untyped-def]
     t = now_ns()
     for _ in range(budget):
-        inst = due_sleeper(sseq, sdata, sht, smask, until, ctl, t)
+        inst = due_sleeper(sleep, smask, sched.CTL, t)
         if inst == -1:
             return
         if inst >= 0:
-            wake_traced(st, qseq, qdata, qht, ctl, qmask, trace, w, int64(-1), inst)
-            add(ctl, CTL_INFLIGHT, int64(-1))  # no longer asleep (see sleep_register)
+            wake_traced(sched, qmask, trace, w, int64(-1), inst)
+            add(sched.CTL, CTL_INFLIGHT, int64(-1))  # no longer asleep (see sleep_register)

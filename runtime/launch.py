@@ -24,6 +24,7 @@ from gasync.runtime.state import (
     CMD_WORDS,
     CTL_WORDS,
     EXS_INITIAL,
+    GROUPS,
     JOB_WORDS,
     RING_WORDS,
     STAT_WORDS,
@@ -41,7 +42,7 @@ STATE_NAMES = {Sched.IDLE: "waiting", Sched.QUEUED: "queued", Sched.RUNNING: "ru
 
 
 def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_capacity: int = 1) -> dict[str, Any]:
-    """Every array of G, initialised, on the host (inputs may already be device arrays)."""
+    """Every array of G by its name, initialised, on the host (inputs may already be device arrays)."""
     plan = gen.plan
     n = max(plan.instances, 1)
     cap = gen.queue_capacity
@@ -105,6 +106,14 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_ca
     return arrays
 
 
+def device_state(module: Any, arrays: dict[str, Any]) -> Any:
+    """G, the kernel's one argument, from every array by its name: the generated module's
+    ``State`` of runtime/state.py's groups, then the trace and the program's own arrays."""
+    groups = [group(*(arrays[name] for name in group._fields)) for _, group in GROUPS]
+    rest = [arrays[name] for name in module.State._fields[len(GROUPS) :]]
+    return module.State(*groups, *rest)
+
+
 def _rows(n: int, width: int, initial: dict[Any, int]) -> np.ndarray[Any, Any]:
     """``n`` rows of ``width`` int64 words, the named columns set to their initial values."""
     row = np.zeros(width, np.int64)
@@ -129,7 +138,7 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
     else:
         # compile first (or load from Numba's cache): the grid size depends on the kernel
         one = host_arrays(gen, 1, options.inputs)
-        probe = tuple(_to_device(cuda, one[k]) for k in gen.arrays)
+        probe = device_state(module, {k: _to_device(cuda, v) for k, v in one.items()})
         t1 = time.perf_counter()
         # compile() goes through Numba's on-disk cache (specialize() would not)
         sig = tuple(kernel.typeof_pyval(a) for a in (probe, timeout_ns, mode))
@@ -144,7 +153,7 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
     hostsig = cuda.mapped_array(host["HOSTSIG"].shape, np.int32)  # the host writes, the kernel reads
     hostsig[:] = 0
     device["HOSTSIG"] = hostsig if sim else cuda.as_cuda_array(hostsig)
-    args = tuple(device[k] for k in gen.arrays)
+    args = device_state(module, device)
     t2 = time.perf_counter()
     if sim:  # the simulated launch blocks: the host's signals come from timer threads
         timers = [threading.Timer(delay, hostsig.__setitem__, (k, 1)) for delay, k in schedule]

@@ -6,6 +6,28 @@ kernel) read the same names from it. Device code uses the plain-int copies at
 the bottom (Numba freezes a module's ints into the kernel as constants); host
 code may use the enums.
 
+Groups. The kernel takes the whole state as one argument ``G``, a namedtuple
+of groups, one per concern below, each a namedtuple of arrays (Numba passes
+nested namedtuples of arrays to a kernel on the GPU and in the simulator
+alike), then ``TRACE`` and the program's own arrays (``B_<buffer>``,
+``S_<shared scalar>``). Generated code reads ``G.sched.ST`` or ``G.B_out``;
+a device helper takes the group it works on (``dl.wake(G.sched, QMASK, inst)``).
+:data:`GROUPS` is the table of G's groups in order; each generated module
+builds its own ``State`` class from it and its program's arrays (the class
+must be importable by name: Numba's disk cache keys the kernel on the types of
+its arguments). The groups:
+
+- ``G.frames`` (:class:`Frames`): every instance's frame.
+- ``G.sched`` (:class:`Scheduler`): the run's control words, each instance's
+  state, the run queue, and the fresh instances of each task.
+- ``G.wait`` (:class:`WaitLists`): one wait list per resource.
+- ``G.chan`` (:class:`Channels`): every channel's ring.
+- ``G.signals`` (:class:`Signals`): signals, and those the host will set.
+- ``G.sleep`` (:class:`Sleepers`): the sleepers' ring.
+- ``G.jobs`` (:class:`BulkJobs`): posted ``bulk for`` jobs.
+- ``G.exec`` (:class:`Executors`): each executor's (warp's) own rows.
+- ``G.TRACE``: a traced run's events (one row where the run is not traced).
+
 Memory order. Words that several SMs touch are read with ``ld.relaxed.gpu``
 (``dl.ld``) or ``ld.acquire.gpu`` (``order.ld_acquire``) and written with
 atomics or ``st.release.gpu``; no word is read with a plain load inside a spin
@@ -71,8 +93,103 @@ the parent with a release.
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Any, NamedTuple
 
 LINE = 16  # int64 words per 128-byte line
+
+
+class Frames(NamedTuple):
+    """G.frames: the frames of every task instance, laid out by the planner (word 0 of an
+    instance's int words is its poll state). Only its own instance's poll touches a frame."""
+
+    FI: Any  # int64 words
+    FF: Any  # float64 words
+
+
+class Scheduler(NamedTuple):
+    """G.sched: what decides who runs (the rings' and words' protocols: the docstring above)."""
+
+    ST: Any  # int32 per instance: its Sched state
+    QSEQ: Any  # the run queue: a sequence number per slot,
+    QDATA: Any  # the instance in each slot,
+    QHT: Any  # and its Ring tickets
+    CTL: Any  # the run's control words (Ctl)
+    CURSOR: Any  # per task: its fresh instances claimed so far (fetch-add)
+    PRED: Any  # per task: instances of its predecessors still to finish (0: it may start)
+
+
+class WaitLists(NamedTuple):
+    """G.wait: a ring of waiting instances per resource (a signal, or a channel's receive
+    or send side; devicesync.py), one row each, and a flag per (resource, instance)."""
+
+    WSEQ: Any
+    WDATA: Any
+    WHT: Any  # Ring tickets, a row per resource
+    WREG: Any  # int32 per (resource, instance): 0 not listed, REG_WAITING, REG_STALE
+    WAITON: Any  # int32 per instance: the last resource it waited on, plus one (deadlock reports)
+
+
+class Channels(NamedTuple):
+    """G.chan: a row per channel; its value slots are CHI (integers) or CHF (floats)."""
+
+    CSEQ: Any  # a sequence per slot (the Channels protocol above)
+    CHI: Any
+    CHF: Any
+    CHHT: Any  # Ring tickets: HEAD receives, TAIL sends
+    CHCLOSED: Any  # int32 per channel: 1 once closed (release; receivers acquire)
+
+
+class Signals(NamedTuple):
+    """G.signals: a word per signal."""
+
+    SIG: Any  # int32: 1 once set (release; waiters acquire)
+    HOSTSIG: Any  # int32, in host-mapped memory: the host sets it (read with a system-scope acquire)
+    HOSTPEND: Any  # int32: 1 where the host will set the signal during the run
+
+
+class Sleepers(NamedTuple):
+    """G.sleep: one ring of sleeping instances, looked at by idle executors."""
+
+    SSEQ: Any
+    SDATA: Any
+    SHT: Any  # Ring tickets
+    UNTIL: Any  # int64 per instance: the device time it sleeps until (0: not asleep)
+
+
+class BulkJobs(NamedTuple):
+    """G.jobs: posted ``bulk for`` loops (the Bulk jobs protocol above)."""
+
+    JOB: Any  # a row of Job columns per job
+    JOBARGS_I: Any  # the loop's captured locals, a row per job
+    JOBARGS_F: Any
+    JOBSLOTS: Any  # int64 per slot: a posted job's id, or -1
+
+
+class Executors(NamedTuple):
+    """G.exec: a row per executor (warp): touched by that warp only, except STATS (the host)."""
+
+    CMD: Any  # what lane 0 hands the warp (Cmd)
+    EXS: Any  # lane 0's variables while its lanes run a command (Exs)
+    PARGS_I: Any  # a parallel for's range and captured locals, or a bulk chunk's range
+    PARGS_F: Any
+    SCRATCH_I: Any  # a received value on its way to a local
+    SCRATCH_F: Any
+    STATS: Any  # counters for the host (Stat)
+
+
+# G's groups in order: (field of G, its namedtuple). G ends with TRACE, then the program's
+# buffers (B_<name>) and shared scalars (S_<name>), in the Plan's order.
+GROUPS: tuple[tuple[str, type], ...] = (
+    ("frames", Frames),
+    ("sched", Scheduler),
+    ("wait", WaitLists),
+    ("chan", Channels),
+    ("signals", Signals),
+    ("sleep", Sleepers),
+    ("jobs", BulkJobs),
+    ("exec", Executors),
+)
+STATE_FIELDS = (*(name for name, _ in GROUPS), "TRACE")  # G's fields before the program's arrays
 
 
 class Ctl(IntEnum):

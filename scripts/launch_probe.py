@@ -4,7 +4,7 @@ For B1 (1M tiny tasks), B5 (bulk for over 2^28) and an empty bulk program, three
 each: ``kernel_ms`` (host wall time, launch to synchronize), ``launch_ms`` (the launch
 call alone, which returns before the kernel ends), ``device_ms`` (the longest executor's
 first look to its exit), and what the dispatcher's own launch path costs on the same
-arrays (it types every array of the argument tuple on each call).
+arrays (it types every array of the argument, G, on each call).
 Usage (device machine): python3 scripts/launch_probe.py
 """
 
@@ -56,7 +56,7 @@ def main() -> None:
         executors, blocks, threads = launch._grid(kernel.overloads[sig], gen, launch.RunOptions())
         host = launch.host_arrays(gen, executors, ins)
         dev = {k: launch._to_device(cuda, v) for k, v in host.items()}
-        args = tuple(dev[k] for k in gen.arrays)
+        args = launch.device_state(module, dev)
         kern = kernel.overloads[sig]
         full = (args, np.int64(0), np.int64(0))
         prep = []

@@ -39,7 +39,7 @@ def check(name: str, program: gasync.Program, inputs: dict[str, Any]) -> bool:
         mod, _ = module.load(gen, None)
         given = {b.name: np.zeros(b.shape, buffers.dtype_of(b.elem)) for b in program.plan.buffers if b.init == "input"}
         host = launch.host_arrays(gen, 4, {**given, **inputs})
-        sig = (types.Tuple([typeof(host[k]) for k in gen.arrays]), types.int64, types.int64)
+        sig = (typeof(launch.device_state(mod, host)), types.int64, types.int64)
         try:
             cuda.compile_ptx(mod.gasync_kernel.py_func, sig, cc=(9, 0))
         except Exception as exc:  # report every failure, then go on with the next program
