@@ -21,6 +21,7 @@ from gasync.planner import ir
 from gasync.planner.reduces import identity
 
 LANE_TYPE = {"bool": "int32"}  # a shuffle moves 32- or 64-bit words: bools travel as 0/1
+SHUFFLED_AS = {"u32": "int32", "u64": "int64"}
 
 
 def _literal(value: bool | int | float) -> str:
@@ -67,8 +68,13 @@ def combine(red: ir.Reduction, a: str, b: str) -> str:
 def warp_lines(red: ir.Reduction, ind: str) -> list[str]:
     """Combine the 32 lanes' ``acc`` into lane 0's."""
     out = [f"{ind}# the warp's 32 partials into lane 0's: five shuffles down"]
+    signed = SHUFFLED_AS.get(str(red.ty))  # shfl.sync moves signed ints and floats: unsigned as their bits
     for off in (16, 8, 4, 2, 1):
-        out.append(f"{ind}acc = {combine(red, 'acc', f'dl.shfl_down(G.exec.CMD, w, lane, acc, {off})')}")
+        if signed:
+            moved = f"{NP[str(red.ty)]}(dl.shfl_down(G.exec.CMD, w, lane, {signed}(acc), {off}))"
+        else:
+            moved = f"dl.shfl_down(G.exec.CMD, w, lane, acc, {off})"
+        out.append(f"{ind}acc = {combine(red, 'acc', moved)}")
     return out
 
 

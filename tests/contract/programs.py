@@ -1571,3 +1571,50 @@ task main {
     }
 }
 """
+
+
+case(
+    "reductions_of_every_kind_in_parallel_and_bulk_loops",
+    # the spec's v1 reductions: each operator on a type it takes, in a parallel for (shuffles in
+    # one warp) and a bulk for (chunks combined with atomics), an empty range (the identity),
+    # a reduction in an async fn and one as a compound assignment's value
+    """
+    const N: i64 = 1000;
+    buffer x: i64[N] = iota;
+    buffer f: f64[N] = iota;
+    buffer u: u64[N] = fill(9223372036854775808);
+    buffer ri: i64[8] = zeros;
+    buffer rf: f64[4] = zeros;
+    buffer ru: u64[2] = zeros;
+    buffer rb: i32[2] = zeros;
+    async fn total(n: i64) -> i64 {
+        let s: i64 = bulk for i in 0..n reduce sum { x[i] * 2 };
+        return s;
+    }
+    task main {
+        ri[0] = parallel for i in 0..N reduce sum { x[i] };
+        ri[1] = bulk for i in 0..N reduce max { x[i] % 37 };
+        ri[2] = parallel for i in 3..3 reduce min { x[i] };
+        ri[3] = bulk for i in 0..N reduce or { x[i] & 512 };
+        ri[4] = parallel for i in 1..N reduce and { x[i] | 1 };
+        ri[5] = total(N).await;
+        ri[6] = 5;
+        ri[6] += bulk for i in 0..10 reduce sum { let h: i64 = 0; if x[i] > 4 { h = 1; } h };
+        rf[0] = bulk for i in 0..N reduce sum { f[i] * 0.5 };
+        rf[1] = parallel for i in 0..N reduce min { 10.0 - f[i] };
+        rf[2] = bulk for i in 0..N reduce max { f[i] };
+        ru[0] = bulk for i in 0..N reduce max { u[i] + (i as u64) };
+        ru[1] = parallel for i in 0..N reduce min { u[i] + (i as u64) };
+        let any: bool = bulk for i in 0..N reduce or { x[i] == 999 };
+        let all: bool = parallel for i in 0..N reduce and { x[i] < 999 };
+        if any { rb[0] = 1; }
+        if all { rb[1] = 1; }
+    }
+    """,
+    {
+        "ri": [499500, 36, 9223372036854775807, 512, 1, 999000, 10, 0],
+        "rf": [249750.0, -989.0, 999.0, 0.0],
+        "ru": [9223372036854775808 + 999, 9223372036854775808],
+        "rb": [1, 0],
+    },
+)
