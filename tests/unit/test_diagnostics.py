@@ -250,7 +250,7 @@ bad.gasync:2:19: error: comparison operators cannot be chained
         "task main {\n    let x = ;\n}\n",
         UnexpectedTokenError,
         """\
-bad.gasync:2:13: error: expected expression, found ';'
+bad.gasync:2:13: error: expected expression, 'bulk' or 'parallel', found ';'
    |
  2 |     let x = ;
    |             ^""",
