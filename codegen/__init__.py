@@ -19,7 +19,7 @@ import hashlib
 from dataclasses import dataclass
 
 from gasync import __version__
-from gasync.codegen import kernel
+from gasync.codegen import kernel, services
 from gasync.codegen.blocks import emit_plain
 from gasync.codegen.flatten import flatten_plan
 from gasync.codegen.jobs import JobWidths
@@ -92,7 +92,7 @@ def generate(plan: Plan, trace: bool = False) -> Generated:
     jobargs = (max([2, *(p.n_int for p in bulk)]), max([1, *(p.n_float for p in bulk)])) if bulk else (0, 0)
     head = _header(plan, bases, capacity, bool(bulk), arrays)
     tail = [
-        *kernel.services(shared),
+        *services.services(shared),
         "",
         "",
         *kernel.task_of(plan.tasks),
