@@ -14,158 +14,17 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from summary import SUMMARY, THROUGHPUT, best, find, fmt, headline
+from lines import LINES, WHAT, Line
+from summary import SUMMARY, best, find, fmt, headline
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results"
 OUT = ROOT / "docs" / "performance.md"
 NOT_RUN = "not run"
-TRACE_DEFAULT = "262,144"  # RunOptions.trace_capacity's default, as the T1 cases name it
-
-
-@dataclass(frozen=True)
-class Line:
-    """One line of the results table: which rows of the JSON give its figures, and its goal."""
-
-    bench: str
-    label: str
-    gasync: str  # case prefix of the gasync row
-    baselines: tuple[str, ...] = ()  # case prefixes of the rows compared with: the best one is shown
-    ratio: str = ""  # case prefix of a ratio row
-    speedup: bool = False  # ratio = baseline / gasync (times per item: "Nx faster")
-    vs_limit: bool = False  # ratio = gasync / baseline, the hand-written limit (times per item: "Nx the limit")
-    throughput: bool = False  # ratio = gasync / the best baseline (GB/s: higher is better)
-    goal: str = ""
-    met: Callable[[float, float | None], bool] | None = None  # (gasync value, ratio) -> met?
-    missing: str = "was not run"  # the finding when gasync's row is absent and the benchmark did not fail
-
-
-WHAT = {
-    "B1": "Tiny tasks: N one-line tasks `out[i] = i` (`programs/b1_tasks.gasync`); kernel time / N, "
-    "vs replaying a CUDA graph of one-thread kernel nodes (per node).",
-    "B2": "Cross-warp hand-off: two tasks ping-pong a value over two one-slot channels "
-    "(`programs/b2_pingpong.gasync`); kernel time / (2 x round trips). Its limits, hand-written in the same "
-    "process (`pingpong.py`): one word ping-ponged by lane 0 of two blocks on different SMs (checked by "
-    "`%smid`) through global memory, and of two warps of one block through shared memory, polling with "
-    "an atomic CAS or with a load that stays in the loop. gasync's two tasks run in one block today, so its "
-    "figure is a same-SM one; CUDA graph replay per node is listed for context.",
-    "B2b": "Await cost: one task awaits a chain of 16 async fns, plain device functions or suspending "
-    "state machines; (t(K=16) - t(K=0)) / (reps x 16). No external baseline.",
-    "B3": "A data-dependent loop: x = 0.5 x + 0.5 target over 4096 f64 plus a residual check, repeated "
-    "until the residual is under TOL (exactly 997 steps at full size), in one kernel "
-    "(`programs/b3_converge*.gasync`, with `parallel for` on one warp or `bulk for` across the GPU), vs a host "
-    "loop of one Numba launch + a copy of the residual + a test per step. Ratio: host time / gasync time.",
-    "B4": "Warp specialisation: one loader task sends tile numbers over a channel of capacity 8 (the spec's; "
-    "64 for context) to compute tasks that compute y = 2x + 1 per tile of 65,536 (`programs/b4_loader.gasync`, "
-    "2^26 f32), vs the best hand-written Numba kernel of the same work in the run (grid-stride, or one "
-    "contiguous range per warp with 4 loads in flight per lane). Ratio of throughputs (8 bytes per element).",
-    "B5": "One task's `bulk for` y = 2x + 1 over 2^28 f32 (`programs/b5_bulk.gasync`), vs the best "
-    "hand-written kernel (grid-stride or per-warp contiguous). Ratio of throughputs.",
-    "B5a": "The same stage as 4096 tasks, each a `parallel for` over one chunk (`programs/b5a_stage.gasync`), "
-    "vs the best hand-written kernel (grid-stride, per-warp contiguous or one thread per element). "
-    "Ratio of throughputs.",
-    "B6": "Compile time of `samples/stencil2d.gasync` in a fresh process: cold (fresh cache) and cached.",
-    "T1": "Tracing overhead: B1 at N = 64K and 1M generated with `trace=True` vs without; ns per task both ways. "
-    f"The device trace buffer holds {TRACE_DEFAULT} events by default, so at 1M most are dropped; a second "
-    "1M run gives the buffer room for all.",
-}
-
-
-def _le(limit: float) -> Callable[[float, float | None], bool]:
-    return lambda v, _r: v <= limit
-
-
-def _lt(limit: float) -> Callable[[float, float | None], bool]:
-    return lambda v, _r: v < limit
-
-
-def _ratio_ge(limit: float) -> Callable[[float, float | None], bool]:
-    return lambda _v, r: r is not None and r >= limit
-
-
-M, K = "1,048,576", "65,536"
-GRAPH = ("CUDA graph replay per node",)
-HAND_WRITTEN = THROUGHPUT  # every hand-written y = 2x + 1 kernel: the best of a run is the baseline
-LINES = [
-    Line("B1", "queue executor, N=1M", f"gasync queue, N={M}", GRAPH, speedup=True, goal="<= 1 ns/task", met=_le(1.0)),
-    Line("B1", "spin executor, N=1M", f"gasync spin, N={M}", GRAPH, speedup=True, goal="<= 1 ns/task", met=_le(1.0)),
-    Line(
-        "B2",
-        "hand-off, cross SM",
-        "gasync ping-pong hand-off, cross SM",
-        ("hand-written ping-pong, cross SM",),
-        vs_limit=True,
-        goal="<= 0.3 us",
-        met=_le(0.3),
-        missing="has no gasync figure yet (its two tasks run in one block; see suite2.CROSS_SM_RUN)",
-    ),
-    Line(
-        "B2",
-        "hand-off, same SM",
-        "gasync ping-pong hand-off, same SM",
-        ("hand-written ping-pong, same SM",),
-        vs_limit=True,
-        goal="< 0.3 us",
-        met=_lt(0.3),
-    ),
-    Line("B2b", "await, plain fns", "await chain of plain fns", goal="<= 20 ns", met=_le(20.0)),
-    Line("B2b", "await, state machines", "await chain of state machines", goal="<= 20 ns", met=_le(20.0)),
-    Line(
-        "B3",
-        "converge, parallel for",
-        "gasync one kernel (parallel for)",
-        ("host-driven numba loop",),
-        "speedup host-driven / gasync (parallel for)",
-        goal=">= 20x",
-        met=_ratio_ge(20.0),
-    ),
-    Line(
-        "B3",
-        "converge, bulk for",
-        "gasync one kernel (bulk for)",
-        ("host-driven numba loop",),
-        "speedup host-driven / gasync (bulk for)",
-        goal=">= 20x",
-        met=_ratio_ge(20.0),
-    ),
-    Line(
-        "B4",
-        "loader + compute, capacity 8",
-        "gasync loader + compute, capacity 8,",
-        HAND_WRITTEN,
-        throughput=True,
-        goal=">= 0.85",
-        met=_ratio_ge(0.85),
-    ),
-    Line("B4", "loader + compute, capacity 64", "gasync loader + compute, capacity 64,", HAND_WRITTEN, throughput=True),
-    Line("B5", "bulk for", "gasync bulk for", HAND_WRITTEN, throughput=True, goal=">= 0.95", met=_ratio_ge(0.95)),
-    Line("B5a", "task array", "gasync task array", HAND_WRITTEN, throughput=True, goal=">= 0.9", met=_ratio_ge(0.9)),
-    Line("B6", "cold compile_s", "stencil2d cold: compile_s"),
-    Line("B6", "cached compile_s", "stencil2d cached: compile_s"),
-    Line("T1", "trace on vs off, N=64K", f"trace on, N={K},", (f"trace off, N={K}",), f"trace on / off, N={K},"),
-    Line(
-        "T1",
-        f"trace on vs off, N=1M, capacity {TRACE_DEFAULT}",
-        f"trace on, N={M}, capacity {TRACE_DEFAULT}",
-        (f"trace off, N={M}",),
-        f"trace on / off, N={M}, capacity {TRACE_DEFAULT}",
-    ),
-    Line(
-        "T1",
-        "trace on vs off, N=1M, room for all events",
-        f"trace on, N={M}, capacity 2,",
-        (f"trace off, N={M}",),
-        f"trace on / off, N={M}, capacity 2,",
-    ),
-]
-
-
 COMPILE_TIME = "compile-time"  # bench/compile_time.py's results (no GPU): a section of their own
 
 

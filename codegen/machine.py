@@ -367,25 +367,6 @@ class Emitter:
         return tuple((n, self.types[n]) for n in used if n not in defined)
 
 
-def restore_lines(frame: FrameLayout, types: dict[str, ir.Ty], ind: str) -> list[str]:
-    out = []
-    for name, off in frame.int_slots:
-        ty = types[name]
-        if ty == "bool":
-            out.append(f"{ind}{local(name)} = FI[fb_i + {off}] != 0")
-        else:
-            out.append(f"{ind}{local(name)} = {NP[str(ty)]}(FI[fb_i + {off}])")
-    for name, off in frame.float_slots:
-        out.append(f"{ind}{local(name)} = {NP[str(types[name])]}(FF[fb_f + {off}])")
-    return out
-
-
-def spill_lines(frame: FrameLayout, ind: str) -> list[str]:
-    out = [f"{ind}FI[fb_i + {off}] = int64({local(name)})" for name, off in frame.int_slots]
-    out += [f"{ind}FF[fb_f + {off}] = float64({local(name)})" for name, off in frame.float_slots]
-    return out
-
-
 __all__ = [
     "DONE_STATE",
     "FRAME",
@@ -397,6 +378,4 @@ __all__ = [
     "UnsupportedError",
     "contains_suspend",
     "literal",
-    "restore_lines",
-    "spill_lines",
 ]

@@ -23,13 +23,11 @@ from gasync.codegen.machine import (
     READY,
     Shared,
     contains_suspend,
-    restore_lines,
     source_line,
-    spill_lines,
     suspends_here,
 )
 from gasync.planner import ir
-from gasync.planner.model import Function, TaskDef
+from gasync.planner.model import FrameLayout, Function, TaskDef
 from gasync.planner.printer import source_name
 from gasync.planner.walk import children, stmts_in
 
@@ -333,3 +331,22 @@ def emit_block(shared: Shared, block: ir.AsyncBlock, fn_name: str) -> list[str]:
     fn = shared.plan.function(fn_name)
     task = next((t for t in shared.plan.tasks if t.name == fn_name), None)
     return PollEmitter(shared, fn, task, block).emit()
+
+
+def restore_lines(frame: FrameLayout, types: dict[str, ir.Ty], ind: str) -> list[str]:
+    out = []
+    for name, off in frame.int_slots:
+        ty = types[name]
+        if ty == "bool":
+            out.append(f"{ind}{local(name)} = FI[fb_i + {off}] != 0")
+        else:
+            out.append(f"{ind}{local(name)} = {NP[str(ty)]}(FI[fb_i + {off}])")
+    for name, off in frame.float_slots:
+        out.append(f"{ind}{local(name)} = {NP[str(types[name])]}(FF[fb_f + {off}])")
+    return out
+
+
+def spill_lines(frame: FrameLayout, ind: str) -> list[str]:
+    out = [f"{ind}FI[fb_i + {off}] = int64({local(name)})" for name, off in frame.int_slots]
+    out += [f"{ind}FF[fb_f + {off}] = float64({local(name)})" for name, off in frame.float_slots]
+    return out
