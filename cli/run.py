@@ -202,14 +202,13 @@ def _say_backend(rep: Reporter, src: Source, args: Args, chosen: str, plan: Plan
 def _hint_host_signals(rep: Reporter, plan: Plan, args: Args) -> None:
     """A signal that tasks wait for but only the host can set, and this run does not: say so
     first, as the run can then only end in a deadlock report or at its timeout."""
-    from gasync.planner.effects import task_effects
+    from gasync.planner.effects import host_set_signals, task_effects
 
     effects = task_effects(plan)
-    set_by_tasks = {n for e in effects.values() for n in e.sets}
-    given = {name for name, _ in args.signals}
+    unset = host_set_signals(plan, effects) - {name for name, _ in args.signals}
     for sig in plan.signals:
         waiting = [t for t, e in effects.items() if sig.name in e.waits]
-        if waiting and sig.name not in set_by_tasks and sig.name not in given:
+        if waiting and sig.name in unset:
             end = f"--timeout {args.timeout_s:g}s" if args.timeout_s else "the deadlock report, or for ever"
             rep.warn(
                 f"no task sets signal '{sig.name}', so only the host can (--signal {sig.name}=DELAY), and this"

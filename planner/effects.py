@@ -128,3 +128,8 @@ def task_effects(plan: Plan) -> dict[str, Effects]:
     instances = {t.name: (t.var, t.start, t.stop) for t in plan.tasks if t.var is not None}
     effects = transitive_effects([*plan.functions, *(t.body for t in plan.tasks)], instances)
     return {t.name: effects[t.body.name] for t in plan.tasks}
+
+
+def host_set_signals(plan: Plan, effects: dict[str, Effects]) -> set[str]:
+    """The signals no task sets: only the host can (``--signal``)."""
+    return {s.name for s in plan.signals} - {n for e in effects.values() for n in e.sets}

@@ -9,7 +9,9 @@ a stale one.
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import importlib.machinery
 import importlib.util
 import os
 import re
@@ -49,25 +51,33 @@ def device_layer(source: str) -> list[Path]:
     Numba's cache key covers only the kernel's own bytecode, so an edit of a helper module
     must change the generated module's file name, or a stale compiled kernel is reused.
     """
+    return list(_layer(tuple(imported_modules(source))))
+
+
+@functools.lru_cache(maxsize=64)
+def _layer(imports: tuple[str, ...]) -> tuple[Path, ...]:
+    """(Per process: the modules it runs are imported once, so an edit after that would not run either.)"""
     seen: dict[str, Path] = {}
-    todo = imported_modules(source)
+    looked: set[str] = set()
+    todo = list(imports)
     while todo:
         name = todo.pop()
-        if name in seen:
+        if name in looked:
             continue
-        spec = importlib.util.find_spec(name) if _is_module(name) else None
+        looked.add(name)
+        spec = _spec(name)
         if spec is None or spec.origin is None or spec.submodule_search_locations is not None:
             continue  # a name imported from a module, or a package (whose __init__ the kernel never runs)
         seen[name] = Path(spec.origin)
         todo.extend(imported_modules(seen[name].read_text()))
-    return [seen[k] for k in sorted(seen)]
+    return tuple(seen[k] for k in sorted(seen))
 
 
-def _is_module(name: str) -> bool:
+def _spec(name: str) -> importlib.machinery.ModuleSpec | None:
     try:
-        return importlib.util.find_spec(name) is not None
+        return importlib.util.find_spec(name)
     except (ImportError, ValueError):
-        return False
+        return None
 
 
 def layer_digest(files: list[Path]) -> str:
@@ -78,7 +88,12 @@ def layer_digest(files: list[Path]) -> str:
 
 
 def module_path(gen: Generated, cache_dir: str | None) -> Path:
-    return cache.root_of(cache_dir) / f"gasync_{gen.digest}_{layer_digest(device_layer(gen.source))}.py"
+    return cache.root_of(cache_dir) / f"gasync_{gen.digest}_{_digest_of(tuple(imported_modules(gen.source)))}.py"
+
+
+@functools.lru_cache(maxsize=64)
+def _digest_of(imports: tuple[str, ...]) -> str:
+    return layer_digest(list(_layer(imports)))
 
 
 def load(gen: Generated, cache_dir: str | None, max_bytes: int = cache.DEFAULT_MAX_BYTES) -> tuple[ModuleType, Path]:

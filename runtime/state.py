@@ -257,8 +257,8 @@ class Exs(IntEnum):
     EPOCH = 9  # the last JOBEPOCH it scanned the job slots for
 
 
-EXS_WORDS = 10
-EXS_INITIAL = (0, 0, 0, 0, 0, -1, 0, 32, 1, -1)
+EXS_WORDS = len(Exs)
+EXS_INITIAL = {Exs.RESUME: -1, Exs.BACKOFF: 32, Exs.FRESH: 1, Exs.EPOCH: -1}  # the other words start at 0
 
 
 class Cmd(IntEnum):
@@ -268,7 +268,7 @@ class Cmd(IntEnum):
     JOB = 1  # the bulk job whose chunk the lanes ran (-1: none)
 
 
-CMD_WORDS = 2
+CMD_WORDS = len(Cmd)
 CMD_EXIT = -1
 
 
@@ -297,7 +297,7 @@ class Job(IntEnum):
     SLOT = 8  # its JOBSLOTS entry, freed by the last chunk
 
 
-JOB_WORDS = 9
+JOB_WORDS = len(Job)
 
 # Plain ints for device code (a Numba kernel freezes module-level ints).
 CTL_EXIT = int(Ctl.EXIT)

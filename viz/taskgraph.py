@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import graphviz
 
-from gasync.planner.effects import Effects, task_effects
+from gasync.planner.effects import Effects, host_set_signals, task_effects
 from gasync.planner.model import Plan, TaskDef
 
 FONT = "Helvetica"
@@ -61,7 +61,7 @@ def task_graph(plan: Plan) -> graphviz.Digraph:
         edge_attr={"fontname": FONT, "fontsize": "9"},
     )
     effects = task_effects(plan)
-    host_set = {s.name for s in plan.signals} - {n for e in effects.values() for n in e.sets}
+    host_set = host_set_signals(plan, effects)
     for t in plan.tasks:
         g.node(f"task.{t.name}", _label(t), style="rounded,filled", fillcolor="#eef3fb")
     for kind, name, label in _objects(plan):
