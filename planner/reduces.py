@@ -43,7 +43,7 @@ def identity(op: str, ty: ir.Ty) -> bool | int | float:
 def combine(op: str, ty: ir.Ty, a: bool | int | float, b: bool | int | float) -> bool | int | float:
     """``a OP b`` as the loop combines two values (integers wrap as the type does)."""
     if ty == "bool":
-        return (a and b) if op == "and" else (a or b) if op == "or" else a
+        return (a and b) if op == "and" else (a or b)  # check_op allows only these on bool
     if ty in ir.FLOATS and op in ("min", "max") and (a != a or b != b):
         return b if a != a else a  # a NaN is no candidate, as in Rust's f64::min and CUDA's fmin
     if op == "min":
