@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [checks|tier|match|executors|samples|differential|probe|sanitize|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|probe|sanitize|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -24,6 +24,14 @@ log="$out/gpu-$part.log"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   python3 -c "import numba, numba_cuda, numpy; print('numba', numba.__version__, 'numba-cuda', numba_cuda.__version__, 'numpy', numpy.__version__)"
   in_part() { case " $* " in *" $part "*) return 0 ;; esac; return 1; }
+  if in_part suite; then
+  # the whole GPU suite at once, spread over processes (most of its time is Numba's
+  # compiling, on the CPU: 16 cores there); pytest-xdist and execnet travel in .whl/
+  echo "== the whole GPU suite (tier, match, executors) over 10 processes"
+  timeout 540 python3 -m pytest -q -m gpu tests/gpu -n 10 -p no:cacheprovider -W ignore -rf \
+    > "$out/pytest-gpu-suite.log" 2>&1
+  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-suite.log" | tail -60
+  fi
   if in_part tier checks all; then
   echo "== GPU contract suite (every test but the other executors and the simulator comparison)"
   # the whole log is kept: a tail alone lost the failures' causes once
