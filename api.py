@@ -85,17 +85,28 @@ class Program:
         signals: Mapping[str, float] | None = None,
         outputs: Outputs = "auto",
         trace: bool = False,
+        warps_per_block: int = 0,
     ) -> Result:
         """Run on ``backend`` ('auto', 'cuda' or 'sim'); ``timeout`` in seconds (0: none);
         ``signals`` sets each named signal from the host that many seconds after launch;
         ``outputs``: 'host' for NumPy buffers, 'device' for device arrays, 'auto' for device
         arrays where an input was one (on a GPU; the simulator gives NumPy arrays);
-        ``trace`` records every poll and wake (``Result.trace``, ``Result.profile``)."""
+        ``trace`` records every poll and wake (``Result.trace``, ``Result.profile``);
+        ``warps_per_block`` shapes the GPU launch (0: 4 warps per block; 1: executors spread
+        over SMs, which ``stats["sms"]`` lists)."""
         from gasync import runtime
         from gasync.pipeline import deep
 
         options = RunOptions(
-            backend, dict(inputs or {}), timeout, executors, executor, cache_dir, dict(signals or {}), outputs=outputs
+            backend,
+            dict(inputs or {}),
+            timeout,
+            executors,
+            executor,
+            cache_dir,
+            dict(signals or {}),
+            outputs=outputs,
+            warps_per_block=warps_per_block,
         )
         generated = self.generated
         if trace and not generated.trace:

@@ -86,10 +86,23 @@ class FutureRenderer:
         return out
 
     # ---- poll ----
-    def poll(self, fut: ir.Future, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
+    def poll(self, fut: ir.Future, ci: str, cf: str, rdy: str, target: str | None, alone: bool = False) -> list[str]:
+        """``alone``: the future is awaited by itself (no select arm, no part of a join), so
+        a channel send or receive may wait in place before it suspends."""
+        if isinstance(fut, ir.Send):
+            return self._poll_Send(fut, ci, cf, rdy, target, alone)
+        if isinstance(fut, ir.Recv):
+            return self.recv_lines(fut.chan, ci, rdy, target, ended=None, alone=alone)
         method = getattr(self, "_poll_" + type(fut).__name__)
         lines: list[str] = method(fut, ci, cf, rdy, target)
         return lines
+
+    def _in_place(self, side: str, c: str, rdy: str, attempt: str) -> list[str]:
+        """Where the first attempt failed: wait in place, then attempt again (state.py)."""
+        if not self.shared.wait_in_place:  # type: ignore[attr-defined]
+            return []
+        spin = self.shared.spin(side, c)  # type: ignore[attr-defined]
+        return [f"if not {rdy} and {spin}:", f"    {rdy} = {attempt}"]
 
     def _poll_AsyncCall(self, fut: ir.AsyncCall, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
         sh = self.shared  # type: ignore[attr-defined]
@@ -134,7 +147,9 @@ class FutureRenderer:
             f"    {rdy} = dl.signal_is_set(G.signals.SIG, {k})",
         ]
 
-    def _poll_Send(self, fut: ir.Send, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
+    def _poll_Send(
+        self, fut: ir.Send, ci: str, cf: str, rdy: str, target: str | None, alone: bool = False
+    ) -> list[str]:
         c = fut.chan
         value = f"FF[fb_f + {cf}]" if self._chan(c).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
         data = "G.chan.CHF" if self._chan(c).elem in ir.FLOATS else "G.chan.CHI"
@@ -147,6 +162,7 @@ class FutureRenderer:
             "    dl.add(G.sched.CTL, dsync.CTL_CLOSED_SENDS, int64(1))  # the value is dropped",
             "else:",
             f"    {rdy} = {send}",
+            *("    " + x for x in (self._in_place("SEND", c, rdy, send) if alone else [])),
             f"    if not {rdy}:",
             *("        " + x for x in sh.chan_register("SEND", c, flag)),
             f"        {rdy} = {send}",
@@ -155,12 +171,12 @@ class FutureRenderer:
             *("        " + x for x in sh.chan_done("SEND", c, flag)),
         ]
 
-    def _poll_Recv(self, fut: ir.Recv, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
-        return self.recv_lines(fut.chan, ci, rdy, target, ended=None)
-
-    def recv_lines(self, c: str, ci: str, rdy: str, target: str | None, ended: str | None) -> list[str]:
+    def recv_lines(
+        self, c: str, ci: str, rdy: str, target: str | None, ended: str | None, alone: bool = False
+    ) -> list[str]:
         """Receive into ``target``; with ``ended``, also detect a closed, drained channel.
-        The future's frame word ``ci`` (0 when it starts) is set once it waits in line."""
+        The future's frame word ``ci`` (0 when it starts) is set once it waits in line;
+        ``alone``: awaited by itself, so it may wait in place first (see ``poll``)."""
         sh = self.shared  # type: ignore[attr-defined]
         flag = f"FI[fb_i + {ci}]"
         is_float = self._chan(c).elem in ir.FLOATS
@@ -168,6 +184,7 @@ class FutureRenderer:
         take = f"dsync.chan_try_recv(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w)"
         lines = [
             f"{rdy} = {take}",
+            *(self._in_place("RECV", c, rdy, take) if alone else []),
             f"if not {rdy}:",
             *("    " + x for x in sh.chan_register("RECV", c, flag)),
             f"    {rdy} = {take}",

@@ -127,6 +127,7 @@ def executor(w, G, timeout_ns):
     epoch = EXS[w, dl.EXS_EPOCH]  # the job epoch whose slots it last scanned in vain
     if start == 0:
         start = dl.now_ns()
+        STATS[w, dl.STAT_SMID] = dl.smid()
         if timeout_ns > 0:
             dl.cas(CTL, dl.CTL_DEADLINE, int64(0), start + timeout_ns)
     if CMD[w, dl.CMD_JOB] >= 0:
@@ -163,6 +164,10 @@ def executor(w, G, timeout_ns):
             ST[inst] = dl.RUNNING
             backoff = 32
             polls += 1
+            if WAIT_IN_PLACE:
+                # its channel awaits may wait in place while it has nothing else to run: no
+                # fresh instance of its own, and none left to claim (state.py, Waiting in place)
+                EXS[w, dl.EXS_SPIN] = 1 if lo >= hi and fresh == 0 else 0
             r = poll_instance(inst, w, G)
             if r == {fork}:
                 resume = inst
@@ -281,6 +286,7 @@ def spin_executor(w, G, timeout_ns, executors):
     start = EXS[w, dl.EXS_START]
     if start == 0:
         start = dl.now_ns()
+        STATS[w, dl.STAT_SMID] = dl.smid()
         inst = w
         if timeout_ns > 0:
             dl.cas(CTL, dl.CTL_DEADLINE, int64(0), start + timeout_ns)

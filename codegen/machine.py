@@ -81,6 +81,17 @@ class Shared:
     internal_states: list[tuple[str, int, str]] = field(default_factory=list)
 
     @property
+    def wait_in_place(self) -> bool:
+        """Whether a channel await may wait in place (runtime/state.py, Waiting in place):
+        in a program with channels, when untraced (a trace shows each suspension)."""
+        return bool(self.plan.channels) and not self.trace
+
+    def spin(self, side: str, c: str) -> str:
+        """A call that waits in place until channel ``c``'s ``side`` ("RECV" or "SEND") is
+        ready, while the executor has nothing else to run; True if it became ready."""
+        return f"await_in_place({0 if side == 'RECV' else 1}, CH_{c}, CAP_{c}, w, G)"
+
+    @property
     def job_width(self) -> int:
         return self.jobs.per_instance if self.jobs is not None else 1
 

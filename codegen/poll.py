@@ -159,7 +159,7 @@ class PollEmitter(BlockEmitter, FutureRenderer):
             self.add(self.poll_join(s.future, ci, cf, "rdy", s.targets))
         else:
             target = s.targets[0] if s.targets else None
-            self.add(self.poll(s.future, ci, cf, "rdy", target))
+            self.add(self.poll(s.future, ci, cf, "rdy", target, alone=True))
         self.add(["if not rdy:"])
         self.cur += self.suspend(s.site, IND + "    ")
 
@@ -226,7 +226,7 @@ class PollEmitter(BlockEmitter, FutureRenderer):
         self.add([f"FI[fb_i + {ci}] = 0"])
         self.goto(s.site)
         self.start(s.site)
-        self.add(self.recv_lines(s.chan, ci, "rdy", s.var, ended="ended"))
+        self.add(self.recv_lines(s.chan, ci, "rdy", s.var, ended="ended", alone=True))
         self.add(["if ended:"])
         self.goto(exit_, IND + "    ")
         self.add(["if not rdy:"])

@@ -1,6 +1,7 @@
 """The program-specific device helpers the executor and polls call: setting a signal,
 closing a channel (each waking its waiters), whether a host signal is still to come, and
-``service``, which delivers host signals that arrived and wakes due sleepers."""
+``service``, which delivers host signals that arrived and wakes due sleepers; and
+``await_in_place``, where a channel await waits while its executor has nothing else to do."""
 
 from __future__ import annotations
 
@@ -46,4 +47,54 @@ def services(shared: Shared) -> list[str]:
         else:
             out.append(f"    dsync.wake_sleepers({args})")
     out.append("    return")
+    if shared.wait_in_place:
+        out += ["", "", *AWAIT_IN_PLACE.strip("\n").splitlines()]
     return out
+
+
+# side 0: a receive waits for a value; 1: a send waits for a free slot
+AWAIT_IN_PLACE = """
+@cuda.jit(device=True)
+def await_in_place(side, c, cap, w, G):
+    # A channel await that found nothing waits for it here, while this executor has
+    # nothing else to run (EXS[w, SPIN]; runtime/state.py, Waiting in place): no wait
+    # list, wake or run queue on either side of the hand-off. True once it looks ready
+    # (or closed); False when it gave up: work waits in the run queue that no idle
+    # executor has taken for a while, a bulk for was posted, the run ends, or SPIN_NS passed.
+    if G.exec.EXS[w, dl.EXS_SPIN] == 0:
+        return False
+    QHT, CTL = G.sched.QHT, G.sched.CTL
+    t0 = dl.now_ns()
+    nap = 0
+    turn = 0
+    head = int64(-1)  # the run queue's head when it was first seen holding work,
+    since = t0  # and when
+    epoch = dl.ld(CTL, dsync.CTL_JOB_EPOCH) if HAS_BULK else int64(0)
+    while True:
+        # relaxed reads: a hint only, the take or put that follows decides
+        if side == 0:
+            ready = dsync.chan_can_recv(G.chan, c, cap)
+        else:
+            ready = dsync.chan_can_send(G.chan, c, cap)
+        if ready or dl.ld(G.chan.CHCLOSED, c) != 0:
+            G.exec.STATS[w, dl.STAT_SPUN] += 1
+            return True
+        turn += 1
+        if turn % 8 == 0:
+            service(w, G)  # others' timers and host signals, while this one waits
+            t = dl.now_ns()
+            if dl.ld(CTL, dl.CTL_EXIT) != 0 or t - t0 > dl.SPIN_NS:
+                return False
+            h = dl.ld(QHT, dl.HEAD)
+            if h == dl.ld(QHT, dl.TAIL):
+                head = int64(-1)
+            elif h != head:
+                head, since = h, t
+            elif t - since > QUEUE_STALL_NS:
+                return False  # no idle executor takes it: go and run it
+            if HAS_BULK and dl.ld(CTL, dsync.CTL_JOB_EPOCH) != epoch:
+                return False  # a bulk for was posted: its chunks want every idle warp
+        if turn > 16 or dl.SIM:  # on the GPU the first turns are the loads alone (an L2 trip each)
+            dl.pause(nap)
+            nap = min(2 * nap + 32, 256)
+"""

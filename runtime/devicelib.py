@@ -66,6 +66,7 @@ from gasync.runtime.state import (  # noqa: F401  (the generated code reads thes
     EXS_LO,
     EXS_POLLS,
     EXS_RESUME,
+    EXS_SPIN,
     EXS_START,
     HEAD,
     IDLE,
@@ -75,6 +76,8 @@ from gasync.runtime.state import (  # noqa: F401  (the generated code reads thes
     STAT_ELAPSED_NS,
     STAT_IDLE,
     STAT_POLLS,
+    STAT_SMID,
+    STAT_SPUN,
     TAIL,
 )
 
@@ -83,6 +86,10 @@ SIM = bool(config.ENABLE_CUDASIM)
 # is busy only while a consumer is between its take and its release: nanoseconds on the
 # GPU, but a simulated thread can wait a long time for the GIL there)
 FULL_NS = 2_000_000_000 if SIM else 100_000_000
+# how long a channel await waits in place before it suspends (state.py, Waiting in place):
+# long against a hand-off (microseconds on the GPU) and against a stage of a pipeline waiting
+# for its next value, short against a person waiting for a deadlock report
+SPIN_NS = 2_000_000 if SIM else 1_000_000
 
 if SIM:
 
@@ -98,25 +105,40 @@ if SIM:
     def ld(arr, i):  # type: ignore[no-untyped-def]
         return arr[i]
 
+    def smid() -> int:
+        return 0
+
 else:
     from llvmlite import ir as llvm_ir
     from numba import types
     from numba.cuda.extending import intrinsic
 
-    @intrinsic
-    def _globaltimer(typingctx):  # type: ignore[no-untyped-def]
-        sig = types.uint64()
+    def _special_register(name: str, bits: int):  # type: ignore[no-untyped-def]
+        """An intrinsic that reads PTX special register ``%name`` (``bits`` wide, unsigned)."""
 
-        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            fty = llvm_ir.FunctionType(llvm_ir.IntType(64), [])
-            asm = llvm_ir.InlineAsm(fty, "mov.u64 $0, %globaltimer;", "=l", side_effect=True)
-            return builder.call(asm, [])
+        @intrinsic
+        def read(typingctx):  # type: ignore[no-untyped-def]
+            def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+                fty = llvm_ir.FunctionType(llvm_ir.IntType(bits), [])
+                kind, reg = ("u64", "l") if bits == 64 else ("u32", "r")
+                asm = llvm_ir.InlineAsm(fty, f"mov.{kind} $0, %{name};", f"={reg}", side_effect=True)
+                return builder.call(asm, [])
 
-        return sig, codegen
+            return (types.uint64 if bits == 64 else types.uint32)(), codegen
+
+        return read
+
+    _globaltimer = _special_register("globaltimer", 64)
+    _smid = _special_register("smid", 32)
 
     @cuda.jit(device=True, inline=True)
     def now_ns() -> int:
         return int64(_globaltimer())
+
+    @cuda.jit(device=True, inline=True)
+    def smid() -> int:
+        """The SM the calling thread runs on."""
+        return int64(_smid())
 
     @cuda.jit(device=True, inline=True)
     def pause(ns: int) -> None:

@@ -190,6 +190,9 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         "wakes": int(back["QHT"][Ring.TAIL]),  # instances put on the run queue: woken while waiting, or yielding
         "closed_sends": int(back["CTL"][Ctl.CLOSED_SENDS]),
         "idle_spins": int(back["STATS"][:, Stat.IDLE].sum()),
+        "waits_in_place": int(back["STATS"][:, Stat.SPUN].sum()),  # channel awaits that did not suspend
+        # the SMs of the executors that polled (the simulator's are all 0)
+        "sms": sorted({int(sm) for sm, p in zip(back["STATS"][:, Stat.SMID], back["STATS"][:, Stat.POLLS]) if p}),
         "frame_bytes": 8 * sum(gen.frame_words),
         "compile_s": round(compile_s, 4),
         "kernel_ms": round(kernel_s * 1e3, 3),
@@ -260,13 +263,14 @@ def _to_host(arr: Any) -> np.ndarray[Any, Any]:
 
 
 def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int]:
-    threads = WARPS_PER_BLOCK * LANES
+    per_block = options.warps_per_block or WARPS_PER_BLOCK
+    threads = per_block * LANES
     max_blocks = int(kern.max_cooperative_grid_blocks(threads))
     # one warp per task instance, and the whole GPU when a bulk for spreads chunks over idle warps
-    whole = max_blocks * WARPS_PER_BLOCK
+    whole = max_blocks * per_block
     want = options.executors or (whole if gen.jobargs != (0, 0) else max(1, gen.plan.instances))
-    blocks = max(1, min(max_blocks, -(-want // WARPS_PER_BLOCK)))
-    return blocks * WARPS_PER_BLOCK, blocks, threads
+    blocks = max(1, min(max_blocks, -(-want // per_block)))
+    return blocks * per_block, blocks, threads
 
 
 def _check_exit(gen: Generated, back: dict[str, Any], options: RunOptions) -> None:

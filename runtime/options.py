@@ -30,6 +30,9 @@ class RunOptions:
     trace_capacity: int = 1 << 18  # events the device buffer holds when the program is traced
     cache_max_bytes: int = DEFAULT_MAX_BYTES
     outputs: str = "auto"  # auto | host | device: which arrays Result.buffers holds (runtime/outputs.py)
+    # warps per CUDA block on the GPU (0: 4). 1 spreads a few executors over as many SMs (the
+    # block scheduler places blocks on SMs in turn): B2 measures its cross-SM hand-off so
+    warps_per_block: int = 0
 
 
 @dataclass

@@ -80,6 +80,19 @@ the receiver's ``ld.acquire`` of the sequence pairs with it; the receiver frees
 the slot with ``st.release`` of ``2(t + capacity)``, which the next sender of
 that slot acquires.
 
+Waiting in place. A channel send or receive awaited on its own (not a
+``select`` arm or a part of a ``join``) that finds the channel full or empty
+first waits for it inside the poll, while its executor has nothing else to run:
+``EXS[w, SPIN]`` is 1 when the executor holds no claimed fresh instance and
+every task's instances have been claimed. It re-reads the slot's sequence
+(relaxed: only a hint; the real take or put follows) and stops as soon as the
+run queue holds an instance, the run is exiting, or ``SPIN_NS`` has passed; then
+it registers and suspends as usual, so the deadlock check is only delayed, never
+fooled (a spinning instance is RUNNING, counted in ``INFLIGHT``). While it
+waits, it delivers host signals and wakes due sleepers for the others.
+A hand-off between two waiting tasks then costs no wait list, wake or run
+queue. Not in traced programs: a trace shows every suspension as it happens.
+
 Bulk jobs. ``JOB[j]`` holds a posted ``bulk for``'s fields (``Job`` columns);
 the poster writes them and the job's arguments, then publishes ``j`` into a
 free ``JOBSLOTS`` entry with a release ``cas`` and bumps ``JOBEPOCH`` (release);
@@ -255,6 +268,7 @@ class Exs(IntEnum):
     BACKOFF = 7  # the idle pause, ns
     FRESH = 8  # 0 once every task's instances have been claimed
     EPOCH = 9  # the last JOBEPOCH it scanned the job slots for
+    SPIN = 10  # 1 while the poll it runs may wait for a channel in place (nothing else to run)
 
 
 EXS_WORDS = len(Exs)
@@ -278,9 +292,11 @@ class Stat(IntEnum):
     POLLS = 0
     IDLE = 1
     ELAPSED_NS = 2  # its first look to its exit
+    SPUN = 3  # awaits that waited in place for their channel instead of suspending
+    SMID = 4  # the SM it runs on (%smid; 0 on the simulator)
 
 
-STAT_WORDS = 4
+STAT_WORDS = 8
 
 
 class Job(IntEnum):
@@ -333,11 +349,14 @@ EXS_DONE = int(Exs.DONE)
 EXS_BACKOFF = int(Exs.BACKOFF)
 EXS_FRESH = int(Exs.FRESH)
 EXS_EPOCH = int(Exs.EPOCH)
+EXS_SPIN = int(Exs.SPIN)
 CMD_COMMAND = int(Cmd.COMMAND)
 CMD_JOB = int(Cmd.JOB)
 STAT_POLLS = int(Stat.POLLS)
 STAT_IDLE = int(Stat.IDLE)
 STAT_ELAPSED_NS = int(Stat.ELAPSED_NS)
+STAT_SPUN = int(Stat.SPUN)
+STAT_SMID = int(Stat.SMID)
 JOB_LOOP = int(Job.LOOP)
 JOB_LO = int(Job.LO)
 JOB_HI = int(Job.HI)

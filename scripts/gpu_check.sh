@@ -121,7 +121,9 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   newest_results() { ls -t bench/results/*.json | grep -v -e compile-time -e summary.json | head -1; }
   stamp=$(mktemp)  # a part that wrote nothing must not pick up an older results file
   parts=""
-  for spec in "180 B1,B2,B2b,B5a" "160 B4,B5" "180 B3,T1,B6"; do
+  # BENCH_PARTS="SECONDS LIST;..." runs other parts (e.g. "200 B2,B4,B5" after a change to those)
+  IFS=';' read -r -a specs <<< "${BENCH_PARTS:-180 B1,B2,B2b,B5a;160 B4,B5;180 B3,T1,B6}"
+  for spec in "${specs[@]}"; do
     set -- $spec
     timeout "$1" python3 bench/run.py --reps 3 --only "$2" 2>&1 | grep -v "arn" | grep "^   \|^==\|FAIL\|wrote"
     f=$(newest_results)

@@ -4,14 +4,18 @@ Catches what only the CUDA target rejects (the simulator runs any Python) before
 device time is spent. Needs NVRTC: ``pip install nvidia-cuda-nvrtc`` in the venv and
 ``CUDA_HOME`` pointing at a CUDA toolkit with libdevice (e.g. /usr/local/cuda-13.0).
 
-Usage: python scripts/ptx_check.py [FILE.gasync ...]   (default: every sample and
-every contract case, traced and untraced)
+Usage: python scripts/ptx_check.py [--registers] [FILE.gasync ...]   (default: every
+sample and every contract case, traced and untraced). ``--registers`` also runs
+``ptxas -v`` for sm_90 on each untraced kernel and prints its registers and spills.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -32,6 +36,22 @@ from gasync.runtime import buffers, launch, module  # noqa: E402
 dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0))  # type: ignore[attr-defined]
 
 
+REGISTERS = False  # --registers
+
+
+def registers(ptx: str) -> str:
+    """ptxas's line on registers and spills of the kernel, for sm_90."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "k.ptx"
+        src.write_text(ptx)
+        ptxas = Path(os.environ["CUDA_HOME"]) / "bin" / "ptxas"
+        run = subprocess.run([str(ptxas), "-v", "-arch=sm_90", str(src), "-o", str(Path(tmp) / "k.cubin")],
+                             capture_output=True, text=True, check=False)  # fmt: skip
+    used = re.findall(r"Used \d+ registers[^\n]*", run.stderr)
+    spills = re.findall(r"\d+ bytes spill stores, \d+ bytes spill loads", run.stderr)
+    return f"{used[-1] if used else run.stderr.strip()[-300:]}; {spills[-1] if spills else ''}"
+
+
 def check(name: str, program: gasync.Program, inputs: dict[str, Any]) -> bool:
     ok = True
     for trace in (False, True):
@@ -41,7 +61,9 @@ def check(name: str, program: gasync.Program, inputs: dict[str, Any]) -> bool:
         host = launch.host_arrays(gen, 4, {**given, **inputs})
         sig = (typeof(launch.device_state(mod, host)), types.int64, types.int64)
         try:
-            cuda.compile_ptx(mod.gasync_kernel.py_func, sig, cc=(9, 0))
+            ptx, _ = cuda.compile_ptx(mod.gasync_kernel.py_func, sig, cc=(9, 0))
+            if REGISTERS and not trace:
+                print(f"     {name}: {registers(ptx)}")
         except Exception as exc:  # report every failure, then go on with the next program
             print(f"FAIL {name} (trace={trace}): {type(exc).__name__}: {str(exc)[:2000]}")
             ok = False
@@ -51,6 +73,9 @@ def check(name: str, program: gasync.Program, inputs: dict[str, Any]) -> bool:
 
 
 def main(paths: list[str]) -> int:
+    global REGISTERS
+    REGISTERS = "--registers" in paths
+    paths = [p for p in paths if p != "--registers"]
     programs: list[tuple[str, gasync.Program, dict[str, Any]]] = []
     if paths:
         programs = [(p, gasync.compile(p), {}) for p in paths]
