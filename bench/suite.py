@@ -242,7 +242,11 @@ def throughput_rows(
         baselines.fill(y, -1.0)
         run_checked(c.prog, affine_check(f"{bench} gasync"), inputs={"x": x, "y": y})
         samples, stats = timed_runs(c.prog, cfg.reps, inputs={"x": x, "y": y})
-        note = f"{stats['executors']} executors; kernel {median(samples) * 1e3:.2f} ms; {c.note}"
+        note = (
+            f"{stats['executors']} executors; kernel {median(samples) * 1e3:.2f} ms (device {stats['device_ms']} ms); "
+            f"{stats['polls']:,} polls, {stats['wakes']:,} wakes, {stats.get('waits_in_place', 0):,} waits in place; "
+            f"{c.note}"
+        )
         gas.append(measured(bench, c.case, [8 * n / s / 1e9 for s in samples], "GB/s", note=note))
     refs = []
     for kind in kinds:

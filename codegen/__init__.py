@@ -155,6 +155,23 @@ def uses_sleep(plan: Plan) -> bool:
     return False
 
 
+def lone_ends(plan: Plan) -> tuple[set[str], set[str]]:
+    """The channels with one sending instance, and those with one receiving instance, in the
+    whole program (a task array counts each of its instances; a task's async fns count as the
+    task): their one end takes its tickets without a ``cas`` (runtime/state.py, Channels)."""
+    from gasync.planner.effects import task_effects
+
+    effects = task_effects(plan)
+    senders = {ch.name: 0 for ch in plan.channels}
+    receivers = dict(senders)
+    for t in plan.tasks:
+        for name in effects[t.name].sends:
+            senders[name] += t.count
+        for name in effects[t.name].recvs:
+            receivers[name] += t.count
+    return {c for c, k in senders.items() if k == 1}, {c for c, k in receivers.items() if k == 1}
+
+
 def channel_wakes_one(plan: Plan, suspends: dict[str, bool]) -> bool:
     """Whether a channel's send or receive may wake one waiter instead of all.
 
@@ -261,9 +278,12 @@ def _header(
         out.append(f"FB_F_{name} = {bf}")
     for k, sig in enumerate(plan.signals):
         out.append(f"SIGNAL_{sig.name} = {k}  # also its wait-list resource")
+    lone_send, lone_recv = lone_ends(plan)
     for c, ch in enumerate(plan.channels):
         out.append(f"CH_{ch.name} = {c}")
         out.append(f"CAP_{ch.name} = {ch.capacity}")
+        out.append(f"LONE_SEND_{ch.name} = {ch.name in lone_send}  # True: one sending instance (no cas on the tail)")
+        out.append(f"LONE_RECV_{ch.name} = {ch.name in lone_recv}  # True: one receiving instance (no cas on the head)")
         out.append(f"RES_RECV_{ch.name} = {len(plan.signals) + 2 * c}")
         out.append(f"RES_SEND_{ch.name} = {len(plan.signals) + 2 * c + 1}")
     for c in plan.consts:

@@ -97,12 +97,13 @@ class FutureRenderer:
         lines: list[str] = method(fut, ci, cf, rdy, target)
         return lines
 
-    def _in_place(self, side: str, c: str, rdy: str, attempt: str) -> list[str]:
-        """Where the first attempt failed: wait in place, then attempt again (state.py)."""
+    def _in_place(self, side: str, c: str, failed: str, outcome: str, attempt: str) -> list[str]:
+        """Where the first attempt ``failed``: wait in place, then attempt again into
+        ``outcome`` (runtime/state.py, Waiting in place)."""
         if not self.shared.wait_in_place:  # type: ignore[attr-defined]
             return []
         spin = self.shared.spin(side, c)  # type: ignore[attr-defined]
-        return [f"if not {rdy} and {spin}:", f"    {rdy} = {attempt}"]
+        return [f"if {failed} and {spin}:", f"    {outcome} = {attempt}"]
 
     def _poll_AsyncCall(self, fut: ir.AsyncCall, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
         sh = self.shared  # type: ignore[attr-defined]
@@ -153,22 +154,24 @@ class FutureRenderer:
         c = fut.chan
         value = f"FF[fb_f + {cf}]" if self._chan(c).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
         data = "G.chan.CHF" if self._chan(c).elem in ir.FLOATS else "G.chan.CHI"
-        send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value})"
+        send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value}, LONE_SEND_{c})"
         sh = self.shared  # type: ignore[attr-defined]
         flag = f"FI[fb_i + {ci}]"  # set once it waits in line
+        sent = f"sent_{rdy}"  # dsync.SEND_DONE, SEND_CLOSED or SEND_FULL
+        full = f"{sent} == dsync.SEND_FULL"
+        done = sh.chan_done("SEND", c, flag)
         return [
-            f"{rdy} = dsync.chan_closed(G.chan.CHCLOSED, CH_{c})",
-            f"if {rdy}:",
+            f"{sent} = {send}",
+            *(self._in_place("SEND", c, full, sent, send) if alone else []),
+            f"if {full}:",
+            *("    " + x for x in sh.chan_register("SEND", c, flag)),
+            f"    {sent} = {send}",
+            f"{rdy} = not ({full})",
+            f"if {sent} == dsync.SEND_CLOSED:",
             "    dl.add(G.sched.CTL, dsync.CTL_CLOSED_SENDS, int64(1))  # the value is dropped",
-            "else:",
-            f"    {rdy} = {send}",
-            *("    " + x for x in (self._in_place("SEND", c, rdy, send) if alone else [])),
-            f"    if not {rdy}:",
-            *("        " + x for x in sh.chan_register("SEND", c, flag)),
-            f"        {rdy} = {send}",
-            f"    if {rdy}:",
-            f"        {sh.wake_one(f'RES_RECV_{c}')}",
-            *("        " + x for x in sh.chan_done("SEND", c, flag)),
+            f"elif {rdy}:",
+            f"    {sh.wake_one(f'RES_RECV_{c}')}",
+            *([f"if {rdy}:", *("    " + x for x in done)] if done else []),
         ]
 
     def recv_lines(
@@ -181,10 +184,10 @@ class FutureRenderer:
         flag = f"FI[fb_i + {ci}]"
         is_float = self._chan(c).elem in ir.FLOATS
         data, scratch = ("G.chan.CHF", "G.exec.SCRATCH_F") if is_float else ("G.chan.CHI", "G.exec.SCRATCH_I")
-        take = f"dsync.chan_try_recv(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w)"
+        take = f"dsync.chan_try_recv(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, LONE_RECV_{c})"
         lines = [
             f"{rdy} = {take}",
-            *(self._in_place("RECV", c, rdy, take) if alone else []),
+            *(self._in_place("RECV", c, f"not {rdy}", rdy, take) if alone else []),
             f"if not {rdy}:",
             *("    " + x for x in sh.chan_register("RECV", c, flag)),
             f"    {rdy} = {take}",

@@ -104,6 +104,16 @@ def claim(tasks: tuple[TaskDef, ...]) -> list[str]:
         out.append(f"            return {t.first_instance} + lo, {t.first_instance} + min(lo + n, {t.count}), int64(1)")
     left = " or ".join(f"dl.ld(CURSOR, {t.index}) < {t.count}" for t in tasks if t.count) or "False"
     out.append(f"    return int64(0), int64(0), int64(1) if {left} else int64(0)")
+    out += ["", "", "@cuda.jit(device=True)", "def claimable(G):"]
+    out += [
+        "    # (claims so far, whether a task that may start has unclaimed instances): a hint for",
+        "    # an await waiting in place, which lets fresh instances wait only while others claim",
+        "    CURSOR, PRED = G.sched.CURSOR, G.sched.PRED",
+    ]
+    counted = [t for t in tasks if t.count]
+    total = " + ".join(f"dl.ld(CURSOR, {t.index})" for t in counted) or "0"
+    waiting = " or ".join(f"(dl.ld(CURSOR, {t.index}) < {t.count} and dl.ld(PRED, {t.index}) == 0)" for t in counted)
+    out.append(f"    return int64({total}), {waiting or 'False'}")
     return out
 
 
@@ -166,8 +176,8 @@ def executor(w, G, timeout_ns):
             polls += 1
             if WAIT_IN_PLACE:
                 # its channel awaits may wait in place while it has nothing else to run: no
-                # fresh instance of its own, and none left to claim (state.py, Waiting in place)
-                EXS[w, dl.EXS_SPIN] = 1 if lo >= hi and fresh == 0 else 0
+                # claimed fresh instance of its own (state.py, Waiting in place)
+                EXS[w, dl.EXS_SPIN] = 1 if lo >= hi else 0
             r = poll_instance(inst, w, G)
             if r == {fork}:
                 resume = inst

@@ -59,8 +59,9 @@ def await_in_place(side, c, cap, w, G):
     # A channel await that found nothing waits for it here, while this executor has
     # nothing else to run (EXS[w, SPIN]; runtime/state.py, Waiting in place): no wait
     # list, wake or run queue on either side of the hand-off. True once it looks ready
-    # (or closed); False when it gave up: work waits in the run queue that no idle
-    # executor has taken for a while, a bulk for was posted, the run ends, or SPIN_NS passed.
+    # (or closed); False when it gave up: work waits in the run queue, or fresh instances
+    # wait to be claimed, that no idle executor has taken for a while; a bulk for was
+    # posted; the run ends; or SPIN_NS passed.
     if G.exec.EXS[w, dl.EXS_SPIN] == 0:
         return False
     QHT, CTL = G.sched.QHT, G.sched.CTL
@@ -69,6 +70,8 @@ def await_in_place(side, c, cap, w, G):
     turn = 0
     head = int64(-1)  # the run queue's head when it was first seen holding work,
     since = t0  # and when
+    claimed = int64(-1)  # the claims of fresh instances when some were first seen unclaimed,
+    claimed_at = t0  # and when
     epoch = dl.ld(CTL, dsync.CTL_JOB_EPOCH) if HAS_BULK else int64(0)
     while True:
         # relaxed reads: a hint only, the take or put that follows decides
@@ -92,6 +95,13 @@ def await_in_place(side, c, cap, w, G):
                 head, since = h, t
             elif t - since > QUEUE_STALL_NS:
                 return False  # no idle executor takes it: go and run it
+            claims, waiting = claimable(G)
+            if not waiting:
+                claims = int64(-1)
+            elif claims != claimed:
+                claimed, claimed_at = claims, t
+            elif t - claimed_at > QUEUE_STALL_NS:
+                return False  # fresh instances that no idle executor claims: go and start one
             if HAS_BULK and dl.ld(CTL, dsync.CTL_JOB_EPOCH) != epoch:
                 return False  # a bulk for was posted: its chunks want every idle warp
         if turn > 16 or dl.SIM:  # on the GPU the first turns are the loads alone (an L2 trip each)

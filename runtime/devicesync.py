@@ -166,35 +166,55 @@ def wake_waiters(sched, qmask, wait, n, wmask, r, most):  # type: ignore[no-unty
 # even with a capacity of one, where t and t + capacity would meet).
 
 
+SEND_FULL = 0
+SEND_DONE = 1
+SEND_CLOSED = 2  # the value is dropped
+
+
 @cuda.jit(device=True)
-def chan_try_send(chan, c, cap, data, value):  # type: ignore[no-untyped-def]
-    """Append ``value`` to channel ``c`` if it has room; True if it did. ``chan`` is G.chan
-    (state.Channels), ``data`` the channel's value slots in it (CHI or CHF)."""
+def chan_try_send(chan, c, cap, data, value, lone):  # type: ignore[no-untyped-def]
+    """Append ``value`` to channel ``c`` if it is open and has room: SEND_DONE if it did,
+    SEND_CLOSED if the channel is closed (the value is dropped), SEND_FULL if it has no room.
+    ``chan`` is G.chan (state.Channels), ``data`` the channel's value slots in it (CHI or CHF).
+
+    The closed flag is read beside the tail (both loads in flight at once: no round trip of
+    its own), relaxed: a sender reads nothing the closer wrote. ``lone``: the program has
+    one sending instance for ``c`` (state.py, Channels), so the tail is its own: a store
+    takes the ticket, no ``cas``."""
     while True:
         pos = ld(chan.CHHT, (c, TAIL))
+        if ld(chan.CHCLOSED, c) != 0:
+            return SEND_CLOSED
         seq = ld_acquire(chan.CSEQ, (c, pos % cap))  # pairs with the receiver's release of the slot
         if seq == 2 * pos:
-            if cas(chan.CHHT, (c, TAIL), pos, pos + 1) == pos:
-                data[c, pos % cap] = value
-                st_release(chan.CSEQ, (c, pos % cap), 2 * pos + 1)  # pairs with the receiver's acquire
-                return True
-        elif seq < 2 * pos:
-            return False
+            if lone:
+                chan.CHHT[c, TAIL] = pos + 1
+            elif cas(chan.CHHT, (c, TAIL), pos, pos + 1) != pos:
+                continue
+            data[c, pos % cap] = value
+            st_release(chan.CSEQ, (c, pos % cap), 2 * pos + 1)  # pairs with the receiver's acquire
+            return SEND_DONE
+        if seq < 2 * pos:
+            return SEND_FULL
 
 
 @cuda.jit(device=True)
-def chan_try_recv(chan, c, cap, data, out, k):  # type: ignore[no-untyped-def]
+def chan_try_recv(chan, c, cap, data, out, k, lone):  # type: ignore[no-untyped-def]
     """Take the oldest value of channel ``c`` (from its slots ``data``, CHI or CHF) into
-    ``out[k]``; True if there was one."""
+    ``out[k]``; True if there was one. ``lone``: one receiving instance, whose own the head
+    is (a store takes the ticket, no ``cas``)."""
     while True:
         pos = ld(chan.CHHT, (c, HEAD))
         seq = ld_acquire(chan.CSEQ, (c, pos % cap))  # pairs with the sender's release of the value
         if seq == 2 * pos + 1:
-            if cas(chan.CHHT, (c, HEAD), pos, pos + 1) == pos:
-                out[k] = ld(data, (c, pos % cap))
-                st_release(chan.CSEQ, (c, pos % cap), 2 * (pos + cap))  # frees the slot for the sender's acquire
-                return True
-        elif seq < 2 * pos + 1:
+            if lone:
+                chan.CHHT[c, HEAD] = pos + 1
+            elif cas(chan.CHHT, (c, HEAD), pos, pos + 1) != pos:
+                continue
+            out[k] = ld(data, (c, pos % cap))
+            st_release(chan.CSEQ, (c, pos % cap), 2 * (pos + cap))  # frees the slot for the sender's acquire
+            return True
+        if seq < 2 * pos + 1:
             return False
 
 

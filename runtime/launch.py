@@ -192,7 +192,7 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         "idle_spins": int(back["STATS"][:, Stat.IDLE].sum()),
         "waits_in_place": int(back["STATS"][:, Stat.SPUN].sum()),  # channel awaits that did not suspend
         # the SMs of the executors that polled (the simulator's are all 0)
-        "sms": sorted({int(sm) for sm, p in zip(back["STATS"][:, Stat.SMID], back["STATS"][:, Stat.POLLS]) if p}),
+        "sms": sorted({int(sm) for sm in back["STATS"][back["STATS"][:, Stat.POLLS] > 0, Stat.SMID]}),
         "frame_bytes": 8 * sum(gen.frame_words),
         "compile_s": round(compile_s, 4),
         "kernel_ms": round(kernel_s * 1e3, 3),

@@ -78,15 +78,21 @@ value of send ticket ``t``, ``2t + 1`` while that value waits for receive
 ticket ``t``. The sender publishes the value with ``st.release`` of ``2t + 1``;
 the receiver's ``ld.acquire`` of the sequence pairs with it; the receiver frees
 the slot with ``st.release`` of ``2(t + capacity)``, which the next sender of
-that slot acquires.
+that slot acquires. ``TAIL`` and ``HEAD`` are taken with a ``cas``, except where
+the program has one sending (receiving) instance for the channel (codegen's
+``lone_senders``, from the tasks' effects): its polls never overlap, so it takes
+its ticket with a plain store, which it alone reads (an instance that moves to
+another executor moves through the run queue's or its state word's release and
+acquire, which carry the store along).
 
 Waiting in place. A channel send or receive awaited on its own (not a
 ``select`` arm or a part of a ``join``) that finds the channel full or empty
 first waits for it inside the poll, while its executor has nothing else to run:
-``EXS[w, SPIN]`` is 1 when the executor holds no claimed fresh instance and
-every task's instances have been claimed. It re-reads the slot's sequence
-(relaxed: only a hint; the real take or put follows) and stops as soon as the
-run queue holds an instance, the run is exiting, or ``SPIN_NS`` has passed; then
+``EXS[w, SPIN]`` is 1 when the executor holds no claimed fresh instance still to
+start. It re-reads the slot's sequence (relaxed: only a hint; the real take or
+put follows) and stops when queued instances or unclaimed fresh ones have waited
+a while for an idle executor to take them, a bulk for was posted, the run is
+exiting, or ``SPIN_NS`` has passed; then
 it registers and suspends as usual, so the deadlock check is only delayed, never
 fooled (a spinning instance is RUNNING, counted in ``INFLIGHT``). While it
 waits, it delivers host signals and wakes due sleepers for the others.
