@@ -94,8 +94,8 @@ def test_new_device_inputs_are_used_in_place_and_results_outlive_the_next_run() 
     program = gasync.compile_source(SCALE, "scale.gasync")
     r = _random()
     xs = [np.arange(4096, dtype=np.float32) * k for k in (1, 2)]
-    runs = [(cuda.to_device(x), program.run(backend="cuda", inputs={"x": cuda.to_device(x)})) for x in xs]
-    for x, (_, res) in zip(xs, runs, strict=True):  # the first result still holds the first run's y
+    runs = [program.run(backend="cuda", inputs={"x": cuda.to_device(x)}) for x in xs]
+    for x, res in zip(xs, runs, strict=True):  # the first result still holds the first run's y
         assert res.stats["launch_path"] == PREPARED
         np.testing.assert_array_equal(res.buffers["y"].copy_to_host(), 2.0 * x + r)
     given = cuda.to_device(xs[0])
