@@ -9,14 +9,17 @@ other; the simulator runs one block, since it runs blocks one after another.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from gasync.codegen import JOB_SLOTS, LANES, Generated
-from gasync.runtime import buffers, outputs
+from gasync.runtime import buffers, outputs, prepared, slab
 from gasync.runtime.errors import DeadlockError, DeviceError, InputError, RunTimeoutError, instances_label, worded
 from gasync.runtime.module import load
 from gasync.runtime.options import Result, RunOptions
@@ -123,6 +126,20 @@ def _rows(n: int, width: int, initial: dict[Any, int]) -> np.ndarray[Any, Any]:
     return np.tile(row, (n, 1))
 
 
+@dataclass
+class Launched:
+    """A finished kernel: its arrays by name, its grid, where its time went, and how it was launched."""
+
+    device: dict[str, Any]
+    grid: tuple[int, int, int]  # executors, blocks, threads per block
+    compile_s: float
+    prepare_s: float  # the compiled kernel in hand to the launch call: the state built, or reset
+    launch_s: float  # the launch call (the GPU: asynchronous)
+    kernel_s: float  # the launch call to the end of the kernel
+    path: str = ""  # "prepared", or "compiled kernel: <why not prepared>" (the GPU only)
+    release: Callable[[], None] = lambda: None  # hands a prepared launch back
+
+
 def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
     """Run ``gen`` on the current Numba CUDA target and collect its results."""
     from numba import cuda
@@ -132,50 +149,145 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
     kernel = module.gasync_kernel
     timeout_ns = np.int64(int(options.timeout_s * 1e9))
     mode = np.int64(1 if options.executor == "spin" else 0)
-    compile_s = 0.0
     if sim:
-        executors = options.executors or 2
-        blocks, threads = 1, executors * LANES
+        run = _launch_sim(cuda, gen, options, module, kernel, (timeout_ns, mode))
     else:
-        # compile first (or load from Numba's cache): the grid size depends on the kernel
-        one = host_arrays(gen, 1, options.inputs)
-        probe = device_state(module, {k: _to_device(cuda, v) for k, v in one.items()})
-        t1 = time.perf_counter()
-        # compile() goes through Numba's on-disk cache (specialize() would not)
-        sig = tuple(kernel.typeof_pyval(a) for a in (probe, timeout_ns, mode))
-        from gasync.pipeline import deep  # Numba types a chain of awaits as a chain of calls
+        run = _launch_gpu(cuda, gen, options, module, str(path), (timeout_ns, mode))
+    try:
+        return _collect(gen, options, run, str(path), t0, sim)
+    finally:
+        run.release()  # after the results were copied out of the kept state
 
-        deep(kernel.compile, sig)
-        compile_s = time.perf_counter() - t1
-        executors, blocks, threads = _grid(kernel.overloads[sig], gen, options)
+
+def _launch_sim(
+    cuda: Any, gen: Generated, options: RunOptions, module: Any, kernel: Any, scalars: tuple[Any, Any]
+) -> Launched:
+    """The simulated launch blocks: the host's signals come from timer threads."""
+    executors = options.executors or 2
+    blocks, threads = 1, executors * LANES
     host = host_arrays(gen, executors, options.inputs, options.trace_capacity)
     schedule = _signal_schedule(gen, options, host)
+    device, hostsig = _allocate(cuda, host, sim=True)
+    args = device_state(module, device)
+    t2 = time.perf_counter()
+    timers = [threading.Timer(delay, hostsig.__setitem__, (k, 1)) for delay, k in schedule]
+    for t in timers:
+        t.start()
+    kernel[blocks, threads](args, *scalars)
+    launch_s = time.perf_counter() - t2
+    for t in timers:
+        t.cancel()
+    return Launched(device, (executors, blocks, threads), 0.0, 0.0, launch_s, time.perf_counter() - t2)
+
+
+def _launch_gpu(
+    cuda: Any, gen: Generated, options: RunOptions, module: Any, path: str, scalars: tuple[Any, Any]
+) -> Launched:
+    """The prepared launch (runtime/prepared.py) where it can run, else the compiled kernel's own."""
+    pending = np.zeros(max(len(gen.plan.signals), 1), np.int32)
+    schedule = _signal_schedule(gen, options, {"HOSTPEND": pending})  # an unknown name fails before any work
+    host_outputs = outputs.output_kind(options.inputs, options.outputs) == "host"
+    key = prepared.key_of(path, id(cuda.current_context()), options, gen.trace, host_outputs)
+    entry, why = prepared.CACHE.checkout(key) if key else (None, "a host input is not C-contiguous")
+    compile_s, t1, device = 0.0, time.perf_counter(), None
+    if entry is None:
+        sig, compile_s, grid = _compile(cuda, gen, options, module, scalars)
+        t1 = time.perf_counter()
+        host = host_arrays(gen, grid[0], options.inputs, options.trace_capacity)
+        host["HOSTPEND"][:] = pending
+        if not why:
+            entry, device, why = _prepare(cuda, gen, options, module, sig, grid, host, host_outputs)
+        if entry is None:
+            return _launch_compiled(cuda, module, sig, grid, host, schedule, scalars, (compile_s, t1), why)
+        assert key is not None
+        prepared.CACHE.insert(key, entry)  # checked out to this run until it is released
+    try:
+        if device is None:
+            device = entry.reset(options.inputs)
+        t2 = time.perf_counter()
+        entry.launch(*scalars)
+        launch_s = time.perf_counter() - t2
+        _deliver(schedule, entry.hostsig, t2)
+        cuda.synchronize()
+        kernel_s = time.perf_counter() - t2
+    except BaseException:
+        prepared.CACHE.release(entry)
+        raise
+    grid = (entry.executors, entry.blocks, entry.threads)
+    return Launched(
+        device, grid, compile_s, t2 - t1, launch_s, kernel_s, "prepared", lambda: prepared.CACHE.release(entry)
+    )
+
+
+def _prepare(cuda: Any, gen: Generated, options: RunOptions, module: Any, sig: Any, grid: tuple[int, int, int],
+             host: dict[str, Any], host_outputs: bool) -> tuple[Any, Any, str]:  # fmt: skip
+    """A new prepared launch for this run, and its arrays; or (None, None, why not)."""
+    buffers = {b.name for b in gen.plan.buffers}
+    layout = slab.plan_layout(host, slab.roles_of(host, options.inputs, buffers, host_outputs))
+    to_device, state_of = functools.partial(_to_device, cuda), functools.partial(device_state, module)
+    target = prepared.Target(module.gasync_kernel, sig, grid, to_device, state_of)
+    return prepared.build(cuda, target, layout, host, options.inputs)
+
+
+def _compile(
+    cuda: Any, gen: Generated, options: RunOptions, module: Any, scalars: tuple[Any, Any]
+) -> tuple[Any, float, tuple[int, int, int]]:
+    """The kernel's signature, compile time and grid: compiled first (or loaded from Numba's
+    cache), since the grid size depends on the kernel."""
+    kernel = module.gasync_kernel
+    one = host_arrays(gen, 1, options.inputs)
+    probe = device_state(module, {k: _to_device(cuda, v) for k, v in one.items()})
+    t1 = time.perf_counter()
+    # compile() goes through Numba's on-disk cache (specialize() would not)
+    sig = tuple(kernel.typeof_pyval(a) for a in (probe, *scalars))
+    from gasync.pipeline import deep  # Numba types a chain of awaits as a chain of calls
+
+    deep(kernel.compile, sig)
+    compile_s = time.perf_counter() - t1
+    return sig, compile_s, _grid(kernel.overloads[sig], gen, options)
+
+
+def _launch_compiled(cuda: Any, module: Any, sig: Any, grid: tuple[int, int, int], host: dict[str, Any],
+                     schedule: list[tuple[float, int]], scalars: tuple[Any, Any], times: tuple[float, float],
+                     why: str) -> Launched:  # fmt: skip
+    """The compiled kernel's own launch, past the dispatcher's look-up by argument types (it
+    types each of G's arrays on every call); it marshals G's arrays on every call. Used
+    where a prepared launch is not (runtime/prepared.py lists when, ``why`` says which)."""
+    compile_s, t1 = times
+    kernel = module.gasync_kernel
+    device, hostsig = _allocate(cuda, host, sim=False)
+    args = device_state(module, device)
+    t2 = time.perf_counter()
+    # Asynchronous: no host arrays among the arguments.
+    cfg = kernel[grid[1], grid[2]]  # its grid, block and stream, as cuda.core takes them
+    kernel.overloads[sig].launch((args, *scalars), cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
+    launch_s = time.perf_counter() - t2
+    _deliver(schedule, hostsig, t2)
+    cuda.synchronize()
+    kernel_s = time.perf_counter() - t2
+    return Launched(device, grid, compile_s, t2 - t1, launch_s, kernel_s, f"compiled kernel: {why}")
+
+
+def _allocate(cuda: Any, host: dict[str, Any], sim: bool) -> tuple[dict[str, Any], Any]:
+    """Every array on the device, new; HOSTSIG in host-mapped memory (returned too: the host sets it)."""
     device = {k: _to_device(cuda, v) for k, v in host.items() if k != "HOSTSIG"}
     hostsig = cuda.mapped_array(host["HOSTSIG"].shape, np.int32)  # the host writes, the kernel reads
     hostsig[:] = 0
     device["HOSTSIG"] = hostsig if sim else cuda.as_cuda_array(hostsig)
-    args = device_state(module, device)
-    t2 = time.perf_counter()
-    if sim:  # the simulated launch blocks: the host's signals come from timer threads
-        timers = [threading.Timer(delay, hostsig.__setitem__, (k, 1)) for delay, k in schedule]
-        for t in timers:
-            t.start()
-        kernel[blocks, threads](args, timeout_ns, mode)
-        launch_s = time.perf_counter() - t2
-        for t in timers:
-            t.cancel()
-    else:
-        # The compiled kernel directly, past the dispatcher's look-up by argument types
-        # (it types each of G's arrays on every call). Asynchronous: no host arrays among
-        # the arguments.
-        cfg = kernel[blocks, threads]  # its grid, block and stream, as cuda.core takes them
-        kernel.overloads[sig].launch((args, timeout_ns, mode), cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
-        launch_s = time.perf_counter() - t2
-        for delay, k in schedule:
-            time.sleep(max(0.0, t2 + delay - time.perf_counter()))
-            hostsig[k] = 1
-        cuda.synchronize()
-    kernel_s = time.perf_counter() - t2
+    return device, hostsig
+
+
+def _deliver(schedule: list[tuple[float, int]], hostsig: Any, t2: float) -> None:
+    """Set each --signal in host-mapped memory at its time after the launch call began (``t2``)."""
+    for delay, k in schedule:
+        time.sleep(max(0.0, t2 + delay - time.perf_counter()))
+        hostsig[k] = 1
+
+
+def _collect(gen: Generated, options: RunOptions, run: Launched, path: str, t0: float, sim: bool) -> Result:
+    """The run's results and stats from its device arrays; raises what its exit code says."""
+    device = run.device
+    executors, blocks, threads = run.grid
     back = {k: _to_host(device[k]) for k in ("CTL", "ST", "STATS", "SIG", "WAITON", "QHT")}
     trace = _trace(gen, device["TRACE"], back["CTL"], executors, sim) if gen.trace else None
     stats = {
@@ -194,14 +306,17 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         # the SMs of the executors that polled (the simulator's are all 0)
         "sms": sorted({int(sm) for sm in back["STATS"][back["STATS"][:, Stat.POLLS] > 0, Stat.SMID]}),
         "frame_bytes": 8 * sum(gen.frame_words),
-        "compile_s": round(compile_s, 4),
-        "kernel_ms": round(kernel_s * 1e3, 3),
-        "launch_ms": round(launch_s * 1e3, 3),  # the launch call's own time (the GPU: asynchronous)
+        "compile_s": round(run.compile_s, 4),
+        "kernel_ms": round(run.kernel_s * 1e3, 3),
+        "launch_ms": round(run.launch_s * 1e3, 3),  # the launch call's own time (the GPU: asynchronous)
         # the longest executor's own time, first look to exit: kernel_ms less launch and teardown
         "device_ms": round(float(back["STATS"][:, Stat.ELAPSED_NS].max()) / 1e6, 3),
         "total_s": round(time.perf_counter() - t0, 4),
-        "module": str(path),
+        "module": path,
     }
+    if not sim:
+        stats["prepare_ms"] = round(run.prepare_s * 1e3, 3)  # the state built or reset, before the launch call
+        stats["launch_path"] = run.path
     _check_exit(gen, back, options)
     kind = outputs.output_kind(options.inputs, options.outputs)
     given = options.inputs

@@ -1,0 +1,129 @@
+"""The one place gasync uses numba-cuda's internals: a kernel's parameters marshalled once, launched as they stand.
+
+Written against numba-cuda 0.30.x, whose ``_Kernel.launch(args, griddim, blockdim,
+stream, sharedmem)`` does three things on every call: marshal each argument into a
+flat list of kernel parameters with ``_Kernel._prepare_args`` (an array is 5 + 2 x ndim
+parameters: meminfo 0, parent 0, size, itemsize, pointer, shape, strides; a tuple is
+its members' in order), build a cuda.core ``LaunchConfig`` (``is_cooperative`` from
+cuda.core 1.0 on, ``cooperative_launch`` before), and call cuda.core's
+``launch(stream, config, cufunc.kernel, *params)``. :class:`KernelArgs` does each of
+these with Numba's own functions, keeping the parameters; runtime/prepared.py keeps
+one per prepared launch.
+
+Anything that moved raises :class:`Unsupported`, naming it, and the run takes the
+compiled kernel's own launch (with a warning): so does a kernel compiled with
+argument extensions or ``debug=True`` (whose launch does more), an argument Numba
+would copy back after the launch, and G marshalled an array at a time disagreeing
+with Numba's marshalling of the whole of G (checked once per prepared launch).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from gasync.runtime.slab import Slot
+
+
+class Unsupported(Exception):
+    """A prepared launch cannot run here; the message says what numba-cuda did not have or do."""
+
+
+class KernelArgs:
+    """The launch of one compiled kernel (``kern``: ``dispatcher.overloads[sig]``) on one grid."""
+
+    def __init__(self, kern: Any, griddim: Any, blockdim: Any, sharedmem: int) -> None:
+        try:
+            from numba.cuda import types
+            from numba.cuda._compat import CUDA_CORE_GE_1_0
+            from numba.cuda.cudadrv.devicearray import DeviceNDArray
+            from numba.cuda.dispatcher import LaunchConfig, launch
+
+            self._prepare = kern._prepare_args
+            self._function = kern._codelibrary.get_cufunc().kernel
+            extensions, debug, cooperative = kern.extensions, kern.debug, kern.cooperative
+            flag = "is_cooperative" if CUDA_CORE_GE_1_0 else "cooperative_launch"
+            self.config = LaunchConfig(grid=griddim, block=blockdim, shmem_size=sharedmem, **{flag: cooperative})
+        except (ImportError, AttributeError, TypeError) as exc:
+            raise Unsupported(f"numba-cuda's launch internals are not those of 0.30.x ({_named(exc)})") from exc
+        if extensions or debug:
+            raise Unsupported("the kernel was compiled with argument extensions or debug=True")
+        self._tuple, self._array, self._launch = types.BaseTuple, DeviceNDArray, launch
+
+    def marshal(self, ty: Any, val: Any, stream: Any) -> list[Any]:
+        """``val``'s kernel parameters, as ``_Kernel.launch`` builds them."""
+        params: list[Any] = []
+        retr: list[Any] = []
+        self._prepare(ty, val, stream, retr, params)
+        if retr:
+            raise Unsupported("Numba would copy an argument back after the launch (a host array in G)")
+        return params
+
+    def segments(self, ty: Any, g: Any, stream: Any) -> tuple[list[Any], dict[str, tuple[int, int]], dict[str, Any]]:
+        """G's parameters, and each array's: (params, name -> (start, end), name -> its Numba type).
+        Checked against Numba's marshalling of the whole of G."""
+        params: list[Any] = []
+        spans, types = {}, {}
+        for name, t, val in self._leaves(ty, g, "G"):
+            seg = self.marshal(t, val, stream)
+            spans[name], types[name] = (len(params), len(params) + len(seg)), t
+            params.extend(seg)
+        whole = self.marshal(ty, g, stream)
+        if [_plain(p) for p in whole] != [_plain(p) for p in params]:
+            raise Unsupported("G marshalled an array at a time differs from Numba's marshalling of the whole of G")
+        return params, spans, types
+
+    def _leaves(self, ty: Any, val: Any, name: str) -> Iterator[tuple[str, Any, Any]]:
+        """(array name, Numba type, value) of G's arrays, in the order ``_prepare_args`` walks tuples."""
+        if not isinstance(ty, self._tuple):
+            yield name, ty, val
+            return
+        for field, t, v in zip(val._fields, ty, val, strict=True):
+            yield from self._leaves(t, v, field)
+
+    def launch(self, stream: Any, params: list[Any]) -> None:
+        """cuda.core's launch of the kernel with ``params``; asynchronous."""
+        try:
+            self._launch(stream, self.config, self._function, *params)
+        except TypeError as exc:  # refused before anything ran: its signature or parameter types changed
+            hint = "set gasync.runtime.prepared.CACHE.max_entries = 0 to launch through the compiled kernel"
+            raise Unsupported(
+                f"cuda.core's launch(stream, config, kernel, *params) refused the call ({_named(exc)}); {hint}"
+            ) from exc
+
+    def view(self, base: Any, slot: Slot) -> Any:
+        """``slot``'s device array on ``base`` (a MemoryPointer) at its offset; an empty one is
+        Numba's own null array, as ``cuda.to_device`` makes it."""
+        dtype = np.dtype(slot.dtype)
+        if slot.nbytes == 0:
+            return self._array(slot.shape, slot.strides, dtype)
+        memory = base.view(slot.offset, slot.offset + slot.nbytes)
+        return self._array(slot.shape, slot.strides, dtype, gpu_data=memory)
+
+    @staticmethod
+    def memset(arr: Any) -> None:
+        """Zero a device array's bytes (cuMemsetD8 on the default stream, asynchronous to the host)."""
+        arr.gpu_data.memset(0, arr.nbytes)
+
+    @staticmethod
+    def flush_frees(cuda: Any) -> None:
+        """Numba defers frees until 10 are pending or an allocation fails; a dropped state goes now."""
+        pending = getattr(cuda.current_context(), "deallocations", None)
+        if pending is not None and hasattr(pending, "clear"):
+            pending.clear()
+
+
+def fingerprint(arr: Any) -> tuple[Any, ...]:
+    """What a device array's parameters are made of, but its dtype: pointer, shape, strides."""
+    return arr.device_ctypes_pointer.value, tuple(arr.shape), tuple(arr.strides)
+
+
+def _named(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _plain(p: Any) -> Any:
+    return p.value if isinstance(p, ctypes._SimpleCData) else p
