@@ -97,13 +97,22 @@ class FutureRenderer:
         lines: list[str] = method(fut, ci, cf, rdy, target)
         return lines
 
-    def _in_place(self, side: str, c: str, failed: str, outcome: str, attempt: str) -> list[str]:
+    def _in_place(self, side: str, c: str, failed: str, outcome: str, attempt: str, owned: str) -> list[str]:
         """Where the first attempt ``failed``: wait in place, then attempt again into
-        ``outcome`` (runtime/state.py, Waiting in place)."""
+        ``outcome``, or (a lone end, which waited on its own ticket ``got``) finish with
+        ``owned`` (runtime/state.py, Waiting in place)."""
         if not self.shared.wait_in_place:  # type: ignore[attr-defined]
             return []
         spin = self.shared.spin(side, c)  # type: ignore[attr-defined]
-        return [f"if {failed} and {spin}:", f"    {outcome} = {attempt}"]
+        got = f"got_{outcome}"
+        return [
+            f"if {failed}:",
+            f"    {got} = {spin}",
+            f"    if {got} >= 0:",
+            f"        {outcome} = {owned.format(got=got)}",
+            f"    elif {got} == -2:",
+            f"        {outcome} = {attempt}",
+        ]
 
     def _poll_AsyncCall(self, fut: ir.AsyncCall, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
         sh = self.shared  # type: ignore[attr-defined]
@@ -155,6 +164,7 @@ class FutureRenderer:
         value = f"FF[fb_f + {cf}]" if self._chan(c).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
         data = "G.chan.CHF" if self._chan(c).elem in ir.FLOATS else "G.chan.CHI"
         send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value}, LONE_SEND_{c})"
+        put = f"dsync.chan_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}})"
         sh = self.shared  # type: ignore[attr-defined]
         flag = f"FI[fb_i + {ci}]"  # set once it waits in line
         sent = f"sent_{rdy}"  # dsync.SEND_DONE, SEND_CLOSED or SEND_FULL
@@ -162,7 +172,7 @@ class FutureRenderer:
         done = sh.chan_done("SEND", c, flag)
         return [
             f"{sent} = {send}",
-            *(self._in_place("SEND", c, full, sent, send) if alone else []),
+            *(self._in_place("SEND", c, full, sent, send, put) if alone else []),
             f"if {full}:",
             *("    " + x for x in sh.chan_register("SEND", c, flag)),
             f"    {sent} = {send}",
@@ -185,9 +195,10 @@ class FutureRenderer:
         is_float = self._chan(c).elem in ir.FLOATS
         data, scratch = ("G.chan.CHF", "G.exec.SCRATCH_F") if is_float else ("G.chan.CHI", "G.exec.SCRATCH_I")
         take = f"dsync.chan_try_recv(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, LONE_RECV_{c})"
+        owned = f"dsync.chan_take(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {{got}})"
         lines = [
             f"{rdy} = {take}",
-            *(self._in_place("RECV", c, f"not {rdy}", rdy, take) if alone else []),
+            *(self._in_place("RECV", c, f"not {rdy}", rdy, take, owned) if alone else []),
             f"if not {rdy}:",
             *("    " + x for x in sh.chan_register("RECV", c, flag)),
             f"    {rdy} = {take}",

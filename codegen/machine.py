@@ -88,8 +88,9 @@ class Shared:
 
     def spin(self, side: str, c: str) -> str:
         """A call that waits in place until channel ``c``'s ``side`` ("RECV" or "SEND") is
-        ready, while the executor has nothing else to run; True if it became ready."""
-        return f"await_in_place({0 if side == 'RECV' else 1}, CH_{c}, CAP_{c}, w, G)"
+        ready, while the executor has nothing else to run (codegen/services.py says what it
+        returns)."""
+        return f"await_in_place({0 if side == 'RECV' else 1}, CH_{c}, CAP_{c}, LONE_{side}_{c}, w, G)"
 
     @property
     def job_width(self) -> int:

@@ -17,6 +17,7 @@ def services(shared: Shared) -> list[str]:
     out += [
         "    # what was sent before: pairs with chan_closed's acquire",
         "    dl.exch_release(G.chan.CHCLOSED, c, int32(1))",
+        "    dl.fence_sc()  # closed before it looks for waiters (devicesync.chan_try_send says why)",
     ]
     out += [
         "    " + shared.wake_all("N_SIGNALS + 2 * c", "waker"),
@@ -55,15 +56,18 @@ def services(shared: Shared) -> list[str]:
 # side 0: a receive waits for a value; 1: a send waits for a free slot
 AWAIT_IN_PLACE = """
 @cuda.jit(device=True)
-def await_in_place(side, c, cap, w, G):
+def await_in_place(side, c, cap, lone, w, G):
     # A channel await that found nothing waits for it here, while this executor has
     # nothing else to run (EXS[w, SPIN]; runtime/state.py, Waiting in place): no wait
-    # list, wake or run queue on either side of the hand-off. True once it looks ready
-    # (or closed); False when it gave up: work waits in the run queue, or fresh instances
-    # wait to be claimed, that no idle executor has taken for a while; a bulk for was
-    # posted; the run ends; or SPIN_NS passed.
+    # list, wake or run queue on either side of the hand-off. Returns -1 when it gave up:
+    # work waits in the run queue, or fresh instances wait to be claimed, that no idle
+    # executor has taken for a while; a bulk for was posted; the run ends; or SPIN_NS
+    # passed. Returns -2 once the channel looks ready (or closed): the caller tries again.
+    # A lone end (``lone``: the one receiver or sender) owns its ticket, so it reads it
+    # once and then only the slot: it returns the ticket, its slot acquired, to take
+    # (dsync.chan_take, chan_put) without reading either again.
     if G.exec.EXS[w, dl.EXS_SPIN] == 0:
-        return False
+        return int64(-1)
     QHT, CTL = G.sched.QHT, G.sched.CTL
     t0 = dl.now_ns()
     nap = 0
@@ -73,37 +77,46 @@ def await_in_place(side, c, cap, w, G):
     claimed = int64(-1)  # the claims of fresh instances when some were first seen unclaimed,
     claimed_at = t0  # and when
     epoch = dl.ld(CTL, dsync.CTL_JOB_EPOCH) if HAS_BULK else int64(0)
+    ticket = dl.ld(G.chan.CHHT, (c, dl.HEAD if side == 0 else dl.TAIL))  # a lone end's own
     while True:
-        # relaxed reads: a hint only, the take or put that follows decides
-        if side == 0:
+        closed = dl.ld(G.chan.CHCLOSED, c) != 0
+        if lone:
+            # pairs with the other end's release of the slot: what it wrote before is visible
+            seq = dl.ld_acquire(G.chan.CSEQ, (c, ticket % cap))
+            # (a value already sent is taken even once closed; a send to a closed channel drops)
+            if seq == 2 * ticket + 1 - side and not (closed and side == 1):
+                G.exec.STATS[w, dl.STAT_SPUN] += 1
+                return ticket
+            ready = False
+        elif side == 0:  # relaxed reads: a hint only, the take or put that follows decides
             ready = dsync.chan_can_recv(G.chan, c, cap)
         else:
             ready = dsync.chan_can_send(G.chan, c, cap)
-        if ready or dl.ld(G.chan.CHCLOSED, c) != 0:
+        if ready or closed:
             G.exec.STATS[w, dl.STAT_SPUN] += 1
-            return True
+            return int64(-2)
         turn += 1
         if turn % 8 == 0:
             service(w, G)  # others' timers and host signals, while this one waits
             t = dl.now_ns()
             if dl.ld(CTL, dl.CTL_EXIT) != 0 or t - t0 > dl.SPIN_NS:
-                return False
+                return int64(-1)
             h = dl.ld(QHT, dl.HEAD)
             if h == dl.ld(QHT, dl.TAIL):
                 head = int64(-1)
             elif h != head:
                 head, since = h, t
             elif t - since > QUEUE_STALL_NS:
-                return False  # no idle executor takes it: go and run it
+                return int64(-1)  # no idle executor takes it: go and run it
             claims, waiting = claimable(G)
             if not waiting:
                 claims = int64(-1)
             elif claims != claimed:
                 claimed, claimed_at = claims, t
             elif t - claimed_at > QUEUE_STALL_NS:
-                return False  # fresh instances that no idle executor claims: go and start one
+                return int64(-1)  # fresh instances that no idle executor claims: go and start one
             if HAS_BULK and dl.ld(CTL, dsync.CTL_JOB_EPOCH) != epoch:
-                return False  # a bulk for was posted: its chunks want every idle warp
+                return int64(-1)  # a bulk for was posted: its chunks want every idle warp
         if turn > 16 or dl.SIM:  # on the GPU the first turns are the loads alone (an L2 trip each)
             dl.pause(nap)
             nap = min(2 * nap + 32, 256)

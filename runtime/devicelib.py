@@ -37,6 +37,7 @@ from gasync.runtime.order import (  # noqa: F401  (the generated code calls thes
     cas_release,
     exch,
     exch_release,
+    fence_sc,
     ld_acquire,
     ld_relaxed,
     st_release,

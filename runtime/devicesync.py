@@ -35,6 +35,7 @@ from gasync.runtime.order import (
     cas_release,
     exch,
     exch_release,
+    fence_sc,
     ld_acquire,
     st_release,
 )
@@ -188,14 +189,30 @@ def chan_try_send(chan, c, cap, data, value, lone):  # type: ignore[no-untyped-d
         seq = ld_acquire(chan.CSEQ, (c, pos % cap))  # pairs with the receiver's release of the slot
         if seq == 2 * pos:
             if lone:
-                chan.CHHT[c, TAIL] = pos + 1
-            elif cas(chan.CHHT, (c, TAIL), pos, pos + 1) != pos:
-                continue
-            data[c, pos % cap] = value
-            st_release(chan.CSEQ, (c, pos % cap), 2 * pos + 1)  # pairs with the receiver's acquire
-            return SEND_DONE
-        if seq < 2 * pos:
+                return chan_put(chan, c, cap, data, value, pos)
+            if cas(chan.CHHT, (c, TAIL), pos, pos + 1) == pos:
+                return _put(chan, c, cap, data, value, pos)
+        elif seq < 2 * pos:
             return SEND_FULL
+
+
+@cuda.jit(device=True)
+def chan_put(chan, c, cap, data, value, pos):  # type: ignore[no-untyped-def]
+    """The lone sender's send with ticket ``pos``, whose slot it saw free (an acquire of its
+    sequence): it takes the ticket with a store."""
+    chan.CHHT[c, TAIL] = pos + 1
+    return _put(chan, c, cap, data, value, pos)
+
+
+@cuda.jit(device=True)
+def _put(chan, c, cap, data, value, pos):  # type: ignore[no-untyped-def]
+    data[c, pos % cap] = value
+    st_release(chan.CSEQ, (c, pos % cap), 2 * pos + 1)  # pairs with the receiver's acquire
+    # the value is out before the caller looks for waiting receivers: a receiver registers
+    # (RMWs it waits for) and then looks again, so one of the two sees the other (a release
+    # alone would let the look pass the store)
+    fence_sc()
+    return SEND_DONE
 
 
 @cuda.jit(device=True)
@@ -208,14 +225,27 @@ def chan_try_recv(chan, c, cap, data, out, k, lone):  # type: ignore[no-untyped-
         seq = ld_acquire(chan.CSEQ, (c, pos % cap))  # pairs with the sender's release of the value
         if seq == 2 * pos + 1:
             if lone:
-                chan.CHHT[c, HEAD] = pos + 1
-            elif cas(chan.CHHT, (c, HEAD), pos, pos + 1) != pos:
-                continue
-            out[k] = ld(data, (c, pos % cap))
-            st_release(chan.CSEQ, (c, pos % cap), 2 * (pos + cap))  # frees the slot for the sender's acquire
-            return True
-        if seq < 2 * pos + 1:
+                return chan_take(chan, c, cap, data, out, k, pos)
+            if cas(chan.CHHT, (c, HEAD), pos, pos + 1) == pos:
+                return _take(chan, c, cap, data, out, k, pos)
+        elif seq < 2 * pos + 1:
             return False
+
+
+@cuda.jit(device=True)
+def chan_take(chan, c, cap, data, out, k, pos):  # type: ignore[no-untyped-def]
+    """The lone receiver's receive of ticket ``pos``, whose value it saw there (an acquire of
+    its sequence): it takes the ticket with a store."""
+    chan.CHHT[c, HEAD] = pos + 1
+    return _take(chan, c, cap, data, out, k, pos)
+
+
+@cuda.jit(device=True)
+def _take(chan, c, cap, data, out, k, pos):  # type: ignore[no-untyped-def]
+    out[k] = ld(data, (c, pos % cap))
+    st_release(chan.CSEQ, (c, pos % cap), 2 * (pos + cap))  # frees the slot for the sender's acquire
+    fence_sc()  # the free is out before the caller looks for waiting senders (as in _put)
+    return True
 
 
 @cuda.jit(device=True)

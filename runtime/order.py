@@ -37,6 +37,9 @@ if SIM:
     def fence_acq_rel():  # type: ignore[no-untyped-def]
         return None
 
+    def fence_sc():  # type: ignore[no-untyped-def]
+        return None  # the simulator's threads take turns: every order is sequential there
+
     def cas(arr, i, old, new):  # type: ignore[no-untyped-def]
         with _lock:
             cur = arr[i]
@@ -214,6 +217,12 @@ else:
     @cuda.jit(device=True, inline=True)
     def fence_acq_rel():  # type: ignore[no-untyped-def]
         _fence_acq_rel()
+
+    @cuda.jit(device=True, inline=True)
+    def fence_sc():  # type: ignore[no-untyped-def]
+        """``fence.sc.gpu`` (``membar.gl``): the one fence that keeps a store before a later load
+        of another word (a release does not: the load may be performed first)."""
+        cuda.threadfence()
 
     @cuda.jit(device=True, inline=True)
     def cas_acq_rel(arr, i, old, new):  # type: ignore[no-untyped-def]

@@ -35,6 +35,14 @@ loop (the compiler would hoist it). Each acquire below names the release it
 pairs with; a release is cumulative over what its thread has observed, so a
 chain release -> acquire -> release -> acquire carries writes along.
 
+No lost wake. A waiter registers on a wait list (RMWs whose results it waits for)
+and then looks at what it waits for again; a waker changes it (a channel's slot
+sequence, a channel's closed flag) and then looks for waiters. Each side's write
+must be performed before its look, or both may miss each other: the waiter's
+RMWs are, as it branches on their results; the waker's publishing store is
+followed by ``fence.sc.gpu`` (``order.fence_sc``), since a later load may pass a
+release store. A signal's set is an RMW whose result the setter branches on.
+
 ``CTL``, the run's control words (int64). Words written often sit on their own
 128-byte line (``LINE`` words apart), so that the idle executors' reads of
 ``EXIT`` do not queue behind the atomics on ``INFLIGHT`` and ``DONE``.
