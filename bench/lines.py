@@ -38,8 +38,9 @@ WHAT = {
     "(`programs/b2_pingpong.gasync`); kernel time / (2 x round trips). Its limits, hand-written in the same "
     "process (`pingpong.py`): one word ping-ponged by lane 0 of two blocks on different SMs (checked by "
     "`%smid`) through global memory, and of two warps of one block through shared memory, polling with "
-    "an atomic CAS or with a load that stays in the loop. gasync's two tasks run in one block today, so its "
-    "figure is a same-SM one; CUDA graph replay per node is listed for context.",
+    "an atomic CAS or with a load that stays in the loop. gasync runs it twice: in one block of four warps "
+    "(same SM), and as two blocks of one warp each (`warps_per_block=1`), labelled cross SM only where the "
+    "run's `stats['sms']` shows two SMs; CUDA graph replay per node is listed for context.",
     "B2b": "Await cost: one task awaits a chain of 16 async fns, plain device functions or suspending "
     "state machines; (t(K=16) - t(K=0)) / (reps x 16). No external baseline.",
     "B3": "A data-dependent loop: x = 0.5 x + 0.5 target over 4096 f64 plus a residual check, repeated "
