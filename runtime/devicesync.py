@@ -334,6 +334,7 @@ def wake_sleepers(sched, qmask, sleep, smask, budget):  # type: ignore[no-untype
 
 
 # ---- bulk jobs ----------------------------------------------------------------
+BULK_CHUNKS_PER_EXECUTOR = 1  # was 4 (chunks handed out dynamically); bench/NOTES.md has both
 # JOB[j] holds the state.Job columns. JOBSLOTS holds the ids of active jobs (-1: free);
 # CTL[JOB_EPOCH] moves on every post, so an idle executor scans the slots only when it
 # moved. A job's id is a row of its parent instance's: the instance itself where it
@@ -348,7 +349,9 @@ def bulk_post(jobs, ctl, j, parent, gid, lo, hi, executors):  # type: ignore[no-
     job = jobs.JOB
     jobslots = jobs.JOBSLOTS
     n = hi - lo
-    chunk = max(int64(256), ((n // (executors * 4)) + 31) // 32 * 32)
+    # one contiguous range per executor (the mapping measured fastest: a warp streams one
+    # range, as bench/baselines.py's per-warp contiguous kernel), in whole warps of elements
+    chunk = max(int64(256), ((n // (executors * BULK_CHUNKS_PER_EXECUTOR)) + 31) // 32 * 32)
     chunks = (n + chunk - 1) // chunk
     job[j, JOB_LOOP] = gid
     job[j, JOB_LO] = lo
