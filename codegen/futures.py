@@ -163,26 +163,43 @@ class FutureRenderer:
         c = fut.chan
         value = f"FF[fb_f + {cf}]" if self._chan(c).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
         data = "G.chan.CHF" if self._chan(c).elem in ir.FLOATS else "G.chan.CHI"
-        send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value}, LONE_SEND_{c})"
-        put = f"dsync.chan_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}})"
+        ring = f"BELL_RECV_{c} >= 0"  # the receiver is a bell end: the put's exchange tells
+        send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value}, LONE_SEND_{c}, {ring})"
+        put = f"dsync.chan_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}}, {ring})"
         sh = self.shared  # type: ignore[attr-defined]
         flag = f"FI[fb_i + {ci}]"  # set once it waits in line
-        sent = f"sent_{rdy}"  # dsync.SEND_DONE, SEND_CLOSED or SEND_FULL
+        sent = f"sent_{rdy}"  # dsync.SEND_DONE, SEND_RING, SEND_CLOSED or SEND_FULL
         full = f"{sent} == dsync.SEND_FULL"
         done = sh.chan_done("SEND", c, flag)
+        if sh.is_bell("RECV", c):
+            woken = [f"    if {sent} == dsync.SEND_RING:", f"        {sh.wake(f'BELL_RECV_{c}', 'inst')}"]
+        else:
+            woken = [f"    {sh.wake_one(f'RES_RECV_{c}')}"]
         return [
             f"{sent} = {send}",
             *(self._in_place("SEND", c, full, sent, send, put) if alone else []),
             f"if {full}:",
-            *("    " + x for x in sh.chan_register("SEND", c, flag)),
-            f"    {sent} = {send}",
+            *("    " + x for x in self._wait_in_line("SEND", c, flag, sent, send)),
             f"{rdy} = not ({full})",
             f"if {sent} == dsync.SEND_CLOSED:",
             "    dl.add(G.sched.CTL, dsync.CTL_CLOSED_SENDS, int64(1))  # the value is dropped",
             f"elif {rdy}:",
-            f"    {sh.wake_one(f'RES_RECV_{c}')}",
+            *woken,
             *([f"if {rdy}:", *("    " + x for x in done)] if done else []),
         ]
+
+    def _wait_in_line(self, side: str, c: str, flag: str, outcome: str, attempt: str) -> list[str]:
+        """Where the attempt failed: join the line of channel ``c``'s ``side``, then attempt
+        again. A bell end (codegen/shapes.py) sets its bit in its slot's word instead, whose
+        old value is its second look: it attempts again only if that found the slot ready."""
+        sh = self.shared  # type: ignore[attr-defined]
+        if sh.is_bell(side, c):
+            k = 0 if side == "RECV" else 1
+            return [
+                f"if dsync.ring_me(G.chan, G.wait.WAITON, CH_{c}, CAP_{c}, {k}, inst, RES_{side}_{c}):",
+                f"    {outcome} = {attempt}",
+            ]
+        return [*sh.chan_register(side, c, flag), f"{outcome} = {attempt}"]
 
     def recv_lines(
         self, c: str, ci: str, rdy: str, target: str | None, ended: str | None, alone: bool = False
@@ -194,23 +211,29 @@ class FutureRenderer:
         flag = f"FI[fb_i + {ci}]"
         is_float = self._chan(c).elem in ir.FLOATS
         data, scratch = ("G.chan.CHF", "G.exec.SCRATCH_F") if is_float else ("G.chan.CHI", "G.exec.SCRATCH_I")
-        take = f"dsync.chan_try_recv(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, LONE_RECV_{c})"
-        owned = f"dsync.chan_take(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {{got}})"
+        ring = f"BELL_SEND_{c} >= 0"  # the sender is a bell end: the take's exchange tells
+        take = f"dsync.chan_try_recv(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, LONE_RECV_{c}, {ring})"
+        owned = f"dsync.chan_take(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {{got}}, {ring})"
+        took = f"took_{rdy}"  # dsync.RECV_TOOK, RECV_RING or RECV_NONE
+        none = f"{took} == dsync.RECV_NONE"
         lines = [
-            f"{rdy} = {take}",
-            *(self._in_place("RECV", c, f"not {rdy}", rdy, take, owned) if alone else []),
-            f"if not {rdy}:",
-            *("    " + x for x in sh.chan_register("RECV", c, flag)),
-            f"    {rdy} = {take}",
+            f"{took} = {take}",
+            *(self._in_place("RECV", c, none, took, take, owned) if alone else []),
+            f"if {none}:",
+            *("    " + x for x in self._wait_in_line("RECV", c, flag, took, take)),
         ]
         if ended is not None:
             lines += [
                 f"{ended} = False",
-                f"if not {rdy} and dsync.chan_closed(G.chan.CHCLOSED, CH_{c}):",
-                f"    {rdy} = {take}",
-                f"    {ended} = not {rdy}",
+                f"if {none} and dsync.chan_closed(G.chan.CHCLOSED, CH_{c}):",
+                f"    {took} = {take}",
+                f"    {ended} = {none}",
             ]
-        lines += [f"if {rdy}:", f"    {sh.wake_one(f'RES_SEND_{c}')}"]
+        lines += [f"{rdy} = not ({none})", f"if {rdy}:"]
+        if sh.is_bell("SEND", c):
+            lines += [f"    if {took} == dsync.RECV_RING:", f"        {sh.wake(f'BELL_SEND_{c}', 'inst')}"]
+        else:
+            lines += [f"    {sh.wake_one(f'RES_SEND_{c}')}"]
         lines += ["    " + x for x in sh.chan_done("RECV", c, flag)]
         lines += ["    " + x for x in self.out_target(target, f"{scratch}[w]")]
         return lines

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from gasync.codegen.exprs import NP, ExprRenderer, buffer_ref, literal, local, wrap
 from gasync.codegen.jobs import JobWidths
+from gasync.codegen.shapes import ChannelShapes
 from gasync.planner import ir
 from gasync.planner.model import FrameLayout, Function, Plan
 from gasync.planner.walk import stmts_in
@@ -75,6 +76,7 @@ class Shared:
     # a channel's send or receive wakes one waiter, not all: see channel_wakes_one()
     wake_one_ok: bool = True
     jobs: JobWidths | None = None  # bulk job rows (codegen/jobs.py)
+    shapes: ChannelShapes | None = None  # lone and bell channel ends (codegen/shapes.py)
     dispatch_sizes: list[tuple[str, int]] = field(default_factory=list)  # (function, blocks) per dispatch loop
     # (task, state, what) for the states of a task's own word that are no await site: a
     # parallel or bulk for, a select waiting for its losing arms' bulk chunks
@@ -132,12 +134,17 @@ class Shared:
         marked = [f"{flag} = 1"] if self.wake_one_ok else []
         return [*marked, f"dsync.register({WAIT_ARGS}, RES_{side}_{c}, inst, G.sched.CTL)"]
 
+    def is_bell(self, side: str, c: str) -> bool:
+        """Whether channel ``c``'s ``side`` end is a bell end (codegen/shapes.py): it waits on
+        a bit in the slot word and never joins a wait list."""
+        return self.shapes is not None and self.shapes.bell(side, c) is not None
+
     def chan_done(self, side: str, c: str, flag: str) -> list[str]:
         """After ``inst``'s send or receive on channel ``c`` completed (or lost a select):
         if it had joined the line, it leaves it, and a wake spent on it and not used
         passes on to the next waiter of that side. One that never joined the line
         (the usual case for a producer that keeps ahead) costs nothing here."""
-        if not self.wake_one_ok:
+        if not self.wake_one_ok or self.is_bell(side, c):
             return []
         res = f"RES_{side}_{c}"
         return [

@@ -49,6 +49,13 @@ def _sites(body: tuple[ir.Stmt, ...]) -> list[int]:
 
 
 class PollEmitter(BlockEmitter, FutureRenderer):
+    @property
+    def own_body(self) -> bool:
+        """Whether this is a task's own body, whose awaits are awaited alone: an async fn or
+        block may be one of a join's or a select's futures, which must not wait for one of
+        them in place (the others would not be polled meanwhile)."""
+        return self.task is not None and self.block is None
+
     def __init__(self, shared: Shared, fn: Function, task: TaskDef | None, block: ir.AsyncBlock | None = None):
         body = block.body if block else fn.body
         super().__init__(shared, fn, body, max([0, *(s for s in stmts_in_sites(fn.body))]))
@@ -159,7 +166,7 @@ class PollEmitter(BlockEmitter, FutureRenderer):
             self.add(self.poll_join(s.future, ci, cf, "rdy", s.targets))
         else:
             target = s.targets[0] if s.targets else None
-            self.add(self.poll(s.future, ci, cf, "rdy", target, alone=True))
+            self.add(self.poll(s.future, ci, cf, "rdy", target, alone=self.own_body))
         self.add(["if not rdy:"])
         self.cur += self.suspend(s.site, IND + "    ")
 
@@ -226,7 +233,7 @@ class PollEmitter(BlockEmitter, FutureRenderer):
         self.add([f"FI[fb_i + {ci}] = 0"])
         self.goto(s.site)
         self.start(s.site)
-        self.add(self.recv_lines(s.chan, ci, "rdy", s.var, ended="ended", alone=True))
+        self.add(self.recv_lines(s.chan, ci, "rdy", s.var, ended="ended", alone=self.own_body))
         self.add(["if ended:"])
         self.goto(exit_, IND + "    ")
         self.add(["if not rdy:"])

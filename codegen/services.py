@@ -23,6 +23,11 @@ def services(shared: Shared) -> list[str]:
         "    " + shared.wake_all("N_SIGNALS + 2 * c", "waker"),
         "    " + shared.wake_all("N_SIGNALS + 2 * c + 1", "waker"),
     ]
+    for ch in plan.channels:  # bell ends wait on no list: wake them (a spurious wake is harmless)
+        bells = [f"BELL_{side}_{ch.name}" for side in ("RECV", "SEND") if shared.is_bell(side, ch.name)]
+        if bells:
+            out.append(f"    if c == CH_{ch.name}:")
+            out += [f"        {shared.wake(b, 'waker')}" for b in bells]
     out += ["", "", "@cuda.jit(device=True)", "def host_pending(G):", "    # a host signal still to come?"]
     for sig in plan.signals:
         out.append(f"    if dsync.host_signal_pending(G.signals, SIGNAL_{sig.name}):")
@@ -82,7 +87,7 @@ def await_in_place(side, c, cap, lone, w, G):
         closed = dl.ld(G.chan.CHCLOSED, c) != 0
         if lone:
             # pairs with the other end's release of the slot: what it wrote before is visible
-            seq = dl.ld_acquire(G.chan.CSEQ, (c, ticket % cap))
+            seq = dl.ld_acquire(G.chan.CSEQ, (c, ticket % cap)) & dsync.SEQ_MASK
             # (a value already sent is taken even once closed; a send to a closed channel drops)
             if seq == 2 * ticket + 1 - side and not (closed and side == 1):
                 G.exec.STATS[w, dl.STAT_SPUN] += 1

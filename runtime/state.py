@@ -42,6 +42,10 @@ must be performed before its look, or both may miss each other: the waiter's
 RMWs are, as it branches on their results; the waker's publishing store is
 followed by ``fence.sc.gpu`` (``order.fence_sc``), since a later load may pass a
 release store. A signal's set is an RMW whose result the setter branches on.
+A bell end (codegen/shapes.py: a lone end that awaits each operation on its
+own) needs neither: it waits by setting ``WAIT_BIT`` in the sequence word of its
+slot with an RMW (its old value is the second look), and the other end writes
+that slot with an exchange, which returns the bit: one word both sides meet on.
 
 ``CTL``, the run's control words (int64). Words written often sit on their own
 128-byte line (``LINE`` words apart), so that the idle executors' reads of
