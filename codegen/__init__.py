@@ -249,6 +249,7 @@ def _header(
         out.append(f"from {ext.module} import {ext.attr} as ext_{ext.name}")
     out += ["", f"LANES = {LANES}", f"TOTAL_INSTANCES = {plan.instances}", f"N_INST = {max(plan.instances, 1)}"]
     out += [f"QMASK = {capacity - 1}", f"WMASK = {capacity - 1}", f"SMASK = {capacity - 1}"]
+    out += [f"TMASK = {capacity - 1}  # a channel's ticket table: more words than instances"]
     out += [f"N_SIGNALS = {len(plan.signals)}", f"HAS_BULK = {has_bulk}"]
     # an idle executor sleeps at most this long (ns) between looks for work: short when a
     # few tasks hand work to each other (latency), longer when thousands of warps would

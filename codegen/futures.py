@@ -164,8 +164,9 @@ class FutureRenderer:
         value = f"FF[fb_f + {cf}]" if self._chan(c).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
         data = "G.chan.CHF" if self._chan(c).elem in ir.FLOATS else "G.chan.CHI"
         ring = f"BELL_RECV_{c} >= 0"  # the receiver is a bell end: the put's exchange tells
-        send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value}, LONE_SEND_{c}, {ring})"
-        put = f"dsync.chan_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}}, {ring})"
+        tail = f"LONE_SEND_{c}, {ring}, TICKETS_{c}"
+        send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {tail})"
+        put = f"dsync.chan_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}}, {ring}, TICKETS_{c})"
         sh = self.shared  # type: ignore[attr-defined]
         flag = f"FI[fb_i + {ci}]"  # set once it waits in line
         sent = f"sent_{rdy}"  # dsync.SEND_DONE, SEND_RING, SEND_CLOSED or SEND_FULL
@@ -173,6 +174,8 @@ class FutureRenderer:
         done = sh.chan_done("SEND", c, flag)
         if sh.is_bell("RECV", c):
             woken = [f"    if {sent} == dsync.SEND_RING:", f"        {sh.wake(f'BELL_RECV_{c}', 'inst')}"]
+        elif sh.has_tickets(c):
+            woken = [f"    if {sent} >= dsync.SEND_WAKE:", f"        {sh.wake(f'{sent} - dsync.SEND_WAKE', 'inst')}"]
         else:
             woken = [f"    {sh.wake_one(f'RES_RECV_{c}')}"]
         return [
@@ -216,6 +219,8 @@ class FutureRenderer:
         owned = f"dsync.chan_take(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {{got}}, {ring})"
         took = f"took_{rdy}"  # dsync.RECV_TOOK, RECV_RING or RECV_NONE
         none = f"{took} == dsync.RECV_NONE"
+        if sh.has_tickets(c):
+            return self._ticket_lines(c, flag, data, scratch, ring, took, rdy, target, ended, alone)
         lines = [
             f"{took} = {take}",
             *(self._in_place("RECV", c, none, took, take, owned) if alone else []),
@@ -235,6 +240,49 @@ class FutureRenderer:
         else:
             lines += [f"    {sh.wake_one(f'RES_SEND_{c}')}"]
         lines += ["    " + x for x in sh.chan_done("RECV", c, flag)]
+        lines += ["    " + x for x in self.out_target(target, f"{scratch}[w]")]
+        return lines
+
+    def _ticket_lines(
+        self,
+        c: str,
+        word: str,
+        data: str,
+        scratch: str,
+        ring: str,
+        took: str,
+        rdy: str,
+        target: str | None,
+        ended: str | None,
+        alone: bool,
+    ) -> list[str]:
+        """A receive that takes a ticket first, kept in frame ``word`` plus one (0: none yet),
+        and waits for that ticket's value alone (runtime/state.py, Tickets)."""
+        sh = self.shared  # type: ignore[attr-defined]
+        tk = f"tk_{rdy}"
+        none = f"{took} == dsync.RECV_NONE"
+        take = f"dsync.chan_take_ticket(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {tk}, {ring})"
+        lines = [
+            f"{tk} = {word} - 1",
+            f"if {tk} < 0:  # its ticket: one atomic, no race with the other receivers",
+            f"    {tk} = dl.add(G.chan.CHHT, (CH_{c}, dl.HEAD), int64(1))",
+            f"    {word} = {tk} + 1",
+            f"{took} = {take}",
+        ]
+        if alone and sh.wait_in_place:
+            spin = f"await_in_place(0, CH_{c}, CAP_{c}, False, {tk}, w, G)"
+            lines += [f"if {none} and {spin} != -1:", f"    {took} = {take}"]
+        lines += [
+            f"if {none} and dsync.ticket_wait(G.chan, G.wait.WAITON, CH_{c}, CAP_{c}, {tk}, inst, RES_RECV_{c}):",
+            f"    {took} = {take}",
+        ]
+        if ended is not None:
+            lines += [f"{ended} = {none} and dsync.ticket_ended(G.chan, CH_{c}, {tk})"]
+        lines += [f"{rdy} = not ({none})", f"if {rdy}:"]
+        if sh.is_bell("SEND", c):
+            lines += [f"    if {took} == dsync.RECV_RING:", f"        {sh.wake(f'BELL_SEND_{c}', 'inst')}"]
+        else:
+            lines += [f"    {sh.wake_one(f'RES_SEND_{c}')}"]
         lines += ["    " + x for x in self.out_target(target, f"{scratch}[w]")]
         return lines
 

@@ -92,7 +92,7 @@ class Shared:
         """A call that waits in place until channel ``c``'s ``side`` ("RECV" or "SEND") is
         ready, while the executor has nothing else to run (codegen/services.py says what it
         returns)."""
-        return f"await_in_place({0 if side == 'RECV' else 1}, CH_{c}, CAP_{c}, LONE_{side}_{c}, w, G)"
+        return f"await_in_place({0 if side == 'RECV' else 1}, CH_{c}, CAP_{c}, LONE_{side}_{c}, -1, w, G)"
 
     @property
     def job_width(self) -> int:
@@ -134,6 +134,10 @@ class Shared:
         marked = [f"{flag} = 1"] if self.wake_one_ok else []
         return [*marked, f"dsync.register({WAIT_ARGS}, RES_{side}_{c}, inst, G.sched.CTL)"]
 
+    def has_tickets(self, c: str) -> bool:
+        """Whether channel ``c``'s receives take tickets (codegen/shapes.py): none waits in line."""
+        return self.shapes is not None and c in self.shapes.tickets
+
     def is_bell(self, side: str, c: str) -> bool:
         """Whether channel ``c``'s ``side`` end is a bell end (codegen/shapes.py): it waits on
         a bit in the slot word and never joins a wait list."""
@@ -144,7 +148,7 @@ class Shared:
         if it had joined the line, it leaves it, and a wake spent on it and not used
         passes on to the next waiter of that side. One that never joined the line
         (the usual case for a producer that keeps ahead) costs nothing here."""
-        if not self.wake_one_ok or self.is_bell(side, c):
+        if not self.wake_one_ok or self.is_bell(side, c) or (side == "RECV" and self.has_tickets(c)):
             return []
         res = f"RES_{side}_{c}"
         return [

@@ -23,11 +23,13 @@ def services(shared: Shared) -> list[str]:
         "    " + shared.wake_all("N_SIGNALS + 2 * c", "waker"),
         "    " + shared.wake_all("N_SIGNALS + 2 * c + 1", "waker"),
     ]
-    for ch in plan.channels:  # bell ends wait on no list: wake them (a spurious wake is harmless)
+    for ch in plan.channels:  # bell ends and ticket holders wait on no list: wake them
         bells = [f"BELL_{side}_{ch.name}" for side in ("RECV", "SEND") if shared.is_bell(side, ch.name)]
-        if bells:
+        if bells or shared.has_tickets(ch.name):
             out.append(f"    if c == CH_{ch.name}:")
-            out += [f"        {shared.wake(b, 'waker')}" for b in bells]
+            out += [f"        {shared.wake(b, 'waker')}" for b in bells]  # (a spurious wake is harmless)
+        if shared.has_tickets(ch.name):
+            out.append(f"        dsync.wake_tickets(G.sched, QMASK, G.chan, CH_{ch.name})")
     out += ["", "", "@cuda.jit(device=True)", "def host_pending(G):", "    # a host signal still to come?"]
     for sig in plan.signals:
         out.append(f"    if dsync.host_signal_pending(G.signals, SIGNAL_{sig.name}):")
@@ -61,7 +63,7 @@ def services(shared: Shared) -> list[str]:
 # side 0: a receive waits for a value; 1: a send waits for a free slot
 AWAIT_IN_PLACE = """
 @cuda.jit(device=True)
-def await_in_place(side, c, cap, lone, w, G):
+def await_in_place(side, c, cap, lone, own, w, G):
     # A channel await that found nothing waits for it here, while this executor has
     # nothing else to run (EXS[w, SPIN]; runtime/state.py, Waiting in place): no wait
     # list, wake or run queue on either side of the hand-off. Returns -1 when it gave up:
@@ -70,7 +72,8 @@ def await_in_place(side, c, cap, lone, w, G):
     # passed. Returns -2 once the channel looks ready (or closed): the caller tries again.
     # A lone end (``lone``: the one receiver or sender) owns its ticket, so it reads it
     # once and then only the slot: it returns the ticket, its slot acquired, to take
-    # (dsync.chan_take, chan_put) without reading either again.
+    # (dsync.chan_take, chan_put) without reading either again; so does a receive that
+    # holds ticket ``own`` (>= 0; runtime/state.py, Tickets).
     if G.exec.EXS[w, dl.EXS_SPIN] == 0:
         return int64(-1)
     QHT, CTL = G.sched.QHT, G.sched.CTL
@@ -82,10 +85,12 @@ def await_in_place(side, c, cap, lone, w, G):
     claimed = int64(-1)  # the claims of fresh instances when some were first seen unclaimed,
     claimed_at = t0  # and when
     epoch = dl.ld(CTL, dsync.CTL_JOB_EPOCH) if HAS_BULK else int64(0)
-    ticket = dl.ld(G.chan.CHHT, (c, dl.HEAD if side == 0 else dl.TAIL))  # a lone end's own
+    ticket = own
+    if lone:
+        ticket = dl.ld(G.chan.CHHT, (c, dl.HEAD if side == 0 else dl.TAIL))  # a lone end's own
     while True:
         closed = dl.ld(G.chan.CHCLOSED, c) != 0
-        if lone:
+        if ticket >= 0:
             # pairs with the other end's release of the slot: what it wrote before is visible
             seq = dl.ld_acquire(G.chan.CSEQ, (c, ticket % cap)) & dsync.SEQ_MASK
             # (a value already sent is taken even once closed; a send to a closed channel drops)

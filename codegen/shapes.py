@@ -9,6 +9,10 @@ Channels and No lost wake, says what each buys).
   It never joins a wait list: to wait, it sets a bit in the sequence word of the slot it
   waits on, and the other end's write of that slot (an exchange) returns the bit and wakes
   that one instance. No fence, no look at a wait list on either side.
+- A *ticketed* receive end is one of many instances whose every receive is awaited by
+  itself in a task's own body: a receive takes its ticket up front and waits for that
+  ticket's value alone (runtime/state.py, Tickets), so a crowd of receivers never races
+  for a value.
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ def _alone_op(st: ir.Stmt) -> tuple[str, str] | None:
 class ChannelShapes:
     lone: frozenset[tuple[str, str]]  # (side, channel)
     bells: dict[tuple[str, str], int] = field(default_factory=dict)  # (side, channel) -> the instance
+    tickets: frozenset[str] = frozenset()  # channels whose receive end takes tickets
 
     @staticmethod
     def of(plan: Plan) -> ChannelShapes:
@@ -78,7 +83,12 @@ class ChannelShapes:
                 if op is not None:
                     alone[op] += 1
         bells = {k: ends[k][0] for k in sorted(lone) if every[k] and alone[k] == every[k]}
-        return ChannelShapes(lone, bells)
+        tickets = frozenset(
+            name
+            for (side, name), insts in ends.items()
+            if side == "RECV" and len(insts) > 1 and every[(side, name)] and alone[(side, name)] == every[(side, name)]
+        )
+        return ChannelShapes(lone, bells, tickets)
 
     def is_lone(self, side: str, chan: str) -> bool:
         return (side, chan) in self.lone
@@ -96,4 +106,5 @@ class ChannelShapes:
             inst = self.bell(side, chan)
             note = "its instance: it waits on a bit in the slot word" if inst is not None else "-1: not a bell end"
             out.append(f"BELL_{side}_{chan} = {-1 if inst is None else inst}  # {note}")
+        out.append(f"TICKETS_{chan} = {chan in self.tickets}  # True: each receive takes a ticket first")
         return out

@@ -175,6 +175,7 @@ RECV_NONE = 0
 RECV_TOOK = 1
 RECV_RING = 2  # took it, and the bell sender waits for the slot it freed: wake it
 SEND_RING = 3  # sent, and the bell receiver waits for this value: wake it
+SEND_WAKE = 16  # sent, and the holder of its ticket waits: SEND_WAKE + that instance
 
 
 SEND_FULL = 0
@@ -183,7 +184,7 @@ SEND_CLOSED = 2  # the value is dropped
 
 
 @cuda.jit(device=True)
-def chan_try_send(chan, c, cap, data, value, lone, bell):  # type: ignore[no-untyped-def]
+def chan_try_send(chan, c, cap, data, value, lone, bell, tickets):  # type: ignore[no-untyped-def]
     """Append ``value`` to channel ``c`` if it is open and has room: SEND_DONE if it did,
     SEND_CLOSED if the channel is closed (the value is dropped), SEND_FULL if it has no room.
     ``chan`` is G.chan (state.Channels), ``data`` the channel's value slots in it (CHI or CHF).
@@ -192,7 +193,8 @@ def chan_try_send(chan, c, cap, data, value, lone, bell):  # type: ignore[no-unt
     its own), relaxed: a sender reads nothing the closer wrote. ``lone``: the program has
     one sending instance for ``c`` (state.py, Channels), so the tail is its own: a store
     takes the ticket, no ``cas``. ``bell``: the receiving end is a bell end (SEND_RING
-    when it waits for this value)."""
+    when it waits for this value). ``tickets``: the receivers take tickets (SEND_WAKE +
+    the holder of this value's ticket, when it waits)."""
     while True:
         pos = ld(chan.CHHT, (c, TAIL))
         if ld(chan.CHCLOSED, c) != 0:
@@ -200,23 +202,23 @@ def chan_try_send(chan, c, cap, data, value, lone, bell):  # type: ignore[no-unt
         seq = ld_acquire(chan.CSEQ, (c, pos % cap)) & SEQ_MASK  # pairs with the receiver's release
         if seq == 2 * pos:
             if lone:
-                return chan_put(chan, c, cap, data, value, pos, bell)
+                return chan_put(chan, c, cap, data, value, pos, bell, tickets)
             if cas(chan.CHHT, (c, TAIL), pos, pos + 1) == pos:
-                return _put(chan, c, cap, data, value, pos, bell)
+                return _put(chan, c, cap, data, value, pos, bell, tickets)
         elif seq < 2 * pos:
             return SEND_FULL
 
 
 @cuda.jit(device=True)
-def chan_put(chan, c, cap, data, value, pos, bell):  # type: ignore[no-untyped-def]
+def chan_put(chan, c, cap, data, value, pos, bell, tickets):  # type: ignore[no-untyped-def]
     """The lone sender's send with ticket ``pos``, whose slot it saw free (an acquire of its
     sequence): it takes the ticket with a store."""
     chan.CHHT[c, TAIL] = pos + 1
-    return _put(chan, c, cap, data, value, pos, bell)
+    return _put(chan, c, cap, data, value, pos, bell, tickets)
 
 
 @cuda.jit(device=True)
-def _put(chan, c, cap, data, value, pos, bell):  # type: ignore[no-untyped-def]
+def _put(chan, c, cap, data, value, pos, bell, tickets):  # type: ignore[no-untyped-def]
     data[c, pos % cap] = value
     if bell:
         # one RMW both ends meet on (the waiting receiver's bit): the release pairs with
@@ -229,6 +231,10 @@ def _put(chan, c, cap, data, value, pos, bell):  # type: ignore[no-untyped-def]
     # (RMWs it waits for) and then looks again, so one of the two sees the other (a release
     # alone would let the look pass the store)
     fence_sc()
+    if tickets:  # the holder of ticket pos, if it waits (state.py, Tickets)
+        holder = exch(chan.CTW, (c, pos % chan.CTW.shape[1]), int32(0))
+        if holder > 0:
+            return SEND_WAKE + holder - 1
     return SEND_DONE
 
 
@@ -268,6 +274,42 @@ def _take(chan, c, cap, data, out, k, pos, bell):  # type: ignore[no-untyped-def
     st_release(chan.CSEQ, (c, pos % cap), 2 * (pos + cap))  # frees the slot for the sender's acquire
     fence_sc()  # the free is out before the caller looks for waiting senders (as in _put)
     return RECV_TOOK
+
+
+@cuda.jit(device=True)
+def chan_take_ticket(chan, c, cap, data, out, k, t, bell):  # type: ignore[no-untyped-def]
+    """Ticket ``t``'s receive (runtime/state.py, Tickets): RECV_TOOK (or RECV_RING) if its
+    value is there, else RECV_NONE."""
+    if (ld_acquire(chan.CSEQ, (c, t % cap)) & SEQ_MASK) == 2 * t + 1:  # pairs with the publish
+        return _take(chan, c, cap, data, out, k, t, bell)
+    return RECV_NONE
+
+
+@cuda.jit(device=True)
+def ticket_wait(chan, waiton, c, cap, t, inst, r):  # type: ignore[no-untyped-def]
+    """Ticket ``t``'s holder ``inst`` waits: it writes itself into the ticket's table word,
+    then looks at the slot again (True: the value is there, take it now)."""
+    waiton[inst] = r + 1
+    exch(chan.CTW, (c, t % chan.CTW.shape[1]), int32(inst + 1))
+    fence_sc()  # the exchange is out before the second look (the sender: publish, fence, exchange)
+    return (ld_acquire(chan.CSEQ, (c, t % cap)) & SEQ_MASK) == 2 * t + 1
+
+
+@cuda.jit(device=True)
+def ticket_ended(chan, c, t):  # type: ignore[no-untyped-def]
+    """Whether ticket ``t`` will never be served: its channel is closed and no send took it."""
+    return ld_acquire(chan.CHCLOSED, c) != 0 and t >= ld(chan.CHHT, (c, TAIL))
+
+
+@cuda.jit(device=True)
+def wake_tickets(sched, qmask, chan, c):  # type: ignore[no-untyped-def]
+    """After a close: wake the holders of every ticket no send took (they see the end)."""
+    tail = ld(chan.CHHT, (c, TAIL))
+    head = ld(chan.CHHT, (c, HEAD))
+    for t in range(tail, head):
+        holder = exch(chan.CTW, (c, t % chan.CTW.shape[1]), int32(0))
+        if holder > 0:
+            wake(sched, qmask, holder - 1)
 
 
 @cuda.jit(device=True)

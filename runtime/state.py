@@ -97,6 +97,19 @@ its ticket with a plain store, which it alone reads (an instance that moves to
 another executor moves through the run queue's or its state word's release and
 acquire, which carry the store along).
 
+Tickets. Where every receive of a channel is awaited on its own in a task's body
+but many instances receive (codegen/shapes.py: ``TICKETS_c``), a receive takes
+its ticket ``t`` up front with one ``atom.add`` on ``HEAD`` (kept in the
+future's frame word) and waits for slot ``t``'s value only: no ``cas`` race
+among the receivers, whichever number of them wait. To suspend, it writes its
+instance into ``CTW[c, t mod (TMASK + 1)]`` with an exchange and looks at the
+slot again after a ``fence.sc``; the sender of ticket ``t``, after its publish
+and fence, exchanges that word with 0 and wakes whoever it held (at most one
+ticket per receiving instance is out, and the table has a word for more tickets
+than there are instances, so live tickets never share a word; a stale entry only
+gives a spurious wake). A close wakes the holders of every ticket past the
+tail; a ticket at or past the tail of a closed channel is never served.
+
 Waiting in place. A channel send or receive awaited on its own (not a
 ``select`` arm or a part of a ``join``) that finds the channel full or empty
 first waits for it inside the poll, while its executor has nothing else to run:
@@ -168,6 +181,7 @@ class Channels(NamedTuple):
     CHF: Any
     CHHT: Any  # Ring tickets: HEAD receives, TAIL sends
     CHCLOSED: Any  # int32 per channel: 1 once closed (release; receivers acquire)
+    CTW: Any  # int32 per (channel, ticket mod TMASK + 1): the ticket's waiting receiver + 1, or 0
 
 
 class Signals(NamedTuple):
