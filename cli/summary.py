@@ -1,4 +1,5 @@
-"""The tables ``gasync run`` prints on stdout: buffers, shared scalars and signals, stats."""
+"""The tables ``gasync run`` prints on stdout: buffers, shared scalars and signals, stats, and
+for a traced run its profile and its counters' peaks."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from rich.table import Table
 
 from gasync.runtime.options import Result
 from gasync.runtime.profile import COLUMNS as PROFILE_COLUMNS
-from gasync.runtime.profile import TaskProfile, duration
+from gasync.runtime.profile import TaskProfile, duration, peaks
 
 STATS = (
     "backend", "executor", "executors", "tasks", "instances", "polls", "wakes", "frame_bytes", "compile_s", "kernel_ms",
@@ -46,6 +47,8 @@ def summary(result: Result) -> None:
     if result.profile is not None:
         for table in profile_tables(result.profile):
             console.print(table)
+        if result.trace.counters:
+            console.print(peaks_table(peaks(result.trace)))
 
 
 WAITS_SHOWN = 3  # await points listed per task, those waited on longest
@@ -67,6 +70,16 @@ def profile_tables(prof: dict[str, TaskProfile]) -> tuple[Table, Table]:
         for label, us in list(p.waiting_on.items())[:WAITS_SHOWN]:
             waits.add_row(task, label, duration(us))
     return table, waits
+
+
+def peaks_table(top: dict[str, tuple[int, int | None]]) -> Table:
+    """Each counter's peak as the polls ended (``runtime.profile.peaks``), a channel's capacity beside it."""
+    table = Table(title="counters (from the trace)", title_justify="left")
+    for k, col in enumerate(("counter", "peak", "capacity")):
+        table.add_column(col, justify="left" if k == 0 else "right", no_wrap=True)
+    for name, (peak, capacity) in top.items():
+        table.add_row(name, str(peak), "" if capacity is None else str(capacity))
+    return table
 
 
 def fmt_value(v: Any) -> str:

@@ -56,6 +56,15 @@ class Generated:
     job_width: int = 1  # bulk job rows per instance (codegen/jobs.py)
     largest_dispatch: tuple[str, int] = ("", 0)  # the function with the most labelled blocks, and how many
     internal_states: tuple[tuple[str, int, str], ...] = ()  # (task, state, label): Shared.internal_states
+    # per task (the plan's order), the channels whose occupancy its traced polls record (trace_channels)
+    trace_channels: tuple[tuple[int, ...], ...] = ()
+
+    @property
+    def trace_words(self) -> int:
+        """The words of a TRACE row: runtime/state.py's TRACE_WORDS, then the widest task's channels."""
+        from gasync.runtime.state import TRACE_WORDS  # (not at the top: the runtime package imports codegen)
+
+        return TRACE_WORDS + max((len(c) for c in self.trace_channels), default=0)
 
     def gpu_compile_estimate_s(self) -> float:
         """A rough estimate of Numba-CUDA's compile time for the largest dispatch loop: its
@@ -79,6 +88,7 @@ def generate(plan: Plan, trace: bool = False) -> Generated:
         wake_one_ok=channel_wakes_one(plan, suspends),
         jobs=JobWidths(plan, suspends),
         shapes=ChannelShapes.of(plan),
+        trace_channels=trace_channels(plan) if trace else (),
     )
     try:
         body = _functions(shared)
@@ -131,6 +141,7 @@ def generate(plan: Plan, trace: bool = False) -> Generated:
         shared.job_width,
         max(shared.dispatch_sizes, key=lambda x: x[1], default=("", 0)),
         tuple(shared.internal_states),
+        shared.trace_channels,
     )
 
 
@@ -155,6 +166,17 @@ def uses_sleep(plan: Plan) -> bool:
             if any(isinstance(x, ir.Sleep) for f in found for x in futs(f)):
                 return True
     return False
+
+
+def trace_channels(plan: Plan) -> tuple[tuple[int, ...], ...]:
+    """For each task, the channels it sends or receives on (its async fns' included), by
+    index in the plan's order: those whose occupancy its traced polls record (a channel
+    changes only in the polls of the tasks that use it; runtime/state.py, Trace)."""
+    from gasync.planner.effects import task_effects
+
+    effects = task_effects(plan)
+    used = [effects[t.name].sends | effects[t.name].recvs for t in plan.tasks]
+    return tuple(tuple(c for c, ch in enumerate(plan.channels) if ch.name in mine) for mine in used)
 
 
 def channel_wakes_one(plan: Plan, suspends: dict[str, bool]) -> bool:

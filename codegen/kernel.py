@@ -55,14 +55,21 @@ def task_dispatch(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
             out.append("        s0 = G.frames.FI[fb]")
             out.append("        t0 = dl.now_ns()")
             out.append(f"        r = poll_{t.name}(inst, w, fb, {fb_f}, {jb}G)")
-            out.append(
-                "        dsync.trace_event(G.TRACE, G.sched.CTL, dsync.TRACE_POLL, w, inst, s0, G.frames.FI[fb], t0,"
-                " dl.now_ns(), r)"
-            )
+            out += traced_poll_end(shared, t)
             out.append("        return r")
         else:
             out.append(f"        return poll_{t.name}(inst, w, {fb_i}, {fb_f}, {jb}G)")
     out.append(f"    return {READY}")
+    return out
+
+
+def traced_poll_end(shared: Shared, task: TaskDef) -> list[str]:
+    """A traced poll's record: the event with the run queue's length and the instances in
+    flight, then the occupancy of each channel the task uses (runtime/state.py, Trace)."""
+    out = ["        k = dsync.trace_poll(G.TRACE, G.sched, w, inst, s0, G.frames.FI[fb], t0, r)"]
+    for j, c in enumerate(shared.trace_channels[task.index]):
+        name = shared.plan.channels[c].name
+        out.append(f"        dsync.trace_occupancy(G.TRACE, k, {j}, G.chan, CH_{name})  # channel {name}")
     return out
 
 

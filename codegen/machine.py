@@ -73,6 +73,7 @@ class Shared:
     blocks: list[tuple[ir.AsyncBlock, str]] = field(default_factory=list)  # (block, enclosing function)
     has_sleep: bool = False
     trace: bool = False  # record polls and wakes into TRACE
+    trace_channels: tuple[tuple[int, ...], ...] = ()  # per task, the channels its traced polls sample
     # a channel's send or receive wakes one waiter, not all: see channel_wakes_one()
     wake_one_ok: bool = True
     jobs: JobWidths | None = None  # bulk job rows (codegen/jobs.py)

@@ -26,6 +26,7 @@ from gasync.runtime.options import Result, RunOptions
 from gasync.runtime.state import (
     CMD_WORDS,
     CTL_WORDS,
+    EVENT_WORDS,
     EXS_INITIAL,
     EXS_WORDS,
     GROUPS,
@@ -38,6 +39,7 @@ from gasync.runtime.state import (
     Ring,
     Sched,
     Stat,
+    TraceCol,
 )
 
 WARPS_PER_BLOCK = 4
@@ -101,7 +103,7 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_ca
         "JOBARGS_I": np.zeros((jobs, ji), np.int64),
         "JOBARGS_F": np.zeros((jobs, jf), np.float64),
         "JOBSLOTS": np.full(JOB_SLOTS, -1, np.int64),
-        "TRACE": np.zeros((trace_capacity if gen.trace else 1, 8), np.int64),
+        "TRACE": np.zeros((trace_capacity, gen.trace_words) if gen.trace else (1, EVENT_WORDS), np.int64),
     }
     for b in plan.buffers:
         arrays[f"B_{b.name}"] = inputs[b.name] if b.init == "input" else buffers.initial(b)
@@ -331,21 +333,26 @@ def _collect(gen: Generated, options: RunOptions, run: Launched, path: str, t0: 
 
 
 def _trace(gen: Generated, dev: Any, ctl: np.ndarray[Any, Any], executors: int, sim: bool) -> Any:
-    """The device's event buffer as a RawTrace (events in time order)."""
-    from gasync.runtime.trace import RawTrace, state_labels
+    """The device's event buffer as a RawTrace (events in time order, and the polls' counters)."""
+    from gasync.runtime.trace import RawTrace, counters_of, state_labels
 
-    events = _to_host(dev)
+    rows = _to_host(dev)
     n = int(ctl[Ctl.TRACE_N])  # events recorded, including those that did not fit
-    kept = events[: min(n, len(events))]
-    kept = kept[np.argsort(kept[:, 5], kind="stable")]
+    kept = rows[: min(n, len(rows))]
+    kept = kept[np.argsort(kept[:, TraceCol.T0], kind="stable")]
+    plan = gen.plan
+    channels = [(ch.name, ch.capacity) for ch in plan.channels]
+    lists = kept.tolist()  # Python ints, row by row
     return RawTrace(
-        events=[tuple(int(x) for x in row) for row in kept],  # type: ignore[misc]
-        dropped=max(0, n - len(events)),
-        capacity=len(events),
-        tasks=[(t.name, t.first_instance, t.count) for t in gen.plan.tasks],
-        states=state_labels(gen.plan, gen.internal_states),
+        events=[tuple(row[:EVENT_WORDS]) for row in lists],  # type: ignore[misc]
+        dropped=max(0, n - len(rows)),
+        capacity=len(rows),
+        tasks=[(t.name, t.first_instance, t.count) for t in plan.tasks],
+        states=state_labels(plan, gen.internal_states),
         executors=executors,
         backend="sim" if sim else "cuda",
+        channels=channels,
+        counters=counters_of(lists, [t.first_instance + t.count for t in plan.tasks], gen.trace_channels, channels),
     )
 
 

@@ -62,7 +62,8 @@ class Result:
         return profile(self.trace)
 
     def to_json(self) -> dict[str, Any]:
-        """Plain JSON data; a traced run's adds ``"profile"`` (task -> its ``TaskProfile.to_json``)."""
+        """Plain JSON data; a traced run's adds ``"profile"`` (task -> its ``TaskProfile.to_json``)
+        and ``"counter_peaks"`` (counter name -> its largest value: ``runtime.profile.peaks``)."""
         out = {
             "buffers": {k: to_host(v).tolist() for k, v in self.buffers.items()},
             "shared": {k: _py(v) for k, v in self.shared.items()},
@@ -71,7 +72,10 @@ class Result:
         }
         prof = self.profile  # computed from the trace on each access
         if prof is not None:
+            from gasync.runtime.profile import peaks
+
             out["profile"] = {task: p.to_json() for task, p in prof.items()}
+            out["counter_peaks"] = {name: peak for name, (peak, _) in peaks(self.trace).items()}
         return out
 
 

@@ -14,6 +14,11 @@ For each task (all its instances together):
 
 Times are microseconds of the device clock, rounded to nanoseconds. A trace
 that dropped events gives a profile of the events it kept.
+
+:func:`peaks` gives, for the whole run, the largest value of each counter the
+device sampled as polls ended (``RawTrace.counters``): the run queue's length,
+the instances in flight and each channel's occupancy, with the channel's
+capacity beside it (a channel that stays full is the pipeline's bottleneck).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from gasync.runtime.trace import RawTrace, task_of
+from gasync.runtime.trace import CHANNEL, INFLIGHT, QUEUE, RawTrace, counter_name, task_of
 
 COLUMNS = ("task", "instances", "polls", "busy", "waiting", "wakes", "longest poll")  # as tables show it
 
@@ -86,6 +91,18 @@ def profile(raw: RawTrace) -> dict[str, TaskProfile]:
             waiting_on={label: _us(t) for label, t in on},
         )
     return out
+
+
+def peaks(raw: RawTrace) -> dict[str, tuple[int, int | None]]:
+    """Counter name -> (its largest value, the channel's capacity or None): the run queue and
+    in flight first, then every channel in the plan's order (0 for one no traced poll used);
+    empty for a trace without counters (a version 1 file)."""
+    if not raw.counters:
+        return {}
+    top = {k: 0 for k in (QUEUE, INFLIGHT, *(CHANNEL + c for c in range(len(raw.channels))))}
+    for _, k, v in raw.counters:
+        top[k] = max(top.get(k, 0), v)
+    return {counter_name(raw, k): (v, raw.channels[k - CHANNEL][1] if k >= CHANNEL else None) for k, v in top.items()}
 
 
 def _us(ns: int) -> float:

@@ -26,7 +26,8 @@ its arguments). The groups:
 - ``G.sleep`` (:class:`Sleepers`): the sleepers' ring.
 - ``G.jobs`` (:class:`BulkJobs`): posted ``bulk for`` jobs.
 - ``G.exec`` (:class:`Executors`): each executor's (warp's) own rows.
-- ``G.TRACE``: a traced run's events (one row where the run is not traced).
+- ``G.TRACE``: a traced run's events, a row of ``TraceCol`` columns each (Trace below;
+  one row where the run is not traced).
 
 Memory order. Words that several SMs touch are read with ``ld.relaxed.gpu``
 (``dl.ld``) or ``ld.acquire.gpu`` (``order.ld_acquire``) and written with
@@ -132,6 +133,26 @@ reading each slot with an acquire load (pairs with the poster's release). A
 warp that ran a chunk adds to ``Job.DONE`` with an acquire-release add after
 its lanes' ``syncwarp``: the last one acquires every chunk's stores and wakes
 the parent with a release.
+
+Trace. ``TRACE`` (int64, a row per event, only in a program generated with
+``trace=True``) has the ``TraceCol`` columns; ``CTL[TRACE_N]`` hands out rows
+with one atomic add per event (a count past the capacity is a dropped event).
+A ``POLL`` row also holds three *counters* sampled as the poll ends, after its
+``t1``: the run queue's length (``QHT`` tail less head), the instances in flight
+(``CTL[INFLIGHT]``), and, from ``TraceCol.CHANNELS`` on, the occupancy (tail
+less head of its ``CHHT`` row) of each channel the polled task sends or
+receives on (``Generated.trace_channels``: that task's channels, in the plan's
+order; a program's rows are ``TRACE_WORDS`` plus its widest task's channels).
+Why there: the poll already pays the one atomic for its row, and a counter
+costs one or two relaxed loads and a store into that row, with no atomic and
+no row of its own; a channel changes only in the polls of tasks that use it,
+so the ends of those polls see each of its changes. The loads are relaxed and
+apart (a head is read before its tail), so a sample may be skewed by what
+other executors did meanwhile: the host clamps an occupancy into 0..capacity.
+In flight is the deadlock check's count (``INFLIGHT`` above): it counts the
+polled instance itself, a sleeper twice while it also runs (a ``select``'s
+sleep arm), and instances that finished but whose executor has not yet
+added them to ``DONE`` (it does so in batches, see ``flush_done``).
 """
 
 from __future__ import annotations
@@ -347,6 +368,34 @@ class Job(IntEnum):
 
 JOB_WORDS = len(Job)
 
+
+class TraceKind(IntEnum):
+    """TRACE[k, KIND]: what the event is (runtime/trace.py says what each column then holds)."""
+
+    POLL = 1
+    WAKE = 2
+
+
+class TraceCol(IntEnum):
+    """Columns of a TRACE row (``(kind, executor, inst, a, b, t0, t1, c)``, then a POLL's counters)."""
+
+    KIND = 0
+    EXECUTOR = 1
+    INST = 2
+    A = 3
+    B = 4
+    T0 = 5
+    T1 = 6
+    C = 7
+    QUEUE = 8  # a POLL's: the run queue's length as it ended
+    INFLIGHT = 9  # a POLL's: CTL[INFLIGHT] as it ended
+    CHANNELS = 10  # a POLL's: from here, the occupancy of each channel its task uses, as it ended
+
+
+EVENT_WORDS = int(TraceCol.QUEUE)  # the columns every event has (RawTrace.events)
+TRACE_WORDS = int(TraceCol.CHANNELS)  # a row's words before the channels' (a program adds its widest task's)
+
+
 # Plain ints for device code (a Numba kernel freezes module-level ints).
 CTL_EXIT = int(Ctl.EXIT)
 CTL_DETAIL = int(Ctl.DETAIL)
@@ -398,3 +447,16 @@ JOB_NEXT = int(Job.NEXT)
 JOB_DONE = int(Job.DONE)
 JOB_PARENT = int(Job.PARENT)
 JOB_SLOT = int(Job.SLOT)
+TRACE_POLL = int(TraceKind.POLL)
+TRACE_WAKE = int(TraceKind.WAKE)
+TR_KIND = int(TraceCol.KIND)
+TR_EXECUTOR = int(TraceCol.EXECUTOR)
+TR_INST = int(TraceCol.INST)
+TR_A = int(TraceCol.A)
+TR_B = int(TraceCol.B)
+TR_T0 = int(TraceCol.T0)
+TR_T1 = int(TraceCol.T1)
+TR_C = int(TraceCol.C)
+TR_QUEUE = int(TraceCol.QUEUE)
+TR_INFLIGHT = int(TraceCol.INFLIGHT)
+TR_CHANNELS = int(TraceCol.CHANNELS)

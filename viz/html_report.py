@@ -2,8 +2,9 @@
 
 The page holds, in this order: a heading with the program and the backend,
 the run's stats, the profile table (``runtime/profile.py``), what each task
-waited on, the timeline (one lane per task, a box per poll, drawn on a canvas
-by ``timeline.js`` from the polls embedded as JSON; zoom, pan and hover), the
+waited on, the counters' peaks (the run queue, in flight, each channel), the
+timeline (one lane per task, a box per poll, drawn on a canvas by
+``timeline.js`` from the polls embedded as JSON; zoom, pan and hover), the
 task graph as inline SVG, the buffers and shared scalars, and the program
 text with line numbers. Nothing is loaded from the network: the script, the
 style and the data are inline, so the file can be mailed or archived.
@@ -23,7 +24,7 @@ import numpy as np
 
 from gasync.planner.model import Plan
 from gasync.runtime.options import Result
-from gasync.runtime.profile import COLUMNS, duration
+from gasync.runtime.profile import COLUMNS, duration, peaks
 from gasync.runtime.trace import RawTrace
 
 STYLE = """
@@ -59,6 +60,7 @@ def report_html(plan: Plan, result: Result, source: str, title: str, graph_svg: 
         _table(("stat", "value"), [(k, _text(v)) for k, v in result.stats.items()]),
         "<h2>Profile</h2>",
         _profile(result),
+        _peaks(raw),
         "<h2>Timeline</h2>",
         '<p class="note">One lane per task, a box per poll (bold: the poll that finished an instance).'
         ' Wheel: zoom; drag: pan; double-click: the whole run; hover: the poll.'
@@ -111,6 +113,15 @@ def _profile(result: Result) -> str:
     ]  # fmt: skip
     waits = [(task, label, duration(us)) for task, p in prof.items() for label, us in p.waiting_on.items()]
     return _table(COLUMNS, rows) + "<h2>Waiting on</h2>" + _table(("task", "await point", "time"), waits, (1,))
+
+
+def _peaks(raw: RawTrace) -> str:
+    top = peaks(raw)
+    if not top:
+        return ""
+    rows = [(name, str(peak), "" if cap is None else str(cap)) for name, (peak, cap) in top.items()]
+    note = '<p class="note">The largest value each counter had as a poll ended.</p>'
+    return "<h2>Counters</h2>" + note + _table(("counter", "peak", "capacity"), rows)
 
 
 def _values(result: Result) -> str:

@@ -17,7 +17,10 @@ Layout, chosen for what the Perfetto UI does with trace-event JSON:
   wakes when there are any. Each POLL is a complete (``X``) slice named
   ``task[k] s1→s2`` with the states' labels in its args.
 - Counters on process 2: ``instances alive`` (started, not yet done) and
-  ``executors polling``, from the polls.
+  ``executors polling``, computed from the polls; and those the device
+  sampled as each poll ended (``RawTrace.counters``): ``run queue`` (its
+  length), ``in flight`` (the deadlock check's count) and ``channel NAME``
+  (the values it holds) for each channel a traced poll used.
 - Each WAKE whose woken instance is polled again later is a flow: ``s`` at
   the wake's time on the waker's executor track (inside the waker's poll
   slice; the host's and a timer's wakes get a zero-length ``wake`` slice of
@@ -39,7 +42,16 @@ import bisect
 import json
 from typing import Any
 
-from gasync.runtime.trace import DONE_STATE, Event, RawTrace, TraceFileError, instance_name, state_name, task_of
+from gasync.runtime.trace import (
+    DONE_STATE,
+    Event,
+    RawTrace,
+    TraceFileError,
+    counter_name,
+    instance_name,
+    state_name,
+    task_of,
+)
 
 MAX_LANES = 64
 # Perfetto names a counter track "<event name> <arg key>"
@@ -61,6 +73,7 @@ def to_chrome_trace(raw: RawTrace) -> dict[str, Any]:
     events += [_poll(raw, e, origin, ids) for e in polls]
     events += _flows(raw, polls, origin, ids)
     events += _counters(polls, origin, ids)
+    events += _device_counters(raw, origin, ids)
     return {
         "traceEvents": events,
         "displayTimeUnit": "ns",
@@ -285,4 +298,21 @@ def _counters(polls: list[Event], origin: int, ids: _Ids) -> list[dict[str, Any]
         pid = ids.executors_pid
         last[name] = {"ph": "C", "name": name[0], "pid": pid, "tid": 0, "ts": ts, "args": {name[1]: value[name]}}
         out.append(last[name])
+    return out
+
+
+def _device_counters(raw: RawTrace, origin: int, ids: _Ids) -> list[dict[str, Any]]:
+    """The counters the device sampled at the polls' ends, one ``C`` event per change; a
+    name of two words or more is split at its first space into the event's name and its
+    argument's key, so that Perfetto calls the track by the whole name."""
+    out: list[dict[str, Any]] = []
+    last: dict[int, dict[str, Any]] = {}
+    for t, k, value in raw.counters:
+        ts = _us(t, origin)
+        if k in last and last[k]["ts"] == ts:  # two polls that ended in one nanosecond
+            last[k]["args"] = {key: value for key in last[k]["args"]}
+            continue
+        name, key = counter_name(raw, k).split(" ", 1)
+        last[k] = {"ph": "C", "name": name, "pid": ids.executors_pid, "tid": 0, "ts": ts, "args": {key: value}}
+        out.append(last[k])
     return out

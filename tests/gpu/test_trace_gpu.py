@@ -51,3 +51,15 @@ def test_traced_gpu_run_records_every_instance_and_wakes() -> None:
     doc = json.loads(json.dumps(to_chrome_trace(raw)))
     # each poll is a slice on its executor's track and on its task's
     assert len([e for e in doc["traceEvents"] if e["ph"] == "X" and e.get("cat") == "poll"]) == 2 * len(polls)
+
+
+def test_traced_gpu_run_samples_counters_in_bounds() -> None:
+    # issue 15: the run queue, in flight and the channel's occupancy as each poll ended
+    from sim.test_trace_counters_sim import check_counters  # tests/ is on sys.path (conftest.py)
+
+    program = gasync.compile_source(PROGRAM, "<traced>")
+    gen = generate(program.plan, trace=True)
+    res = runtime.run(gen, runtime.RunOptions(backend="cuda", timeout_s=60))
+    assert res.trace is not None and res.trace.channels == [("c", 2)]
+    tracks = check_counters(res.trace, res.stats["instances"], gen.queue_capacity)
+    assert len(tracks["channel c"]) >= 1
