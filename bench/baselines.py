@@ -7,7 +7,8 @@ so that the simulator, which swaps that global, can also run the kernels
 (tests/bench/test_baselines_sim.py).
 
 Each function returns a list of samples (seconds per unit of work, one per
-repetition); the caller takes the median.
+repetition); the caller takes the median. B3's peers (the same loop to
+convergence written by hand) are in converge.py, as B2's are in pingpong.py.
 """
 
 from __future__ import annotations
@@ -242,56 +243,3 @@ def _sm_count() -> int:
 def _expect_ramp(host: np.ndarray[Any, Any], label: str) -> None:
     if not np.array_equal(host, np.arange(host.size, dtype=host.dtype)):
         raise AssertionError(f"{label}: out[i] != i")
-
-
-@cache
-def _relax_kernel() -> Any:
-    @cuda.jit
-    def relax(x, target, resid, slot):
-        # one step of B3: x = 0.5 x + 0.5 target, max |x - target| into resid[slot];
-        # thread 0 clears the other slot (last step's, already read) for the next step
-        i = cuda.grid(1)
-        if i == 0:
-            resid[1 - slot] = 0.0
-        if i < x.size:
-            v = 0.5 * x[i] + 0.5 * target[i]
-            x[i] = v
-            cuda.atomic.max(resid, slot, abs(v - target[i]))
-
-    return relax
-
-
-def numba_converge_host(n: int, tol: float, reps: int, max_iters: int = 100_000) -> tuple[list[float], int]:
-    """B3's host-driven loop: per step one kernel launch, a copy of the residual to (pinned) host memory, a test.
-
-    x starts at 1 and target is 0, as in bench/programs/b3_converge.gasync.
-    Returns seconds per whole solve (one per repetition) and the number of steps.
-    """
-    relax = _relax_kernel()
-    ones = np.ones(n, np.float64)
-    x = cuda.to_device(ones)
-    target = cuda.to_device(np.zeros(n, np.float64))
-    resid = cuda.to_device(np.zeros(2, np.float64))
-    host = cuda.pinned_array(2, np.float64)
-    blocks, threads = -(-n // 256), 256
-    relax[blocks, threads](x, target, resid, 0)  # JIT and module load, untimed
-    cuda.synchronize()
-    samples, iters = [], 0
-    for _ in range(reps):
-        x.copy_to_device(ones)
-        resid.copy_to_device(np.zeros(2, np.float64))
-        cuda.synchronize()
-        t0 = time.perf_counter()
-        slot, iters = 0, 0
-        while True:
-            relax[blocks, threads](x, target, resid, slot)
-            resid.copy_to_host(host)  # synchronous: waits for the step
-            iters += 1
-            if host[slot] < tol or iters >= max_iters:
-                break
-            slot ^= 1
-        samples.append(time.perf_counter() - t0)
-        got = x.copy_to_host()
-        if not np.array_equal(got, np.full(n, 2.0**-iters)):
-            raise AssertionError(f"B3 host-driven baseline: x != 2^-{iters} after {iters} steps")
-    return samples, iters

@@ -129,12 +129,14 @@ def summarize(doc: dict[str, Any]) -> tuple[list[str], list[str]]:
         table.append(
             f"| {line.bench} | {line.label} | {_figure(gas, True)} | {base_text} | {ratio_text} | {line.goal} | {met} |"
         )
+    measured = {r["bench"] for r in rows}
+    findings += [f"{bench} {msg}." for bench, msg in errors.items() if bench in measured]  # failed in part
     findings += _trace_findings(rows)
     return table, findings
 
 
 def _same_scale(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    scale = {"ns/task": 1e-9, "us/hand-off": 1e-6, "us/node": 1e-6, "ns/node": 1e-9}
+    scale = {"ns/task": 1e-9, "us/hand-off": 1e-6, "us/node": 1e-6, "ns/node": 1e-9, "us/step": 1e-6}
     return a["unit"] in scale and scale.get(a["unit"]) == scale.get(b["unit"])
 
 

@@ -9,7 +9,8 @@ to bench/results/latest.md and every sample with the machine's description to
 bench/results/<date>-<gpu>.json, the headline figures of issue 11 to
 bench/results/summary.json (summary.py; not for --quick); then report.py
 turns both into docs/performance.md. A benchmark that fails prints its error and the others
-still run. ``--sim-smoke`` instead runs every gasync program of the
+still run; one that fails in part (suite.PartialFailure) keeps the rows it measured and
+records the rest as its error. ``--sim-smoke`` instead runs every gasync program of the
 suite at tiny sizes on the simulator and checks the values (no GPU needed).
 """
 
@@ -111,7 +112,7 @@ def markdown(rows: list[Any], errors: dict[str, str], info: dict[str, Any], cfg:
 
 def benchmark(only: list[str], quick: bool, reps: int) -> int:
     from suite import BENCHMARKS as BASE
-    from suite import Config
+    from suite import Config, PartialFailure
     from suite2 import BENCHMARKS as MORE
 
     benchmarks = {**BASE, **MORE}
@@ -128,14 +129,20 @@ def benchmark(only: list[str], quick: bool, reps: int) -> int:
     for name in only:
         t0 = time.perf_counter()
         print(f"== {name}", flush=True)
+        got: list[Any] = []
         try:
             got = benchmarks[name](cfg)
-            rows += got
-            for r in got:
-                print(f"   {r.case}: {fmt(r.value)} {r.unit}  {r.note}", flush=True)
+        except PartialFailure as exc:  # its failures' tracebacks are printed; the rows measured are kept
+            got = exc.rows
+            errors[name] = f"partly failed: {exc}".splitlines()[0][:300]
         except Exception as exc:
             traceback.print_exc()
             errors[name] = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+        rows += got
+        for r in got:
+            print(f"   {r.case}: {fmt(r.value)} {r.unit}  {r.note}", flush=True)
+        if name in errors:
+            print(f"   FAILED: {errors[name]}", flush=True)
         elapsed[name] = round(time.perf_counter() - t0, 1)
         print(f"   ({elapsed[name]} s)", flush=True)
     info["elapsed_s"] = {**elapsed, "total": round(time.perf_counter() - start, 1)}

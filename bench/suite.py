@@ -58,6 +58,15 @@ class Row:
         return asdict(self)
 
 
+class PartialFailure(Exception):
+    """A benchmark some of whose measurements failed: ``rows`` are those that did not, and bench/run.py keeps
+    them; the message names those that did, and becomes the benchmark's error (its FAILED row)."""
+
+    def __init__(self, rows: list[Row], message: str) -> None:
+        super().__init__(message)
+        self.rows = rows
+
+
 def median(xs: list[float]) -> float:
     return float(statistics.median(xs))
 

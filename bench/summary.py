@@ -8,7 +8,11 @@ values are already medians of the repetitions:
   baseline is the best (lowest) of the rows it is compared with;
 - a **ratio** entry (B4, B4_cap64, B5, B5a) is gasync's throughput divided by
   the best (highest) hand-written kernel of the same work in that run, and its
-  baseline is the figure it was divided by (GB/s).
+  baseline is the figure it was divided by (GB/s);
+- a **time ratio** entry (B3) is gasync's time per step (its best variant's,
+  chosen by suite2.b3 as the row "gasync best (...)") divided by the lowest
+  time of its baselines (the hand-written persistent kernel): lower is better;
+- B2b, B6 and B6_cached are gasync's own figures, with no baseline.
 
 A figure that was not measured is ``null``, with a note saying why, never a
 guess. gasync's B2 has no cross-SM figure yet (its two tasks run in one
@@ -32,6 +36,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 SUMMARY = HERE / "results" / "summary.json"
 THROUGHPUT = ("numba grid-stride kernel", "numba per-warp contiguous kernel", "numba one thread per element")
+PERSISTENT, GRAPH_WHILE = "hand-written persistent kernel", "CUDA graph WHILE loop"  # B3's peers' cases (suite2)
 
 
 @dataclass(frozen=True)
@@ -46,6 +51,7 @@ class Headline:
     unit: str
     goal: str  # "<= 1", ">= 0.85", or "" for context only
     ratio: bool = False  # value = gasync / best baseline throughput; else gasync's own figure (lower is better)
+    lower: bool = False  # with ratio: both are times, the best baseline the lowest (lower is better)
     missing: str = "not measured in this run"  # the note when gasync's row is absent
 
 
@@ -84,6 +90,18 @@ HEADLINES = (
         "us/hand-off",
         "< 0.3",
     ),
+    Headline("B2b", "ns per await of a suspending fn", "B2b", "await chain of state machines", (), "ns/await", "<= 20"),
+    Headline(
+        "B3",
+        "best gasync us/step / the hand-written persistent kernel's",
+        "B3",
+        "gasync best",
+        (PERSISTENT,),
+        "ratio",
+        "<= 2.0",
+        ratio=True,
+        lower=True,
+    ),
     Headline(
         "B4", LOADER.format(8), "B4", "gasync loader + compute, capacity 8,", THROUGHPUT, "ratio", ">= 0.85", True
     ),
@@ -92,7 +110,10 @@ HEADLINES = (
     ),
     Headline("B5", "`bulk for` / best hand-written", "B5", "gasync bulk for", THROUGHPUT, "ratio", ">= 0.95", True),
     Headline("B5a", "task array / best hand-written", "B5a", "gasync task array", THROUGHPUT, "ratio", ">= 0.9", True),
+    Headline("B6", "cold compile s, samples/stencil2d.gasync", "B6", "stencil2d cold: compile_s", (), "s", ""),
+    Headline("B6_cached", "cached compile s (same cache dir)", "B6", "stencil2d cached: compile_s", (), "s", ""),
 )
+NO_BASELINE = "none: gasync's own figure"
 
 
 def find(rows: list[dict[str, Any]], bench: str, prefix: str) -> dict[str, Any] | None:
@@ -120,7 +141,7 @@ def met(value: float | None, goal: str) -> bool | None:
 def entry(h: Headline, rows: list[dict[str, Any]], source: str, error: str = "") -> dict[str, Any]:
     """One benchmark's entry of the summary; ``error`` is the benchmark's failure in that run, if any."""
     gas = find(rows, h.bench, h.gasync)
-    base = best(rows, h.bench, h.baselines, highest=h.ratio)
+    base = best(rows, h.bench, h.baselines, highest=h.ratio and not h.lower)
     value: float | None = None
     if gas is not None and (base is not None or not h.ratio):
         value = float(gas["value"]) / float(base["value"]) if h.ratio and base is not None else float(gas["value"])
@@ -136,12 +157,15 @@ def entry(h: Headline, rows: list[dict[str, Any]], source: str, error: str = "")
         "source": source,
     }
     if h.ratio and gas is not None:
-        out["gasync"] = float(gas["value"])  # the throughput divided by the baseline
+        out["gasync"] = float(gas["value"])  # the throughput (or time) divided by the baseline
         out["gasync_unit"] = gas["unit"]
+    if not h.baselines:
+        out["baseline_note"] = NO_BASELINE
     if gas is None:
         out["note"] = f"failed: {error}" if error else h.missing
     elif value is None:
         out["note"] = "no hand-written kernel of the same work was measured in this run"
+        out["note"] += f" ({error})" if error else ""
     return out
 
 
@@ -203,7 +227,8 @@ def headline(summary: dict[str, Any] | None, name: str) -> list[str]:
     out += [
         f"From `{name}`: commit {commit}{' (dirty)' if summary.get('dirty') else ''}, {summary.get('gpu', '?')}, "
         f"{summary.get('date', '?')}; {summary.get('statistic', 'medians')} ({summary.get('reps', '?')} reps). "
-        "Ratios are gasync's throughput over the best hand-written kernel of the same work in the same run.",
+        "Ratios are gasync's throughput over the best hand-written kernel of the same work in the same run; "
+        "B3's is gasync's best time per step over the hand-written persistent kernel's (lower is better).",
         "",
         "| benchmark | figure | gasync | baseline | goal | met |",
         "| --- | --- | ---: | ---: | --- | --- |",
@@ -228,7 +253,7 @@ def _value(e: dict[str, Any]) -> str:
 
 def _baseline(e: dict[str, Any]) -> str:
     if e.get("baseline") is None:
-        return "not measured"
+        return e.get("baseline_note") or "not measured"
     return f"{fmt(e['baseline'])} {e.get('baseline_unit') or ''} ({e.get('baseline_case')})"
 
 

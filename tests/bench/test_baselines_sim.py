@@ -6,7 +6,9 @@ with the word at 2 x rounds and no watchdog; the per-warp contiguous kernel must
 write y = 2x + 1 everywhere, including a tail that is not a whole turn of 128.
 The cross-SM ping-pong cannot run there (the simulator runs blocks one after
 another, so block 0 would wait for block 1 forever): its watchdog is what
-the test checks instead, with a small limit.
+the test checks instead, with a small limit. B3's persistent kernel must
+take exactly the steps the residual 2^-k gives and leave x == 2^-k, at two
+block sizes, as must the Numba host loop.
 """
 
 from __future__ import annotations
@@ -46,6 +48,14 @@ baselines._numba_kernels()["per-warp contiguous"][2, 64](x, y, np.int64(per_warp
 baselines.check_affine(x, y, "per-warp contiguous (simulator)")
 assert np.array_equal(y, 2 * x + 1)
 print("per-warp contiguous ok")
+
+import converge
+for threads, n in ((64, 256), (32, 100)):  # whole turns of the block, and a tail
+    _, steps = converge.persistent_converge(n, 1e-2, 1, threads=threads)  # checks steps, x and the residual
+    assert steps == 7, steps
+_, steps = converge.numba_converge_host(100, 1e-2, 1)
+assert steps == 7, steps
+print("B3 persistent kernel and numba host loop ok")
 """
 
 
@@ -57,5 +67,6 @@ def test_limit_kernels_on_the_simulator() -> None:
         [sys.executable, "-c", CHILD, str(BENCH)], capture_output=True, text=True, timeout=100, env=env
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for line in ("same SM cas ok", "same SM load ok", "cross SM watchdog ok", "per-warp contiguous ok"):
+    done = ("same SM cas ok", "same SM load ok", "cross SM watchdog ok", "per-warp contiguous ok", "B3 persistent")
+    for line in done:
         assert line in proc.stdout

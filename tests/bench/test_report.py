@@ -90,3 +90,14 @@ def test_every_committed_results_file_still_renders(tmp_path: Path) -> None:
         out = tmp_path / f"{path.stem}.md"
         report.write_report([path], out, tmp_path / "absent.json")
         assert "## Results" in out.read_text()
+
+
+def test_b3s_lines_compare_each_variant_with_the_persistent_kernel(synthetic_doc: dict[str, Any]) -> None:
+    table, findings = report.summarize(synthetic_doc)
+    reduce = next(line for line in table if line.startswith("| B3 | parallel for reduce max |"))
+    assert "| 5 us/step | 2 us/step | 2.5x the limit |" in reduce
+    best = next(line for line in table if line.startswith("| B3 | best gasync / persistent kernel |"))
+    assert "| 2.5 | <= 2.0 | **not met** |" in best
+    cupy = next(line for line in table if line.startswith("| B3 | best gasync / CuPy host loop |"))
+    assert "| 0.25 | < 1 | met |" in cupy
+    assert any(f.startswith("B3 partly failed: CUDA graph WHILE loop (one fused kernel)") for f in findings)

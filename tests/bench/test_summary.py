@@ -82,3 +82,26 @@ def test_a_failed_benchmark_says_so(synthetic_doc: dict[str, Any]) -> None:
     synthetic_doc["errors"]["B1"] = "AssertionError: B1: out[i] != i at 3"
     b1 = build(synthetic_doc, SOURCE)["benchmarks"]["B1"]
     assert b1["value"] is None and b1["note"] == "failed: AssertionError: B1: out[i] != i at 3"
+
+
+def test_b3_is_the_best_gasync_time_per_step_over_the_persistent_kernels(synthetic_doc: dict[str, Any]) -> None:
+    b3 = build(synthetic_doc, SOURCE)["benchmarks"]["B3"]
+    assert b3["value"] == pytest.approx(5.0 / 2.0) and b3["unit"] == "ratio" and b3["goal"] == "<= 2.0"
+    assert b3["gasync"] == 5.0 and b3["gasync_unit"] == "us/step" and b3["case"].startswith("gasync best (")
+    assert b3["baseline"] == 2.0 and b3["baseline_case"] == "hand-written persistent kernel"
+    assert b3["met"] is False  # lower is better: 2.5 is over the goal
+    synthetic_doc["rows"] = [r for r in synthetic_doc["rows"] if r["case"] != "hand-written persistent kernel"]
+    alone = build(synthetic_doc, SOURCE)["benchmarks"]["B3"]
+    assert alone["value"] is None and "partly failed" in alone["note"]  # the run's error is named, no guess
+
+
+def test_b2b_and_b6_are_gasyncs_own_figures_without_a_baseline(synthetic_doc: dict[str, Any]) -> None:
+    b = build(synthetic_doc, SOURCE)["benchmarks"]
+    assert b["B2b"]["value"] == 70.0 and b["B2b"]["unit"] == "ns/await" and b["B2b"]["met"] is False
+    assert b["B2b"]["baseline"] is None and b["B2b"]["baseline_note"].startswith("none")
+    assert b["B6"]["value"] is None and b["B6"]["note"] == "failed: RuntimeError: synthetic failure"
+    synthetic_doc["rows"].append({"bench": "B6", "case": "stencil2d cold: compile_s", "value": 9.0, "unit": "s"})
+    synthetic_doc["rows"].append({"bench": "B6", "case": "stencil2d cached: compile_s", "value": 0.6, "unit": "s"})
+    del synthetic_doc["errors"]["B6"]
+    b = build(synthetic_doc, SOURCE)["benchmarks"]
+    assert (b["B6"]["value"], b["B6_cached"]["value"]) == (9.0, 0.6) and b["B6"]["met"] is None

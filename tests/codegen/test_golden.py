@@ -1,7 +1,8 @@
-"""Generated code is deterministic, and the code for samples/async_double.gasync matches its golden file.
+"""Generated code is deterministic, and the code for every sample (samples/*.gasync) matches its golden file.
 
-Refresh the golden file after an intended change to the code generator:
-``GASYNC_UPDATE_GOLDEN=1 pytest tests/codegen``, then review the diff.
+Refresh the golden files after an intended change to the code generator:
+``GASYNC_UPDATE_GOLDEN=1 pytest tests/codegen``, then review the diff. A new
+sample needs its golden file made the same way; a removed one, its file deleted.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import gasync
 
 ROOT = Path(__file__).parents[2]
 GOLDEN = Path(__file__).parent / "golden"
-GOLDEN_SAMPLES = ["async_double"]
+GOLDEN_SAMPLES = sorted(p.stem for p in (ROOT / "samples").glob("*.gasync"))
 DETERMINISM_SAMPLES = ["async_double", "stencil2d"]
 
 
@@ -36,6 +37,12 @@ def test_generated_source_matches_golden(stem: str) -> None:
         golden.write_text(source)
     assert golden.exists(), f"no golden file {golden}: run with GASYNC_UPDATE_GOLDEN=1"
     assert source == golden.read_text(), f"generated code for {stem} changed; GASYNC_UPDATE_GOLDEN=1 refreshes it"
+
+
+def test_every_golden_file_belongs_to_a_sample() -> None:
+    assert GOLDEN_SAMPLES, "no samples found"
+    stale = sorted({p.name.removesuffix(".py.golden") for p in GOLDEN.glob("*.py.golden")} - set(GOLDEN_SAMPLES))
+    assert not stale, f"golden files of no sample: {stale} (samples/ lost them; delete the files)"
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
