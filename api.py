@@ -85,12 +85,15 @@ class Program:
         signals: Mapping[str, float] | None = None,
         outputs: Outputs = "auto",
         trace: bool = False,
+        checked: bool = True,
     ) -> Result:
         """Run on ``backend`` ('auto', 'cuda' or 'sim'); ``timeout`` in seconds (0: none);
         ``signals`` sets each named signal from the host that many seconds after launch;
         ``outputs``: 'host' for NumPy buffers, 'device' for device arrays, 'auto' for device
         arrays where an input was one (on a GPU; the simulator gives NumPy arrays);
-        ``trace`` records every poll and wake (``Result.trace``, ``Result.profile``)."""
+        ``trace`` records every poll and wake (``Result.trace``, ``Result.profile``);
+        ``checked=False`` leaves out the run-time bounds checks of the buffer accesses that
+        the compiler could not prove in range (an index out of bounds is then undefined)."""
         from gasync import runtime
         from gasync.pipeline import deep
 
@@ -98,8 +101,8 @@ class Program:
             backend, dict(inputs or {}), timeout, executors, executor, cache_dir, dict(signals or {}), outputs=outputs
         )
         generated = self.generated
-        if trace and not generated.trace:
-            generated = deep(lambda: generate(self.plan, trace=True))
+        if (trace and not generated.trace) or checked != generated.checked:
+            generated = deep(lambda: generate(self.plan, trace=trace or generated.trace, checked=checked))
         with located(self.path):
             return runtime.run(generated, options)
 

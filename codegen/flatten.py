@@ -28,7 +28,7 @@ from collections.abc import Callable
 from gasync.codegen.machine import UnsupportedError
 from gasync.planner import ir
 from gasync.planner.model import Function, Plan
-from gasync.planner.walk import exprs_of, operands, rebuild, replaced
+from gasync.planner.walk import exprs_of, has_effect, operands, rebuild, replaced
 
 MAX_HEIGHT = 40  # deeper expressions are cut (each level is one or two Python parentheses)
 CHUNK = 24  # the height of each cut-out subtree
@@ -43,19 +43,6 @@ def flatten_plan(plan: Plan) -> Plan:
     ):
         return plan
     return dataclasses.replace(plan, functions=functions, tasks=tasks)
-
-
-def _has_effect(e: ir.Expr) -> bool:
-    here = (
-        isinstance(e, ir.BufAtomic | ir.ChannelClose)
-        or isinstance(e, ir.SharedOp)
-        and e.op != "load"
-        or isinstance(e, ir.SignalOp)
-        and e.op == "set"
-        or isinstance(e, ir.Call)
-        and e.kind != "builtin"
-    )
-    return here or any(_has_effect(k) for k in operands(e))
 
 
 def _reads(e: ir.Expr) -> bool:
@@ -140,7 +127,7 @@ class _Flattener:
     def _cutter(self, s: ir.Stmt, pre: list[ir.Stmt]) -> Callable[[ir.Expr, bool], ir.Expr]:
         """A function that cuts one of ``s``'s expressions, appending its temporaries to
         ``pre``; ``first``: the expression is the first that ``s`` evaluates."""
-        effects = any(_has_effect(e) for e in exprs_of(s))
+        effects = any(has_effect(e) for e in exprs_of(s))
 
         def cut(e: ir.Expr, first: bool) -> ir.Expr:
             if self.height(e) <= MAX_HEIGHT:
@@ -162,7 +149,7 @@ class _Flattener:
         e = rebuild(e, kids)
         if height + 1 < CHUNK:
             return e
-        if (effects and not spine) or (guarded and (_reads(e) or _has_effect(e))):
+        if (effects and not spine) or (guarded and (_reads(e) or has_effect(e))):
             raise UnsupportedError(
                 f"this expression nests more than {MAX_HEIGHT} levels deep around calls, atomics or a guarded read;"
                 " split it into smaller ones with 'let'",

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gasync.codegen.exprs import NP, ExprRenderer, buffer_ref, literal, local, wrap
+from gasync.codegen.bounds import STOP_EVERY, Checks, value_first
+from gasync.codegen.exprs import NP, ExprRenderer, buffer_ref, fn_call, literal, local, wrap
 from gasync.codegen.jobs import JobWidths
 from gasync.planner import ir
 from gasync.planner.model import FrameLayout, Function, Plan
@@ -59,6 +60,7 @@ class ParallelLoop:
     n_float: int = 0
     bulk: bool = False  # a bulk for: arguments in JOBARGS[job], chunks of it run by any warp
     result: tuple[str, int] | None = None  # a reducing loop's value: ('I' or 'F', its argument word)
+    inst_word: int | None = None  # where a body with bounds checks finds its task instance (AI)
 
 
 @dataclass
@@ -75,6 +77,7 @@ class Shared:
     # a channel's send or receive wakes one waiter, not all: see channel_wakes_one()
     wake_one_ok: bool = True
     jobs: JobWidths | None = None  # bulk job rows (codegen/jobs.py)
+    checks: Checks | None = None  # run-time bounds checks (codegen/bounds.py; None: off)
     dispatch_sizes: list[tuple[str, int]] = field(default_factory=list)  # (function, blocks) per dispatch loop
     # (task, state, what) for the states of a task's own word that are no await site: a
     # parallel or bulk for, a select waiting for its losing arms' bulk chunks
@@ -165,7 +168,7 @@ class Emitter:
         self.shared = shared
         self.fn = fn
         self.types = dict(fn.locals)
-        self.r = ExprRenderer()
+        self.r = ExprRenderer(checks=shared.checks)
         self.loops: list[tuple[str, int, int]] = []  # ('native'|'cfg', break label, continue label)
         self._last_line = -1
 
@@ -239,13 +242,42 @@ class Emitter:
         if len(out) == n or all(line.strip().startswith("#") for line in out[n:]):
             out.append(ind + "pass")
 
+    # how a plain function or a loop body gives up a loop once the run has stopped (see
+    # guard): a `return` of this text, or (a loop body, None) breaking out of every loop
+    give_up: str | None = ""
+    guarded = False
+
     def guard(self, ind: str) -> list[str]:
         """In a loop that may never end, look at the run's deadline every 4096 turns.
 
-        Only a poll function can give up (it returns ABORT and its task is abandoned);
-        a plain fn's loops are the user's to bound.
+        A poll function gives up (it returns ABORT and its task is abandoned); a plain fn's
+        loops and a loop body's are the user's to bound, except where the program has
+        bounds checks: a fault stops the run, and such a loop may wait for what a stopped
+        task would have done, so it looks at the run's exit word too (codegen/bounds.py).
+        A loop body cannot return (its lanes meet after the loop), so it leaves each loop.
         """
-        return []
+        if not self.guarded:
+            return []
+        test = [ind + "turns += 1", ind + f"if turns % {STOP_EVERY} == 0 and dl.overdue(G.sched.CTL):"]
+        if self.give_up is not None:
+            return [*test, ind + f"    return{self.give_up}  # the run has stopped"]
+        return [
+            *test,
+            ind + "    over = True  # the run has stopped: leave every loop",
+            ind + "if over:",
+            ind + "    break",
+        ]
+
+    def guard_setup(self, body: tuple[ir.Stmt, ...], give_up: str | None) -> list[str]:
+        """Guard this function's loops where the program has bounds checks (see guard): the
+        lines that start the count of turns (none where no loop needs it)."""
+        checks = self.shared.checks
+        if checks is None or not checks.any:
+            return []
+        if not any(isinstance(x, ir.While | ir.Loop) for x in stmts_in(body, into_futures=False)):
+            return []
+        self.guarded, self.give_up = True, give_up
+        return ["turns = 0"] if give_up is not None else ["turns = 0", "over = False"]
 
     def _native_loop(self, body: tuple[ir.Stmt, ...], out: list[str], ind: str) -> None:
         self.loops.append(("native", 0, 0))
@@ -263,24 +295,29 @@ class Emitter:
             out.append(ind + "continue")
 
     def _store(self, s: ir.Store, out: list[str], ind: str) -> None:
-        buf = next(b for b in self.shared.plan.buffers if b.name == s.buf)
-        ty = NP[buf.elem]
-        idx = self.r.index(s.index)
-        target = f"{buffer_ref(s.buf)}[{idx}]"
-        if s.op == "=":
-            out.append(ind + f"{target} = {wrap(ty, self.r(s.value))}")
+        elem = next(b for b in self.shared.plan.buffers if b.name == s.buf).elem
+        ty = NP[elem]
+        checks = self.shared.checks if self.shared.checks is not None and self.shared.checks.wanted(s) else None
+        if s.op == "=" and checks is None:
+            out.append(ind + f"{buffer_ref(s.buf)}[{self.r.index(s.index)}] = {wrap(ty, self.r(s.value))}")
             return
-        out.append(ind + f"ix = ({idx},)" if len(s.index) == 1 else ind + f"ix = ({idx})")
-        load = ir.Load(s.buf, s.index, buf.elem)
-        value = ir.Binary(COMPOUND[s.op], load, s.value, buf.elem)
-        rendered = self.r(value).replace(f"{buffer_ref(s.buf)}[{idx}]", f"{buffer_ref(s.buf)}[ix]")
-        out.append(ind + f"{buffer_ref(s.buf)}[ix] = {rendered}")
+        value = ""
+        if s.op == "=" and checks is not None and value_first(checks, s):
+            out.append(ind + f"val = {wrap(ty, self.r(s.value))}")
+            value = "val"
+        out.append(ind + f"ix = {self.r.index_tuple(s.index)}")
+        if checks is not None:  # skipped where the index is outside (the run stops)
+            out.append(ind + f"if db.inside({buffer_ref(s.buf)}, ix, {checks.where(s)}):")
+            ind += "    "
+        if s.op != "=":
+            value = self.r.binop(COMPOUND[s.op], elem, elem, f"{buffer_ref(s.buf)}[ix]", self.r(s.value))
+        out.append(ind + f"{buffer_ref(s.buf)}[ix] = {value or wrap(ty, self.r(s.value))}")
 
     def _inline_await(self, s: ir.AwaitS, out: list[str], ind: str) -> None:
         """An await of a future that never suspends: evaluate it in place."""
         fut = s.future
         if isinstance(fut, ir.AsyncCall):
-            call = f"fn_{fut.fn}({', '.join([*(self.r(a) for a in fut.args), 'w', 'G'])})"
+            call = fn_call(fut.fn, [self.r(a) for a in fut.args], self.shared.checks)
             if s.targets and s.targets[0] is not None:
                 out.append(ind + self.assign(s.targets[0], call))
             else:
@@ -347,6 +384,11 @@ class Emitter:
                 loop.result = ("I", ni)
                 out.append(f"{ai}, {ni}] = {identity_word(red)}  # reduce {red.op}: its identity")
                 ni += 1
+        checks = self.shared.checks
+        if checks is not None and checks.needs_inst(loop.loop.body):  # a fault names its instance
+            loop.inst_word = ni
+            out.append(f"{ai}, {ni}] = inst  # the instance, for a bounds fault's report")
+            ni += 1
         loop.n_int, loop.n_float = ni, nf
         return out
 

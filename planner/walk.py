@@ -131,6 +131,20 @@ def operands(e: ir.Expr) -> tuple[ir.Expr, ...]:
     return ()
 
 
+def has_effect(e: ir.Expr) -> bool:
+    """Whether evaluating ``e`` can change anything: atomics, calls, signal sets, a close."""
+    here = (
+        isinstance(e, ir.BufAtomic | ir.ChannelClose)
+        or isinstance(e, ir.SharedOp)
+        and e.op != "load"
+        or isinstance(e, ir.SignalOp)
+        and e.op == "set"
+        or isinstance(e, ir.Call)
+        and e.kind != "builtin"
+    )
+    return here or any(has_effect(k) for k in operands(e))
+
+
 def rebuild(e: ir.Expr, kids: list[ir.Expr]) -> ir.Expr:
     """``e`` with ``kids`` as its operands (in ``operands``' order)."""
     if isinstance(e, ir.Load):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from gasync.dsl.diagnostics import GasyncError
+from gasync.dsl.ast import NOSPAN, Span
+from gasync.dsl.diagnostics import GasyncError, Note
 
 
 class RunError(GasyncError):
@@ -39,6 +40,25 @@ class DeviceError(RunError):
     """The kernel stopped on an internal limit (queue full, lanes lost)."""
 
     code = "E0305"
+
+
+class BoundsError(RunError):
+    """A buffer index out of bounds at run time: the first such access of the run, located.
+
+    ``buffer``, ``index``, ``length`` (along ``dimension``, 1 or 2), ``instance`` (``task w[3]``)
+    and ``faults`` (every out-of-bounds access counted before the run stopped, this one included)."""
+
+    code = "E0312"
+
+    def __init__(
+        self,
+        message: str,
+        span: Span = NOSPAN,
+        notes: tuple[Note, ...] = (),
+        fault: tuple[str, int, int, int, str, int] = ("", 0, 0, 0, "", 0),
+    ):
+        super().__init__(message, span, notes)
+        self.buffer, self.index, self.length, self.dimension, self.instance, self.faults = fault
 
 
 class ExternError(RunError):

@@ -16,8 +16,18 @@ from typing import Any
 import numpy as np
 
 from gasync.codegen import JOB_SLOTS, LANES, Generated
+from gasync.dsl.ast import Span
+from gasync.dsl.diagnostics import Note
 from gasync.runtime import buffers, outputs
-from gasync.runtime.errors import DeadlockError, DeviceError, InputError, RunTimeoutError, instances_label, worded
+from gasync.runtime.errors import (
+    BoundsError,
+    DeadlockError,
+    DeviceError,
+    InputError,
+    RunTimeoutError,
+    instances_label,
+    worded,
+)
 from gasync.runtime.module import load
 from gasync.runtime.options import Result, RunOptions
 from gasync.runtime.state import (
@@ -199,7 +209,7 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         "total_s": round(time.perf_counter() - t0, 4),
         "module": str(path),
     }
-    _check_exit(gen, back, options)
+    _check_exit(gen, back, options, getattr(module, "BOUNDS_SITES", ()))
     kind = outputs.output_kind(options.inputs, options.outputs)
     given = options.inputs
     return Result(
@@ -269,11 +279,13 @@ def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int
     return blocks * WARPS_PER_BLOCK, blocks, threads
 
 
-def _check_exit(gen: Generated, back: dict[str, Any], options: RunOptions) -> None:
+def _check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites: tuple[Any, ...]) -> None:
     ctl = back["CTL"]
     code = int(ctl[Ctl.EXIT])
     if code == Exit.OK or (code == Exit.TIMEOUT and int(ctl[Ctl.DONE]) >= gen.plan.instances):
         return  # (a deadline that passed as the last instance finished is no timeout)
+    if code == Exit.BOUNDS and 0 <= int(ctl[Ctl.FAULT_SITE]) < len(sites):
+        raise _bounds_error(gen, ctl, sites[int(ctl[Ctl.FAULT_SITE])])
     waiting = _waiting(gen, back["ST"], back["WAITON"])
     listing = "\n".join(f"  {line}" for line in waiting) or "  (none)"
     if code == Exit.TIMEOUT:
@@ -293,6 +305,26 @@ def _check_exit(gen: Generated, back: dict[str, Any], options: RunOptions) -> No
             f"(exit code {code}; please report it); unfinished tasks:\n{listing}"
         )
     raise DeviceError(f"the executor stopped with code {code}; unfinished tasks:\n{listing}")
+
+
+def _bounds_error(gen: Generated, ctl: np.ndarray[Any, Any], site: tuple[Any, ...]) -> BoundsError:
+    """The first out-of-bounds access of the run, worded from its row of the module's
+    BOUNDS_SITES (codegen/bounds.py) and CTL's FAULT words (runtime/state.py)."""
+    buf, shape, spans, wide = site
+    dim = int(ctl[Ctl.FAULT_DIM])
+    index = int(ctl[Ctl.FAULT_INDEX])
+    if wide[dim] and index < 0:
+        index += 1 << 64  # a u64 index, read back as its int64 word
+    who = _instance(gen, int(ctl[Ctl.DETAIL]))
+    along = f" along dimension {dim + 1}" if len(shape) > 1 else ""
+    message = f"index out of bounds in {who}: the length of '{buf}'{along} is {shape[dim]} but the index is {index}"
+    faults = int(ctl[Ctl.FAULTS])
+    more = faults - 1
+    notes = ()
+    if more > 0:
+        counted = f"{more} more out-of-bounds access{'es were' if more > 1 else ' was'} counted before the run stopped"
+        notes = (Note(counted),)
+    return BoundsError(message, Span(*spans[dim]), notes, (buf, index, shape[dim], dim + 1, who, faults))
 
 
 def _instance(gen: Generated, inst: int) -> str:
