@@ -279,7 +279,7 @@ def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int
     return blocks * WARPS_PER_BLOCK, blocks, threads
 
 
-def _check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites: tuple[Any, ...]) -> None:
+def _check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites: tuple[Any, ...] = ()) -> None:
     ctl = back["CTL"]
     code = int(ctl[Ctl.EXIT])
     if code == Exit.OK or (code == Exit.TIMEOUT and int(ctl[Ctl.DONE]) >= gen.plan.instances):
