@@ -89,13 +89,19 @@ def test_the_first_fault_wins_and_the_others_are_counted() -> None:
     assert [n.message for n in err.notes] == ["2 more out-of-bounds accesses were counted before the run stopped"]
 
 
-def test_a_loop_waiting_for_a_stopped_task_gives_up() -> None:
-    """Task b waits, in a poll and in a parallel loop, for a flag that faulted task a never sets."""
-    body = (
-        "buffer flag: i32[1] = zeros;\n"
-        "task a {\n    out[at[3]] = 1;\n    flag[0] = 1;\n}\n"
-        "task b {\n    while flag[0] == 0 { }\n    parallel for i in 0..1 { while flag[i] == 0 { } }\n}\n"
-    )
+@pytest.mark.parametrize(
+    "wait",
+    [
+        "task b {\n    while flag[0] == 0 { }\n}\n",  # in a poll (it looks at the deadline anyway)
+        "task b {\n    parallel for i in 0..1 { while flag[i] == 0 { } }\n}\n",  # in a loop body
+        "fn wait() { while flag[0] == 0 { } }\ntask b {\n    wait();\n}\n",  # in a plain fn
+    ],
+    ids=["poll", "loop body", "plain fn"],
+)
+def test_a_loop_waiting_for_a_stopped_task_gives_up(wait: str) -> None:
+    """Task b waits for a flag that task a never sets, as its read out of bounds gives 0: the run
+    still ends (without the looks at the exit word, the loop in a plain fn or a loop body spins on)."""
+    body = "buffer flag: i32[1] = zeros;\ntask a {\n    if x[at[3]] > 0.0 { flag[0] = 1; }\n}\n" + wait
     assert fault(body).message.startswith("index out of bounds in task a:")
 
 
