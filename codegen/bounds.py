@@ -4,7 +4,8 @@ The planner marks every buffer access whose indices it proves in range
 (planner/bounds.py); with checks on (``generate(plan, checked=True)``, the
 default) each other access becomes a *check site*, numbered from 0 in the order
 the renderers meet it, and is done through runtime/devicebounds.py (``db``):
-``db.load`` for a read, ``db.inside`` around a store, ``db.rmw`` for an atomic.
+``db.load`` for a read, ``db.inside`` around a store, ``db.rmw`` (``rmw2`` for
+a 2-D buffer) for an atomic.
 The module's ``BOUNDS_SITES`` table says, per site, what the host needs to word
 a fault: the buffer, its shape, and where each index is in the source.
 
@@ -53,7 +54,7 @@ class Checks:
         return self.any and (unproven(body) or bool(calls(body) & self.inst_fns))
 
     def may_fault(self, e: ir.Expr) -> bool:
-        return self.enabled and any(isinstance(x, ir.Load | ir.BufAtomic) and not x.proven for x in subexprs(e))
+        return self.enabled and _unproven_in(e)
 
     def where(self, e: Access) -> str:
         """``CTL, site, inst``: what a device helper records a fault of ``e`` with (the same
@@ -89,17 +90,30 @@ def _place(span: Span) -> tuple[int, int, int, int]:
     return span.line, span.column, span.end_line, span.end_column
 
 
-def index_tuple(rendered: list[str]) -> str:
-    """An index tuple's text: ``(i,)`` or ``(r, c)``."""
-    return f"({rendered[0]},)" if len(rendered) == 1 else f"({', '.join(rendered)})"
-
-
 def value_first(checks: Checks, s: ir.Store) -> bool:
-    """Whether a checked store computes its value before its index (as an unchecked one does,
-    Python evaluating the right side first) because the order could be seen: either side
-    has an effect or, the value, a check of its own."""
-    index_acts = any(has_effect(i) for i in s.index)
-    return index_acts or has_effect(s.value) or checks.may_fault(s.value)
+    """Whether a checked store must compute its value before its index, as an unchecked one
+    does (Python evaluates the right side first): where the order could be seen, because
+    the value has an effect or a check of its own, or the index has an effect."""
+    return has_effect(s.value) or checks.may_fault(s.value) or any(has_effect(i) for i in s.index)
+
+
+def guarded_loops(checks: Checks | None, body: tuple[ir.Stmt, ...]) -> bool:
+    """Whether the ``while`` and ``loop`` loops of a plain fn or loop body look at the run's exit
+    word: where the program has checks, for a fault may stop the task such a loop waits for."""
+    if checks is None or not checks.any:
+        return False
+    return any(isinstance(x, ir.While | ir.Loop) for x in stmts_in(body, into_futures=False))
+
+
+def stop_lines(ind: str, returns: str | None) -> list[str]:
+    """A guarded loop's look at the run's exit word (``dl.overdue``: the deadline too), every
+    STOP_EVERY turns: a plain fn returns ``returns``; a loop body cannot return (its lanes
+    meet after the loop), so it leaves each of its loops, ``over`` telling the outer ones."""
+    test = [ind + "turns += 1", ind + f"if turns % {STOP_EVERY} == 0 and dl.overdue({CTL}):"]
+    if returns is not None:
+        return [*test, ind + f"    return{returns}  # the run has stopped"]
+    leave = [ind + "    over = True  # the run has stopped: leave every loop", ind + "if over:", ind + "    break"]
+    return [*test, *leave]
 
 
 def unproven(body: tuple[ir.Stmt, ...]) -> bool:
@@ -107,10 +121,13 @@ def unproven(body: tuple[ir.Stmt, ...]) -> bool:
     for s in stmts_in(body):
         if isinstance(s, ir.Store) and not s.proven:
             return True
-        for e in exprs_of(s):
-            if any(isinstance(x, ir.Load | ir.BufAtomic) and not x.proven for x in subexprs(e)):
-                return True
+        if any(_unproven_in(e) for e in exprs_of(s)):
+            return True
     return False
+
+
+def _unproven_in(e: ir.Expr) -> bool:
+    return any(isinstance(x, ir.Load | ir.BufAtomic) and not x.proven for x in subexprs(e))
 
 
 def calls(body: tuple[ir.Stmt, ...]) -> set[str]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gasync.codegen.bounds import STOP_EVERY, Checks, value_first
+from gasync.codegen.bounds import Checks, guarded_loops, stop_lines, value_first
 from gasync.codegen.exprs import NP, ExprRenderer, buffer_ref, fn_call, literal, local, wrap
 from gasync.codegen.jobs import JobWidths
 from gasync.planner import ir
@@ -242,42 +242,26 @@ class Emitter:
         if len(out) == n or all(line.strip().startswith("#") for line in out[n:]):
             out.append(ind + "pass")
 
-    # how a plain function or a loop body gives up a loop once the run has stopped (see
-    # guard): a `return` of this text, or (a loop body, None) breaking out of every loop
-    give_up: str | None = ""
-    guarded = False
+    guarded = False  # its loops look at the run's exit word (codegen/bounds.py: stop_lines)
+    returns: str | None = None  # what a guarded plain fn returns (None: a loop body leaves its loops)
 
     def guard(self, ind: str) -> list[str]:
         """In a loop that may never end, look at the run's deadline every 4096 turns.
 
         A poll function gives up (it returns ABORT and its task is abandoned); a plain fn's
-        loops and a loop body's are the user's to bound, except where the program has
-        bounds checks: a fault stops the run, and such a loop may wait for what a stopped
-        task would have done, so it looks at the run's exit word too (codegen/bounds.py).
-        A loop body cannot return (its lanes meet after the loop), so it leaves each loop.
+        loops and a loop body's are the user's to bound, except in a program with bounds
+        checks, where they look at the run's exit word (codegen/bounds.py: stop_lines).
         """
-        if not self.guarded:
-            return []
-        test = [ind + "turns += 1", ind + f"if turns % {STOP_EVERY} == 0 and dl.overdue(G.sched.CTL):"]
-        if self.give_up is not None:
-            return [*test, ind + f"    return{self.give_up}  # the run has stopped"]
-        return [
-            *test,
-            ind + "    over = True  # the run has stopped: leave every loop",
-            ind + "if over:",
-            ind + "    break",
-        ]
+        return stop_lines(ind, self.returns) if self.guarded else []
 
-    def guard_setup(self, body: tuple[ir.Stmt, ...], give_up: str | None) -> list[str]:
-        """Guard this function's loops where the program has bounds checks (see guard): the
-        lines that start the count of turns (none where no loop needs it)."""
-        checks = self.shared.checks
-        if checks is None or not checks.any:
+    def guard_setup(self, body: tuple[ir.Stmt, ...], returns: str | None) -> list[str]:
+        """Guard the loops of this plain fn (which then returns ``returns``) or loop body
+        (``returns`` None) where the program has bounds checks: the lines that start the
+        count of turns (none where no loop needs one)."""
+        if not guarded_loops(self.shared.checks, body):
             return []
-        if not any(isinstance(x, ir.While | ir.Loop) for x in stmts_in(body, into_futures=False)):
-            return []
-        self.guarded, self.give_up = True, give_up
-        return ["turns = 0"] if give_up is not None else ["turns = 0", "over = False"]
+        self.guarded, self.returns = True, returns
+        return ["turns = 0"] if returns is not None else ["turns = 0", "over = False"]
 
     def _native_loop(self, body: tuple[ir.Stmt, ...], out: list[str], ind: str) -> None:
         self.loops.append(("native", 0, 0))
@@ -301,17 +285,18 @@ class Emitter:
         if s.op == "=" and checks is None:
             out.append(ind + f"{buffer_ref(s.buf)}[{self.r.index(s.index)}] = {wrap(ty, self.r(s.value))}")
             return
-        value = ""
-        if s.op == "=" and checks is not None and value_first(checks, s):
+        first = s.op == "=" and checks is not None and value_first(checks, s)
+        if first:
             out.append(ind + f"val = {wrap(ty, self.r(s.value))}")
-            value = "val"
         out.append(ind + f"ix = {self.r.index_tuple(s.index)}")
         if checks is not None:  # skipped where the index is outside (the run stops)
             out.append(ind + f"if db.inside({buffer_ref(s.buf)}, ix, {checks.where(s)}):")
             ind += "    "
         if s.op != "=":
             value = self.r.binop(COMPOUND[s.op], elem, elem, f"{buffer_ref(s.buf)}[ix]", self.r(s.value))
-        out.append(ind + f"{buffer_ref(s.buf)}[ix] = {value or wrap(ty, self.r(s.value))}")
+        else:
+            value = "val" if first else wrap(ty, self.r(s.value))
+        out.append(ind + f"{buffer_ref(s.buf)}[ix] = {value}")
 
     def _inline_await(self, s: ir.AwaitS, out: list[str], ind: str) -> None:
         """An await of a future that never suspends: evaluate it in place."""

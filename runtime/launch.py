@@ -17,7 +17,6 @@ import numpy as np
 
 from gasync.codegen import JOB_SLOTS, LANES, Generated
 from gasync.dsl.ast import Span
-from gasync.dsl.diagnostics import Note
 from gasync.runtime import buffers, outputs
 from gasync.runtime.errors import (
     BoundsError,
@@ -25,6 +24,7 @@ from gasync.runtime.errors import (
     DeviceError,
     InputError,
     RunTimeoutError,
+    bounds_error,
     instances_label,
     worded,
 )
@@ -308,23 +308,15 @@ def _check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites
 
 
 def _bounds_error(gen: Generated, ctl: np.ndarray[Any, Any], site: tuple[Any, ...]) -> BoundsError:
-    """The first out-of-bounds access of the run, worded from its row of the module's
-    BOUNDS_SITES (codegen/bounds.py) and CTL's FAULT words (runtime/state.py)."""
+    """The first out-of-bounds access of the run, from its row of the module's BOUNDS_SITES
+    (codegen/bounds.py) and CTL's FAULT words (runtime/state.py)."""
     buf, shape, spans, wide = site
     dim = int(ctl[Ctl.FAULT_DIM])
     index = int(ctl[Ctl.FAULT_INDEX])
     if wide[dim] and index < 0:
         index += 1 << 64  # a u64 index, read back as its int64 word
     who = _instance(gen, int(ctl[Ctl.DETAIL]))
-    along = f" along dimension {dim + 1}" if len(shape) > 1 else ""
-    message = f"index out of bounds in {who}: the length of '{buf}'{along} is {shape[dim]} but the index is {index}"
-    faults = int(ctl[Ctl.FAULTS])
-    more = faults - 1
-    notes = ()
-    if more > 0:
-        counted = f"{more} more out-of-bounds access{'es were' if more > 1 else ' was'} counted before the run stopped"
-        notes = (Note(counted),)
-    return BoundsError(message, Span(*spans[dim]), notes, (buf, index, shape[dim], dim + 1, who, faults))
+    return bounds_error(buf, shape, dim, index, Span(*spans[dim]), who, int(ctl[Ctl.FAULTS]))
 
 
 def _instance(gen: Generated, inst: int) -> str:
