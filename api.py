@@ -6,6 +6,7 @@
     result.buffers["y"], result.shared["hits"], result.stats["kernel_ms"]
     traced = prog.run(backend="sim", trace=True)
     traced.trace (the RawTrace), traced.profile["main"].busy_us
+    prog.run(checked=False)   # no run-time bounds checks (with them, an index out of bounds is E0312)
 
 Compiling parses, plans and generates code (no Numba import); running picks a
 backend and launches. Errors in the program raise ``GasyncError`` subclasses

@@ -5,7 +5,7 @@
     ...
 
 The options are the command line's (``-D``, ``--backend``, ``--timeout``,
-``--signal``, ``--executors``), checked by the same Click types, and
+``--signal``, ``--executors``, ``--unchecked``), checked by the same Click types, and
 ``--input NAME=VARIABLE`` takes an array from the notebook's namespace. ``--check``
 only compiles; ``--as NAME`` stores the Program (with ``--check``) or the Result
 in the namespace; ``--no-graph`` leaves out the task graph. The cell shows the

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from functools import cached_property
 
 from gasync.planner import ir
 from gasync.planner.footprints import Interval, interval
@@ -49,10 +50,12 @@ def prove(
     functions: list[Function], tasks: list[TaskDef], buffers: tuple[BufferDef, ...]
 ) -> tuple[list[Function], list[TaskDef]]:
     """``functions`` and ``tasks`` with every access whose indices are proven in range marked so."""
-    bodies = [(f, None) for f in functions] + [(t.body, _instance(t)) for t in tasks]
+    bodies = [_Body(f, None) for f in functions] + [_Body(t.body, _instance(t)) for t in tasks]
+    if not any(b.fn.run_time_indices for b in bodies):
+        return functions, tasks  # every index is a constant: proven where it was checked (E0218)
     channels = channel_ranges(bodies)
     shapes = {b.name: b.shape for b in buffers}
-    marked = [_Marker(ranges(fn, inst, channels), shapes).function(fn) for fn, inst in bodies]
+    marked = [_Marker(b.ranges(channels), shapes).function(b.fn) if b.fn.run_time_indices else b.fn for b in bodies]
     out_tasks = [replaced(t, body=body) for t, body in zip(tasks, marked[len(functions) :], strict=True)]
     return marked[: len(functions)], out_tasks
 
@@ -61,16 +64,56 @@ def _instance(t: TaskDef) -> tuple[str, int, int] | None:
     return (t.var, t.start, t.stop) if t.var is not None else None
 
 
-def channel_ranges(bodies: list[tuple[Function, tuple[str, int, int] | None]]) -> Channels:
+class _Body:
+    """A function or task body, walked once, when first asked: its statements in order, its
+    locals assigned in one place, and its sends."""
+
+    def __init__(self, fn: Function, instance: tuple[str, int, int] | None):
+        self.fn = fn
+        self.instance = instance
+
+    @cached_property
+    def stmts(self) -> list[ir.Stmt]:
+        return list(stmts_in(self.fn.body))
+
+    @cached_property
+    def once(self) -> set[str]:
+        n: Counter[str] = Counter(name for name, _ in self.fn.params)  # a parameter's caller assigns it
+        for s in self.stmts:
+            n.update(name for name, _ in _assigned(s, {}, {}))
+        return {name for name, k in n.items() if k == 1}
+
+    @cached_property
+    def sends(self) -> list[ir.Send]:
+        return [send for s in self.stmts for send in _sends(s)]
+
+    @cached_property
+    def receives(self) -> bool:
+        return any(isinstance(s, ir.ForAwait) or _receives(s) for s in self.stmts)
+
+    def ranges(self, channels: Channels) -> Env:
+        """The range of every variable that has one (see the module's docstring)."""
+        env: Env = {}
+        if self.instance is not None:
+            env[self.instance[0]] = (self.instance[1], self.instance[2])
+        for s in self.stmts:
+            for name, rng in _assigned(s, env, channels):
+                if name in self.once and rng is not None:
+                    env[name] = rng
+        return env
+
+
+def channel_ranges(bodies: list[_Body]) -> Channels:
     """The range of every value each channel can carry, where every send's value has one."""
     found: Channels = {}
-    if not any(isinstance(s, ir.ForAwait) or _receives(s) for fn, _ in bodies for s in stmts_in(fn.body)):
+    if not any(b.receives for b in bodies if b.fn.run_time_indices):
         return found  # nothing reads a channel's value into a variable that an index could use
+    senders = [b for b in bodies if b.sends]
     for _ in range(ROUNDS):
         now: Channels = {}
-        for fn, inst in bodies:
-            env = ranges(fn, inst, found)
-            for send in _sends(fn):
+        for b in senders:
+            env = b.ranges(found)
+            for send in b.sends:
                 rng = interval(send.value, env)
                 before = now.get(send.chan, rng)
                 now[send.chan] = _hull(before, rng) if before is not None and rng is not None else None
@@ -78,19 +121,6 @@ def channel_ranges(bodies: list[tuple[Function, tuple[str, int, int] | None]]) -
             break
         found = now
     return found
-
-
-def ranges(fn: Function, instance: tuple[str, int, int] | None, channels: Channels) -> Env:
-    """The range of every variable of ``fn`` that has one (see the module's docstring)."""
-    env: Env = {}
-    if instance is not None:
-        env[instance[0]] = (instance[1], instance[2])
-    once = {name for name, n in _assignments(fn).items() if n == 1}
-    for s in stmts_in(fn.body):
-        for name, rng in _assigned(s, env, channels):
-            if name in once and rng is not None:
-                env[name] = rng
-    return env
 
 
 def _assigned(s: ir.Stmt, env: Env, channels: Channels) -> Iterator[tuple[str, Interval | None]]:
@@ -128,14 +158,6 @@ def _block_results(f: ir.Future) -> Iterator[tuple[str, None]]:
             yield from _block_results(sub)
 
 
-def _assignments(fn: Function) -> Counter[str]:
-    """How many places assign each local of ``fn`` (a parameter's caller is one)."""
-    n: Counter[str] = Counter(name for name, _ in fn.params)
-    for s in stmts_in(fn.body):
-        n.update(name for name, _ in _assigned(s, {}, {}))
-    return n
-
-
 def _receives(s: ir.Stmt) -> bool:
     if isinstance(s, ir.AwaitS):
         futures = s.future.futures if isinstance(s.future, ir.Join) else (s.future,)
@@ -143,20 +165,15 @@ def _receives(s: ir.Stmt) -> bool:
     return isinstance(s, ir.Select) and any(isinstance(a.future, ir.Recv) for a in s.arms)
 
 
-def _sends(fn: Function) -> Iterator[ir.Send]:
-    def within(f: ir.Future) -> Iterator[ir.Send]:
+def _sends(s: ir.Stmt) -> Iterator[ir.Send]:
+    """The sends that statement ``s`` awaits or selects on (not counting its nested bodies)."""
+    futures = [s.future] if isinstance(s, ir.AwaitS) else [a.future for a in s.arms] if isinstance(s, ir.Select) else []
+    while futures:
+        f = futures.pop()
         if isinstance(f, ir.Send):
             yield f
         elif isinstance(f, ir.Join):
-            for sub in f.futures:
-                yield from within(sub)
-
-    for s in stmts_in(fn.body):
-        if isinstance(s, ir.AwaitS):
-            yield from within(s.future)
-        elif isinstance(s, ir.Select):
-            for arm in s.arms:
-                yield from within(arm.future)
+            futures.extend(reversed(f.futures))
 
 
 def _hull(a: Interval, b: Interval) -> Interval:
@@ -186,11 +203,11 @@ class _Marker:
 
     def stmt(self, s: ir.Stmt) -> ir.Stmt:
         x, b = self.expr, self.body
+        if isinstance(s, ir.Let | ir.Return) and s.value is not None:
+            return replaced(s, value=x(s.value))
         if isinstance(s, ir.Store):
             index = tuple(x(i) for i in s.index)
             return replaced(s, index=index, value=x(s.value), proven=self.proven(s.buf, s.index))
-        if isinstance(s, ir.Let | ir.Return) and s.value is not None:
-            return replaced(s, value=x(s.value))
         if isinstance(s, ir.Eval):
             return replaced(s, expr=x(s.expr))
         if isinstance(s, ir.If):
@@ -221,6 +238,8 @@ class _Marker:
         return f
 
     def expr(self, e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Var | ir.Lit):  # most nodes: nothing inside
+            return e
         kids = operands(e)
         new = [self.expr(k) for k in kids]
         if any(a is not b for a, b in zip(new, kids, strict=True)):
