@@ -3,11 +3,15 @@
 Every buffer access is checked at run time (issue 13, decision 40) unless this
 pass proves each of its indices inside the buffer along its dimension; it then
 marks the access ``proven`` (:class:`~gasync.planner.ir.Load`, ``Store``,
-``BufAtomic``). An index is proven when :func:`~gasync.planner.footprints.interval`
-gives it a range inside ``0..length``. Literals and consts have one value (and
-one outside the buffer is already a compile error, E0218); ``+``, ``-``, ``*``,
-unary ``-`` and integer casts combine ranges while no value can wrap; and a
-variable has a range when every value it can ever hold is known to lie in one:
+``BufAtomic``). An access whose indices are all constants is marked where it is
+checked (planner/exprs.py: one outside the buffer is a compile error, E0218),
+and a body with only such accesses (``Function.run_time_indices`` false) is
+not visited here. Any other index is proven when
+:func:`~gasync.planner.footprints.interval` gives it a range inside
+``0..length``: literals and consts have one value; ``+``, ``-``, ``*``, unary
+``-``, ``min``, ``max``, casts, ``/``, ``%`` and ``&`` combine ranges while no
+value can wrap; and a variable has a range when every value it can ever hold
+is known to lie in one:
 
 - the task's instance variable: the task's ``start..stop``;
 - the variable of a ``for``, ``parallel for`` or ``bulk for`` whose bounds
@@ -22,8 +26,8 @@ variable has a range when every value it can ever hold is known to lie in one:
   a range (or a receive, above): a local is read only inside its scope, after
   that assignment.
 
-Anything else (a parameter, a local assigned twice, a buffer load, a division,
-a shared scalar) may be anything, and its access stays checked. Names are
+Anything else (a parameter, a local assigned twice, a buffer load, a shared
+scalar) may be anything, and its access stays checked. Names are
 unique within a function, and each variable above is assigned in one place, so
 one map from variable to range holds for the whole body; a range found for a
 variable holds wherever it is read.
