@@ -40,10 +40,10 @@ class Checks:
         self.sites: list[Access] = []  # site k is sites[k]
         self._site: dict[int, int] = {}  # id of an access -> its site
         self.inst_fns: set[str] = set()  # plain functions that take `inst`
-        self.any = enabled and any(unproven(fn.body) for fn in _bodies(plan))
+        self.any = enabled and any(fn.run_time_indices and unproven(fn.body) for fn in _bodies(plan))
         if self.any:
             for fn in plan.functions:  # callees come before their callers
-                if unproven(fn.body) or calls(fn.body) & self.inst_fns:
+                if (fn.run_time_indices and unproven(fn.body)) or calls(fn.body) & self.inst_fns:
                     self.inst_fns.add(fn.name)
 
     def wanted(self, e: Access) -> bool:
