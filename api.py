@@ -6,6 +6,7 @@
     result.buffers["y"], result.shared["hits"], result.stats["kernel_ms"]
     traced = prog.run(backend="sim", trace=True)
     traced.trace (the RawTrace), traced.profile["main"].busy_us
+    prog.run(checked=False)   # no run-time bounds checks (with them, an index out of bounds is E0312)
 
 Compiling parses, plans and generates code (no Numba import); running picks a
 backend and launches. Errors in the program raise ``GasyncError`` subclasses
@@ -86,6 +87,7 @@ class Program:
         outputs: Outputs = "auto",
         trace: bool = False,
         warps_per_block: int = 0,
+        checked: bool = True,
     ) -> Result:
         """Run on ``backend`` ('auto', 'cuda' or 'sim'); ``timeout`` in seconds (0: none);
         ``signals`` sets each named signal from the host that many seconds after launch;
@@ -93,7 +95,9 @@ class Program:
         arrays where an input was one (on a GPU; the simulator gives NumPy arrays);
         ``trace`` records every poll and wake (``Result.trace``, ``Result.profile``);
         ``warps_per_block`` shapes the GPU launch (0: 4 warps per block; 1: executors spread
-        over SMs, which ``stats["sms"]`` lists)."""
+        over SMs, which ``stats["sms"]`` lists);
+        ``checked=False`` leaves out the run-time bounds checks of the buffer accesses that
+        the compiler could not prove in range (an index out of bounds is then undefined)."""
         from gasync import runtime
         from gasync.pipeline import deep
 
@@ -109,8 +113,8 @@ class Program:
             warps_per_block=warps_per_block,
         )
         generated = self.generated
-        if trace and not generated.trace:
-            generated = deep(lambda: generate(self.plan, trace=True))
+        if (trace and not generated.trace) or checked != generated.checked:
+            generated = deep(lambda: generate(self.plan, trace=trace or generated.trace, checked=checked))
         with located(self.path):
             return runtime.run(generated, options)
 

@@ -5,7 +5,7 @@
     ...
 
 The options are the command line's (``-D``, ``--backend``, ``--timeout``,
-``--signal``, ``--executors``), checked by the same Click types, and
+``--signal``, ``--executors``, ``--unchecked``), checked by the same Click types, and
 ``--input NAME=VARIABLE`` takes an array from the notebook's namespace. ``--check``
 only compiles; ``--as NAME`` stores the Program (with ``--check``) or the Result
 in the namespace; ``--no-graph`` leaves out the task graph. The cell shows the
@@ -55,6 +55,7 @@ def _magic(ipython: Any) -> Any:
 @click.option("--timeout", type=params.Duration(), default=None)
 @click.option("--executors", type=params.Count(), default=0)
 @click.option("--strict", is_flag=True)
+@click.option("--unchecked", is_flag=True)
 @click.option("--check", "check_only", is_flag=True)
 @click.option("--no-graph", is_flag=True)
 @click.option("--as", "store_as", default=None)
@@ -84,7 +85,7 @@ def run_cell(line: str, cell: str, namespace: dict[str, Any]) -> Any:
             return None
         result = program.run(
             backend=opts["backend"], inputs=inputs, timeout=opts["timeout"] or 0.0, executors=opts["executors"],
-            signals=dict(opts["signals"]),
+            signals=dict(opts["signals"]), checked=not opts["unchecked"],
         )  # fmt: skip
     except (GasyncError, ErrorGroup) as exc:
         errors = exc.errors if isinstance(exc, ErrorGroup) else [exc]

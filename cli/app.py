@@ -33,6 +33,7 @@ from gasync.cli.common import (
     FileArg,
     QuietOpt,
     StrictOpt,
+    UncheckedOpt,
     plan_options,
 )
 from gasync.cli.drawings import GraphFormat, emit_graph, graph_format
@@ -132,6 +133,7 @@ def compile(
     emit: Annotated[Emit, typer.Option("--emit", help="What to print.")] = Emit.ast,
     define: DefineOpt = None,
     strict: StrictOpt = False,
+    unchecked: UncheckedOpt = False,
     as_json: DiagnosticsJsonOpt = False,
     color: ColorOpt = Color.auto,
     debug: DebugOpt = False,
@@ -145,7 +147,7 @@ def compile(
         else:
             plan = src.check(plan_options(define, strict))
             rep.diagnostics(list(plan.warnings), src)
-            stage = format_plan if emit is Emit.plan else lambda p: generate(p).source
+            stage = format_plan if emit is Emit.plan else lambda p: generate(p, checked=not unchecked).source
             text = pipeline.deep(stage, plan)
         if not as_json:
             sys.stdout.write(text)

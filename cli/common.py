@@ -38,6 +38,13 @@ DefineOpt = Annotated[
     ),
 ]  # fmt: skip
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Treat concurrent-write warnings as errors.")]
+UncheckedOpt = Annotated[
+    bool,
+    typer.Option(
+        "--unchecked",
+        help="Leave out the run-time bounds checks of buffer indices the compiler did not prove in range.",
+    ),
+]
 QuietOpt = Annotated[
     bool, typer.Option("-q", "--quiet", help="Print only errors and warnings (and what --json asks for).")
 ]

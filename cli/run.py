@@ -43,6 +43,7 @@ from gasync.cli.common import (
     StrictOpt,
     TimeoutOpt,
     TraceOpt,
+    UncheckedOpt,
     VerboseOpt,
     plan_options,
 )
@@ -87,6 +88,7 @@ class Args:
     report: Path | None
     cache_dir: Path | None
     cache_max: int
+    unchecked: bool = False
 
     @property
     def traced(self) -> bool:
@@ -110,6 +112,7 @@ def run(
     report: ReportOpt = None,
     cache_dir: CacheDirOpt = None,
     cache_max: CacheMaxOpt = cache.DEFAULT_MAX_BYTES,
+    unchecked: UncheckedOpt = False,
     color: ColorOpt = Color.auto,
     quiet: QuietOpt = False,
     verbose: VerboseOpt = False,
@@ -119,7 +122,7 @@ def run(
     rep = Reporter(debug, verbosity(quiet, verbose), as_json, color=use_color(color))
     args = Args(
         backend, define or [], inputs or [], outputs or [], signals or [], timeout or 0.0,
-        executor, executors, strict, trace, schedule, report, cache_dir, cache_max,
+        executor, executors, strict, trace, schedule, report, cache_dir, cache_max, unchecked,
     )  # fmt: skip
     src = Source(file)
     with rep.guard(src):
@@ -171,7 +174,7 @@ def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> 
 def _generate(rep: Reporter, plan: Plan, args: Args, chosen: str) -> Generated:
     """The kernel's source; on the GPU, a warning first when Numba will take minutes over it."""
     t0 = time.perf_counter()
-    generated = generate(plan, trace=True) if args.traced else generate(plan)
+    generated = generate(plan, trace=args.traced, checked=not args.unchecked)
     rep.detail(f"generated {generated.source.count(chr(10))} lines of Numba-CUDA in {time.perf_counter() - t0:.3f} s")
     if chosen == "cuda" and generated.gpu_compile_estimate_s() > SLOW_COMPILE_S:
         name, blocks = generated.largest_dispatch

@@ -146,8 +146,7 @@ class PlainBlocks(BlockEmitter):
     """A plain device function whose statements nest too deep for structured Python."""
 
     def emit(self, params: list[str]) -> list[str]:
-        out = ["@cuda.jit(device=True)", f"def fn_{self.fn.name}({', '.join([*params, 'w', 'G'])}):"]
-        out.append(f"    {source_line(self.shared.plan, self.fn.span)}")
+        out = plain_head(self, params)
         # every local is defined on every path into every block
         params_set = {p for p, _ in self.fn.params}
         out += [f"    {local(n)} = {literal(0, ty)}" for n, ty in self.fn.locals if n not in params_set]
@@ -167,9 +166,19 @@ def emit_plain(shared: Shared, fn: Function) -> list[str]:
     if any(blocks.must_cut(s) for s in fn.body):
         return blocks.emit(params)
     em = Emitter(shared, fn)
-    out = ["@cuda.jit(device=True)", f"def fn_{fn.name}({', '.join([*params, 'w', 'G'])}):"]
-    out.append(f"    {source_line(shared.plan, fn.span)}")
+    out = plain_head(em, params)
     em.structured(fn.body, out, "    ")
     if fn.ret == "unit":
         out.append("    return")
     return out
+
+
+def plain_head(em: Emitter, params: list[str]) -> list[str]:
+    """A plain device function's first lines: its ``def`` (with ``inst`` where it has bounds
+    checks, codegen/bounds.py), the source line, and what its loops' guards start from."""
+    fn, checks = em.fn, em.shared.checks
+    inst = ["inst"] if checks is not None and fn.name in checks.inst_fns else []
+    out = ["@cuda.jit(device=True)", f"def fn_{fn.name}({', '.join([*params, 'w', *inst, 'G'])}):"]
+    out.append(f"    {source_line(em.shared.plan, fn.span)}")
+    zero = "" if fn.ret == "unit" else f" {literal(0, fn.ret)}"
+    return out + ["    " + line for line in em.guard_setup(fn.body, zero)]

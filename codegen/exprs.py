@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from gasync.codegen.bounds import Checks
 from gasync.planner import ir
 
 # a `.gasync` atomic's operation -> the devicelib function that does it (runtime/order.py)
@@ -77,11 +78,13 @@ def literal(value: int | float | bool, ty: ir.Ty) -> str:
 
 
 class ExprRenderer:
-    """A table of small renderers, one per IR expression type."""
+    """A table of small renderers, one per IR expression type; ``checks`` (codegen/bounds.py)
+    decides which buffer accesses are checked at run time (none without it)."""
 
-    def __init__(self, var: Callable[[str], str] = local, self_inst: str = "inst"):
+    def __init__(self, var: Callable[[str], str] = local, self_inst: str = "inst", checks: Checks | None = None):
         self.var = var
         self.self_inst = self_inst  # the running instance's id, or "int64(-1)" where there is none
+        self.checks = checks
         self.table: dict[type, Callable[..., str]] = {
             ir.Lit: lambda e: literal(e.value, e.ty),
             ir.Var: lambda e: self.var(e.name),
@@ -102,6 +105,14 @@ class ExprRenderer:
     def index(self, index: tuple[ir.Expr, ...]) -> str:
         return ", ".join(wrap("int64", self(i)) for i in index)
 
+    def index_tuple(self, index: tuple[ir.Expr, ...]) -> str:
+        """The index as a tuple, ``(int64(i),)`` or ``(int64(r), int64(c))``."""
+        return f"({self.index(index)},)" if len(index) == 1 else f"({self.index(index)})"
+
+    def checked(self, e: ir.Load | ir.BufAtomic) -> Checks | None:
+        """The checks, where access ``e`` is one of them."""
+        return self.checks if self.checks is not None and self.checks.wanted(e) else None
+
     def _cast(self, e: ir.Cast) -> str:
         ty = str(e.ty)
         if e.expr.ty in ir.FLOATS and ty in ir.INTS:  # saturating, NaN -> 0, as Rust's `as`
@@ -112,6 +123,9 @@ class ExprRenderer:
         return wrap(NP[ty], self(e.expr))
 
     def _load(self, e: ir.Load) -> str:
+        checks = self.checked(e)
+        if checks is not None:  # 0 where the index is outside (the run stops)
+            return f"db.load({buffer_ref(e.buf)}, {self.index_tuple(e.index)}, {checks.where(e)})"
         return f"{buffer_ref(e.buf)}[{self.index(e.index)}]"
 
     def _shared(self, e: ir.SharedOp) -> str:
@@ -133,9 +147,14 @@ class ExprRenderer:
         return f"dl.{RMW_OF[op]}({arr}, 0, {args[0]})"
 
     def _buf_atomic(self, e: ir.BufAtomic) -> str:
+        value = f"{NP[str(e.ty)]}({self(e.value)})"
         idx = self.index(e.index)
         where = f"({idx})" if len(e.index) > 1 else idx
-        return f"dl.{RMW_OF[e.op]}({buffer_ref(e.buf)}, {where}, {NP[str(e.ty)]}({self(e.value)}))"
+        checks = self.checked(e)
+        if checks is not None:  # nothing written where the index is outside (the run stops)
+            rmw = "db.rmw" if len(e.index) == 1 else "db.rmw2"
+            return f"{rmw}(db.RMW_{e.op.upper()}, {buffer_ref(e.buf)}, {where}, {value}, {checks.where(e)})"
+        return f"dl.{RMW_OF[e.op]}({buffer_ref(e.buf)}, {where}, {value})"
 
     def _signal(self, e: ir.SignalOp) -> str:
         if e.op == "is_set":
@@ -149,13 +168,15 @@ class ExprRenderer:
         return f"{NP[str(e.ty)]}({e.op}{inner})"
 
     def _binary(self, e: ir.Binary) -> str:
-        a, b = self(e.left), self(e.right)
-        op, ty = e.op, str(e.ty)
+        return self.binop(e.op, str(e.ty), str(e.left.ty), self(e.left), self(e.right))
+
+    def binop(self, op: str, ty: str, operand_ty: str, a: str, b: str) -> str:
+        """``a op b`` of operands ``a`` and ``b`` (already rendered, of type ``operand_ty``),
+        giving a ``ty``."""
         if op in ("&&", "||"):
             return f"({a} {'and' if op == '&&' else 'or'} {b})"
         if ty == "bool" and op not in PY_BINOP:
             return f"({a} {op} {b})"
-        operand_ty = str(e.left.ty)
         if op in ("<<", ">>"):
             bits = ir.BITS[operand_ty]
             return f"{NP[ty]}({a} {op} {NP[ty]}({b} & {bits - 1}))"
@@ -176,4 +197,10 @@ class ExprRenderer:
             return f"{ty}({e.name}({', '.join(args)}))"
         if e.kind == "extern":
             return f"ext_{e.name}({', '.join(args)})"
-        return f"fn_{e.name}({', '.join([*args, 'w', 'G'])})"
+        return fn_call(e.name, args, self.checks)
+
+
+def fn_call(name: str, args: list[str], checks: Checks | None) -> str:
+    """A call of plain function ``name`` (one with checks also takes the running instance)."""
+    inst = ["inst"] if checks is not None and name in checks.inst_fns else []
+    return f"fn_{name}({', '.join([*args, 'w', *inst, 'G'])})"

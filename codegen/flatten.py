@@ -28,7 +28,7 @@ from collections.abc import Callable
 from gasync.codegen.machine import UnsupportedError
 from gasync.planner import ir
 from gasync.planner.model import Function, Plan
-from gasync.planner.walk import exprs_of, operands
+from gasync.planner.walk import exprs_of, has_effect, operands, rebuild, replaced
 
 MAX_HEIGHT = 40  # deeper expressions are cut (each level is one or two Python parentheses)
 CHUNK = 24  # the height of each cut-out subtree
@@ -43,35 +43,6 @@ def flatten_plan(plan: Plan) -> Plan:
     ):
         return plan
     return dataclasses.replace(plan, functions=functions, tasks=tasks)
-
-
-def _rebuild(e: ir.Expr, kids: list[ir.Expr]) -> ir.Expr:
-    if isinstance(e, ir.Load):
-        return dataclasses.replace(e, index=tuple(kids))
-    if isinstance(e, ir.SharedOp | ir.Call):
-        return dataclasses.replace(e, args=tuple(kids))
-    if isinstance(e, ir.BufAtomic):
-        return dataclasses.replace(e, index=tuple(kids[:-1]), value=kids[-1])
-    if isinstance(e, ir.Unary):
-        return dataclasses.replace(e, operand=kids[0])
-    if isinstance(e, ir.Binary):
-        return dataclasses.replace(e, left=kids[0], right=kids[1])
-    if isinstance(e, ir.Cast):
-        return dataclasses.replace(e, expr=kids[0])
-    return e
-
-
-def _has_effect(e: ir.Expr) -> bool:
-    here = (
-        isinstance(e, ir.BufAtomic | ir.ChannelClose)
-        or isinstance(e, ir.SharedOp)
-        and e.op != "load"
-        or isinstance(e, ir.SignalOp)
-        and e.op == "set"
-        or isinstance(e, ir.Call)
-        and e.kind != "builtin"
-    )
-    return here or any(_has_effect(k) for k in operands(e))
 
 
 def _reads(e: ir.Expr) -> bool:
@@ -110,24 +81,24 @@ class _Flattener:
         pre: list[ir.Stmt] = []
         cut = self._cutter(s, pre)
         if isinstance(s, ir.Let):
-            s = _replace(s, value=cut(s.value, True))
+            s = replaced(s, value=cut(s.value, True))
         elif isinstance(s, ir.Eval):
-            s = _replace(s, expr=cut(s.expr, True))
+            s = replaced(s, expr=cut(s.expr, True))
         elif isinstance(s, ir.Return) and s.value is not None:
-            s = _replace(s, value=cut(s.value, True))
+            s = replaced(s, value=cut(s.value, True))
         elif isinstance(s, ir.Store):
-            s = _replace(s, value=cut(s.value, False), index=tuple(cut(i, False) for i in s.index))
+            s = replaced(s, value=cut(s.value, False), index=tuple(cut(i, False) for i in s.index))
         elif isinstance(s, ir.If):
-            s = _replace(s, cond=cut(s.cond, True), then=self.body(s.then), orelse=self.body(s.orelse))
+            s = replaced(s, cond=cut(s.cond, True), then=self.body(s.then), orelse=self.body(s.orelse))
         elif isinstance(s, ir.For):
-            s = _replace(s, start=cut(s.start, True), stop=cut(s.stop, False), body=self.body(s.body))
+            s = replaced(s, start=cut(s.start, True), stop=cut(s.stop, False), body=self.body(s.body))
         elif isinstance(s, ir.Loop | ir.ForAwait):
-            s = _replace(s, body=self.body(s.body))
+            s = replaced(s, body=self.body(s.body))
         elif isinstance(s, ir.AwaitS):
-            s = _replace(s, future=self.future(s.future, cut))
+            s = replaced(s, future=self.future(s.future, cut))
         elif isinstance(s, ir.Select):
-            arms = tuple(_replace(a, future=self.future(a.future, cut), body=self.body(a.body)) for a in s.arms)
-            s = _replace(s, arms=arms)
+            arms = tuple(replaced(a, future=self.future(a.future, cut), body=self.body(a.body)) for a in s.arms)
+            s = replaced(s, arms=arms)
         return [*pre, s]
 
     def _while(self, s: ir.While) -> list[ir.Stmt]:
@@ -141,22 +112,22 @@ class _Flattener:
 
     def future(self, f: ir.Future, cut: Callable[[ir.Expr, bool], ir.Expr]) -> ir.Future:
         if isinstance(f, ir.AsyncCall):
-            return _replace(f, args=tuple(cut(a, False) for a in f.args))
+            return replaced(f, args=tuple(cut(a, False) for a in f.args))
         if isinstance(f, ir.Sleep):
-            return _replace(f, ns=cut(f.ns, False))
+            return replaced(f, ns=cut(f.ns, False))
         if isinstance(f, ir.Send):
-            return _replace(f, value=cut(f.value, False))
+            return replaced(f, value=cut(f.value, False))
         if isinstance(f, ir.Join):
-            return _replace(f, futures=tuple(self.future(x, cut) for x in f.futures))
+            return replaced(f, futures=tuple(self.future(x, cut) for x in f.futures))
         if isinstance(f, ir.AsyncBlock):
-            return _replace(f, body=self.body(f.body))
+            return replaced(f, body=self.body(f.body))
         return f
 
     # -- expressions --
     def _cutter(self, s: ir.Stmt, pre: list[ir.Stmt]) -> Callable[[ir.Expr, bool], ir.Expr]:
         """A function that cuts one of ``s``'s expressions, appending its temporaries to
         ``pre``; ``first``: the expression is the first that ``s`` evaluates."""
-        effects = any(_has_effect(e) for e in exprs_of(s))
+        effects = any(has_effect(e) for e in exprs_of(s))
 
         def cut(e: ir.Expr, first: bool) -> ir.Expr:
             if self.height(e) <= MAX_HEIGHT:
@@ -175,10 +146,10 @@ class _Flattener:
                 k = self._cut(k, pre, spine and j == 0, guarded or (short and j > 0), effects, span)
             kids.append(k)
             height = max(height, 1 if isinstance(k, ir.Var) else self.height(k))
-        e = _rebuild(e, kids)
+        e = rebuild(e, kids)
         if height + 1 < CHUNK:
             return e
-        if (effects and not spine) or (guarded and (_reads(e) or _has_effect(e))):
+        if (effects and not spine) or (guarded and (_reads(e) or has_effect(e))):
             raise UnsupportedError(
                 f"this expression nests more than {MAX_HEIGHT} levels deep around calls, atomics or a guarded read;"
                 " split it into smaller ones with 'let'",
@@ -188,16 +159,3 @@ class _Flattener:
         self.new.append((name, e.ty))
         pre.append(ir.Let(name, "=", e, span))  # type: ignore[arg-type]
         return ir.Var(name, e.ty)
-
-
-def _replace(node, **changes):  # type: ignore[no-untyped-def]
-    """``node`` with ``changes``, or ``node`` itself when every change is no change."""
-    if all(_same(getattr(node, k), v) for k, v in changes.items()):
-        return node
-    return dataclasses.replace(node, **changes)
-
-
-def _same(a: object, b: object) -> bool:
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
-    return a is b

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gasync.codegen.exprs import NP, ExprRenderer, buffer_ref, literal, local, wrap
+from gasync.codegen.bounds import Checks, guarded_loops, stop_lines, value_first
+from gasync.codegen.exprs import NP, ExprRenderer, buffer_ref, fn_call, literal, local, wrap
 from gasync.codegen.jobs import JobWidths
 from gasync.codegen.shapes import ChannelShapes
 from gasync.planner import ir
@@ -60,6 +61,7 @@ class ParallelLoop:
     n_float: int = 0
     bulk: bool = False  # a bulk for: arguments in JOBARGS[job], chunks of it run by any warp
     result: tuple[str, int] | None = None  # a reducing loop's value: ('I' or 'F', its argument word)
+    inst_word: int | None = None  # where a body with bounds checks finds its task instance (AI)
 
 
 @dataclass
@@ -78,6 +80,7 @@ class Shared:
     wake_one_ok: bool = True
     jobs: JobWidths | None = None  # bulk job rows (codegen/jobs.py)
     shapes: ChannelShapes | None = None  # lone and bell channel ends (codegen/shapes.py)
+    checks: Checks | None = None  # run-time bounds checks (codegen/bounds.py; None: off)
     dispatch_sizes: list[tuple[str, int]] = field(default_factory=list)  # (function, blocks) per dispatch loop
     # (task, state, what) for the states of a task's own word that are no await site: a
     # parallel or bulk for, a select waiting for its losing arms' bulk chunks
@@ -189,7 +192,7 @@ class Emitter:
         self.shared = shared
         self.fn = fn
         self.types = dict(fn.locals)
-        self.r = ExprRenderer()
+        self.r = ExprRenderer(checks=shared.checks)
         self.loops: list[tuple[str, int, int]] = []  # ('native'|'cfg', break label, continue label)
         self._last_line = -1
 
@@ -263,13 +266,26 @@ class Emitter:
         if len(out) == n or all(line.strip().startswith("#") for line in out[n:]):
             out.append(ind + "pass")
 
+    guarded = False  # its loops look at the run's exit word (codegen/bounds.py: stop_lines)
+    returns: str | None = None  # what a guarded plain fn returns (None: a loop body leaves its loops)
+
     def guard(self, ind: str) -> list[str]:
         """In a loop that may never end, look at the run's deadline every 4096 turns.
 
-        Only a poll function can give up (it returns ABORT and its task is abandoned);
-        a plain fn's loops are the user's to bound.
+        A poll function gives up (it returns ABORT and its task is abandoned); a plain fn's
+        loops and a loop body's are the user's to bound, except in a program with bounds
+        checks, where they look at the run's exit word (codegen/bounds.py: stop_lines).
         """
-        return []
+        return stop_lines(ind, self.returns) if self.guarded else []
+
+    def guard_setup(self, body: tuple[ir.Stmt, ...], returns: str | None) -> list[str]:
+        """Guard the loops of this plain fn (which then returns ``returns``) or loop body
+        (``returns`` None) where the program has bounds checks: the lines that start the
+        count of turns (none where no loop needs one)."""
+        if not guarded_loops(self.shared.checks, body):
+            return []
+        self.guarded, self.returns = True, returns
+        return ["turns = 0"] if returns is not None else ["turns = 0", "over = False"]
 
     def _native_loop(self, body: tuple[ir.Stmt, ...], out: list[str], ind: str) -> None:
         self.loops.append(("native", 0, 0))
@@ -287,24 +303,30 @@ class Emitter:
             out.append(ind + "continue")
 
     def _store(self, s: ir.Store, out: list[str], ind: str) -> None:
-        buf = next(b for b in self.shared.plan.buffers if b.name == s.buf)
-        ty = NP[buf.elem]
-        idx = self.r.index(s.index)
-        target = f"{buffer_ref(s.buf)}[{idx}]"
-        if s.op == "=":
-            out.append(ind + f"{target} = {wrap(ty, self.r(s.value))}")
+        elem = next(b for b in self.shared.plan.buffers if b.name == s.buf).elem
+        ty = NP[elem]
+        checks = self.shared.checks if self.shared.checks is not None and self.shared.checks.wanted(s) else None
+        if s.op == "=" and checks is None:
+            out.append(ind + f"{buffer_ref(s.buf)}[{self.r.index(s.index)}] = {wrap(ty, self.r(s.value))}")
             return
-        out.append(ind + f"ix = ({idx},)" if len(s.index) == 1 else ind + f"ix = ({idx})")
-        load = ir.Load(s.buf, s.index, buf.elem)
-        value = ir.Binary(COMPOUND[s.op], load, s.value, buf.elem)
-        rendered = self.r(value).replace(f"{buffer_ref(s.buf)}[{idx}]", f"{buffer_ref(s.buf)}[ix]")
-        out.append(ind + f"{buffer_ref(s.buf)}[ix] = {rendered}")
+        first = s.op == "=" and checks is not None and value_first(checks, s)
+        if first:
+            out.append(ind + f"val = {wrap(ty, self.r(s.value))}")
+        out.append(ind + f"ix = {self.r.index_tuple(s.index)}")
+        if checks is not None:  # skipped where the index is outside (the run stops)
+            out.append(ind + f"if db.inside({buffer_ref(s.buf)}, ix, {checks.where(s)}):")
+            ind += "    "
+        if s.op != "=":
+            value = self.r.binop(COMPOUND[s.op], elem, elem, f"{buffer_ref(s.buf)}[ix]", self.r(s.value))
+        else:
+            value = "val" if first else wrap(ty, self.r(s.value))
+        out.append(ind + f"{buffer_ref(s.buf)}[ix] = {value}")
 
     def _inline_await(self, s: ir.AwaitS, out: list[str], ind: str) -> None:
         """An await of a future that never suspends: evaluate it in place."""
         fut = s.future
         if isinstance(fut, ir.AsyncCall):
-            call = f"fn_{fut.fn}({', '.join([*(self.r(a) for a in fut.args), 'w', 'G'])})"
+            call = fn_call(fut.fn, [self.r(a) for a in fut.args], self.shared.checks)
             if s.targets and s.targets[0] is not None:
                 out.append(ind + self.assign(s.targets[0], call))
             else:
@@ -371,6 +393,11 @@ class Emitter:
                 loop.result = ("I", ni)
                 out.append(f"{ai}, {ni}] = {identity_word(red)}  # reduce {red.op}: its identity")
                 ni += 1
+        checks = self.shared.checks
+        if checks is not None and checks.needs_inst(loop.loop.body):  # a fault names its instance
+            loop.inst_word = ni
+            out.append(f"{ai}, {ni}] = inst  # the instance, for a bounds fault's report")
+            ni += 1
         loop.n_int, loop.n_float = ni, nf
         return out
 

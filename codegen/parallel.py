@@ -33,6 +33,9 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
         else:
             out.append(f"    {em.assign(name, f'AI[{ni}]')}")
             ni += 1
+    if loop.inst_word is not None:
+        out.append(f"    inst = AI[{loop.inst_word}]")
+    out += ["    " + line for line in em.guard_setup(s.body, None)]
     out.append("    k = G.exec.PARGS_I[w, 0] + lane")
     out.append("    hi = G.exec.PARGS_I[w, 1]")
     red = s.reduce
@@ -104,10 +107,14 @@ def unrolled_map(shared: Shared, em: Emitter, s: ir.For) -> list[str]:
                 continue
             assert isinstance(st, ir.Store)
             buf = next(b for b in shared.plan.buffers if b.name == st.buf)
-            idx = em.r.index(st.index)
-            out.append(f"        ix_{u}_{j} = ({idx},)" if len(st.index) == 1 else f"        ix_{u}_{j} = ({idx})")
+            out.append(f"        ix_{u}_{j} = {em.r.index_tuple(st.index)}")
             out.append(f"        val_{u}_{j} = {wrap(NP[buf.elem], em.r(st.value))}")
-            stores.append(f"        {buffer_ref(st.buf)}[ix_{u}_{j}] = val_{u}_{j}")
+            store = f"{buffer_ref(st.buf)}[ix_{u}_{j}] = val_{u}_{j}"
+            checks = shared.checks
+            if checks is not None and checks.wanted(st):  # skipped where the index is outside
+                stores.append(f"        if db.inside({buffer_ref(st.buf)}, ix_{u}_{j}, {checks.where(st)}):")
+                store = "    " + store
+            stores.append(f"        {store}")
     out += stores
     out.append(f"        k += {UNROLL} * LANES")
     return out

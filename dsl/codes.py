@@ -316,6 +316,16 @@ CODES: tuple[Code, ...] = (
         "A trace given to `gasync schedule` is not the JSON that `gasync run --trace` writes.",
         checked=False,
     ),
+    Code(
+        "E0312", "index out of bounds at run time",
+        "A buffer index, known only at run time, lay outside the buffer: an index must be at least 0 and less"
+        " than the buffer's length along its dimension. The run stops at the first such access, naming it,"
+        " the index, the length and the task instance, and counts any others met before it stopped; nothing"
+        " is read or written outside a buffer. Accesses the compiler proves in range are not checked (see"
+        " docs/language.md), and `gasync run --unchecked` leaves out the other checks too.",
+        "buffer out: i32[4] = zeros;\nbuffer at: i64[1] = fill(7);\ntask main { out[at[0]] = 1; }\n",
+        checked=False,
+    ),
     # ---- code generation ----
     Code(
         "E0401", "construct not supported by the code generator",

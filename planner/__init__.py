@@ -12,7 +12,9 @@
 4. the task graph: ``after`` edges, topologically numbered (a cycle is an
    error naming it), with channel and signal edges for the program checks of
    :mod:`gasync.planner.checks`;
-5. frame layouts (:mod:`gasync.planner.frames`), then :func:`verify`.
+5. frame layouts (:mod:`gasync.planner.frames`);
+6. the accesses whose indices are proven in range, which need no run-time
+   check (:mod:`gasync.planner.bounds`), then :func:`verify`.
 
 Independent mistakes are collected and raised together as an ErrorGroup;
 warnings travel in ``Plan.warnings``.
@@ -25,7 +27,7 @@ import networkx as nx
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import ErrorGroup, GasyncError, Note
 from gasync.dsl.gc_pause import paused_gc
-from gasync.planner import graphs
+from gasync.planner import bounds, graphs
 from gasync.planner.checks import program_checks
 from gasync.planner.effects import transitive_effects
 from gasync.planner.errors import (
@@ -90,6 +92,7 @@ def _plan(program: ast.Program, options: PlanOptions) -> Plan:
     errors.extend(d for d in diags if d.severity == "error")
     if errors:
         raise ErrorGroup(_sorted(errors))
+    functions, tasks = bounds.prove(functions, tasks, tuple(syms.buffers.values()))
     index = {t.name: t.index for t in tasks}
     result = Plan(
         path=program.path,

@@ -67,6 +67,7 @@ class FnState:
     temps: int = 0
     loop_ids: int = 0
     flexible: dict[int, tuple[ast.Expr, bool]] = field(default_factory=dict)  # memo of flexible()
+    run_time_indices: bool = False  # some buffer access has an index that is not a constant
 
     def fresh(self, user: str, ty: ir.Ty) -> str:
         name, k = user, 0
@@ -263,21 +264,26 @@ class ExprChecker(FutureChecker):
 
     def _load(self, e: ast.Index) -> ir.Load:
         buf = self.syms.buffer(e.base)
-        return ir.Load(e.base.id, self.indices(e, buf.shape), buf.elem, e.span)
+        index, constant = self.indices(e, buf.shape)
+        return ir.Load(e.base.id, index, buf.elem, e.span, proven=constant)
 
-    def indices(self, e: ast.Index, shape: tuple[int, ...]) -> tuple[ir.Expr, ...]:
+    def indices(self, e: ast.Index, shape: tuple[int, ...]) -> tuple[tuple[ir.Expr, ...], bool]:
+        """The checked indices of ``e``, and whether they are all constants (and so, E0218
+        being checked here, proven in range: planner/bounds.py looks at the others)."""
         if len(e.indices) != len(shape):
             raise ArityError(
                 f"buffer '{e.base.id}' has {len(shape)} dimension(s) but is indexed with {len(e.indices)}", e.span
             )
         out = []
+        constant = True
         for d, ix in enumerate(e.indices):
             v = self._expr(ix, "i64" if flexible(ix, self.fn.flexible) else None)
             if v.ty not in ir.INTS:
                 raise TypeMismatchError(f"a buffer index must be an integer, found {v.ty}", ix.span)
-            _check_constant_index(e.base.id, shape, d, v, ix.span)
+            constant = _check_constant_index(e.base.id, shape, d, v, ix.span) and constant
             out.append(v)
-        return tuple(out)
+        self.fn.run_time_indices |= not constant
+        return tuple(out), constant
 
     # ---- calls ----
     def _call(self, e: ast.Call, want: ir.Ty | None) -> ir.Expr:
@@ -333,9 +339,9 @@ class ExprChecker(FutureChecker):
         buf = self.syms.buffer(target.base)
         if buf.elem == "bool":
             raise TypeMismatchError(f"'{e.func}' does not apply to a bool buffer", e.span)
-        index = self.indices(target, buf.shape)
+        index, constant = self.indices(target, buf.shape)
         value = self.expr(e.args[1], buf.elem)
-        return ir.BufAtomic(BUF_ATOMICS[e.func], target.base.id, index, value, buf.elem, e.span)
+        return ir.BufAtomic(BUF_ATOMICS[e.func], target.base.id, index, value, buf.elem, e.span, proven=constant)
 
     def _method(self, e: ast.MethodCall, want: ir.Ty | None) -> ir.Expr:
         fut = self.method_future(e)
@@ -383,14 +389,16 @@ def _mismatch(want: ir.Ty, got: ir.Ty, span: ast.Span) -> TypeMismatchError:
     )
 
 
-def _check_constant_index(buf: str, shape: tuple[int, ...], d: int, v: ir.Expr, span: ast.Span) -> None:
-    """An index known at compile time must lie inside the buffer (decision 38)."""
+def _check_constant_index(buf: str, shape: tuple[int, ...], d: int, v: ir.Expr, span: ast.Span) -> bool:
+    """An index known at compile time must lie inside the buffer (decision 38); False for
+    one known only at run time."""
     try:
         value = evaluate(v, checked_shifts=False)
     except (ConstEvalError, ZeroDivisionError, OverflowError, ValueError):
-        return  # known only at run time (or an error reported where the value is)
+        return False  # known only at run time (or an error reported where the value is)
     if not 0 <= int(value) < shape[d]:
         along = f" along dimension {d + 1}" if len(shape) > 1 else ""
         raise IndexBoundsError(
             f"index out of bounds: the length of '{buf}'{along} is {shape[d]} but the index is {int(value)}", span
         )
+    return True

@@ -9,9 +9,11 @@ so its dimension is the whole extent. What is proven, per index expression:
 - the task's instance variable: the task's range ``start..stop``;
 - the variable of a ``for`` whose bounds have intervals: from the least start
   to the greatest stop (loop variables are read-only, so it stays there);
-- ``+``, ``-``, ``*`` and unary ``-`` of such indices, and casts between
-  integer types, while every value of the result fits its type (so no
-  wrapping can move it); anything else is unknown.
+- ``+``, ``-``, ``*``, unary ``-``, ``min`` and ``max`` of such indices,
+  ``/`` and ``%`` by a divisor whose range excludes 0, ``&`` with a side that
+  is never negative, and casts between integer types, while every value of
+  the result fits its type (so no wrapping can move it); anything else is
+  unknown.
 
 Names are function-unique in the IR, so one map from variable to interval
 serves a whole body. Intervals are half-open ``(lo, hi)``.
@@ -96,14 +98,41 @@ def _closed_unchecked(e: ir.Expr, env: dict[str, Interval]) -> tuple[int, int] |
     if isinstance(e, ir.Unary) and e.op == "-":
         inner = _closed(e.operand, env)
         return (-inner[1], -inner[0]) if inner is not None else None
-    if isinstance(e, ir.Binary) and e.op in ("+", "-", "*"):
+    if isinstance(e, ir.Binary) and e.op in ("+", "-", "*", "/", "%", "&"):
         a, b = _closed(e.left, env), _closed(e.right, env)
         if a is None or b is None:
             return None
-        if e.op == "+":
-            return a[0] + b[0], a[1] + b[1]
-        if e.op == "-":
-            return a[0] - b[1], a[1] - b[0]
+        return _arith(e.op, a, b)
+    if isinstance(e, ir.Call) and e.kind == "builtin" and e.name in ("min", "max") and len(e.args) == 2:
+        a, b = _closed(e.args[0], env), _closed(e.args[1], env)
+        if a is None or b is None:
+            return None
+        pick = min if e.name == "min" else max
+        return pick(a[0], b[0]), pick(a[1], b[1])
+    return None
+
+
+def _arith(op: str, a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int] | None:
+    """The closed range of ``a op b`` over two closed ranges (None: unknown), before wrapping."""
+    if op == "+":
+        return a[0] + b[0], a[1] + b[1]
+    if op == "-":
+        return a[0] - b[1], a[1] - b[0]
+    if op == "*":
         corners = [x * y for x in a for y in b]
         return min(corners), max(corners)
-    return None
+    if op == "&":  # with one side never negative, the result lies between 0 and that side
+        tops = [r[1] for r in (a, b) if r[0] >= 0]
+        return (0, min(tops)) if tops else None
+    if b[0] <= 0 <= b[1]:
+        return None  # a divisor that may be 0 (which gives 0) or change sign
+    if op == "/":  # truncating toward zero: monotone in each operand, so the corners bound it
+        corners = [_trunc_div(x, y) for x in a for y in b]
+        return min(corners), max(corners)
+    most = max(abs(b[0]), abs(b[1])) - 1  # a remainder takes the dividend's sign, |r| < |divisor|
+    return (max(a[0], -most) if a[0] < 0 else 0), (min(a[1], most) if a[1] > 0 else 0)
+
+
+def _trunc_div(x: int, y: int) -> int:
+    q = abs(x) // abs(y)
+    return q if (x < 0) == (y < 0) else -q

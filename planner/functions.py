@@ -53,7 +53,8 @@ def check_function(
             (Note("end the body with 'return value;' or a final expression"),),
         )
     suspends = any_suspends(body)
-    return Function(item.name, kind, params, ret, tuple(fn.locals.items()), body, suspends, item.span)
+    locals_ = tuple(fn.locals.items())
+    return Function(item.name, kind, params, ret, locals_, body, suspends, item.span, fn.run_time_indices)
 
 
 def const_checker(syms: Symbols) -> BodyChecker:

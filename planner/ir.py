@@ -65,12 +65,17 @@ class Var:
 
 @dataclass(frozen=True)
 class Load:
-    """Read of a buffer element ``buf[i, j]``."""
+    """Read of a buffer element ``buf[i, j]``.
+
+    ``proven``: every index is proven inside the buffer (planner/bounds.py), so the read is
+    not checked at run time; the same on :class:`Store` and :class:`BufAtomic`.
+    """
 
     buf: str
     index: tuple[Expr, ...]
     ty: Ty
     span: Span = _sp()
+    proven: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,7 @@ class BufAtomic:
     value: Expr
     ty: Ty
     span: Span = _sp()
+    proven: bool = False
 
 
 @dataclass(frozen=True)
@@ -241,6 +247,7 @@ class Store:
     op: str
     value: Expr
     span: Span = _sp()
+    proven: bool = False
 
 
 @dataclass(frozen=True)

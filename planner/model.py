@@ -87,7 +87,8 @@ class ExternDef:
 @dataclass(frozen=True)
 class Function:
     """A fn, async fn or task body. ``locals`` lists every local with its type
-    (parameters first); names are unique within the function."""
+    (parameters first); names are unique within the function. ``run_time_indices``:
+    some buffer access in it has an index that is not a constant (planner/bounds.py)."""
 
     name: str
     kind: str  # 'fn' | 'async' | 'task'
@@ -97,6 +98,7 @@ class Function:
     body: tuple[Stmt, ...]
     suspends: bool
     span: Span = _sp()
+    run_time_indices: bool = True
 
 
 @dataclass(frozen=True)

@@ -140,9 +140,9 @@ class BodyChecker(AsyncBlockChecker):
     def _s_Assign(self, s: ast.Assign) -> list[ir.Stmt]:
         if isinstance(s.target, ast.Index):
             buf = self.syms.buffer(s.target.base)
-            index = self.indices(s.target, buf.shape)
+            index, constant = self.indices(s.target, buf.shape)
             value = self._assign_value(s, buf.elem)
-            return self._flush([ir.Store(s.target.base.id, index, s.op, value, s.span)])
+            return self._flush([ir.Store(s.target.base.id, index, s.op, value, s.span, proven=constant)])
         found = self.fn.lookup(s.target.id)
         if found is None:
             kind = self.syms.kind(s.target.id)

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
+from typing import TYPE_CHECKING, TypeVar
 
 from gasync.planner import ir
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+N = TypeVar("N", bound="DataclassInstance")
 
 LOOPS = (ir.Loop, ir.While, ir.For, ir.ForAwait)
 
@@ -122,3 +129,47 @@ def operands(e: ir.Expr) -> tuple[ir.Expr, ...]:
     if isinstance(e, ir.Cast):
         return (e.expr,)
     return ()
+
+
+def has_effect(e: ir.Expr) -> bool:
+    """Whether evaluating ``e`` can change anything: atomics, calls, signal sets, a close."""
+    here = (
+        isinstance(e, ir.BufAtomic | ir.ChannelClose)
+        or isinstance(e, ir.SharedOp)
+        and e.op != "load"
+        or isinstance(e, ir.SignalOp)
+        and e.op == "set"
+        or isinstance(e, ir.Call)
+        and e.kind != "builtin"
+    )
+    return here or any(has_effect(k) for k in operands(e))
+
+
+def rebuild(e: ir.Expr, kids: list[ir.Expr]) -> ir.Expr:
+    """``e`` with ``kids`` as its operands (in ``operands``' order)."""
+    if isinstance(e, ir.Load):
+        return dataclasses.replace(e, index=tuple(kids))
+    if isinstance(e, ir.SharedOp | ir.Call):
+        return dataclasses.replace(e, args=tuple(kids))
+    if isinstance(e, ir.BufAtomic):
+        return dataclasses.replace(e, index=tuple(kids[:-1]), value=kids[-1])
+    if isinstance(e, ir.Unary):
+        return dataclasses.replace(e, operand=kids[0])
+    if isinstance(e, ir.Binary):
+        return dataclasses.replace(e, left=kids[0], right=kids[1])
+    if isinstance(e, ir.Cast):
+        return dataclasses.replace(e, expr=kids[0])
+    return e
+
+
+def replaced(node: N, **changes: object) -> N:
+    """``node`` with ``changes``, or ``node`` itself when every change is no change."""
+    if all(_same(getattr(node, k), v) for k, v in changes.items()):
+        return node
+    return dataclasses.replace(node, **changes)
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
+    return a is b

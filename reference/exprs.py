@@ -15,6 +15,7 @@ from gasync.planner import ir
 from gasync.reference.values import Value, binary, builtin, cast, combine, from_element, scalar, unary
 from gasync.reference.world import World
 from gasync.runtime.buffers import DTYPES
+from gasync.runtime.errors import bounds_error
 
 
 class Frame(dict[str, Value]):
@@ -38,11 +39,13 @@ class ExprEval:
         return EVALUATORS[type(e)](self, e, frame)
 
     def index(self, index: tuple[ir.Expr, ...], frame: Frame, buf: str) -> tuple[int, ...]:
-        """Evaluated indices; out of range is an error here (decision 23: the simulator raises)."""
+        """Evaluated indices; one out of range stops the run (decision 40), its instance named
+        by the scheduler."""
         ix = tuple(int(self.expr(i, frame)) for i in index)
         shape = self.world.buffers[buf].shape
-        if any(not 0 <= k < n for k, n in zip(ix, shape, strict=True)):
-            raise IndexError(f"index {list(ix)} is out of range for buffer '{buf}' of shape {list(shape)}")
+        for d, (k, n) in enumerate(zip(ix, shape, strict=True)):
+            if not 0 <= k < n:
+                raise bounds_error(buf, tuple(shape), d, k, index[d].span, "")
         return ix
 
     def _lit(self, e: ir.Lit, frame: Frame) -> Value:

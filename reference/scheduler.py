@@ -22,7 +22,7 @@ from gasync.reference.errors import DeadlockError, StepLimitError
 from gasync.reference.futures import Poll, poll
 from gasync.reference.machine import Machine
 from gasync.reference.world import Waiting, World
-from gasync.runtime.errors import instances_label
+from gasync.runtime.errors import BoundsError, bounds_error, instances_label
 
 
 @dataclass
@@ -65,7 +65,11 @@ class Scheduler:
         self.world.now += self.poll_ns
         self.polls += 1
         self.running = inst
-        done, waits = poll(inst.gen)
+        try:
+            done, waits = poll(inst.gen)
+        except BoundsError as exc:  # the first fault stops the run, naming its instance
+            who = f"task {instances_label(inst.task.name, inst.task.count, [inst.k])}"
+            raise bounds_error(exc.buffer, exc.shape, exc.dimension - 1, exc.index, exc.span, who) from None
         self.running = None
         if done:
             self._finish(inst)

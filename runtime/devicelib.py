@@ -182,7 +182,10 @@ def past_deadline(ctl, start, timeout_ns):  # type: ignore[no-untyped-def]
 
 @cuda.jit(device=True, inline=True)
 def overdue(ctl):  # type: ignore[no-untyped-def]
-    """True once the run's deadline has passed (checked now and then inside long loops)."""
+    """True once the run's deadline has passed, or the run has stopped (a bounds fault, say):
+    checked now and then inside long loops, which then give up."""
+    if ld(ctl, CTL_EXIT) != 0:
+        return True
     d = ld(ctl, CTL_DEADLINE)
     return d > 0 and now_ns() > d
 
@@ -270,9 +273,11 @@ def signal_is_set(sig, k):  # type: ignore[no-untyped-def]
 
 @cuda.jit(device=True)
 def fail(ctl, code, detail):  # type: ignore[no-untyped-def]
-    """Stop the run with exit ``code`` about ``detail`` (the first failure wins)."""
+    """Stop the run with exit ``code`` about ``detail``; True for the first failure, which wins."""
     if cas(ctl, CTL_EXIT, int64(0), int64(code)) == 0:
         ctl[CTL_DETAIL] = detail
+        return True
+    return False
 
 
 @cuda.jit(device=True)

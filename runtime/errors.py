@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from gasync.dsl.diagnostics import GasyncError
+from gasync.dsl.ast import Span
+from gasync.dsl.diagnostics import GasyncError, Note
 
 
 class RunError(GasyncError):
@@ -39,6 +40,42 @@ class DeviceError(RunError):
     """The kernel stopped on an internal limit (queue full, lanes lost)."""
 
     code = "E0305"
+
+
+class BoundsError(RunError):
+    """A buffer index out of bounds at run time: the first such access of the run, located
+    at the index (:func:`bounds_error` words it).
+
+    ``buffer``, ``shape``, ``dimension`` (1 or 2), ``index``, ``length`` (along that dimension),
+    ``instance`` (``task w[3]``) and ``faults`` (the out-of-bounds accesses counted before the
+    run stopped, this one included)."""
+
+    code = "E0312"
+    buffer, shape, dimension, index, instance, faults = "", (0,), 1, 0, "", 1
+
+    @property
+    def length(self) -> int:
+        return self.shape[self.dimension - 1]
+
+
+def bounds_error(
+    buffer: str, shape: tuple[int, ...], dim: int, index: int, span: Span, instance: str, faults: int = 1
+) -> BoundsError:
+    """The error of index ``index`` outside dimension ``dim`` (0-based) of ``buffer``, met by
+    ``instance`` at ``span`` (decision 40 of docs/language.md)."""
+    along = f" along dimension {dim + 1}" if len(shape) > 1 else ""
+    message = f"index out of bounds in {instance}: the length of '{buffer}'{along} is {shape[dim]}"
+    message += f" but the index is {index}"
+    more = faults - 1
+    notes = ()
+    if more > 0:
+        counted = f"{more} more out-of-bounds access{'es were' if more > 1 else ' was'} counted before the run stopped"
+        notes = (Note(counted),)
+    err = BoundsError(message, span, notes)
+    err.buffer, err.shape, err.dimension, err.index, err.instance, err.faults = (
+        buffer, shape, dim + 1, index, instance, faults
+    )  # fmt: skip
+    return err
 
 
 class ExternError(RunError):

@@ -19,8 +19,18 @@ from typing import Any
 import numpy as np
 
 from gasync.codegen import JOB_SLOTS, LANES, Generated
+from gasync.dsl.ast import Span
 from gasync.runtime import buffers, outputs, prepared, slab
-from gasync.runtime.errors import DeadlockError, DeviceError, InputError, RunTimeoutError, instances_label, worded
+from gasync.runtime.errors import (
+    BoundsError,
+    DeadlockError,
+    DeviceError,
+    InputError,
+    RunTimeoutError,
+    bounds_error,
+    instances_label,
+    worded,
+)
 from gasync.runtime.module import load
 from gasync.runtime.options import Result, RunOptions
 from gasync.runtime.state import (
@@ -157,7 +167,7 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
     else:
         run = _launch_gpu(cuda, gen, options, module, str(path), (timeout_ns, mode))
     try:
-        return _collect(gen, options, run, str(path), t0, sim)
+        return _collect(gen, options, run, str(path), t0, sim, getattr(module, "BOUNDS_SITES", ()))
     finally:
         run.release()  # after the results were copied out of the kept state
 
@@ -287,8 +297,11 @@ def _deliver(schedule: list[tuple[float, int]], hostsig: Any, t2: float) -> None
         hostsig[k] = 1
 
 
-def _collect(gen: Generated, options: RunOptions, run: Launched, path: str, t0: float, sim: bool) -> Result:
-    """The run's results and stats from its device arrays; raises what its exit code says."""
+def _collect(
+    gen: Generated, options: RunOptions, run: Launched, path: str, t0: float, sim: bool, sites: tuple[Any, ...]
+) -> Result:
+    """The run's results and stats from its device arrays; raises what its exit code says
+    (``sites``: the module's bounds-check sites, for a fault's wording)."""
     device = run.device
     executors, blocks, threads = run.grid
     back = {k: _to_host(device[k]) for k in ("CTL", "ST", "STATS", "SIG", "WAITON", "QHT")}
@@ -320,7 +333,7 @@ def _collect(gen: Generated, options: RunOptions, run: Launched, path: str, t0: 
     if not sim:
         stats["prepare_ms"] = round(run.prepare_s * 1e3, 3)  # the state built or reset, before the launch call
         stats["launch_path"] = run.path
-    _check_exit(gen, back, options)
+    _check_exit(gen, back, options, sites)
     kind = outputs.output_kind(options.inputs, options.outputs)
     given = options.inputs
     return Result(
@@ -396,11 +409,13 @@ def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int
     return blocks * per_block, blocks, threads
 
 
-def _check_exit(gen: Generated, back: dict[str, Any], options: RunOptions) -> None:
+def _check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites: tuple[Any, ...] = ()) -> None:
     ctl = back["CTL"]
     code = int(ctl[Ctl.EXIT])
     if code == Exit.OK or (code == Exit.TIMEOUT and int(ctl[Ctl.DONE]) >= gen.plan.instances):
         return  # (a deadline that passed as the last instance finished is no timeout)
+    if code == Exit.BOUNDS and 0 <= int(ctl[Ctl.FAULT_SITE]) < len(sites):
+        raise _bounds_error(gen, ctl, sites[int(ctl[Ctl.FAULT_SITE])])
     waiting = _waiting(gen, back["ST"], back["WAITON"])
     listing = "\n".join(f"  {line}" for line in waiting) or "  (none)"
     if code == Exit.TIMEOUT:
@@ -420,6 +435,18 @@ def _check_exit(gen: Generated, back: dict[str, Any], options: RunOptions) -> No
             f"(exit code {code}; please report it); unfinished tasks:\n{listing}"
         )
     raise DeviceError(f"the executor stopped with code {code}; unfinished tasks:\n{listing}")
+
+
+def _bounds_error(gen: Generated, ctl: np.ndarray[Any, Any], site: tuple[Any, ...]) -> BoundsError:
+    """The first out-of-bounds access of the run, from its row of the module's BOUNDS_SITES
+    (codegen/bounds.py) and CTL's FAULT words (runtime/state.py)."""
+    buf, shape, spans, wide = site
+    dim = int(ctl[Ctl.FAULT_DIM])
+    index = int(ctl[Ctl.FAULT_INDEX])
+    if wide[dim] and index < 0:
+        index += 1 << 64  # a u64 index, read back as its int64 word
+    who = _instance(gen, int(ctl[Ctl.DETAIL]))
+    return bounds_error(buf, shape, dim, index, Span(*spans[dim]), who, int(ctl[Ctl.FAULTS]))
 
 
 def _instance(gen: Generated, inst: int) -> str:

@@ -53,7 +53,8 @@ that slot with an exchange, which returns the bit: one word both sides meet on.
 ``EXIT`` do not queue behind the atomics on ``INFLIGHT`` and ``DONE``.
 
 - ``EXIT``: 0 while the run goes on, else an ``Exit`` code. Set once, by the
-  first ``cas`` from 0; every executor leaves when it sees it non-zero.
+  first ``cas`` from 0; every executor leaves when it sees it non-zero, and so
+  does every loop that looks at the deadline (``dl.overdue``).
 - ``DETAIL``: what the exit code is about (an instance id), stored after the
   ``cas`` that set ``EXIT`` won.
 - ``DEADLINE``: device time after which every executor stops (0: none); the
@@ -68,6 +69,13 @@ that slot with an exchange, which returns the bit: one word both sides meet on.
 - ``TRACE_N``: trace events recorded, including those that did not fit.
 - ``CLOSED_SENDS``: values sent on a closed channel (dropped).
 - ``JOB_EPOCH``: bulk jobs posted so far (see Bulk jobs below).
+- ``FAULTS``: buffer accesses that failed their bounds check (``dl.bounds_fault``),
+  counted with an atomic add by each one, the first included; on a line of its own,
+  as every lane of a warp may fault at once.
+- ``FAULT_SITE``, ``FAULT_INDEX``, ``FAULT_DIM``: the first fault's check (its row
+  of the generated module's ``BOUNDS_SITES``), the index it met and the
+  dimension (0 or 1); plain stores by the fault whose ``cas`` set ``EXIT`` to
+  ``Exit.BOUNDS`` (``DETAIL`` holds its instance), read by the host after the kernel.
 
 A ring (the run queue ``Q*``, each resource's wait list ``W*``, the sleepers
 ``S*``) is Vyukov's bounded queue: a sequence number per slot, ``HEAD`` and
@@ -270,9 +278,13 @@ class Ctl(IntEnum):
     TRACE_N = 3 * LINE
     CLOSED_SENDS = 3 * LINE + 1
     JOB_EPOCH = 4 * LINE  # bulk jobs posted so far
+    FAULTS = 5 * LINE  # out-of-bounds accesses
+    FAULT_SITE = 5 * LINE + 1  # the first one's: check site,
+    FAULT_INDEX = 5 * LINE + 2  # index,
+    FAULT_DIM = 5 * LINE + 3  # and dimension
 
 
-CTL_WORDS = 5 * LINE
+CTL_WORDS = 6 * LINE
 
 
 class Exit(IntEnum):
@@ -286,6 +298,7 @@ class Exit(IntEnum):
     WAITLIST_FULL = 6  # a wait list had no free slot for a waiter
     SLEEPERS_FULL = 7  # the sleepers' ring had no free slot
     JOBS_FULL = 8  # every bulk job slot was taken when a bulk for was posted
+    BOUNDS = 9  # a buffer index out of bounds (CTL's FAULT_* words say which)
 
 
 class Sched(IntEnum):
@@ -406,6 +419,10 @@ CTL_DONE = int(Ctl.DONE)
 CTL_TRACE_N = int(Ctl.TRACE_N)
 CTL_CLOSED_SENDS = int(Ctl.CLOSED_SENDS)
 CTL_JOB_EPOCH = int(Ctl.JOB_EPOCH)
+CTL_FAULTS = int(Ctl.FAULTS)
+CTL_FAULT_SITE = int(Ctl.FAULT_SITE)
+CTL_FAULT_INDEX = int(Ctl.FAULT_INDEX)
+CTL_FAULT_DIM = int(Ctl.FAULT_DIM)
 EXIT_OK = int(Exit.OK)
 EXIT_TIMEOUT = int(Exit.TIMEOUT)
 EXIT_DEADLOCK = int(Exit.DEADLOCK)
@@ -413,6 +430,7 @@ EXIT_QUEUE_FULL = int(Exit.QUEUE_FULL)
 EXIT_WAITLIST_FULL = int(Exit.WAITLIST_FULL)
 EXIT_SLEEPERS_FULL = int(Exit.SLEEPERS_FULL)
 EXIT_JOBS_FULL = int(Exit.JOBS_FULL)
+EXIT_BOUNDS = int(Exit.BOUNDS)
 IDLE = int(Sched.IDLE)
 QUEUED = int(Sched.QUEUED)
 RUNNING = int(Sched.RUNNING)

@@ -93,3 +93,13 @@ def test_sleep_advances_the_virtual_clock_only() -> None:
     out = reference.run(plan_of(source).plan)
     assert out.buffers["order"].tolist() == [1, 0]
     assert out.stats["virtual_ns"] >= 50_000_000_000
+
+
+def test_an_index_out_of_bounds_stops_the_run_as_the_runtime_words_it() -> None:
+    source = "buffer out: i32[4] = zeros;\nbuffer at: i64[4] = iota;\n"
+    source += "task w for k in 0..4 {\n    out[at[k] + 1] = 1;\n}\n"
+    with pytest.raises(gasync.GasyncError) as info:
+        reference.run(plan_of(source, path="b.gasync").plan)
+    err = info.value
+    assert (err.code, err.line, err.column) == ("E0312", 4, 9)
+    assert err.message == "index out of bounds in task w[3]: the length of 'out' is 4 but the index is 4"

@@ -1,0 +1,152 @@
+"""Run-time bounds checks: a numbered check site for each access the planner left unproven.
+
+The planner marks every buffer access whose indices it proves in range
+(planner/bounds.py); with checks on (``generate(plan, checked=True)``, the
+default) each other access becomes a *check site*, numbered from 0 in the order
+the renderers meet it, and is done through runtime/devicebounds.py (``db``):
+``db.load`` for a read, ``db.inside`` around a store, ``db.rmw`` (``rmw2`` for
+a 2-D buffer) for an atomic.
+The module's ``BOUNDS_SITES`` table says, per site, what the host needs to word
+a fault: the buffer, its shape, and where each index is in the source.
+
+A fault names its task instance, so code that has checks needs ``inst``: poll
+functions have it, a parallel or bulk loop whose body has checks gets it in its
+argument row, and a plain function with checks (or calling one that has them)
+takes it as a parameter after ``w``. A faulted run stops, so a ``while`` or
+``loop`` in a plain function or a loop body, which no poll's deadline check
+reaches, looks at the run's exit word every 4096 turns and gives up once it is
+set. With checks off, or with every access proven, the module is the same text
+as one without checks at all.
+"""
+
+from __future__ import annotations
+
+from gasync.dsl.ast import Span
+from gasync.planner import ir
+from gasync.planner.model import Function, Plan
+from gasync.planner.walk import exprs_of, has_effect, stmts_in, subexprs
+
+Access = ir.Load | ir.Store | ir.BufAtomic
+CTL = "G.sched.CTL"
+STOP_EVERY = 4096  # loop turns between looks at the exit word
+
+
+class Checks:
+    """The check sites of one generated module, and who needs the running instance."""
+
+    def __init__(self, plan: Plan, enabled: bool):
+        self.plan = plan
+        self.enabled = enabled
+        self.sites: list[Access] = []  # site k is sites[k]
+        self._site: dict[int, int] = {}  # id of an access -> its site
+        self.inst_fns: set[str] = set()  # plain functions that take `inst`
+        self.any = enabled and any(fn.run_time_indices and unproven(fn.body) for fn in _bodies(plan))
+        if self.any:
+            for fn in plan.functions:  # callees come before their callers
+                if (fn.run_time_indices and unproven(fn.body)) or calls(fn.body) & self.inst_fns:
+                    self.inst_fns.add(fn.name)
+
+    def wanted(self, e: Access) -> bool:
+        """Whether access ``e`` is checked."""
+        return self.enabled and not e.proven
+
+    def needs_inst(self, body: tuple[ir.Stmt, ...]) -> bool:
+        return self.any and (unproven(body) or bool(calls(body) & self.inst_fns))
+
+    def may_fault(self, e: ir.Expr) -> bool:
+        return self.enabled and _unproven_in(e)
+
+    def where(self, e: Access) -> str:
+        """``CTL, site, inst``: what a device helper records a fault of ``e`` with (the same
+        site for every rendering of ``e``)."""
+        key = id(e)
+        if key not in self._site:
+            self._site[key] = len(self.sites)
+            self.sites.append(e)
+        return f"{CTL}, {self._site[key]}, inst"
+
+    def table(self) -> list[str]:
+        """The module's BOUNDS_SITES (nothing where there are no checks)."""
+        if not self.sites:
+            return []
+        shapes = {b.name: b.shape for b in self.plan.buffers}
+        text = self.plan.source.splitlines()
+        rows = []
+        for k, e in enumerate(self.sites):
+            spans = tuple(_place(ix.span if ix.span.line > 0 else e.span) for ix in e.index)
+            row = (e.buf, shapes[e.buf], spans, tuple(ix.ty == "u64" for ix in e.index))
+            line = spans[0][0]
+            rows.append(f"    {row!r},  # {k}: line {line}: {text[line - 1].strip() if 0 < line <= len(text) else ''}")
+        return [
+            "# Bounds checks (codegen/bounds.py): site k is row k, what the host words a fault there with:",
+            "# (buffer, its shape, each index's (line, column, end line, end column), whether each is a u64)",
+            "BOUNDS_SITES = (",
+            *rows,
+            ")",
+        ]
+
+
+def _place(span: Span) -> tuple[int, int, int, int]:
+    return span.line, span.column, span.end_line, span.end_column
+
+
+def value_first(checks: Checks, s: ir.Store) -> bool:
+    """Whether a checked store must compute its value before its index, as an unchecked one
+    does (Python evaluates the right side first): where the order could be seen, because
+    the value has an effect or a check of its own, or the index has an effect."""
+    return has_effect(s.value) or checks.may_fault(s.value) or any(has_effect(i) for i in s.index)
+
+
+def guarded_loops(checks: Checks | None, body: tuple[ir.Stmt, ...]) -> bool:
+    """Whether the ``while`` and ``loop`` loops of a plain fn or loop body look at the run's exit
+    word: where the program has checks, for a fault may stop the task such a loop waits for."""
+    if checks is None or not checks.any:
+        return False
+    return any(isinstance(x, ir.While | ir.Loop) for x in stmts_in(body, into_futures=False))
+
+
+def stop_lines(ind: str, returns: str | None) -> list[str]:
+    """A guarded loop's look at the run's exit word (``dl.overdue``: the deadline too), every
+    STOP_EVERY turns: a plain fn returns ``returns``; a loop body cannot return (its lanes
+    meet after the loop), so it leaves each of its loops, ``over`` telling the outer ones."""
+    test = [ind + "turns += 1", ind + f"if turns % {STOP_EVERY} == 0 and dl.overdue({CTL}):"]
+    if returns is not None:
+        return [*test, ind + f"    return{returns}  # the run has stopped"]
+    leave = [ind + "    over = True  # the run has stopped: leave every loop", ind + "if over:", ind + "    break"]
+    return [*test, *leave]
+
+
+def unproven(body: tuple[ir.Stmt, ...]) -> bool:
+    """Whether ``body`` (its nested bodies and async blocks too) has an access not proven in range."""
+    for s in stmts_in(body):
+        if isinstance(s, ir.Store) and not s.proven:
+            return True
+        if any(_unproven_in(e) for e in exprs_of(s)):
+            return True
+    return False
+
+
+def _unproven_in(e: ir.Expr) -> bool:
+    return any(isinstance(x, ir.Load | ir.BufAtomic) and not x.proven for x in subexprs(e))
+
+
+def calls(body: tuple[ir.Stmt, ...]) -> set[str]:
+    """The functions ``body`` calls: plain calls, and awaits of async fns."""
+    out: set[str] = set()
+    for s in stmts_in(body):
+        for e in exprs_of(s):
+            out |= {x.name for x in subexprs(e) if isinstance(x, ir.Call) and x.kind == "fn"}
+        futures = (
+            [s.future] if isinstance(s, ir.AwaitS) else [a.future for a in s.arms] if isinstance(s, ir.Select) else []
+        )
+        while futures:
+            f = futures.pop()
+            if isinstance(f, ir.AsyncCall):
+                out.add(f.fn)
+            elif isinstance(f, ir.Join):
+                futures.extend(f.futures)
+    return out
+
+
+def _bodies(plan: Plan) -> list[Function]:
+    return [*plan.functions, *(t.body for t in plan.tasks)]

@@ -1,0 +1,253 @@
+"""Which buffer indices are proven in range, so that code generation drops their run-time check.
+
+Every buffer access is checked at run time (issue 13, decision 40) unless this
+pass proves each of its indices inside the buffer along its dimension; it then
+marks the access ``proven`` (:class:`~gasync.planner.ir.Load`, ``Store``,
+``BufAtomic``). An access whose indices are all constants is marked where it is
+checked (planner/exprs.py: one outside the buffer is a compile error, E0218),
+and a body with only such accesses (``Function.run_time_indices`` false) is
+not visited here. Any other index is proven when
+:func:`~gasync.planner.footprints.interval` gives it a range inside
+``0..length``: literals and consts have one value; ``+``, ``-``, ``*``, unary
+``-``, ``min``, ``max``, casts, ``/``, ``%`` and ``&`` combine ranges while no
+value can wrap; and a variable has a range when every value it can ever hold
+is known to lie in one:
+
+- the task's instance variable: the task's ``start..stop``;
+- the variable of a ``for``, ``parallel for`` or ``bulk for`` whose bounds
+  have ranges (it is read-only);
+- the variable of a ``for await``, or the one target of a ``recv()`` awaited
+  or won in a ``select``, on a channel whose every ``send`` sends a value with
+  a range: the channel holds only what was sent, so the union of those. A value
+  sent may itself come from another channel: the ranges are found again, up to
+  :data:`ROUNDS` times, each round from the last one's (each round's are sound,
+  so stopping early only loses precision);
+- a local with one assignment in its whole function, a ``let`` whose value has
+  a range (or a receive, above): a local is read only inside its scope, after
+  that assignment.
+
+Anything else (a parameter, a local assigned twice, a buffer load, a shared
+scalar) may be anything, and its access stays checked. Names are
+unique within a function, and each variable above is assigned in one place, so
+one map from variable to range holds for the whole body; a range found for a
+variable holds wherever it is read.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from functools import cached_property
+
+from gasync.planner import ir
+from gasync.planner.footprints import Interval, interval
+from gasync.planner.model import BufferDef, Function, TaskDef
+from gasync.planner.walk import operands, rebuild, replaced, stmts_in
+
+ROUNDS = 4  # passes over the program for ranges of values that travel through channels
+
+Env = dict[str, Interval]
+Channels = dict[str, Interval | None]  # a channel's values; absent or None: unknown
+
+
+def prove(
+    functions: list[Function], tasks: list[TaskDef], buffers: tuple[BufferDef, ...]
+) -> tuple[list[Function], list[TaskDef]]:
+    """``functions`` and ``tasks`` with every access whose indices are proven in range marked so."""
+    bodies = [_Body(f, None) for f in functions] + [_Body(t.body, _instance(t)) for t in tasks]
+    if not any(b.fn.run_time_indices for b in bodies):
+        return functions, tasks  # every index is a constant: proven where it was checked (E0218)
+    channels = channel_ranges(bodies)
+    shapes = {b.name: b.shape for b in buffers}
+    marked = [_Marker(b.ranges(channels), shapes).function(b.fn) if b.fn.run_time_indices else b.fn for b in bodies]
+    out_tasks = [replaced(t, body=body) for t, body in zip(tasks, marked[len(functions) :], strict=True)]
+    return marked[: len(functions)], out_tasks
+
+
+def _instance(t: TaskDef) -> tuple[str, int, int] | None:
+    return (t.var, t.start, t.stop) if t.var is not None else None
+
+
+class _Body:
+    """A function or task body, walked once, when first asked: its statements in order, its
+    locals assigned in one place, and its sends."""
+
+    def __init__(self, fn: Function, instance: tuple[str, int, int] | None):
+        self.fn = fn
+        self.instance = instance
+
+    @cached_property
+    def stmts(self) -> list[ir.Stmt]:
+        return list(stmts_in(self.fn.body))
+
+    @cached_property
+    def once(self) -> set[str]:
+        n: Counter[str] = Counter(name for name, _ in self.fn.params)  # a parameter's caller assigns it
+        for s in self.stmts:
+            n.update(name for name, _ in _assigned(s, {}, {}))
+        return {name for name, k in n.items() if k == 1}
+
+    @cached_property
+    def sends(self) -> list[ir.Send]:
+        return [send for s in self.stmts for send in _sends(s)]
+
+    @cached_property
+    def receives(self) -> bool:
+        return any(isinstance(s, ir.ForAwait) or _receives(s) for s in self.stmts)
+
+    def ranges(self, channels: Channels) -> Env:
+        """The range of every variable that has one (see the module's docstring)."""
+        env: Env = {}
+        if self.instance is not None:
+            env[self.instance[0]] = (self.instance[1], self.instance[2])
+        for s in self.stmts:
+            for name, rng in _assigned(s, env, channels):
+                if name in self.once and rng is not None:
+                    env[name] = rng
+        return env
+
+
+def channel_ranges(bodies: list[_Body]) -> Channels:
+    """The range of every value each channel can carry, where every send's value has one."""
+    found: Channels = {}
+    if not any(b.receives for b in bodies if b.fn.run_time_indices):
+        return found  # nothing reads a channel's value into a variable that an index could use
+    senders = [b for b in bodies if b.sends]
+    for _ in range(ROUNDS):
+        now: Channels = {}
+        for b in senders:
+            env = b.ranges(found)
+            for send in b.sends:
+                rng = interval(send.value, env)
+                before = now.get(send.chan, rng)
+                now[send.chan] = _hull(before, rng) if before is not None and rng is not None else None
+        if now == found:
+            break
+        found = now
+    return found
+
+
+def _assigned(s: ir.Stmt, env: Env, channels: Channels) -> Iterator[tuple[str, Interval | None]]:
+    """Each variable statement ``s`` assigns (not counting its nested bodies), with the range
+    of the values it can assign there (None: unknown)."""
+    if isinstance(s, ir.Let):
+        yield s.var, interval(s.value, env) if s.op == "=" else None
+    elif isinstance(s, ir.For):
+        start, stop = interval(s.start, env), interval(s.stop, env)
+        yield s.var, (start[0], stop[1] - 1) if start is not None and stop is not None else None
+        yield s.stop_var, None
+        if s.reduce is not None:
+            yield s.reduce.into, None
+    elif isinstance(s, ir.ForAwait):
+        yield s.var, channels.get(s.chan)
+    elif isinstance(s, ir.AwaitS):
+        futures = s.future.futures if isinstance(s.future, ir.Join) else (s.future,)
+        for target, fut in zip(s.targets, futures, strict=False):
+            if target is not None:
+                yield target, channels.get(fut.chan) if isinstance(fut, ir.Recv) else None
+        yield from _block_results(s.future)
+    elif isinstance(s, ir.Select):
+        for arm in s.arms:
+            if arm.target is not None:
+                yield arm.target, channels.get(arm.future.chan) if isinstance(arm.future, ir.Recv) else None
+            yield from _block_results(arm.future)
+
+
+def _block_results(f: ir.Future) -> Iterator[tuple[str, None]]:
+    """An async block's result local, which its ``return``s set (and its tail, a ``let``)."""
+    if isinstance(f, ir.AsyncBlock) and f.result is not None:
+        yield f.result, None
+    elif isinstance(f, ir.Join):
+        for sub in f.futures:
+            yield from _block_results(sub)
+
+
+def _receives(s: ir.Stmt) -> bool:
+    if isinstance(s, ir.AwaitS):
+        futures = s.future.futures if isinstance(s.future, ir.Join) else (s.future,)
+        return any(isinstance(f, ir.Recv) for f in futures)
+    return isinstance(s, ir.Select) and any(isinstance(a.future, ir.Recv) for a in s.arms)
+
+
+def _sends(s: ir.Stmt) -> Iterator[ir.Send]:
+    """The sends that statement ``s`` awaits or selects on (not counting its nested bodies)."""
+    futures = [s.future] if isinstance(s, ir.AwaitS) else [a.future for a in s.arms] if isinstance(s, ir.Select) else []
+    while futures:
+        f = futures.pop()
+        if isinstance(f, ir.Send):
+            yield f
+        elif isinstance(f, ir.Join):
+            futures.extend(reversed(f.futures))
+
+
+def _hull(a: Interval, b: Interval) -> Interval:
+    return min(a[0], b[0]), max(a[1], b[1])
+
+
+class _Marker:
+    """Rebuilds a body with each proven access marked (unchanged parts stay the same objects)."""
+
+    def __init__(self, env: Env, shapes: dict[str, tuple[int, ...]]):
+        self.env = env
+        self.shapes = shapes
+
+    def proven(self, buf: str, index: tuple[ir.Expr, ...]) -> bool:
+        for ix, length in zip(index, self.shapes[buf], strict=True):
+            rng = interval(ix, self.env)
+            if rng is None or rng[0] < 0 or rng[1] > length:
+                return False
+        return True
+
+    def function(self, fn: Function) -> Function:
+        return replaced(fn, body=self.body(fn.body))
+
+    def body(self, stmts: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        out = tuple(self.stmt(s) for s in stmts)
+        return stmts if all(a is b for a, b in zip(out, stmts, strict=True)) else out
+
+    def stmt(self, s: ir.Stmt) -> ir.Stmt:
+        x, b = self.expr, self.body
+        if isinstance(s, ir.Let | ir.Return) and s.value is not None:
+            return replaced(s, value=x(s.value))
+        if isinstance(s, ir.Store):
+            index = tuple(x(i) for i in s.index)
+            return replaced(s, index=index, value=x(s.value), proven=self.proven(s.buf, s.index))
+        if isinstance(s, ir.Eval):
+            return replaced(s, expr=x(s.expr))
+        if isinstance(s, ir.If):
+            return replaced(s, cond=x(s.cond), then=b(s.then), orelse=b(s.orelse))
+        if isinstance(s, ir.While):
+            return replaced(s, cond=x(s.cond), body=b(s.body))
+        if isinstance(s, ir.For):
+            return replaced(s, start=x(s.start), stop=x(s.stop), body=b(s.body))
+        if isinstance(s, ir.Loop | ir.ForAwait):
+            return replaced(s, body=b(s.body))
+        if isinstance(s, ir.AwaitS):
+            return replaced(s, future=self.future(s.future))
+        if isinstance(s, ir.Select):
+            return replaced(s, arms=tuple(replaced(a, future=self.future(a.future), body=b(a.body)) for a in s.arms))
+        return s
+
+    def future(self, f: ir.Future) -> ir.Future:
+        if isinstance(f, ir.AsyncCall):
+            return replaced(f, args=tuple(self.expr(a) for a in f.args))
+        if isinstance(f, ir.Sleep):
+            return replaced(f, ns=self.expr(f.ns))
+        if isinstance(f, ir.Send):
+            return replaced(f, value=self.expr(f.value))
+        if isinstance(f, ir.Join):
+            return replaced(f, futures=tuple(self.future(sub) for sub in f.futures))
+        if isinstance(f, ir.AsyncBlock):
+            return replaced(f, body=self.body(f.body))
+        return f
+
+    def expr(self, e: ir.Expr) -> ir.Expr:
+        if isinstance(e, ir.Var | ir.Lit):  # most nodes: nothing inside
+            return e
+        kids = operands(e)
+        new = [self.expr(k) for k in kids]
+        if any(a is not b for a, b in zip(new, kids, strict=True)):
+            e = rebuild(e, new)
+        if isinstance(e, ir.Load | ir.BufAtomic):
+            return replaced(e, proven=self.proven(e.buf, e.index))
+        return e

@@ -1,0 +1,80 @@
+"""Bounds checks: the device helpers of an access the planner could not prove in range.
+
+The planner marks each buffer access whose indices it proves inside the buffer
+(planner/bounds.py); code generation numbers every other one a check site
+(codegen/bounds.py) and reads, writes or updates the element through these,
+imported as ``db`` by a generated module that has checks. A check is one
+unsigned compare per dimension (a negative index is a huge unsigned one). A
+fault does not touch memory: a read gives 0, a write or an atomic is skipped,
+and ``bounds_fault`` counts it and stops the run, naming the first one
+(runtime/state.py: the FAULT words of CTL; the host words the error).
+"""
+
+from __future__ import annotations
+
+from numba import cuda, int64, uint64
+
+from gasync.runtime.devicelib import fail
+from gasync.runtime.order import add, amax, amin, sub
+from gasync.runtime.state import CTL_FAULT_DIM, CTL_FAULT_INDEX, CTL_FAULT_SITE, CTL_FAULTS, EXIT_BOUNDS
+
+RMW_ADD, RMW_SUB, RMW_MAX, RMW_MIN = 0, 1, 2, 3  # the atomics of rmw
+
+
+@cuda.jit(device=True)
+def bounds_fault(ctl, site, dim, index, inst):  # type: ignore[no-untyped-def]
+    """Index ``index`` of check ``site`` fell outside dimension ``dim``: count it, and stop
+    the run naming it and instance ``inst`` if it is the first (state.py: the FAULT words)."""
+    add(ctl, CTL_FAULTS, int64(1))
+    if fail(ctl, EXIT_BOUNDS, inst):
+        ctl[CTL_FAULT_SITE] = site
+        ctl[CTL_FAULT_INDEX] = index
+        ctl[CTL_FAULT_DIM] = dim
+
+
+@cuda.jit(device=True, inline=True)
+def inside(arr, ix, ctl, site, inst):  # type: ignore[no-untyped-def]
+    """Whether index tuple ``ix`` lies inside ``arr`` (an unsigned compare per dimension);
+    if not, the fault is recorded."""
+    for d in range(len(ix)):
+        if uint64(ix[d]) >= uint64(arr.shape[d]):
+            bounds_fault(ctl, site, d, ix[d], inst)
+            return False
+    return True
+
+
+@cuda.jit(device=True, inline=True)
+def load(arr, ix, ctl, site, inst):  # type: ignore[no-untyped-def]
+    """``arr[ix]``, or 0 where ``ix`` lies outside ``arr`` (the fault recorded)."""
+    if inside(arr, ix, ctl, site, inst):
+        return arr[ix]
+    return arr.dtype.type(0)
+
+
+@cuda.jit(device=True, inline=True)
+def rmw(op, arr, i, value, ctl, site, inst):  # type: ignore[no-untyped-def]
+    """The atomic ``op`` (an RMW_ constant) of ``value`` on element ``i`` of 1-D ``arr``, giving the
+    old value; where ``i`` lies outside ``arr``, nothing is written and it gives 0 (the fault recorded).
+    (The index of a 1-D atomic is a plain integer: Numba's CUDA atomics take no 1-tuple.)"""
+    if not inside(arr, (i,), ctl, site, inst):
+        return arr.dtype.type(0)
+    return _apply(op, arr, i, value)
+
+
+@cuda.jit(device=True, inline=True)
+def rmw2(op, arr, ix, value, ctl, site, inst):  # type: ignore[no-untyped-def]
+    """``rmw`` on element ``ix`` (a pair) of 2-D ``arr``."""
+    if not inside(arr, ix, ctl, site, inst):
+        return arr.dtype.type(0)
+    return _apply(op, arr, ix, value)
+
+
+@cuda.jit(device=True, inline=True)
+def _apply(op, arr, where, value):  # type: ignore[no-untyped-def]
+    if op == RMW_ADD:
+        return add(arr, where, value)
+    if op == RMW_SUB:
+        return sub(arr, where, value)
+    if op == RMW_MAX:
+        return amax(arr, where, value)
+    return amin(arr, where, value)

@@ -1,0 +1,128 @@
+"""Which buffer indices the planner proves in range, so that they need no run-time check (issue 13).
+
+Each case is a task body over ``x: f32[8]``, ``m: f32[4, 8]`` and ``h: i32[8]``; the test lists every
+access in it with whether it was proven (planner/bounds.py). What is proven is decision 40 of
+docs/language.md; an access left unproven is checked at run time (tests/sim/test_bounds_sim.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gasync.dsl import parse
+from gasync.planner import ir, plan
+from gasync.planner.model import Plan
+from gasync.planner.walk import exprs_of, stmts_in, subexprs
+
+HEAD = """const N: i64 = 8;
+buffer x: f32[N] = zeros;
+buffer m: f32[4, N] = zeros;
+buffer h: i32[N] = zeros;
+buffer at: i64[N] = iota;
+"""
+
+
+def accesses(p: Plan, name: str) -> list[str]:
+    """``buf: proven`` or ``buf: checked`` for each access of function or task ``name``, in order."""
+    out = []
+    for s in stmts_in(p.function(name).body):
+        found: list[ir.Load | ir.Store | ir.BufAtomic] = [s] if isinstance(s, ir.Store) else []
+        for e in exprs_of(s):
+            found += [x for x in subexprs(e) if isinstance(x, ir.Load | ir.BufAtomic)]
+        out += [f"{x.buf}: {'proven' if x.proven else 'checked'}" for x in found]
+    return out
+
+
+def task(body: str, head: str = "task main for w in 0..4") -> list[str]:
+    return accesses(plan(parse(f"{HEAD}{head} {{\n{body}\n}}\n", "p.gasync")), "main")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "x[3] = 1.0;",  # a constant (one outside is E0218)
+        "x[N - 1] = 1.0;",  # consts fold
+        "h[w] = 1;",  # the instance variable: 0..4
+        "h[w * 2 + 1] = 1;",
+        "parallel for i in 0..N { x[i] = 2.0; }",
+        "bulk for i in 0..N { x[i] = 2.0; }",
+        "for i in 0..N { x[i] = 2.0; }",
+        "parallel for i in 1..N { x[i - 1] = 2.0; }",  # affine offsets inside
+        "parallel for i in 0..N - 1 { x[i + 1] = 2.0; }",
+        "parallel for i in (w as i64) * 2..(w as i64 + 1) * 2 { x[i] = 1.0; }",  # a slice per instance
+        "for r in 0..4 { parallel for c in 0..N { m[r, c] = 1.0; } }",  # 2-D, per dimension
+        "let k: i64 = w as i64 + 1; h[k] = 1;",  # a local assigned once
+        "parallel for i in 0..N { atomic_add(h[i], 1); }",  # atomics
+        "let s: f32 = parallel for i in 0..N reduce sum { x[i] }; x[w] = s;",  # a reduction's body and target
+        "parallel for i in 0..N * 4 { h[i % N] = 1; }",  # %, & and / by divisors that exclude 0
+        "parallel for i in 0..N * 4 { h[i & (N - 1)] = 1; }",
+        "parallel for i in 0..N * 4 { h[i / 4] = 1; }",
+        "for r in max(w as i64 - 1, 0)..min(w as i64 + 2, 4) { m[r, 0] = 1.0; }",  # min and max
+        "parallel for i in 0..N { x[(i as i32) as i64] = 1.0; }",  # casts that cannot wrap
+    ],
+)
+def test_proven(body: str) -> None:
+    found = task(body)
+    assert found and all(a.endswith("proven") for a in found), found
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "parallel for i in 0..N { x[i + 1] = 2.0; }",  # one past the end
+        "parallel for i in 0..N { x[i - 1] = 2.0; }",  # one before the start
+        "h[w + 5] = 1;",
+        "h[at[w]] = 1;",  # a value read from a buffer
+        "let k: i64 = 0; k = w as i64; h[k] = 1;",  # a local assigned twice
+        "let k: i64 = 1; k += 1; h[k] = 1;",
+        "for r in 0..N { m[r, 0] = 1.0; }",  # inside along one dimension only
+        "parallel for i in 0..N { h[i / (w as i64)] = 1; }",  # a divisor that may be 0
+        "parallel for i in 0..N { atomic_add(h[i + 1], 1); }",
+        "let s: i32 = 0; for i in 0..N { h[(i as i32 * 1000000000) as i64 % N] = 1; }",  # would wrap
+    ],
+)
+def test_checked(body: str) -> None:
+    found = task(body)
+    assert any(a.endswith("checked") for a in found), found
+
+
+def test_a_parameter_is_unknown_and_a_caller_does_not_help() -> None:
+    p = plan(parse(f"{HEAD}fn put(k: i64) {{ x[k] = 1.0; }}\ntask main {{ put(2); }}\n", "p.gasync"))
+    assert accesses(p, "put") == ["x: checked"]
+
+
+def test_each_access_of_one_statement_is_judged_on_its_own() -> None:
+    assert task("parallel for i in 0..N { x[i] = x[i + 1] + x[i - 0]; }") == [
+        "x: proven",
+        "x: checked",
+        "x: proven",
+    ]
+
+
+SENDER = "channel c: i64[2];\ntask loader {\n    for t in 0..N / 2 { c.send(t).await; }\n    c.close();\n}\n"
+
+
+def test_a_channel_carries_the_range_of_every_value_sent_on_it() -> None:
+    body = "for await t in c {\n    parallel for i in t * 2..(t + 1) * 2 { x[i] = 1.0; }\n}"
+    assert task(body, SENDER + "task main") == ["x: proven"]
+    assert task("let t = c.recv().await; x[t * 2 + 1] = 1.0;", SENDER + "task main") == ["x: proven"]
+    assert task("select { t = c.recv() => { x[t] = 1.0; } }", SENDER + "task main") == ["x: proven"]
+
+
+def test_one_send_without_a_range_leaves_the_channel_unknown() -> None:
+    sender = SENDER.replace("c.close();", "c.send(at[0]).await;\n    c.close();")
+    assert task("for await t in c { x[t] = 1.0; }", sender + "task main") == ["x: checked"]
+
+
+def test_a_range_travels_through_a_chain_of_channels() -> None:
+    src = (
+        f"{HEAD}channel d: i64[2];\n{SENDER}"
+        "task relay {\n    for await t in c { d.send(t + 4).await; }\n    d.close();\n}\n"
+        "task main {\n    for await u in d { x[u] = 1.0; h[u + 1] = 1; }\n}\n"
+    )
+    assert accesses(plan(parse(src, "p.gasync")), "main") == ["x: proven", "h: checked"]
+
+
+def test_a_loop_variable_that_is_reassigned_is_not_trusted() -> None:
+    body = "for await t in c {\n    t = t + 8;\n    x[t] = 1.0;\n}"
+    assert task(body, SENDER + "task main") == ["x: checked"]
