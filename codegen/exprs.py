@@ -17,7 +17,7 @@ from collections.abc import Callable
 from gasync.planner import ir
 
 # a `.gasync` atomic's operation -> the devicelib function that does it (runtime/order.py)
-RMW_OF = {"add": "add", "sub": "sub", "max": "amax", "min": "amin"}
+RMW_OF = {"add": "add", "sub": "sub", "max": "amax", "min": "amin", "and": "aand", "or": "aor"}
 
 NP = {
     "bool": "boolean",

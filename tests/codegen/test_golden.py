@@ -18,7 +18,7 @@ import gasync
 
 ROOT = Path(__file__).parents[2]
 GOLDEN = Path(__file__).parent / "golden"
-GOLDEN_SAMPLES = ["async_double"]
+GOLDEN_SAMPLES = ["async_double", "jacobi"]  # jacobi: combined atomics in bulk and parallel loops
 DETERMINISM_SAMPLES = ["async_double", "stencil2d"]
 
 
