@@ -18,7 +18,7 @@ from gasync.codegen.bounds import Checks
 from gasync.planner import ir
 
 # a `.gasync` atomic's operation -> the devicelib function that does it (runtime/order.py)
-RMW_OF = {"add": "add", "sub": "sub", "max": "amax", "min": "amin"}
+RMW_OF = {"add": "add", "sub": "sub", "max": "amax", "min": "amin", "and": "aand", "or": "aor"}
 
 NP = {
     "bool": "boolean",

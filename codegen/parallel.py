@@ -2,23 +2,45 @@
 
 ``par_<gid>(w, lane, AI, AF, G)`` runs iterations ``lo + lane``, ``lo + lane + 32``,
 ... of the range in ``G.exec.PARGS_I[w, 0:2]``, with the loop's captured locals in the
-argument rows ``AI``/``AF``. A body that is a map is unrolled (``is_map``).
+argument rows ``AI``/``AF``. A body that is a map is unrolled (``is_map``). Atomic
+updates that may be combined (``codegen/combined.py``) update a partial per lane in
+the body, and the warp issues one atomic per target after the loop.
 """
 
 from __future__ import annotations
 
-from gasync.codegen import reduce
+from collections.abc import Container
+
+from gasync.codegen import combined, reduce
 from gasync.codegen.exprs import NP, buffer_ref, wrap
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, source_line
 from gasync.planner import ir
 from gasync.planner.model import Function
 
 
+class LoopEmitter(Emitter):
+    """The emitter of a loop body: a combined update becomes its partial's update."""
+
+    def __init__(self, shared: Shared, fn: Function, updates: combined.Combined):
+        super().__init__(shared, fn)
+        self.updates = updates
+        self.types.update({p.acc: p.ty for p in updates.partials})
+
+    def stmt(self, s: ir.Stmt, out: list[str], ind: str) -> None:
+        if isinstance(s, ir.Eval) and s.expr in self.updates.of:
+            assert isinstance(s.expr, ir.SharedOp | ir.BufAtomic)
+            out.append(ind + combined.update_line(self.updates.of[s.expr], s.expr, self.r))
+            return
+        super().stmt(s, out, ind)
+
+
 def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     """The body of a parallel or bulk for: iterations lo + lane, lo + lane + 32, ... of PARGS_I[w, 0:2]."""
     fn = shared.plan.function(loop.fn)
-    em = Emitter(shared, fn)
     s = loop.loop
+    captured = {n for n, _ in loop.captured}
+    updates = combined.find(shared.plan, s.body, captured)
+    em = LoopEmitter(shared, fn, updates)
     _check_depth(shared, fn, s)
     out = [
         "@cuda.jit(device=True)",
@@ -38,10 +60,11 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     out += ["    " + line for line in em.guard_setup(s.body, None)]
     out.append("    k = G.exec.PARGS_I[w, 0] + lane")
     out.append("    hi = G.exec.PARGS_I[w, 1]")
+    out += combined.init_lines(updates, em.r, "    ")
     red = s.reduce
     if red is not None:
-        out.append(f"    acc = {reduce.identity_lane(red)}  # this lane's partial: reduce {red.op}")
-    elif is_map(s.body, {n for n, _ in loop.captured}):
+        out.append(f"    acc = {reduce.identity_lane(red.op, red.ty)}  # this lane's partial: reduce {red.op}")
+    elif is_map(s.body, captured, updates.of):
         out += unrolled_map(shared, em, s)
     out.append("    while k < hi:")
     out.append(f"        {em.assign(s.var, 'k')}")
@@ -49,11 +72,12 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     em.structured(s.body, out, "        ")
     if red is not None:
         value = reduce.lane_value(red, em.r(ir.Var(red.value, red.ty)))
-        out.append(f"        acc = {reduce.combine(red, 'acc', value)}")
+        out.append(f"        acc = {reduce.combine(red.op, red.ty, 'acc', value)}")
     out.append("        k += LANES")
+    out += combined.flush_lines(updates, em.r, "    ")
     if red is not None:
         assert loop.result is not None
-        out += reduce.warp_lines(red, "    ")
+        out += reduce.warp_lines(red.op, red.ty, "    ")
         out += reduce.store_lines(red, loop.result, loop.bulk, "    ")
     return out
 
@@ -66,34 +90,42 @@ UNROLL = 8
 PURE = (ir.Lit, ir.Var, ir.Load, ir.Unary, ir.Binary, ir.Cast)
 
 
-def is_map(body: tuple[ir.Stmt, ...], captured: set[str]) -> bool:
-    """Whether a parallel loop's body is a map: straight-line lets and plain stores of
-    pure expressions, reading no buffer that it writes. Then all of an iteration's
-    loads may come before another iteration's stores, which an unrolled loop uses to
-    keep several loads in flight per lane (the compiler cannot: buffers may alias)."""
+def is_map(body: tuple[ir.Stmt, ...], captured: set[str], combined_updates: Container[ir.Expr] = ()) -> bool:
+    """Whether a parallel loop's body is a map: straight-line lets, plain stores (one at
+    least) and combined atomic updates (of a register: ``combined_updates``) of pure
+    expressions, reading no buffer that it writes. Then all of an iteration's loads may
+    come before another iteration's stores, which an unrolled loop uses to keep several
+    loads in flight per lane (the compiler cannot: buffers may alias)."""
     from gasync.planner.walk import exprs_of, subexprs
 
     read: set[str] = set()
     written: set[str] = set()
     for st in body:
+        exprs = list(exprs_of(st))
         if isinstance(st, ir.Let):
             if st.var in captured:
                 return False
         elif isinstance(st, ir.Store) and st.op == "=":
             written.add(st.buf)
+        elif isinstance(st, ir.Eval) and st.expr in combined_updates:
+            assert isinstance(st.expr, ir.SharedOp | ir.BufAtomic)
+            exprs = [combined.value_of(st.expr)]  # its target is the same in every iteration
         else:
             return False
-        for e in exprs_of(st):
+        for e in exprs:
             for sub in subexprs(e):
                 if not isinstance(sub, PURE):
                     return False
                 if isinstance(sub, ir.Load):
                     read.add(sub.buf)
+    # a body of updates alone is a reduction, which keeps one iteration per turn as a reducing
+    # loop does: its loads in flight would take a register each, for the whole kernel
     return bool(written) and not (read & written)
 
 
 def unrolled_map(shared: Shared, em: Emitter, s: ir.For) -> list[str]:
-    """UNROLL iterations per turn: each one's lets and stored values first, then the stores."""
+    """UNROLL iterations per turn: each one's lets, stored values and combined updates
+    first, then the stores."""
     out = [
         f"    {source_line(shared.plan, s.span)}",
         f"    while k + {UNROLL - 1} * LANES < hi:  # a map: the loads of {UNROLL} iterations in flight",
@@ -102,7 +134,7 @@ def unrolled_map(shared: Shared, em: Emitter, s: ir.For) -> list[str]:
     for u in range(UNROLL):
         out.append(f"        {em.assign(s.var, f'k + {u} * LANES')}")
         for j, st in enumerate(s.body):
-            if isinstance(st, ir.Let):
+            if isinstance(st, ir.Let | ir.Eval):  # an Eval here is a combined update (is_map)
                 em.structured((st,), out, "        ")
                 continue
             assert isinstance(st, ir.Store)

@@ -40,41 +40,41 @@ def identity_word(red: ir.Reduction) -> str:
     return f"int64({_literal(value)})"
 
 
-def lane_type(red: ir.Reduction) -> str:
-    return LANE_TYPE.get(str(red.ty), NP[str(red.ty)])
+def lane_type(ty: ir.Ty) -> str:
+    return LANE_TYPE.get(str(ty), NP[str(ty)])
 
 
-def identity_lane(red: ir.Reduction) -> str:
-    return f"{lane_type(red)}({_literal(identity(red.op, red.ty))})"
+def identity_lane(op: str, ty: ir.Ty) -> str:
+    """The identity of ``op`` in the lanes' type (a partial's first value)."""
+    return f"{lane_type(ty)}({_literal(identity(op, ty))})"
 
 
 def lane_value(red: ir.Reduction, value: str) -> str:
     return f"int32({value})" if red.ty == "bool" else value
 
 
-def combine(red: ir.Reduction, a: str, b: str) -> str:
-    """``a OP b`` in the lanes' type."""
-    ty = lane_type(red)
-    floats = red.ty in ir.FLOATS
-    if red.op == "sum":
+def combine(op: str, ty: ir.Ty, a: str, b: str) -> str:
+    """``a OP b`` in the lanes' type (floats' min and max: a NaN is no candidate)."""
+    floats = ty in ir.FLOATS
+    if op == "sum":
         text = f"{a} + {b}"
-    elif red.op in ("min", "max"):
-        text = f"dl.f{red.op}({a}, {b})" if floats else f"{red.op}({a}, {b})"
+    elif op in ("min", "max"):
+        text = f"dl.f{op}({a}, {b})" if floats else f"{op}({a}, {b})"
     else:
-        text = f"{a} {'&' if red.op == 'and' else '|'} {b}"
-    return wrap(ty, text)
+        text = f"{a} {'&' if op == 'and' else '|'} {b}"
+    return wrap(lane_type(ty), text)
 
 
-def warp_lines(red: ir.Reduction, ind: str) -> list[str]:
-    """Combine the 32 lanes' ``acc`` into lane 0's."""
+def warp_lines(op: str, ty: ir.Ty, ind: str, acc: str = "acc") -> list[str]:
+    """Combine the 32 lanes' ``acc`` into lane 0's (every lane must run these)."""
     out = [f"{ind}# the warp's 32 partials into lane 0's: five shuffles down"]
-    signed = SHUFFLED_AS.get(str(red.ty))  # shfl.sync moves signed ints and floats: unsigned as their bits
+    signed = SHUFFLED_AS.get(str(ty))  # shfl.sync moves signed ints and floats: unsigned as their bits
     for off in (16, 8, 4, 2, 1):
         if signed:
-            moved = f"{NP[str(red.ty)]}(dl.shfl_down(G.exec.CMD, w, lane, {signed}(acc), {off}))"
+            moved = f"{NP[str(ty)]}(dl.shfl_down(G.exec.CMD, w, lane, {signed}({acc}), {off}))"
         else:
-            moved = f"dl.shfl_down(G.exec.CMD, w, lane, acc, {off})"
-        out.append(f"{ind}acc = {combine(red, 'acc', moved)}")
+            moved = f"dl.shfl_down(G.exec.CMD, w, lane, {acc}, {off})"
+        out.append(f"{ind}{acc} = {combine(op, ty, acc, moved)}")
     return out
 
 

@@ -32,7 +32,15 @@ from gasync.planner.symbols import Symbols
 
 FLOAT_FNS = ("sqrt", "exp", "log", "sin", "cos", "floor", "ceil")
 MATH_FNS = ("min", "max", "abs", "pow", *FLOAT_FNS)
-BUF_ATOMICS = {"atomic_add": "add", "atomic_sub": "sub", "atomic_max": "max", "atomic_min": "min"}
+BUF_ATOMICS = {
+    "atomic_add": "add",
+    "atomic_sub": "sub",
+    "atomic_max": "max",
+    "atomic_min": "min",
+    "atomic_and": "and",
+    "atomic_or": "or",
+}
+BITWISE_ATOMICS = ("and", "or")  # integers only, as `&` and `|`
 ARITH = ("+", "-", "*", "/", "%")
 BITWISE = ("&", "|", "^")
 LIMITS = {
@@ -339,6 +347,8 @@ class ExprChecker(FutureChecker):
         buf = self.syms.buffer(target.base)
         if buf.elem == "bool":
             raise TypeMismatchError(f"'{e.func}' does not apply to a bool buffer", e.span)
+        if BUF_ATOMICS[e.func] in BITWISE_ATOMICS and buf.elem in ir.FLOATS:
+            raise TypeMismatchError(f"'{e.func}' does not apply to {buf.elem}: it works on integers", e.span)
         index, constant = self.indices(target, buf.shape)
         value = self.expr(e.args[1], buf.elem)
         return ir.BufAtomic(BUF_ATOMICS[e.func], target.base.id, index, value, buf.elem, e.span, proven=constant)
@@ -355,11 +365,14 @@ class ExprChecker(FutureChecker):
         name = e.receiver.id
         if kind == "shared":
             ty = self.syms.shared[name].ty
-            arity = {"load": 0, "store": 1, "fetch_add": 1, "fetch_sub": 1, "fetch_max": 1, "fetch_min": 1, "cas": 2}
+            fetches = ("fetch_add", "fetch_sub", "fetch_max", "fetch_min", "fetch_and", "fetch_or")
+            arity = {"load": 0, "store": 1, **dict.fromkeys(fetches, 1), "cas": 2}
             if e.method not in arity:
                 raise UnknownNameError(f"no method '{e.method}' on shared {ty} '{name}'", e.span)
             if e.method.startswith("fetch_") and ty == "bool":
                 raise TypeMismatchError(f"'{e.method}' does not apply to bool", e.span)
+            if e.method.removeprefix("fetch_") in BITWISE_ATOMICS and ty in ir.FLOATS:
+                raise TypeMismatchError(f"'{e.method}' does not apply to {ty}: it works on integers", e.span)
             if e.method == "cas" and ty in ir.FLOATS:
                 raise TypeMismatchError(
                     f"'cas' does not apply to {ty}: compare-and-swap works on integers and bools", e.span

@@ -80,7 +80,8 @@ class Load:
 
 @dataclass(frozen=True)
 class SharedOp:
-    """Atomic access to a ``shared`` scalar: load, store, fetch_add, fetch_max, fetch_min, cas."""
+    """Atomic access to a ``shared`` scalar: load, store, fetch_add, fetch_sub, fetch_max,
+    fetch_min, fetch_and, fetch_or, cas."""
 
     name: str
     op: str
@@ -93,7 +94,7 @@ class SharedOp:
 class BufAtomic:
     """``atomic_add(hist[b], 1)`` and friends; the value is the element's old value."""
 
-    op: str  # add, sub, max, min
+    op: str  # add, sub, max, min, and, or
     buf: str
     index: tuple[Expr, ...]
     value: Expr

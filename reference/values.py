@@ -146,9 +146,9 @@ def builtin(name: str, args: list[Value], ty: str) -> Value:
 
 
 def combine(op: str, old: Value, v: Value, ty: str) -> Value:
-    """The new value of an atomic read-modify-write ``op`` (add, sub, max, min)."""
+    """The new value of an atomic read-modify-write ``op`` (add, sub, max, min, and, or)."""
     if op == "max":
         return max(old, v)
     if op == "min":
         return min(old, v)
-    return binary("+" if op == "add" else "-", old, v, ty)
+    return binary({"add": "+", "sub": "-", "and": "&", "or": "|"}[op], old, v, ty)

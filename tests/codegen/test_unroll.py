@@ -24,12 +24,22 @@ def test_a_map_is_unrolled() -> None:
     assert unrolled("task t { bulk for i in 0..300 { y[i] = x[i] + 1.0; } }") == 1
 
 
+def test_a_map_with_combined_atomics_is_unrolled() -> None:
+    # a combined update (codegen/combined.py) is a register's: it leaves the body a map
+    assert unrolled("task t { parallel for i in 0..300 { y[i] = x[i]; n.fetch_add(1); } }") == 1
+    assert unrolled("task t { bulk for i in 0..300 { y[i] = 1.0; n.fetch_max(x[i] as i64); } }") == 1
+    # updates alone are a reduction: one iteration per turn, as a reducing loop
+    assert unrolled("task t { bulk for i in 0..300 { n.fetch_max(x[i] as i64); } }") == 0
+
+
 def test_loops_that_are_not_maps_keep_one_iteration_per_turn() -> None:
     # reads the buffer it writes: another iteration's store could feed a load
     assert unrolled("task t { parallel for i in 1..300 { y[i] = y[i - 1] + x[i]; } }") == 0
     assert unrolled("task t { parallel for i in 0..300 { y[i] += x[i]; } }") == 0
-    # an atomic has an effect at its place in the iteration
-    assert unrolled("task t { parallel for i in 0..300 { y[i] = x[i]; n.fetch_add(1); } }") == 0
+    # an atomic that stays one per element has an effect at its place in the iteration: its
+    # value is used, or its target varies with the index
+    assert unrolled("task t { parallel for i in 0..300 { y[i] = x[i]; let o = n.fetch_add(1); } }") == 0
+    assert unrolled("task t { parallel for i in 0..300 { y[i] = x[i]; n.fetch_add(1); let m = n.load(); } }") == 0
     # control flow
     assert unrolled("task t { parallel for i in 0..300 { if i > 3 { y[i] = x[i]; } } }") == 0
 

@@ -739,6 +739,58 @@ case(
     },
 )
 
+# every kind of update that codegen/combined.py combines, in a bulk and then a parallel loop
+COMBINED_BODY = """\
+            if x[i] % 3 == 0 { cnt.fetch_add(1); }
+            band.fetch_and(!(1 << (x[i] % 4)));
+            bor.fetch_or(1 << ((x[i] % 5) as i32));
+            lo.fetch_min(x[i] as f64 - 3.5);
+            down.fetch_sub(x[i]);
+            atomic_add(st[0], 2);
+            atomic_max(st[1], x[i]);
+            atomic_min(st[2], x[i] - 10);
+            atomic_or(st[3], x[i] & 48);
+            atomic_add(sk[k], 1);
+            atomic_sub(sk[k - 1], 1);
+            atomic_add(fs[0], x[i] as f32);
+            atomic_max(fs[1], (x[i] as f32) * 0.5);
+"""
+
+case(
+    "combined_atomics_in_parallel_and_bulk_loops",  # codegen/combined.py: one atomic per warp or chunk
+    f"""
+    const N: i64 = 1000;
+    buffer x: i64[N] = iota;
+    buffer st: i64[4] = fill(5);
+    buffer sk: i64[2] = zeros;
+    buffer fs: f32[2] = zeros;
+    shared cnt: u32 = 0;
+    shared band: i64 = -1;
+    shared bor: i32 = 0;
+    shared lo: f64 = 1000.0;
+    shared down: i64 = 0;
+    task main {{
+        let k: i64 = 1;
+        bulk for i in 0..N {{
+{COMBINED_BODY}        }}
+        parallel for i in 0..N {{
+{COMBINED_BODY}        }}
+        bulk for i in 5..5 {{ cnt.fetch_add(100); atomic_add(st[0], 100); }}
+        parallel for i in 0..0 {{ cnt.fetch_add(100); atomic_add(st[0], 100); }}
+    }}
+    """,
+    {
+        "cnt": 2 * 334,
+        "band": -16,
+        "bor": 31,
+        "lo": -3.5,
+        "down": -2 * sum(range(1000)),
+        "st": [5 + 2 * 2000, 999, -10, 5 | 48],
+        "sk": [-2000, 2000],
+        "fs": np.array([2 * sum(range(1000)), 499.5], dtype=np.float32),  # whole numbers: exact in any order
+    },
+)
+
 case(
     "signals_set_and_is_set",
     """

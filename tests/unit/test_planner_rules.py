@@ -38,6 +38,22 @@ def channel_error(what: str) -> str:
 
 
 RULES = {
+    "bitwise fetch on a float": (
+        "shared s: f32 = 0.0;\ntask main { s.fetch_or(1.0); }\n",
+        E.TypeMismatchError,
+        "t.gasync:2:13: error: 'fetch_or' does not apply to f32: it works on integers\n"
+        "   |\n"
+        " 2 | task main { s.fetch_or(1.0); }\n"
+        "   |             ^^^^^^^^^^^^^^^",
+    ),
+    "bitwise atomic on a float buffer": (
+        "buffer b: f64[2] = zeros;\ntask main { atomic_and(b[0], 1.0); }\n",
+        E.TypeMismatchError,
+        "t.gasync:2:13: error: 'atomic_and' does not apply to f64: it works on integers\n"
+        "   |\n"
+        " 2 | task main { atomic_and(b[0], 1.0); }\n"
+        "   |             ^^^^^^^^^^^^^^^^^^^^^",
+    ),
     "unknown name": (
         "task main { let x = y + 1; }\n",
         E.UnknownNameError,
