@@ -178,6 +178,8 @@ def plain_head(em: Emitter, params: list[str]) -> list[str]:
     checks, codegen/bounds.py), the source line, and what its loops' guards start from."""
     fn, checks = em.fn, em.shared.checks
     inst = ["inst"] if checks is not None and fn.name in checks.inst_fns else []
+    if not inst:  # a signal it sets or a channel it closes names no waker (only traces read it)
+        em.r.self_inst = "int64(-1)"
     out = ["@cuda.jit(device=True)", f"def fn_{fn.name}({', '.join([*params, 'w', *inst, 'G'])}):"]
     out.append(f"    {source_line(em.shared.plan, fn.span)}")
     zero = "" if fn.ret == "unit" else f" {literal(0, fn.ret)}"
