@@ -122,7 +122,8 @@ def _boxes(
         tip = f"{text}{' (ready)' if c else ''}: {span} on executor {w + 1}"
         label = text if len(text) * CHAR_W < wid else ""
         color = colors.get(task_of(raw, inst) or "", PALETTE[-1])
-        pen = "0" if wid < BORDER_MIN_W else "2.5" if c else "0.5"
+        # only the finishing poll has a border: a thin one on the others read as bold when small
+        pen = "2.5" if c and wid >= BORDER_MIN_W else "0"
         _node(g, f"{prefix}p{k}", label, x0 + wid / 2, _y(r), wid, fillcolor=color, tooltip=tip, penwidth=pen)
 
 

@@ -276,7 +276,7 @@ out = {
     "spans": [list(p) for p in sorted(spans.values())],
     "names": sorted(spans) == sorted(host),
     "ptr_in_segment": all(params[spans[s.name][0] + 4] == BASE + s.offset for s in layout.of(*slab.SLAB) if s.nbytes),
-    "fingerprint": kernelargs.fingerprint(views["CTL"]) == (BASE + ctl.offset, (80,), (8,)),
+    "fingerprint": kernelargs.fingerprint(views["CTL"]) == (BASE + ctl.offset, (host["CTL"].size,), (8,)),
 }
 print(json.dumps(out))
 """
