@@ -36,8 +36,9 @@ typecheck: setup
 	@mkdir -p build/typecheck && ln -sfn "$(CURDIR)" build/typecheck/gasync
 	MYPYPATH=build/typecheck $(BIN)/mypy -p gasync.dsl -p gasync.planner -m gasync -m gasync.api -m gasync.notebook -m gasync.runtime.outputs
 
+# over the machine's cores, at most 4 processes (CI has 2 cores: the suite takes about half as long)
 pytest: setup
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --maxprocesses 4
 
 test: setup dot lint typecheck pytest
 
