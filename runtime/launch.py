@@ -19,18 +19,12 @@ from typing import Any
 import numpy as np
 
 from gasync.codegen import JOB_SLOTS, LANES, Generated
-from gasync.dsl.ast import Span
 from gasync.runtime import buffers, outputs, prepared, slab
 from gasync.runtime.errors import (
-    BoundsError,
-    DeadlockError,
-    DeviceError,
     InputError,
-    RunTimeoutError,
-    bounds_error,
-    instances_label,
     worded,
 )
+from gasync.runtime.exits import check_exit
 from gasync.runtime.module import load
 from gasync.runtime.options import Result, RunOptions
 from gasync.runtime.state import (
@@ -45,16 +39,12 @@ from gasync.runtime.state import (
     STAT_WORDS,
     Cmd,
     Ctl,
-    Exit,
     Ring,
-    Sched,
     Stat,
     TraceCol,
 )
 
 WARPS_PER_BLOCK = 4
-STATE_NAMES = {Sched.IDLE: "waiting", Sched.QUEUED: "queued", Sched.RUNNING: "running", Sched.NOTIFIED: "woken",
-               Sched.DONE: "done"}  # fmt: skip
 
 
 def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_capacity: int = 1) -> dict[str, Any]:
@@ -333,7 +323,7 @@ def _collect(
     if not sim:
         stats["prepare_ms"] = round(run.prepare_s * 1e3, 3)  # the state built or reset, before the launch call
         stats["launch_path"] = run.path
-    _check_exit(gen, back, options, sites)
+    check_exit(gen, back, options, sites)
     kind = outputs.output_kind(options.inputs, options.outputs)
     given = options.inputs
     return Result(
@@ -407,81 +397,3 @@ def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int
     want = options.executors or (whole if gen.jobargs != (0, 0) else max(1, gen.plan.instances))
     blocks = max(1, min(max_blocks, -(-want // per_block)))
     return blocks * per_block, blocks, threads
-
-
-def _check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites: tuple[Any, ...] = ()) -> None:
-    ctl = back["CTL"]
-    code = int(ctl[Ctl.EXIT])
-    if code == Exit.OK or (code == Exit.TIMEOUT and int(ctl[Ctl.DONE]) >= gen.plan.instances):
-        return  # (a deadline that passed as the last instance finished is no timeout)
-    if code == Exit.BOUNDS and 0 <= int(ctl[Ctl.FAULT_SITE]) < len(sites):
-        raise _bounds_error(gen, ctl, sites[int(ctl[Ctl.FAULT_SITE])])
-    waiting = _waiting(gen, back["ST"], back["WAITON"])
-    listing = "\n".join(f"  {line}" for line in waiting) or "  (none)"
-    if code == Exit.TIMEOUT:
-        tail = f"{options.timeout_s:g}s; unfinished tasks:\n{listing}"
-        raise worded(RunTimeoutError(f"the run exceeded its timeout of {tail}"), f"the run exceeded --timeout {tail}")
-    if code == Exit.DEADLOCK:
-        raise DeadlockError(f"deadlock: no task can make progress, and nothing can wake these:\n{listing}")
-    lost = {
-        Exit.QUEUE_FULL: "the run queue had no free slot",
-        Exit.WAITLIST_FULL: "a wait list had no free slot",
-        Exit.SLEEPERS_FULL: "the sleepers' ring had no free slot",
-    }
-    if code in lost:
-        who = _instance(gen, int(ctl[Ctl.DETAIL]))
-        raise DeviceError(
-            f"internal error in the executor: {lost[Exit(code)]} for {who}, so a wake would have been lost "
-            f"(exit code {code}; please report it); unfinished tasks:\n{listing}"
-        )
-    raise DeviceError(f"the executor stopped with code {code}; unfinished tasks:\n{listing}")
-
-
-def _bounds_error(gen: Generated, ctl: np.ndarray[Any, Any], site: tuple[Any, ...]) -> BoundsError:
-    """The first out-of-bounds access of the run, from its row of the module's BOUNDS_SITES
-    (codegen/bounds.py) and CTL's FAULT words (runtime/state.py)."""
-    buf, shape, spans, wide = site
-    dim = int(ctl[Ctl.FAULT_DIM])
-    index = int(ctl[Ctl.FAULT_INDEX])
-    if wide[dim] and index < 0:
-        index += 1 << 64  # a u64 index, read back as its int64 word
-    who = _instance(gen, int(ctl[Ctl.DETAIL]))
-    return bounds_error(buf, shape, dim, index, Span(*spans[dim]), who, int(ctl[Ctl.FAULTS]))
-
-
-def _instance(gen: Generated, inst: int) -> str:
-    """``task consumer[3]``, or ``task main`` for a task of one instance."""
-    for t in gen.plan.tasks:
-        if t.first_instance <= inst < t.first_instance + t.count:
-            return f"task {instances_label(t.name, t.count, [inst - t.first_instance])}"
-    return f"instance {inst}"
-
-
-def _resource(gen: Generated, r: int) -> str:
-    plan = gen.plan
-    if r < len(plan.signals):
-        return f"signal {plan.signals[r].name}"
-    c, side = divmod(r - len(plan.signals), 2)
-    name = plan.channels[c].name
-    return f"recv from channel {name}" if side == 0 else f"send on channel {name} (full)"
-
-
-def _waiting(gen: Generated, st: np.ndarray[Any, Any], waiton: np.ndarray[Any, Any]) -> list[str]:
-    """One line per unfinished task (instances grouped by what they wait on)."""
-    lines = []
-    for t in gen.plan.tasks:
-        groups: dict[str, list[int]] = {}
-        for k in range(t.count):
-            inst = t.first_instance + k
-            if st[inst] == 4:
-                continue
-            if st[inst] == 0 and waiton[inst] == 0:
-                what = "not started" if t.after else "waiting"
-            elif waiton[inst] > 0 and st[inst] == 0:
-                what = "waits on " + _resource(gen, int(waiton[inst]) - 1)
-            else:
-                what = STATE_NAMES.get(int(st[inst]), "?")
-            groups.setdefault(what, []).append(k)
-        for what, ks in groups.items():
-            lines.append(f"task {instances_label(t.name, t.count, ks)} {what}")
-    return lines

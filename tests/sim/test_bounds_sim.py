@@ -166,7 +166,7 @@ def test_unchecked_is_in_the_help_and_the_explained_example_faults() -> None:
 
 def test_the_host_words_a_u64_index_unsigned_and_a_site_of_two_dimensions() -> None:
     """The host's report from the arrays a run copies back (runtime/state.py's FAULT words)."""
-    from gasync.runtime import RunOptions, launch
+    from gasync.runtime import RunOptions, exits
     from gasync.runtime.state import CTL_WORDS, Ctl, Exit
 
     prog = gasync.compile_source("buffer out: i32[4] = zeros;\ntask w for k in 0..4 { out[k] = 1; }\n", "t.gasync")
@@ -175,7 +175,7 @@ def test_the_host_words_a_u64_index_unsigned_and_a_site_of_two_dimensions() -> N
     back = {"CTL": ctl, "ST": np.zeros(4, np.int32), "WAITON": np.zeros(4, np.int32)}
     sites = (("out", (4,), ((1, 1, 1, 2),), (False,)), ("m", (2, 3), ((5, 6, 5, 7), (5, 9, 5, 10)), (True, True)))
     with pytest.raises(BoundsError) as info:
-        launch._check_exit(prog.generated, back, RunOptions(), sites)
+        exits.check_exit(prog.generated, back, RunOptions(), sites)
     assert info.value.message == (
         "index out of bounds in task w[2]: the length of 'm' along dimension 1 is 2"
         f" but the index is {2**64 - 1}"  # a u64's int64 word, read back unsigned

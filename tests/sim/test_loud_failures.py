@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import gasync
-from gasync.runtime import launch
+from gasync.runtime import exits
 from gasync.runtime.errors import DeviceError
 from gasync.runtime.state import CTL_WORDS, RING_WORDS, Ctl, Exit, Ring
 
@@ -60,7 +60,7 @@ def test_the_host_names_the_ring_and_the_instance(code: Exit, what: str) -> None
     ctl[Ctl.DETAIL] = 2  # worker[2]
     back = {"CTL": ctl, "ST": np.zeros(5, np.int32), "WAITON": np.zeros(5, np.int32), "QHT": np.zeros(RING_WORDS)}
     with pytest.raises(DeviceError) as err:
-        launch._check_exit(prog.generated, back, gasync.runtime.RunOptions())
+        exits.check_exit(prog.generated, back, gasync.runtime.RunOptions())
     assert str(err.value).startswith(
         f"internal error in the executor: {what} for task worker[2], so a wake would have been lost "
         f"(exit code {int(code)}; please report it); unfinished tasks:\n"
