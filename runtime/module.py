@@ -27,7 +27,8 @@ def default_cache_dir() -> Path:
     return cache.default_dir()
 
 
-_IMPORT = re.compile(r"^\s*(?:from\s+(gasync(?:\.\w+)*)\s+import\s+([\w, ]+)|import\s+(gasync(?:\.\w+)+))", re.M)
+# (a parenthesised list, `from gasync.x import (`, names things of module gasync.x)
+_IMPORT = re.compile(r"^\s*(?:from\s+(gasync(?:\.\w+)*)\s+import\s+(\(|[\w, ]+)|import\s+(gasync(?:\.\w+)+))", re.M)
 
 
 def imported_modules(source: str) -> list[str]:
@@ -38,6 +39,8 @@ def imported_modules(source: str) -> list[str]:
             names.append(m.group(3))
             continue
         names.append(m.group(1))
+        if m.group(2) == "(":
+            continue
         for item in m.group(2).split(","):
             name = item.split(" as ")[0].strip()
             if name:

@@ -72,3 +72,12 @@ def test_editing_a_copy_of_devicesync_loads_a_new_module(tmp_path: Path) -> None
     after = _probe(tmp_path / "site", cache)
     assert after["path"] != before["path"]
     assert Path(after["loaded"]).exists() and Path(before["loaded"]).exists()
+
+
+def test_the_layer_follows_parenthesised_imports() -> None:
+    """devicesync.py imports the channel helpers and the memory orders in ``from x import (``
+    lists: their files are part of every channel program's key."""
+    from gasync.runtime import module
+
+    names = {f.name for f in module.device_layer("from gasync.runtime import devicesync as dsync\n")}
+    assert {"devicesync.py", "devicechan.py", "devicelib.py", "order.py", "state.py"} <= names
