@@ -47,6 +47,9 @@ from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls
     chan_take_ticket,
     chan_try_recv,
     chan_try_send,
+    forget_credit,
+    look_for_holders,
+    look_if_due,
     ring_me,
     ticket_ended,
     ticket_wait,
@@ -263,8 +266,10 @@ def bulk_post(jobs, ctl, j, parent, gid, lo, hi, executors):  # type: ignore[no-
     jobslots = jobs.JOBSLOTS
     n = hi - lo
     # one contiguous range per executor (the mapping measured fastest: a warp streams one
-    # range, as bench/baselines.py's per-warp contiguous kernel), in whole warps of elements
-    chunk = max(int64(256), ((n // (executors * BULK_CHUNKS_PER_EXECUTOR)) + 31) // 32 * 32)
+    # range, as bench/baselines.py's per-warp contiguous kernel), in whole turns of a vector
+    # map (512 elements: 16 per lane, codegen/parallel.py), so every chunk of an aligned
+    # range starts on a 16-byte line
+    chunk = max(int64(512), ((n // (executors * BULK_CHUNKS_PER_EXECUTOR)) + 511) // 512 * 512)
     chunks = (n + chunk - 1) // chunk
     job[j, JOB_LOOP] = gid
     job[j, JOB_LO] = lo

@@ -90,6 +90,7 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_ca
         "CSEQ": np.tile(2 * np.arange(chcap, dtype=np.int64), (c, 1)),  # slot i waits for send ticket i
         "CHI": np.zeros((c, chcap), np.int64),
         "CHF": np.zeros((c, chcap), np.float64),
+        "CHX": np.zeros((c, chcap), np.int64),
         "CHHT": np.zeros((c, RING_WORDS), np.int64),
         "CHCLOSED": np.zeros(c, np.int32),
         "CTW": np.zeros((c, cap), np.int32),

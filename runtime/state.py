@@ -119,6 +119,30 @@ than there are instances, so live tickets never share a word; a stale entry only
 gives a spurious wake). A close wakes the holders of every ticket past the
 tail; a ticket at or past the tail of a closed channel is never served.
 
+Flagged words, credits, deferred looks (codegen/shapes.py, ``HOW_c``). Where the
+one sending instance does nothing before a send that another task must see
+ordered (no write, atomic or shared-scalar update, and reads only of buffers and
+scalars no task writes, up to its last statement with a send of ``c``), a send
+needs no release: ``FLAGGED`` channels (integers only) carry each value as two
+halves, ``CHI`` the low and ``CHX`` the high 32 bits, each beside a 31-bit tag
+``2t + 1``, written with relaxed stores before the sequence (relaxed too). A
+receiver that saw the sequence re-reads the halves until both carry its tag (the
+sender stored them first, so they arrive). Where every receiving task is as
+clean before its receives, ``QUIET_FREE`` frees a slot with a relaxed write
+(after the loads of its halves, on whose values it depends). A ``CREDITS``
+sender (flagged, and awaiting nothing but its sends of ``c``) reads up to eight
+slots' sequences at once when its ``CREDIT`` runs out, and with them the closed
+flag (after an acquire fence where the frees are releases, so a close that came
+before a free is seen); below ``CREDIT`` a send reads nothing: two stores and
+the sequence's. Holders of tickets count themselves into ``REGISTERED`` before
+they write ``CTW`` (then ``fence.sc`` and look again); a sender looks at ``CTW``
+only when, after its ``fence.sc``, ``REGISTERED`` is not 0 (the two fences
+order it: either the sender sees the count and the holder's word, or the holder's
+second look sees the value). A ``DEFER`` sender (crediting, with ticketed
+receivers) makes that look once for a run of sends (``CHECKED`` to ``TAIL``):
+before it waits, when a run reaches the capacity, at a close, and when its poll
+returns.
+
 Waiting in place. A channel send or receive awaited on its own (not a
 ``select`` arm or a part of a ``join``) that finds the channel full or empty
 first waits for it inside the poll, while its executor has nothing else to run:
@@ -208,7 +232,8 @@ class Channels(NamedTuple):
     CSEQ: Any  # a sequence per slot (the Channels protocol above)
     CHI: Any
     CHF: Any
-    CHHT: Any  # Ring tickets: HEAD receives, TAIL sends
+    CHX: Any  # a flagged channel's value halves: CHI the low, CHX the high (Flagged words above)
+    CHHT: Any  # ChanWord columns: the Ring tickets (HEAD receives, TAIL sends) and the words beside them
     CHCLOSED: Any  # int32 per channel: 1 once closed (release; receivers acquire)
     CTW: Any  # int32 per (channel, ticket mod TMASK + 1): the ticket's waiting receiver + 1, or 0
 
@@ -319,6 +344,16 @@ class Ring(IntEnum):
 
 
 RING_WORDS = 2 * LINE
+
+
+class ChanWord(IntEnum):
+    """Columns of a channel's CHHT row: its Ring tickets, and words kept beside each."""
+
+    HEAD = int(Ring.HEAD)
+    REGISTERED = int(Ring.HEAD) + 1  # CTW words written by ticket holders, not yet taken out (Tickets)
+    TAIL = int(Ring.TAIL)
+    CREDIT = int(Ring.TAIL) + 1  # a crediting sender's own: the tickets below it have free slots (Credits)
+    CHECKED = int(Ring.TAIL) + 2  # a deferring sender's own: tickets below it were looked at for holders
 
 
 class Exs(IntEnum):
@@ -438,6 +473,9 @@ NOTIFIED = int(Sched.NOTIFIED)
 DONE = int(Sched.DONE)
 HEAD = int(Ring.HEAD)
 TAIL = int(Ring.TAIL)
+CH_REGISTERED = int(ChanWord.REGISTERED)
+CH_CREDIT = int(ChanWord.CREDIT)
+CH_CHECKED = int(ChanWord.CHECKED)
 EXS_LO = int(Exs.LO)
 EXS_HI = int(Exs.HI)
 EXS_POLLS = int(Exs.POLLS)
