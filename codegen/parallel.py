@@ -153,6 +153,7 @@ def unrolled_map(shared: Shared, em: Emitter, s: ir.For) -> list[str]:
     return out
 
 
+VECTOR = True  # False: maps move 4 or 8 bytes per access only (what bench/NOTES.md measured against)
 VEC_BYTES = 16
 VEC_STEPS = 4  # 16-byte loads in flight per lane and buffer: 64 bytes, twice UNROLL's 8 x 4
 SIZES = {"f32": 4, "i32": 4, "u32": 4, "f64": 8, "i64": 8, "u64": 8}
@@ -186,7 +187,7 @@ def vector_map(shared: Shared, em: LoopEmitter, s: ir.For) -> list[str]:
     """Where the warp's range starts on a 16-byte line of every buffer it moves (known only at
     run time: a view may start anywhere), each lane takes VEC consecutive iterations per
     16-byte load, VEC_STEPS loads in flight; the unrolled and plain loops do the rest."""
-    found = vector_buffers(shared, s)
+    found = vector_buffers(shared, s) if VECTOR else None
     if found is None:
         return []
     bufs, size = found
