@@ -3,7 +3,7 @@
 Both are built from the compiler's own tables, so they cannot drift from the
 language: the keywords of ``dsl/syntax_errors.py`` (the grammar's, every one
 reserved everywhere), the scalar types of ``planner/ir.py`` and the built-in
-functions of ``planner/exprs.py``; the token patterns follow ``dsl/grammar.lark``
+functions of ``planner/calls.py``; the token patterns follow ``dsl/grammar.lark``
 (numbers as loose as the grammar's, so that ``12abc`` is one token; block
 comments that do not nest). The lexer is registered with Pygments under the
 name ``gasync`` (the ``pygments.lexers`` entry point in pyproject.toml), so
@@ -23,7 +23,7 @@ from pygments.lexer import RegexLexer, bygroups, words
 from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Whitespace
 
 from gasync.dsl.syntax_errors import KEYWORDS
-from gasync.planner.exprs import BUF_ATOMICS, MATH_FNS
+from gasync.planner.calls import BUF_ATOMICS, MATH_FNS
 from gasync.planner.ir import SCALARS
 
 DECLARATIONS = ("const", "buffer", "shared", "signal", "channel", "fn", "extern", "task", "async")

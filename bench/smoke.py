@@ -1,6 +1,8 @@
 """``run.py --sim-smoke``: every gasync program of the suite, tiny, on the simulator, values checked.
 
-This checks the benchmark programs and their result checks, not speed; it
+This checks the benchmark programs and their result checks, not speed (the
+programs of B1, B2, B4, B5 and B5a both with their bounds checks and without,
+suite.unchecked, as the GPU run measures them); it
 needs neither a GPU nor CuPy, and runs as a test (tests/sim/test_bench_smoke.py).
 The hand-written baselines are GPU only and skipped here (B3 names them).
 """
@@ -15,7 +17,7 @@ from typing import Any
 
 import baselines
 import numpy as np
-from suite import PROGRAMS, STENCIL, compile_chain, expect_chain, expect_ramp
+from suite import PROGRAMS, STENCIL, compile_chain, expect_chain, expect_ramp, unchecked
 from suite2 import (
     CONVERGE,
     PEERS,
@@ -38,6 +40,7 @@ def _b1() -> None:
     prog = gasync.compile(PROGRAMS / "b1_tasks.gasync", defines={"N": 64})
     for executor in ("queue", "spin"):
         expect_ramp(prog.run(backend="sim", executor=executor, timeout=SIM_TIMEOUT_S))
+    expect_ramp(unchecked(prog).run(backend="sim", timeout=SIM_TIMEOUT_S))  # B1_unchecked's program
 
 
 def _b2b() -> None:
@@ -53,16 +56,17 @@ def _b2b() -> None:
 def _b5a() -> None:
     n, w = 1024, 8
     prog = gasync.compile(PROGRAMS / "b5a_stage.gasync", defines={"N": n, "W": w})
-    x = (np.arange(n) % 1024 * 0.5).astype(np.float32)
-    y = np.full(n, -1.0, np.float32)
-    res = prog.run(backend="sim", timeout=SIM_TIMEOUT_S, inputs={"x": x, "y": y})
-    baselines.check_affine(res.buffers["x"], res.buffers["y"], "B5a gasync")
+    for variant in (prog, unchecked(prog)):
+        res = variant.run(backend="sim", timeout=SIM_TIMEOUT_S, inputs=_affine_inputs(n))
+        baselines.check_affine(res.buffers["x"], res.buffers["y"], "B5a gasync")
 
 
 def _b2() -> None:
     reps = 5
-    res = compile_pingpong().run(backend="sim", timeout=SIM_TIMEOUT_S, inputs={"reps": np.array([reps], np.int64)})
-    expect_pingpong(reps)(res)
+    prog = compile_pingpong()
+    for variant in (prog, unchecked(prog)):
+        res = variant.run(backend="sim", timeout=SIM_TIMEOUT_S, inputs={"reps": np.array([reps], np.int64)})
+        expect_pingpong(reps)(res)
 
 
 def _b3() -> None:
@@ -81,14 +85,18 @@ def _affine_inputs(n: int) -> dict[str, np.ndarray[Any, Any]]:
 def _b4() -> None:
     n = 1024
     for cap in (8, 64):  # 16 tiles: the spec's capacity fills, 64 does not
-        res = compile_loader(n, 64, 3, cap).run(backend="sim", timeout=SIM_TIMEOUT_S, inputs=_affine_inputs(n))
-        baselines.check_affine(res.buffers["x"], res.buffers["y"], f"B4 gasync, capacity {cap}")
+        prog = compile_loader(n, 64, 3, cap)
+        for variant in (prog, unchecked(prog)) if cap == 8 else (prog,):
+            res = variant.run(backend="sim", timeout=SIM_TIMEOUT_S, inputs=_affine_inputs(n))
+            baselines.check_affine(res.buffers["x"], res.buffers["y"], f"B4 gasync, capacity {cap}")
 
 
 def _b5() -> None:
     n = 1024
-    res = compile_bulk(n).run(backend="sim", timeout=SIM_TIMEOUT_S, inputs=_affine_inputs(n))
-    baselines.check_affine(res.buffers["x"], res.buffers["y"], "B5 gasync")
+    prog = compile_bulk(n)
+    for variant in (prog, unchecked(prog)):
+        res = variant.run(backend="sim", timeout=SIM_TIMEOUT_S, inputs=_affine_inputs(n))
+        baselines.check_affine(res.buffers["x"], res.buffers["y"], "B5 gasync")
 
 
 def _t1() -> None:

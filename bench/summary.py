@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -113,6 +113,21 @@ HEADLINES = (
     Headline("B6", "cold compile s, samples/stencil2d.gasync", "B6", "stencil2d cold: compile_s", (), "s", ""),
     Headline("B6_cached", "cached compile s (same cache dir)", "B6", "stencil2d cached: compile_s", (), "s", ""),
 )
+UNCHECKED = "unchecked: "  # suite.UNCHECKED: the case prefix of gasync's rows without run-time bounds checks
+CHECKED_PAIRS = ("B1", "B2", "B2_same_sm", "B4", "B5", "B5a")  # measured with the checks on (default) and off
+
+
+def _checked_pair(h: Headline) -> tuple[Headline, Headline]:
+    """``<key>_checked`` (the headline itself: checks on is the default) and ``<key>_unchecked``
+    (the same figure of the program generated with ``checked=False``; context, no goal)."""
+    on = replace(h, key=f"{h.key}_checked", label=f"{h.label}, bounds checks on")
+    label = f"{h.label}, bounds checks off"
+    off = replace(h, key=f"{h.key}_unchecked", label=label, gasync=UNCHECKED + h.gasync, goal="")
+    return on, off
+
+
+HEADLINES = (*HEADLINES, *(p for h in HEADLINES if h.key in CHECKED_PAIRS for p in _checked_pair(h)))
+CHECKS_GOAL = 1.03  # the checked run may take at most 3% longer than the unchecked one
 NO_BASELINE = "none: gasync's own figure"
 
 
@@ -240,6 +255,40 @@ def headline(summary: dict[str, Any] | None, name: str) -> list[str]:
             f"| {_met(e.get('met'))} |"
         )
     return out + [""]
+
+
+def checks_cost(summary: dict[str, Any] | None) -> list[str]:
+    """docs/performance.md's table of each ``<key>_checked`` beside its ``<key>_unchecked``: the
+    cost of the run-time bounds checks, as checked time / unchecked time (goal: within 3%)."""
+    benchmarks = (summary or {}).get("benchmarks", {})
+    keys = [k for k in CHECKED_PAIRS if f"{k}_checked" in benchmarks and f"{k}_unchecked" in benchmarks]
+    if not keys:
+        return []
+    out = [
+        "## Bounds checks on and off",
+        "",
+        "Each figure with the run-time bounds checks on (the default) and off (`checked=False`), in the same run; "
+        f"the cost is the checked run's time over the unchecked one's (goal: at most {CHECKS_GOAL:g}, within 3%).",
+        "",
+        "| benchmark | checks on | checks off | cost | within 3% |",
+        "| --- | ---: | ---: | ---: | --- |",
+    ]
+    for k in keys:
+        on, off = benchmarks[f"{k}_checked"], benchmarks[f"{k}_unchecked"]
+        cost = _cost(on, off)
+        within = "" if cost is None else ("met" if cost <= CHECKS_GOAL else "**not met**")
+        cost_text = "not measured" if cost is None else fmt(cost)
+        out.append(f"| {k} | {_value(on)} | {_value(off)} | {cost_text} | {within} |")
+    return out + [""]
+
+
+def _cost(on: dict[str, Any], off: dict[str, Any]) -> float | None:
+    """Checked time / unchecked time: of the figures themselves for times, inverted for throughputs."""
+    a, b = on.get("gasync", on.get("value")), off.get("gasync", off.get("value"))
+    if a is None or b is None or not a or not b:
+        return None
+    throughput = on.get("gasync_unit") == "GB/s"
+    return float(b) / float(a) if throughput else float(a) / float(b)
 
 
 def _value(e: dict[str, Any]) -> str:

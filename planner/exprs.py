@@ -11,36 +11,26 @@ and the expression continues with that temporary.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import Note
 from gasync.planner import ir
+from gasync.planner.calls import BUF_ATOMICS, MATH_FNS, CallChecker, is_numeric
 from gasync.planner.consteval import evaluate
 from gasync.planner.errors import (
     ArityError,
     ConstEvalError,
-    DependentError,
     FutureMisuseError,
     IndexBoundsError,
     TypeMismatchError,
     UnknownNameError,
 )
-from gasync.planner.futures import FutureChecker
+from gasync.planner.fnstate import POISONED, FnState
 from gasync.planner.literals import COMPARE, flexible
 from gasync.planner.symbols import Symbols
 
-FLOAT_FNS = ("sqrt", "exp", "log", "sin", "cos", "floor", "ceil")
-MATH_FNS = ("min", "max", "abs", "pow", *FLOAT_FNS)
-BUF_ATOMICS = {
-    "atomic_add": "add",
-    "atomic_sub": "sub",
-    "atomic_max": "max",
-    "atomic_min": "min",
-    "atomic_and": "and",
-    "atomic_or": "or",
-}
-BITWISE_ATOMICS = ("and", "or")  # integers only, as `&` and `|`
+__all__ = ["BUF_ATOMICS", "LIMITS", "MATH_FNS", "POISONED", "ExprChecker", "FnState", "is_numeric"]
+
 ARITH = ("+", "-", "*", "/", "%")
 BITWISE = ("&", "|", "^")
 LIMITS = {
@@ -51,56 +41,9 @@ LIMITS = {
 }
 
 
-def is_numeric(ty: ir.Ty) -> bool:
-    return ty in ir.INTS or ty in ir.FLOATS
+class ExprChecker(CallChecker):
+    """Expressions: literals, names, operators, casts and buffer loads; calls in planner/calls.py."""
 
-
-POISONED = "$poisoned"  # what a name is bound to after the statement binding it failed (planner/recovery.py)
-
-
-@dataclass
-class FnState:
-    """What the checker knows about the function being checked."""
-
-    name: str
-    kind: str  # 'fn' | 'async' | 'task'
-    ret: ir.Ty
-    locals: dict[str, ir.Ty] = field(default_factory=dict)
-    scopes: list[dict[str, str]] = field(default_factory=lambda: [{}])
-    readonly: set[str] = field(default_factory=set)
-    loops: int = 0  # enclosing loops inside the current parallel region
-    parallel: int = 0  # scope depth where the enclosing parallel/bulk for began, 0 if none
-    async_depth: int = 0  # > 0 inside an async block
-    sites: int = 0
-    temps: int = 0
-    loop_ids: int = 0
-    flexible: dict[int, tuple[ast.Expr, bool]] = field(default_factory=dict)  # memo of flexible()
-    run_time_indices: bool = False  # some buffer access has an index that is not a constant
-
-    def fresh(self, user: str, ty: ir.Ty) -> str:
-        name, k = user, 0
-        while name in self.locals:
-            k += 1
-            name = f"{user}_{k}"
-        self.locals[name] = ty
-        return name
-
-    def temp(self, ty: ir.Ty) -> str:
-        self.temps += 1
-        name = f"$t{self.temps}"
-        self.locals[name] = ty
-        return name
-
-    def lookup(self, user: str) -> tuple[str, int] | None:
-        for depth in range(len(self.scopes) - 1, -1, -1):
-            if user in self.scopes[depth]:
-                if self.scopes[depth][user] == POISONED:
-                    raise DependentError(f"'{user}' has no value: the statement that binds it has an error")
-                return self.scopes[depth][user], depth
-        return None
-
-
-class ExprChecker(FutureChecker):
     syms: Symbols
     fn: FnState
     pre: list[ir.Stmt]
@@ -292,106 +235,6 @@ class ExprChecker(FutureChecker):
             out.append(v)
         self.fn.run_time_indices |= not constant
         return tuple(out), constant
-
-    # ---- calls ----
-    def _call(self, e: ast.Call, want: ir.Ty | None) -> ir.Expr:
-        name = e.func
-        kind = self.syms.kind(name)
-        if kind in ("fn", "extern"):
-            params, ret = self.syms.signature(name)
-            args = self.args(e, params)
-            return ir.Call(kind, name, args, ret, e.span)
-        if kind == "async fn" or name in ("join", "yield_now", "sleep"):
-            raise FutureMisuseError(
-                f"'{name}(...)' is a future, which does nothing unless awaited",
-                e.span,
-                (Note("add '.await', or pass it to join or select"),),
-            )
-        if kind is not None:
-            raise TypeMismatchError(f"'{name}' is a {kind}, not a function", e.span)
-        if name in BUF_ATOMICS:
-            return self._buf_atomic(e)
-        if name in MATH_FNS:
-            return self._math(e, want)
-        raise UnknownNameError(f"cannot find function '{name}' in this scope", e.span)
-
-    def args(self, e: ast.Call | ast.MethodCall, params: tuple[str, ...]) -> tuple[ir.Expr, ...]:
-        name = e.func if isinstance(e, ast.Call) else e.method
-        if len(e.args) != len(params):
-            raise ArityError(f"'{name}' takes {len(params)} argument(s) but {len(e.args)} were given", e.span)
-        return tuple(self.expr(a, p) for a, p in zip(e.args, params, strict=True))
-
-    def _math(self, e: ast.Call, want: ir.Ty | None) -> ir.Expr:
-        n = 2 if e.func in ("min", "max", "pow") else 1
-        if len(e.args) != n:
-            raise ArityError(f"'{e.func}' takes {n} argument(s) but {len(e.args)} were given", e.span)
-        if n == 2:
-            a, b = self.pair(e.args[0], e.args[1], want)
-            if a.ty != b.ty:
-                raise TypeMismatchError(f"mismatched types in {e.func}: {a.ty} and {b.ty}", e.span)
-            args: tuple[ir.Expr, ...] = (a, b)
-        else:
-            args = (self._expr(e.args[0], want if want in ir.FLOATS or e.func == "abs" else None),)
-        ty = args[0].ty
-        floats_only = e.func in FLOAT_FNS or e.func == "pow"
-        if floats_only and ty not in ir.FLOATS:
-            raise TypeMismatchError(f"'{e.func}' needs f32 or f64, found {ty}", e.span)
-        if not is_numeric(ty) or e.func == "abs" and ty in ("u32", "u64"):
-            raise TypeMismatchError(f"'{e.func}' does not apply to {ty}", e.span)
-        return ir.Call("builtin", e.func, args, ty, e.span)
-
-    def _buf_atomic(self, e: ast.Call) -> ir.Expr:
-        if len(e.args) != 2 or not isinstance(e.args[0], ast.Index):
-            raise ArityError(f"'{e.func}' is called as {e.func}(buffer[index], value)", e.span)
-        target = e.args[0]
-        buf = self.syms.buffer(target.base)
-        if buf.elem == "bool":
-            raise TypeMismatchError(f"'{e.func}' does not apply to a bool buffer", e.span)
-        if BUF_ATOMICS[e.func] in BITWISE_ATOMICS and buf.elem in ir.FLOATS:
-            raise TypeMismatchError(f"'{e.func}' does not apply to {buf.elem}: it works on integers", e.span)
-        index, constant = self.indices(target, buf.shape)
-        value = self.expr(e.args[1], buf.elem)
-        return ir.BufAtomic(BUF_ATOMICS[e.func], target.base.id, index, value, buf.elem, e.span, proven=constant)
-
-    def _method(self, e: ast.MethodCall, want: ir.Ty | None) -> ir.Expr:
-        fut = self.method_future(e)
-        if fut is not None:
-            raise FutureMisuseError(
-                f"'{e.receiver.id}.{e.method}()' is a future, which does nothing unless awaited",
-                e.span,
-                (Note("add '.await', or use it in a select"),),
-            )
-        kind = self.syms.kind(e.receiver.id)
-        name = e.receiver.id
-        if kind == "shared":
-            ty = self.syms.shared[name].ty
-            fetches = ("fetch_add", "fetch_sub", "fetch_max", "fetch_min", "fetch_and", "fetch_or")
-            arity = {"load": 0, "store": 1, **dict.fromkeys(fetches, 1), "cas": 2}
-            if e.method not in arity:
-                raise UnknownNameError(f"no method '{e.method}' on shared {ty} '{name}'", e.span)
-            if e.method.startswith("fetch_") and ty == "bool":
-                raise TypeMismatchError(f"'{e.method}' does not apply to bool", e.span)
-            if e.method.removeprefix("fetch_") in BITWISE_ATOMICS and ty in ir.FLOATS:
-                raise TypeMismatchError(f"'{e.method}' does not apply to {ty}: it works on integers", e.span)
-            if e.method == "cas" and ty in ir.FLOATS:
-                raise TypeMismatchError(
-                    f"'cas' does not apply to {ty}: compare-and-swap works on integers and bools", e.span
-                )
-            args = self.args(e, (ty,) * arity[e.method])
-            return ir.SharedOp(name, e.method, args, "unit" if e.method == "store" else ty, e.span)
-        if kind == "signal":
-            if e.method not in ("set", "is_set"):
-                raise UnknownNameError(f"no method '{e.method}' on signal '{name}'", e.span)
-            self.args(e, ())
-            return ir.SignalOp(name, e.method, "unit" if e.method == "set" else "bool", e.span)
-        if kind == "channel":
-            if e.method != "close":
-                raise UnknownNameError(f"no method '{e.method}' on channel '{name}'", e.span)
-            self.args(e, ())
-            return ir.ChannelClose(name, "unit", e.span)
-        if kind is None:
-            raise UnknownNameError(f"cannot find '{name}' in this scope", e.receiver.span)
-        raise TypeMismatchError(f"'{name}' is a {kind}; it has no methods", e.span)
 
 
 def _mismatch(want: ir.Ty, got: ir.Ty, span: ast.Span) -> TypeMismatchError:

@@ -9,7 +9,7 @@ from gasync.dsl.diagnostics import ErrorGroup, GasyncError, Note
 from gasync.planner import ir
 from gasync.planner.asyncblocks import any_suspends
 from gasync.planner.errors import ControlFlowError, DuplicateNameError, FutureMisuseError
-from gasync.planner.exprs import FnState
+from gasync.planner.fnstate import FnState
 from gasync.planner.model import Function
 from gasync.planner.stmts import BodyChecker
 from gasync.planner.symbols import Symbols

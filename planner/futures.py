@@ -17,7 +17,7 @@ from gasync.planner import ir
 from gasync.planner.errors import ArityError, AwaitContextError, FutureMisuseError, TypeMismatchError
 
 if TYPE_CHECKING:
-    from gasync.planner.exprs import FnState
+    from gasync.planner.fnstate import FnState
     from gasync.planner.symbols import Symbols
 
 

@@ -13,7 +13,6 @@ rounds once (a detour through a Python float would round twice).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +21,7 @@ import numpy as np
 from gasync.planner import ir
 from gasync.planner.consteval import convert, trunc_div, wrap
 from gasync.runtime.buffers import DTYPES
+from gasync.runtime.simmath import ieee
 
 Value = Any  # bool | int | np.float32 | np.float64 (NumPy scalars are untyped for mypy)
 
@@ -55,18 +55,6 @@ BOOL_OPS: dict[str, Callable[[bool, bool], bool]] = {
     "&": lambda a, b: a and b,
     "|": lambda a, b: a or b,
     "^": lambda a, b: a != b,
-}
-# Each float builtin: the Python math function (what the simulated kernel calls) and
-# the NumPy one that gives the IEEE answer where math raises (domain, overflow).
-LIBM: dict[str, tuple[Callable[..., float], Callable[..., Any]]] = {
-    "sqrt": (math.sqrt, np.sqrt),
-    "exp": (math.exp, np.exp),
-    "log": (math.log, np.log),
-    "sin": (math.sin, np.sin),
-    "cos": (math.cos, np.cos),
-    "floor": (math.floor, np.floor),
-    "ceil": (math.ceil, np.ceil),
-    "pow": (math.pow, np.power),
 }
 
 
@@ -136,13 +124,7 @@ def builtin(name: str, args: list[Value], ty: str) -> Value:
         return max(args[0], args[1])
     if name == "abs":
         return abs(args[0]) if ty in FLOAT_TYPES else wrap(abs(args[0]), ty)
-    exact, ieee = LIBM[name]
-    floats = [float(a) for a in args]
-    try:
-        result: Any = exact(*floats)
-    except (ValueError, OverflowError):
-        result = ieee(*(np.float64(f) for f in floats))
-    return FLOAT_TYPES[ty](result)
+    return FLOAT_TYPES[ty](ieee(name, *(float(a) for a in args)))
 
 
 def combine(op: str, old: Value, v: Value, ty: str) -> Value:

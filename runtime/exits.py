@@ -9,6 +9,8 @@ import numpy as np
 
 from gasync.codegen import Generated
 from gasync.dsl.ast import Span
+from gasync.planner.symbols import CHANNEL_SLOT_BYTES
+from gasync.runtime.buffers import DTYPES
 from gasync.runtime.errors import (
     BoundsError,
     DeadlockError,
@@ -51,6 +53,22 @@ def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites:
             f"(exit code {code}; please report it); unfinished tasks:\n{listing}"
         )
     raise DeviceError(f"the executor stopped with code {code}; unfinished tasks:\n{listing}")
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """Whether a launch failed for want of memory (NumPy's MemoryError, or the CUDA driver's)."""
+    return isinstance(exc, MemoryError) or "CUDA_ERROR_OUT_OF_MEMORY" in str(exc)
+
+
+def out_of_memory(gen: Generated, exc: BaseException) -> DeviceError:
+    """A run whose state did not fit in memory (the host's for the simulator, the device's
+    on a GPU), naming the program's largest buffers and channels."""
+    plan = gen.plan
+    sizes = [(b.size * np.dtype(DTYPES[b.elem]).itemsize, f"buffer '{b.name}'") for b in plan.buffers]
+    sizes += [(c.capacity * CHANNEL_SLOT_BYTES, f"channel '{c.name}'") for c in plan.channels]
+    largest = ", ".join(f"{what}: {n / 2**30:.1f} GiB" for n, what in sorted(sizes, reverse=True)[:3] if n >= 1 << 20)
+    where = f"; the largest: {largest}" if largest else ""
+    return DeviceError(f"not enough memory for the run's state ({type(exc).__name__}){where}")
 
 
 def _bounds_error(gen: Generated, ctl: np.ndarray[Any, Any], site: tuple[Any, ...]) -> BoundsError:

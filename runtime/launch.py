@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 
 from gasync.codegen import JOB_SLOTS, LANES, Generated
-from gasync.runtime import buffers, outputs, prepared, slab
+from gasync.runtime import buffers, outputs, prepared, simmath, slab
 from gasync.runtime.errors import (
     InputError,
     worded,
 )
-from gasync.runtime.exits import check_exit
+from gasync.runtime.exits import check_exit, is_out_of_memory, out_of_memory
 from gasync.runtime.module import load
 from gasync.runtime.options import Result, RunOptions
 from gasync.runtime.state import (
@@ -153,10 +153,13 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
     kernel = module.gasync_kernel
     timeout_ns = np.int64(int(options.timeout_s * 1e9))
     mode = np.int64(1 if options.executor == "spin" else 0)
-    if sim:
-        run = _launch_sim(cuda, gen, options, module, kernel, (timeout_ns, mode))
-    else:
-        run = _launch_gpu(cuda, gen, options, module, str(path), (timeout_ns, mode))
+    try:
+        if sim:
+            run = _launch_sim(cuda, gen, options, module, kernel, (timeout_ns, mode))
+        else:
+            run = _launch_gpu(cuda, gen, options, module, str(path), (timeout_ns, mode))
+    except Exception as exc:
+        raise out_of_memory(gen, exc) if is_out_of_memory(exc) else exc from None
     try:
         return _collect(gen, options, run, str(path), t0, sim, getattr(module, "BOUNDS_SITES", ()))
     finally:
@@ -172,6 +175,7 @@ def _launch_sim(
     host = host_arrays(gen, executors, options.inputs, options.trace_capacity)
     schedule = _signal_schedule(gen, options, host)
     device, hostsig = _allocate(cuda, host, sim=True)
+    module.math = simmath.MATH  # IEEE answers where Python's math raises, as on the GPU
     args = device_state(module, device)
     t2 = time.perf_counter()
     timers = [threading.Timer(delay, hostsig.__setitem__, (k, 1)) for delay, k in schedule]

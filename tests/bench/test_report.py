@@ -101,3 +101,17 @@ def test_b3s_lines_compare_each_variant_with_the_persistent_kernel(synthetic_doc
     cupy = next(line for line in table if line.startswith("| B3 | best gasync / CuPy host loop |"))
     assert "| 0.25 | < 1 | met |" in cupy
     assert any(f.startswith("B3 partly failed: CUDA graph WHILE loop (one fused kernel)") for f in findings)
+
+
+def test_the_page_shows_each_figure_with_checks_on_and_off_and_their_cost(
+    synthetic_doc: dict[str, Any], tmp_path: Path
+) -> None:
+    summary = _write(tmp_path, build(synthetic_doc, SOURCE), "summary.json")
+    out = tmp_path / "performance.md"
+    report.write_report([_write(tmp_path, synthetic_doc)], out, summary)
+    page = out.read_text()
+    table = page[page.index("## Bounds checks on and off") : page.index("## The run")]
+    assert "| B1 | 1.5 ns/task | 1.45 ns/task | 1.03 | **not met** |" in table  # 1.5 / 1.45 = 1.034
+    assert "| B5 | 0.857 (2,400 GB/s) | 0.879 (2,460 GB/s) | 1.02 | met |" in table  # 2460 / 2400
+    assert "| B2 | not measured" in table and "| not measured |  |" in table
+    assert "| B5a | " in table and "| B4 | " in table and "| B2_same_sm | " in table

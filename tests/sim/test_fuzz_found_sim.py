@@ -1,0 +1,64 @@
+"""Defects scripts/fuzz.py found in gasync run on the simulator, each fixed and kept fixed.
+
+- A float builtin outside its domain (``sqrt(-1.0)``, ``log(-1.0)``, ``exp(1000.0)``) gave
+  "the simulated kernel failed: ValueError: math domain error": the simulated kernel
+  called Python's math, which raises, where the GPU gives NaN or inf (runtime/simmath.py).
+- A program whose state does not fit in memory (a buffer of 2^35 f64) gave "the simulated
+  kernel failed: numpy._core._exceptions._ArrayMemoryError ...": now E0305 names the
+  largest buffers and channels (runtime/exits.out_of_memory).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gasync
+from gasync import reference
+from gasync.runtime.errors import DeviceError
+
+pytestmark = [pytest.mark.sim, pytest.mark.timeout(180)]
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GASYNC_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+MATH = """buffer x: f32[4] = input;
+buffer y: f32[4] = zeros;
+buffer z: f64[4] = zeros;
+task main {
+    parallel for i in 0..4 { y[i] = sqrt(x[i]); }
+    let v = x[1] as f64;
+    z[0] = log(v);
+    z[1] = exp(-v * 1000.0);
+    z[2] = pow(v, 0.5);
+    z[3] = floor(sqrt(v));
+}
+"""
+
+
+def test_float_builtins_outside_their_domain_give_nan_and_inf_as_on_the_gpu() -> None:
+    inputs = {"x": np.array([4.0, -1.0, 0.0, 9.0], np.float32)}
+    res = gasync.compile_source(MATH, "m.gasync").run(backend="sim", inputs=inputs, timeout=120)
+    y, z = res.buffers["y"], res.buffers["z"]
+    assert y[0] == 2.0 and math.isnan(y[1]) and y[2] == 0.0 and y[3] == 3.0
+    assert math.isnan(z[0]) and z[1] == math.inf and math.isnan(z[2]) and math.isnan(z[3])
+    want = reference.run(gasync.compile_source(MATH, "m.gasync").plan, inputs=inputs)
+    np.testing.assert_array_equal(want.buffers["z"], z)  # the reference interpreter agrees
+
+
+def test_a_state_too_large_for_memory_is_a_device_limit_naming_the_largest_buffers() -> None:
+    source = "buffer big: f64[34359738368] = zeros;\nbuffer out: i32[1] = zeros;\ntask main { out[0] = 1; }\n"
+    with pytest.raises(DeviceError) as info:
+        gasync.compile_source(source, "big.gasync").run(backend="sim", timeout=120)
+    assert info.value.code == "E0305"
+    assert str(info.value) == (
+        "big.gasync: error[E0305]: not enough memory for the run's state (MemoryError); "
+        "the largest: buffer 'big': 256.0 GiB"
+    )
