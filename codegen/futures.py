@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from gasync.codegen.exprs import NP, fn_call, local
+from gasync.codegen.exprs import NP, fn_call, local, wrap
 from gasync.codegen.machine import WAIT_ARGS
 from gasync.planner import ir
 from gasync.planner.frames import future_size
@@ -117,7 +117,7 @@ class FutureRenderer:
     def _poll_AsyncCall(self, fut: ir.AsyncCall, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
         sh = self.shared  # type: ignore[attr-defined]
         if not sh.suspends[fut.fn]:
-            call = fn_call(fut.fn, [self.r(a) for a in fut.args], sh.checks)  # type: ignore[attr-defined]
+            call = fn_call(fut.fn, [wrap(NP[str(a.ty)], self.r(a)) for a in fut.args], sh.checks)  # type: ignore[attr-defined]
             if target is None:
                 return [call, f"{rdy} = True"]
             return [f"{local(target)} = {NP[str(self.types[target])]}({call})", f"{rdy} = True"]  # type: ignore[attr-defined]

@@ -336,7 +336,7 @@ class Emitter:
         """An await of a future that never suspends: evaluate it in place."""
         fut = s.future
         if isinstance(fut, ir.AsyncCall):
-            call = fn_call(fut.fn, [self.r(a) for a in fut.args], self.shared.checks)
+            call = fn_call(fut.fn, [wrap(NP[str(a.ty)], self.r(a)) for a in fut.args], self.shared.checks)
             if s.targets and s.targets[0] is not None:
                 out.append(ind + self.assign(s.targets[0], call))
             else:
