@@ -1,25 +1,57 @@
-"""Labelled blocks: a function body cut into blocks run by a dispatch loop.
+"""Labelled blocks: a function body cut into block IR (codegen/blockir.py), then rendered.
 
 A poll function must be cut wherever it can suspend (poll.py); any function
 must be cut where its statements nest deeper than Python allows (100
 indentation levels, 20 nested loops), so ``DEEP`` and ``DEEP_LOOPS`` bound the
 nesting emitted as structured Python and statements nested deeper become
-blocks here. Every block ends in
-``lbl = X; continue`` or a ``return``; the dispatch loop is
-``while True: if lbl == k: ...``.
+blocks here. So is a statement holding a ``break`` or ``continue`` of a loop
+that was cut, as a jump between blocks is a terminator, never a line inside
+an op. :class:`BlockEmitter` builds the blocks (``add`` an op, end the block
+with ``goto``, ``branch``, ``suspend`` or ``finish``); :func:`render.dispatch`
+writes them as ``while True: if lbl == k: ...``.
 """
 
 from __future__ import annotations
 
+from gasync.codegen import blockir as bir
 from gasync.codegen.exprs import NP, literal, local
 from gasync.codegen.machine import Emitter, Shared, UnsupportedError, source_line
+from gasync.codegen.render import Lines, dispatch
 from gasync.planner import ir
 from gasync.planner.model import Function
-from gasync.planner.walk import children
+from gasync.planner.walk import children, exprs_of, stmts_in, subexprs
 
-IND = "            "  # the indent inside `if lbl == k:` in the dispatch loop
 DEEP = 24  # statements nested deeper than this are cut into blocks (Python stops at 100 indents)
 DEEP_LOOPS = 12  # and loops (Python allows 20 nested loops in a function, the dispatch loop among them)
+LOOPS = ir.Loop | ir.While | ir.For | ir.ForAwait
+
+
+def reads(stmts: tuple[ir.Stmt, ...]) -> frozenset[str]:
+    """The locals that ``stmts`` (and the bodies in them) may read."""
+    names: set[str] = set()
+    for x in stmts_in(stmts):
+        for e in exprs_of(x):
+            names.update(sub.name for sub in subexprs(e) if isinstance(sub, ir.Var))
+        if isinstance(x, ir.Let) and x.op != "=":
+            names.add(x.var)
+        futures = [x.future] if isinstance(x, ir.AwaitS) else []
+        futures += [arm.future for arm in x.arms] if isinstance(x, ir.Select) else []
+        while futures:
+            f = futures.pop()
+            if isinstance(f, ir.Join):
+                futures += f.futures
+            elif isinstance(f, ir.AsyncBlock) and f.result is not None:
+                names.add(f.result)
+    return frozenset(names)
+
+
+def expr_reads(*es: ir.Expr) -> frozenset[str]:
+    return frozenset(sub.name for e in es for sub in subexprs(e) if isinstance(sub, ir.Var))
+
+
+def kills(s: ir.Stmt) -> frozenset[str]:
+    """The locals ``s`` always writes, after it reads what it reads."""
+    return frozenset([s.var]) if isinstance(s, ir.Let) else frozenset()
 
 
 class BlockEmitter(Emitter):
@@ -28,34 +60,88 @@ class BlockEmitter(Emitter):
     def __init__(self, shared: Shared, fn: Function, body: tuple[ir.Stmt, ...], first_free_label: int):
         super().__init__(shared, fn)
         self.body = body
-        self.blocks: dict[int, list[str]] = {}
+        self.built: dict[int, bir.Block] = {}
         self.order: list[int] = []
-        self.cur: list[str] = []
+        self.label: int | None = None  # the block being built (None: after a terminator)
+        self.ops: list[bir.Op] = []
         self.n_labels = first_free_label
+        self.resume: dict[int, int] = {}  # state -> the block a poll resumes it at
+        self.exits: list[int] = []  # states the op being built may suspend to from inside
         self._depth: dict[int, tuple[int, int]] = {}
+        self._jumps: dict[int, bool] = {}
 
-    # -- blocks --
+    # -- building blocks --
     def new_label(self) -> int:
         self.n_labels += 1
         return self.n_labels
 
     def start(self, label: int) -> None:
-        self.cur = self.blocks.setdefault(label, [])
+        """Build block ``label`` next (the block being built falls through into it)."""
+        if self.label is not None:
+            self.end(bir.Goto(label))
+        self.label, self.ops = label, []
         self.order.append(label)
 
-    def goto(self, label: int, ind: str = IND) -> None:
-        self.cur += [ind + f"lbl = {label}", ind + "continue"]
+    def add(self, lines: list[str], uses: frozenset[str] = frozenset(), kills: frozenset[str] = frozenset()) -> None:
+        if not lines:
+            return
+        if self.label is None:  # after a jump or a return: nothing reaches this (tidy drops it)
+            self.start(self.new_label())
+        exits, self.exits = tuple(self.exits), []
+        self.ops.append(bir.Op(tuple(lines), uses, kills, exits))
 
-    def add(self, lines: list[str], ind: str = IND) -> None:
-        self.cur += [ind + x for x in lines]
+    def end(self, term: bir.Terminator) -> None:
+        if self.label is None:
+            self.start(self.new_label())
+        assert self.label is not None
+        self.built[self.label] = bir.Block(self.label, tuple(self.ops), term)
+        self.label, self.ops = None, []
 
-    def dispatch(self) -> list[str]:
-        self.shared.dispatch_sizes.append((self.fn.name, len(self.order)))
-        out = ["    while True:"]
-        for label in self.order:
-            out.append(f"        if lbl == {label}:")
-            out += self.blocks[label] or [IND + "pass"]
-        return out
+    def goto(self, label: int) -> None:
+        self.end(bir.Goto(label))
+
+    def branch(self, cond: str, then: int, orelse: int, uses: frozenset[str] = frozenset()) -> None:
+        self.end(bir.Branch(cond, then, orelse, uses))
+
+    def goto_if(self, cond: str, label: int, uses: frozenset[str] = frozenset()) -> None:
+        """Jump to ``label`` where ``cond`` holds; go on building otherwise."""
+        rest = self.new_label()
+        self.branch(cond, label, rest, uses)
+        self.start(rest)
+
+    def suspend(self, state: int, code: int) -> None:
+        self.resume.setdefault(state, -1)
+        self.end(bir.Suspend(state, code))
+
+    def suspend_if(self, cond: str, state: int, code: int, lines: tuple[str, ...] = ()) -> None:
+        """Where ``cond`` holds: run ``lines``, then suspend to ``state``; go on otherwise."""
+        leave, rest = self.new_label(), self.new_label()
+        self.branch(cond, leave, rest)
+        self.start(leave)
+        self.add(list(lines))
+        self.suspend(state, code)
+        self.start(rest)
+
+    def resume_at(self, state: int) -> None:
+        """Start the block that a poll resuming in ``state`` runs."""
+        label = self.new_label()
+        self.start(label)
+        self.resume[state] = label
+
+    def machine(self) -> bir.Machine:
+        missing = [s for s, label in self.resume.items() if label < 0]
+        if missing:
+            raise bir.IRError(f"states {missing} are suspended to but never resumed")
+        resume = dict(self.resume)
+        if resume:
+            resume[0] = 0
+        return bir.tidy(self.built, self.order, resume)
+
+    def dispatch(self, level: int = 1) -> list[str]:
+        em = Lines(level)
+        cases = dispatch(self.machine(), em)
+        self.shared.dispatch_sizes.append((self.fn.name, cases))
+        return em.out
 
     # -- which statements become blocks --
     def depth(self, s: ir.Stmt) -> tuple[int, int]:
@@ -63,39 +149,68 @@ class BlockEmitter(Emitter):
         key = id(s)
         if key not in self._depth:
             inner = [self.depth(x) for body in children(s) for x in body]
-            loop = isinstance(s, ir.Loop | ir.While | ir.For | ir.ForAwait)
+            loop = isinstance(s, LOOPS)
             self._depth[key] = (
                 1 + max((d for d, _ in inner), default=0),
                 int(loop) + max((n for _, n in inner), default=0),
             )
         return self._depth[key]
 
+    def jumps_out(self, s: ir.Stmt) -> bool:
+        """Whether ``s`` holds a break or continue of a loop outside it."""
+        key = id(s)
+        if key not in self._jumps:
+            inner = (self.jumps_out(x) for body in children(s, into_futures=False) for x in body)
+            self._jumps[key] = isinstance(s, ir.Break | ir.Continue) or not isinstance(s, LOOPS) and any(inner)
+        return self._jumps[key]
+
     def must_cut(self, s: ir.Stmt) -> bool:
         nest, loops = self.depth(s)
-        return nest > DEEP or loops > DEEP_LOOPS
+        in_cfg_loop = bool(self.loops) and self.loops[-1][0] == "cfg"
+        return nest > DEEP or loops > DEEP_LOOPS or in_cfg_loop and self.jumps_out(s)
 
     def cfg(self, stmts: tuple[ir.Stmt, ...]) -> None:
         for s in stmts:
-            self.comment(self.cur, IND, s.span)
-            if not self.must_cut(s):
-                self.stmt(s, self.cur, IND)
-                continue
-            method = getattr(self, "_cfg_" + type(s).__name__, None)
-            if method is None:
-                raise UnsupportedError(f"'{type(s).__name__.lower()}' with awaits cannot be compiled", s.span)
-            method(s)
+            note: list[str] = []
+            self.comment(note, "", s.span)
+            self.add(note)
+            if isinstance(s, ir.Return):
+                self.finish_stmt(s.value)
+            elif isinstance(s, ir.Break | ir.Continue) and self.loops and self.loops[-1][0] == "cfg":
+                _, brk, cont = self.loops[-1]
+                self.goto(brk if isinstance(s, ir.Break) else cont)
+            elif not self.must_cut(s):
+                lines: list[str] = []
+                self.stmt(s, lines, "")
+                self.add(lines, reads((s,)), kills(s))
+            else:
+                method = getattr(self, "_cfg_" + type(s).__name__, None)
+                if method is None:
+                    raise UnsupportedError(f"'{type(s).__name__.lower()}' with awaits cannot be compiled", s.span)
+                method(s)
+
+    def finish_stmt(self, value: ir.Expr | None) -> None:
+        """A ``return`` that ends a block (a plain function's: return the value)."""
+        if value is None:
+            self.end(bir.Finish(""))
+        else:
+            self.end(bir.Finish(self.return_value(value)))
 
     # -- control flow, as blocks --
     def _cfg_If(self, s: ir.If) -> None:
         then_l, else_l, join_l = self.new_label(), self.new_label(), self.new_label()
-        self.add([f"lbl = {then_l} if {self.r(s.cond)} else {else_l}", "continue"])
+        self.branch(self.r(s.cond), then_l, else_l, expr_reads(s.cond))
         self.start(then_l)
         self.cfg(s.then)
-        self.goto(join_l)
+        self._close(join_l)
         self.start(else_l)
         self.cfg(s.orelse)
-        self.goto(join_l)
+        self._close(join_l)
         self.start(join_l)
+
+    def _close(self, label: int) -> None:
+        if self.label is not None:
+            self.goto(label)
 
     def _loop_body(self, exit_: int, cont: int, body: tuple[ir.Stmt, ...]) -> None:
         self.loops.append(("cfg", exit_, cont))
@@ -106,38 +221,36 @@ class BlockEmitter(Emitter):
 
     def _cfg_Loop(self, s: ir.Loop) -> None:
         head, exit_ = self.new_label(), self.new_label()
-        self.goto(head)
         self.start(head)
-        self.cur += self.guard(IND)
+        self.add(self.guard(""))
         self._loop_body(exit_, head, s.body)
-        self.goto(head)
+        self._close(head)
         self.start(exit_)
 
     def _cfg_While(self, s: ir.While) -> None:
-        head, exit_ = self.new_label(), self.new_label()
-        self.goto(head)
+        head, body, exit_ = self.new_label(), self.new_label(), self.new_label()
         self.start(head)
-        self.cur += self.guard(IND)
-        self.add([f"if not {self.r(s.cond)}:"])
-        self.goto(exit_, IND + "    ")
+        self.add(self.guard(""))
+        self.branch(f"not {self.r(s.cond)}", exit_, body, expr_reads(s.cond))
+        self.start(body)
         self._loop_body(exit_, head, s.body)
-        self.goto(head)
+        self._close(head)
         self.start(exit_)
 
     def _cfg_For(self, s: ir.For) -> None:
         if s.kind != "seq":
             raise UnsupportedError(f"a {s.kind} for cannot be compiled here", s.span)
-        head, step, exit_ = self.new_label(), self.new_label(), self.new_label()
-        self.add([self.assign(s.stop_var, self.r(s.stop)), self.assign(s.var, self.r(s.start))])
-        self.goto(head)
+        head, body, step, exit_ = self.new_label(), self.new_label(), self.new_label(), self.new_label()
+        self.add([self.assign(s.stop_var, self.r(s.stop))], expr_reads(s.stop), frozenset([s.stop_var]))
+        self.add([self.assign(s.var, self.r(s.start))], expr_reads(s.start), frozenset([s.var]))
         self.start(head)
-        self.add([f"if not {local(s.var)} < {local(s.stop_var)}:"])
-        self.goto(exit_, IND + "    ")
+        self.branch(f"not {local(s.var)} < {local(s.stop_var)}", exit_, body, frozenset([s.var, s.stop_var]))
+        self.start(body)
         self._loop_body(exit_, step, s.body)
-        self.goto(step)
+        self._close(step)
         self.start(step)
         ty = NP[str(self.types[s.var])]
-        self.add([f"{local(s.var)} = {ty}({local(s.var)} + {ty}(1))"])
+        self.add([f"{local(s.var)} = {ty}({local(s.var)} + {ty}(1))"], frozenset([s.var]), frozenset([s.var]))
         self.goto(head)
         self.start(exit_)
 
@@ -155,7 +268,7 @@ class PlainBlocks(BlockEmitter):
         self.cfg(self.body)
         # after the last statement: a unit fn returns; one with a value has returned on
         # every path already, and the zero only gives Numba one return type
-        self.add(["return" if self.fn.ret == "unit" else f"return {literal(0, self.fn.ret)}"])
+        self.end(bir.Finish("" if self.fn.ret == "unit" else literal(0, self.fn.ret)))
         return out + self.dispatch()
 
 

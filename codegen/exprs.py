@@ -34,19 +34,42 @@ PY_BINOP = {"+", "-", "*", "&", "|", "^"}
 MATH = {"sqrt", "exp", "log", "sin", "cos", "pow", "floor", "ceil"}
 
 
+class Typed(str):
+    """Rendered text whose Numba type is known to be exactly ``np`` (a name of NP's values):
+    a constructor call, a literal, a local (every assignment to one is wrapped), or an
+    operation of two such operands that Numba already types as its result."""
+
+    np: str
+    bare: str  # an operation's text without its outer parentheses ('' for any other text)
+    prec: int  # that operation's precedence (PREC)
+    lit: str  # an i64 literal's Python int ('' for any other text)
+
+
+def typed(text: str, np: str, bare: str = "", prec: int = 0, lit: str = "") -> Typed:
+    out = Typed(text)
+    out.np, out.bare, out.prec, out.lit = np, bare, prec, lit
+    return out
+
+
 def wrap(ctor: str, text: str) -> str:
-    """``ctor(text)``, unless ``text`` is already one whole ``ctor(...)`` call."""
-    prefix = ctor + "("
-    if text.startswith(prefix) and text.endswith(")"):
-        depth = 0
-        for k, ch in enumerate(text[len(ctor) :], start=len(ctor)):
-            depth += ch == "("
-            depth -= ch == ")"
-            if depth == 0:
-                if k == len(text) - 1:
-                    return text
-                break
-    return f"{ctor}({text})"
+    """``ctor(text)``, unless ``text`` is already known to be of type ``ctor``."""
+    if getattr(text, "np", None) == ctor:
+        return text
+    return typed(f"{ctor}({text})", ctor)
+
+
+# operations that Numba types as their operands' type when both are this type (an int32
+# sum is an int64 there, so i32 and u32 results keep their constructor)
+NATURAL = {"i64", "u64", "f32", "f64"}
+PREC = {"|": 1, "^": 2, "&": 3, "+": 5, "-": 5, "*": 6}  # Python's order of these operators
+
+
+def operand(text: str, prec: int, right: bool) -> str:
+    """An operand of an operation of precedence ``prec``: an operation that binds tighter
+    (or as tight, on the left) goes without its parentheses."""
+    inner_prec = getattr(text, "prec", 0)
+    tighter = inner_prec > prec or not right and inner_prec == prec
+    return text.bare if tighter and getattr(text, "bare", "") else text  # type: ignore[attr-defined,no-any-return]
 
 
 def local(name: str) -> str:
@@ -65,16 +88,19 @@ def shared_ref(name: str) -> str:
 
 
 def literal(value: int | float | bool, ty: ir.Ty) -> str:
+    np = NP[str(ty)]
     if ty == "bool":
-        return "True" if value else "False"
+        return typed("True" if value else "False", np)
     if ty in ir.FLOATS:
         f = float(value)
         if math.isnan(f):
-            return f"{NP[str(ty)]}(math.nan)"
+            return typed(f"{np}(math.nan)", np)
         if math.isinf(f):
-            return f"{NP[str(ty)]}({'-' if f < 0 else ''}math.inf)"
-        return f"{NP[str(ty)]}({f!r})"
-    return f"{NP[str(ty)]}({int(value)})"
+            return typed(f"{np}({'-' if f < 0 else ''}math.inf)", np)
+        return typed(f"{np}({f!r})", np)
+    n = int(value)
+    lit = "" if ty != "i64" else f"({n})" if n < 0 else str(n)
+    return typed(f"{np}({n})", np, lit=lit)
 
 
 def exact_index(index: tuple[ir.Expr, ...], var: str) -> bool:
@@ -96,7 +122,7 @@ class ExprRenderer:
         self.vector_loads: dict[str, str] = {}
         self.table: dict[type, Callable[..., str]] = {
             ir.Lit: lambda e: literal(e.value, e.ty),
-            ir.Var: lambda e: self.var(e.name),
+            ir.Var: lambda e: typed(self.var(e.name), NP[str(e.ty)]),
             ir.Load: self._load,
             ir.SharedOp: self._shared,
             ir.BufAtomic: self._buf_atomic,
@@ -127,17 +153,18 @@ class ExprRenderer:
         if e.expr.ty in ir.FLOATS and ty in ir.INTS:  # saturating, NaN -> 0, as Rust's `as`
             lo, hi = INT_LIMITS[ty]
             if ty in ir.SIGNED:
-                return f"{NP[ty]}(dl.f2i({self(e.expr)}, {NP[ty]}({lo}), {NP[ty]}({hi})))"
-            return f"{NP[ty]}(dl.f2u({self(e.expr)}, {NP[ty]}({hi})))"
+                return typed(f"{NP[ty]}(dl.f2i({self(e.expr)}, {NP[ty]}({lo}), {NP[ty]}({hi})))", NP[ty])
+            return typed(f"{NP[ty]}(dl.f2u({self(e.expr)}, {NP[ty]}({hi})))", NP[ty])
         return wrap(NP[ty], self(e.expr))
 
     def _load(self, e: ir.Load) -> str:
         if e.buf in self.vector_loads and exact_index(e.index, self.vector_var):
             return self.vector_loads[e.buf]
         checks = self.checked(e)
+        np = NP[str(e.ty)]  # a buffer's elements are of its type exactly (runtime/buffers.py)
         if checks is not None:  # 0 where the index is outside (the run stops)
-            return f"db.load({buffer_ref(e.buf)}, {self.index_tuple(e.index)}, {checks.where(e)})"
-        return f"{buffer_ref(e.buf)}[{self.index(e.index)}]"
+            return typed(f"db.load({buffer_ref(e.buf)}, {self.index_tuple(e.index)}, {checks.where(e)})", np)
+        return typed(f"{buffer_ref(e.buf)}[{self.index(e.index)}]", np)
 
     def _shared(self, e: ir.SharedOp) -> str:
         """Atomics on a shared scalar (a one-word array; bools are kept as int32 words)."""
@@ -176,7 +203,7 @@ class ExprRenderer:
         inner = self(e.operand)
         if e.op == "!":
             return f"(not {inner})"
-        return f"{NP[str(e.ty)]}({e.op}{inner})"
+        return typed(f"{NP[str(e.ty)]}({e.op}{inner})", NP[str(e.ty)])
 
     def _binary(self, e: ir.Binary) -> str:
         return self.binop(e.op, str(e.ty), str(e.left.ty), self(e.left), self(e.right))
@@ -190,25 +217,34 @@ class ExprRenderer:
             return f"({a} {op} {b})"
         if op in ("<<", ">>"):
             bits = ir.BITS[operand_ty]
-            return f"{NP[ty]}({a} {op} {NP[ty]}({b} & {bits - 1}))"
+            return typed(f"{NP[ty]}({a} {op} {NP[ty]}({b} & {bits - 1}))", NP[ty])
         if op in ("/", "%"):
             if ty in ir.FLOATS:
-                return f"dl.fdiv({a}, {b})" if op == "/" else f"{NP[ty]}(math.fmod({a}, {b}))"
-            return f"{NP[ty]}(dl.{'idiv' if op == '/' else 'irem'}({a}, {b}))"
+                return f"dl.fdiv({a}, {b})" if op == "/" else typed(f"{NP[ty]}(math.fmod({a}, {b}))", NP[ty])
+            return typed(f"{NP[ty]}(dl.{'idiv' if op == '/' else 'irem'}({a}, {b}))", NP[ty])
         if ty == "bool":
             return f"({a} {op} {b})"
-        return f"{NP[ty]}({a} {op} {b})"
+        if ty in NATURAL and op in PY_BINOP and getattr(a, "np", None) == getattr(b, "np", None) == NP[ty]:
+            x, y = operand(a, PREC[op], False), operand(b, PREC[op], True)
+            if ty == "i64" and bool(getattr(a, "lit", "")) != bool(getattr(b, "lit", "")):
+                # an int64 with a Python int is an int64 for Numba, which then types no call
+                # of int64(); not between two literals, which Python would fold unbounded
+                x, y = getattr(a, "lit", "") or x, getattr(b, "lit", "") or y
+            bare = f"{x} {op} {y}"
+            return typed(f"({bare})", NP[ty], bare, PREC[op])
+        return typed(f"{NP[ty]}({a} {op} {b})", NP[ty])
 
     def _call(self, e: ir.Call) -> str:
         args = [self(a) for a in e.args]
         ty = NP.get(str(e.ty), "")
         if e.kind == "builtin":
             if e.name in MATH:
-                return f"{ty}(math.{e.name}({', '.join(args)}))"
-            return f"{ty}({e.name}({', '.join(args)}))"
+                return typed(f"{ty}(math.{e.name}({', '.join(args)}))", ty)
+            return typed(f"{ty}({e.name}({', '.join(args)}))", ty)
         if e.kind == "extern":
             return f"ext_{e.name}({', '.join(args)})"
-        return fn_call(e.name, args, self.checks)
+        params = [NP[str(a.ty)] for a in e.args]  # a plain fn's parameters are of exactly their types
+        return fn_call(e.name, [wrap(p, a) for p, a in zip(params, args, strict=True)], self.checks)
 
 
 def fn_call(name: str, args: list[str], checks: Checks | None) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from gasync.codegen.exprs import NP, fn_call, local
+from gasync.codegen.exprs import NP, fn_call, local, wrap
 from gasync.codegen.machine import WAIT_ARGS
 from gasync.planner import ir
 from gasync.planner.frames import future_size
@@ -117,20 +117,28 @@ class FutureRenderer:
     def _poll_AsyncCall(self, fut: ir.AsyncCall, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
         sh = self.shared  # type: ignore[attr-defined]
         if not sh.suspends[fut.fn]:
-            call = fn_call(fut.fn, [self.r(a) for a in fut.args], sh.checks)  # type: ignore[attr-defined]
+            call = fn_call(fut.fn, [wrap(NP[str(a.ty)], self.r(a)) for a in fut.args], sh.checks)  # type: ignore[attr-defined]
             if target is None:
                 return [call, f"{rdy} = True"]
             return [f"{local(target)} = {NP[str(self.types[target])]}({call})", f"{rdy} = True"]  # type: ignore[attr-defined]
-        callee = sh.frames[fut.fn]
         jb = sh.jb_arg(self.jb)  # type: ignore[attr-defined]
-        lines = [f"code = poll_{fut.fn}(inst, w, fb_i + {ci}, fb_f + {cf}, {jb}G)"]
+        extra = self.call_args(fut)  # type: ignore[attr-defined]
+        lines = [f"code = poll_{fut.fn}(inst, w, fb_i + {ci}, fb_f + {cf}, {jb}G, {extra})"]
         lines += self.forked()  # type: ignore[attr-defined]
         lines += [f"{rdy} = code == 1"]
-        if target is not None and callee.result is not None:
-            kind, off = callee.result
-            src = f"FF[fb_f + {cf} + {off}]" if kind == "float" else f"FI[fb_i + {ci} + {off}]"
-            lines += [f"if {rdy}:", *("    " + x for x in self.out_target(target, src))]
-        return lines
+        value = self.future_value(fut, ci, cf, target)
+        return lines + ([f"if {rdy}:", *("    " + x for x in value)] if value else [])
+
+    def future_value(self, fut: ir.AsyncCall | ir.AsyncBlock, ci: str, cf: str, target: str | None) -> list[str]:
+        """Once a call or block is ready: its value into ``target``."""
+        if isinstance(fut, ir.AsyncBlock):
+            return [f"{local(target)} = {local(fut.result)}"] if target is not None and fut.result is not None else []
+        callee = self.shared.frames[fut.fn]  # type: ignore[attr-defined]
+        if target is None or callee.result is None:
+            return []
+        kind, off = callee.result
+        src = f"FF[fb_f + {cf} + {off}]" if kind == "float" else f"FI[fb_i + {ci} + {off}]"
+        return self.out_target(target, src)
 
     def _poll_YieldNow(self, fut: ir.YieldNow, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
         return [
@@ -337,7 +345,5 @@ class FutureRenderer:
         lines += self.restore_all()  # type: ignore[attr-defined]
         lines += self.forked()  # type: ignore[attr-defined]
         lines.append(f"{rdy} = code == 1")
-        if target is not None and fut.result is not None:
-            lines.append(f"if {rdy}:")
-            lines.append(f"    {local(target)} = {local(fut.result)}")
-        return lines
+        value = self.future_value(fut, ci, cf, target)
+        return lines + ([f"if {rdy}:", *("    " + x for x in value)] if value else [])

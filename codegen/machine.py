@@ -181,12 +181,19 @@ def contains_suspend(s: ir.Stmt) -> bool:
     return any(suspends_here(x) for x in stmts_in((s,)))
 
 
-def source_line(plan: Plan, span: object) -> str:
+def source_text(plan: Plan, span: object) -> str:
+    """``path:line: text`` of the source line at ``span`` ('' where there is none)."""
     line = getattr(span, "line", 0)
     lines = plan.source.splitlines()
     if 1 <= line <= len(lines):
-        return f"# {plan.path}:{line}: {lines[line - 1].strip()}"
+        return f"{plan.path}:{line}: {lines[line - 1].strip()}"
     return ""
+
+
+def source_line(plan: Plan, span: object) -> str:
+    """The source line at ``span`` as a comment ('' where there is none)."""
+    text = source_text(plan, span)
+    return f"# {text}" if text else ""
 
 
 class Emitter:
@@ -213,10 +220,13 @@ class Emitter:
         ty = self.types[var]
         return f"{local(var)} = {wrap(NP[str(ty)], value)}"
 
+    def return_value(self, value: ir.Expr) -> str:
+        return wrap(NP[str(self.fn.ret)], self.r(value))
+
     def return_lines(self, value: ir.Expr | None, ind: str) -> list[str]:
         if value is None:
             return [ind + "return"]
-        return [ind + f"return {wrap(NP[str(self.fn.ret)], self.r(value))}"]
+        return [ind + f"return {self.return_value(value)}"]
 
     # -- statements --
     def structured(self, stmts: tuple[ir.Stmt, ...], out: list[str], ind: str) -> None:
@@ -330,7 +340,7 @@ class Emitter:
         """An await of a future that never suspends: evaluate it in place."""
         fut = s.future
         if isinstance(fut, ir.AsyncCall):
-            call = fn_call(fut.fn, [self.r(a) for a in fut.args], self.shared.checks)
+            call = fn_call(fut.fn, [wrap(NP[str(a.ty)], self.r(a)) for a in fut.args], self.shared.checks)
             if s.targets and s.targets[0] is not None:
                 out.append(ind + self.assign(s.targets[0], call))
             else:
