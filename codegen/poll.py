@@ -10,7 +10,7 @@ are the parent's, spilled before and restored after each poll of the block.
 
 from __future__ import annotations
 
-from gasync.codegen import reduce
+from gasync.codegen import groups, reduce
 from gasync.codegen.blocks import IND, BlockEmitter
 from gasync.codegen.exprs import NP, literal, local
 from gasync.codegen.futures import FutureRenderer
@@ -189,7 +189,7 @@ class PollEmitter(BlockEmitter, FutureRenderer):
         self.add(["if won < 0:"])
         self.cur += self.suspend(s.site, IND + "    ")
         for k, (arm, (ai, _)) in enumerate(zip(s.arms, offsets, strict=True)):  # a losing channel arm
-            if isinstance(arm.future, ir.Send | ir.Recv):  # lets go of its place in line
+            if isinstance(arm.future, ir.Send | ir.Recv) and not groups.is_local(arm.future.chan):  # lets go
                 side = "SEND" if isinstance(arm.future, ir.Send) else "RECV"
                 done = self.shared.chan_done(side, arm.future.chan, f"FI[fb_i + {ai}]")
                 if done:
@@ -313,7 +313,9 @@ class PollEmitter(BlockEmitter, FutureRenderer):
             out += [f"    {local(n)} = {literal(0, ty)}" for n, ty in self.fn.locals]
         else:
             out += restore_lines(self.frame, self.types, "    ")
-        if self.task is not None and self.task.var is not None:
+        if self.task is not None and self.task.group is not None:
+            out += groups.instance_vars(self.shared.plan, self.task, NP)
+        elif self.task is not None and self.task.var is not None:
             ty = NP[self.task.var_ty]
             first, start = self.task.first_instance, self.task.start
             out.append(f"    {local(self.task.var)} = {ty}({start} + (inst - {first}))")

@@ -219,6 +219,20 @@ class Plan:
     def group_of(self, task: TaskDef) -> GroupDef | None:
         return next((g for g in self.groups if g.name == task.group), None)
 
+    def buffer(self, name: str) -> BufferDef:
+        """A buffer by name, a group's local ones included."""
+        found = next((b for b in self.buffers if b.name == name), None) or self.local_buffer(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def channel(self, name: str) -> ChannelDef:
+        """A channel by name, a group's local ones included."""
+        found = next((c for c in self.channels if c.name == name), None) or self.local_channel(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
     def local_buffer(self, name: str) -> BufferDef | None:
         return next((b for g in self.groups for b in g.buffers if b.name == name), None)
 
