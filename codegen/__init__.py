@@ -19,7 +19,7 @@ import hashlib
 from dataclasses import dataclass
 
 from gasync import __version__
-from gasync.codegen import kernel, services
+from gasync.codegen import groupkernel, groups, kernel, services
 from gasync.codegen.blocks import emit_plain
 from gasync.codegen.bounds import Checks
 from gasync.codegen.flatten import flatten_plan
@@ -108,6 +108,7 @@ def generate(plan: Plan, trace: bool = False, checked: bool = True) -> Generated
     bulk = [p for p in shared.parallel if p.bulk]
     jobargs = (max([2, *(p.n_int for p in bulk)]), max([1, *(p.n_float for p in bulk)])) if bulk else (0, 0)
     head = _header(plan, bases, capacity, bool(bulk), arrays, shared.wait_in_place, shared.shapes, shared.checks)
+    free = tuple(t for t in plan.tasks if t.group is None)  # the executor's; groups run pinned
     tail = [
         *services.services(shared),
         "",
@@ -115,19 +116,22 @@ def generate(plan: Plan, trace: bool = False, checked: bool = True) -> Generated
         *kernel.task_of(plan.tasks),
         "",
         "",
-        *kernel.task_dispatch(shared, plan.tasks),
+        *kernel.task_dispatch(shared, free),
         "",
         "",
         *kernel.completion(shared, plan.tasks),
         "",
         "",
-        *kernel.claim(plan.tasks),
+        *kernel.claim(free),
         "",
         "",
         *kernel.run_parallel(shared),
         "",
-        kernel.executor(shared),
     ]
+    if plan.groups:
+        tail += [*groupkernel.module_parts(shared), "", "", groupkernel.with_groups(kernel.executor(shared))]
+    else:
+        tail.append(kernel.executor(shared))
     source = "\n".join([*head, *body, *tail]).rstrip() + "\n"
     digest = hashlib.sha256(source.encode()).hexdigest()[:20]
     resources = len(plan.signals) + 2 * len(plan.channels)
@@ -274,6 +278,7 @@ def _header(
         "from gasync.runtime import devicelib as dl",
         "from gasync.runtime import devicesync as dsync",
         "from gasync.runtime import devicevec as dv",
+        *groupkernel.header(plan),
     ]
     sites = checks.table() if checks is not None else []
     if sites:
@@ -307,6 +312,8 @@ def _header(
     for c in plan.consts:
         out.append(f"# const {c.name}: {c.ty} = {c.value}")
     out += sites
+    if plan.groups:
+        out += ["", "", *groups.declarations(plan)]
     from gasync.runtime.state import STATE_FIELDS  # (not at the top: the runtime package imports codegen)
 
     fields = ", ".join(f'"{f}"' for f in (*STATE_FIELDS, *arrays))

@@ -10,7 +10,7 @@ target written there (codegen/liveness.py).
 
 from __future__ import annotations
 
-from gasync.codegen import reduce
+from gasync.codegen import groups, reduce
 from gasync.codegen.blocks import BlockEmitter, expr_reads, reads
 from gasync.codegen.exprs import NP, literal
 from gasync.codegen.futures import FutureRenderer
@@ -105,7 +105,7 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
         self.add(lines, reads((s,)))
         self.suspend_if("won < 0", s.site, PENDING)
         for k, (arm, (ai, _)) in enumerate(zip(s.arms, offsets, strict=True)):  # a losing channel arm
-            if isinstance(arm.future, ir.Send | ir.Recv):  # lets go of its place in line
+            if isinstance(arm.future, ir.Send | ir.Recv) and not groups.is_local(arm.future.chan):  # lets go
                 side = "SEND" if isinstance(arm.future, ir.Send) else "RECV"
                 done = self.shared.chan_done(side, arm.future.chan, f"FI[fb_i + {ai}]")
                 if done:

@@ -69,7 +69,7 @@ class Checks:
         """The module's BOUNDS_SITES (nothing where there are no checks)."""
         if not self.sites:
             return []
-        shapes = {b.name: b.shape for b in self.plan.buffers}
+        shapes = {b.name: b.shape for b in (*self.plan.buffers, *(b for g in self.plan.groups for b in g.buffers))}
         text = self.plan.source.splitlines()
         rows = []
         for k, e in enumerate(self.sites):

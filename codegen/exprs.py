@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+from gasync.codegen import groups
 from gasync.codegen.bounds import Checks
 from gasync.planner import ir
 
@@ -78,6 +79,8 @@ def local(name: str) -> str:
 
 
 def buffer_ref(name: str) -> str:
+    if groups.is_local(name):  # a group's shared array (codegen/groups.py)
+        return groups.buffer_ref(name)
     """A buffer's array in the generated code (a field of G after runtime/state.py's groups)."""
     return f"G.B_{name}"
 
@@ -131,7 +134,9 @@ class ExprRenderer:
             ir.Binary: self._binary,
             ir.Cast: self._cast,
             ir.Call: self._call,
-            ir.ChannelClose: lambda e: f"chan_close(CH_{e.name}, w, {self.self_inst}, G)",
+            ir.ChannelClose: lambda e: (
+                groups.close(e.name) if groups.is_local(e.name) else f"chan_close(CH_{e.name}, w, {self.self_inst}, G)"
+            ),
         }
 
     def __call__(self, e: ir.Expr) -> str:

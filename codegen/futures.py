@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from gasync.codegen import groups
 from gasync.codegen.exprs import NP, fn_call, local, wrap
 from gasync.codegen.machine import WAIT_ARGS
 from gasync.planner import ir
@@ -56,7 +57,7 @@ class FutureRenderer:
         return [f"FI[fb_i + {ci}] = 0"]  # yield_now, recv, wait
 
     def _chan(self, name: str):  # type: ignore[no-untyped-def]
-        return next(c for c in self.shared.plan.channels if c.name == name)  # type: ignore[attr-defined]
+        return self.shared.plan.channel(name)  # type: ignore[attr-defined]
 
     def _init_call(self, fut: ir.AsyncCall, ci: str, cf: str) -> list[str]:
         sh = self.shared  # type: ignore[attr-defined]
@@ -89,6 +90,9 @@ class FutureRenderer:
     def poll(self, fut: ir.Future, ci: str, cf: str, rdy: str, target: str | None, alone: bool = False) -> list[str]:
         """``alone``: the future is awaited by itself (no select arm, no part of a join), so
         a channel send or receive may wait in place before it suspends."""
+        if isinstance(fut, ir.Send) and groups.is_local(fut.chan):
+            value = f"FF[fb_f + {cf}]" if self._chan(fut.chan).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
+            return groups.send_lines(self._chan(fut.chan), value, rdy)
         if isinstance(fut, ir.Send):
             return self._poll_Send(fut, ci, cf, rdy, target, alone)
         if isinstance(fut, ir.Recv):
@@ -222,6 +226,9 @@ class FutureRenderer:
         """Receive into ``target``; with ``ended``, also detect a closed, drained channel.
         The future's frame word ``ci`` (0 when it starts) is set once it waits in line;
         ``alone``: awaited by itself, so it may wait in place first (see ``poll``)."""
+        if groups.is_local(c):  # one attempt; the pinned warp polls again (codegen/groups.py)
+            ch = self._chan(c)
+            return groups.recv_lines(ch, rdy, self.out_target(target, groups.scratch(ch)), ended)
         sh = self.shared  # type: ignore[attr-defined]
         flag = f"FI[fb_i + {ci}]"
         is_float = self._chan(c).elem in ir.FLOATS

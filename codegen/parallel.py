@@ -139,7 +139,7 @@ def unrolled_map(shared: Shared, em: Emitter, s: ir.For) -> list[str]:
                 em.structured((st,), out, "        ")
                 continue
             assert isinstance(st, ir.Store)
-            buf = next(b for b in shared.plan.buffers if b.name == st.buf)
+            buf = shared.plan.buffer(st.buf)
             out.append(f"        ix_{u}_{j} = {em.r.index_tuple(st.index)}")
             out.append(f"        val_{u}_{j} = {wrap(NP[buf.elem], em.r(st.value))}")
             store = f"{buffer_ref(st.buf)}[ix_{u}_{j}] = val_{u}_{j}"

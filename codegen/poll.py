@@ -18,12 +18,22 @@ block.
 from __future__ import annotations
 
 from gasync.codegen import blockir as bir
+from gasync.codegen import groups
 from gasync.codegen.awaits import AwaitBlocks
 from gasync.codegen.blocks import expr_reads
 from gasync.codegen.exprs import NP, literal, local
 from gasync.codegen.liveness import live_at_states
-from gasync.codegen.machine import ABORT, DONE_STATE, FRAME, READY, Shared, contains_suspend, source_line
-from gasync.codegen.machine import source_text, suspends_here
+from gasync.codegen.machine import (
+    ABORT,
+    DONE_STATE,
+    FRAME,
+    READY,
+    Shared,
+    contains_suspend,
+    source_line,
+    source_text,
+    suspends_here,
+)
 from gasync.codegen.render import Lines
 from gasync.planner import ir
 from gasync.planner.model import FrameLayout, Function, TaskDef
@@ -199,7 +209,9 @@ class PollEmitter(AwaitBlocks):
             live = live_at_states(m, self.domain)
             em.lines(f"{local(n)} = {literal(0, ty)}" for n, ty in self.fn.locals)
         em.lines(f"{name} = {zero}" for name, zero in self.temps)
-        if self.task is not None and self.task.var is not None:
+        if self.task is not None and self.task.group is not None:
+            em.lines(x.strip() for x in groups.instance_vars(self.shared.plan, self.task, NP))
+        elif self.task is not None and self.task.var is not None:
             ty = NP[self.task.var_ty]
             first, start = self.task.first_instance, self.task.start
             em.line(f"{local(self.task.var)} = {ty}({start} + (inst - {first}))")

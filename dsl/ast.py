@@ -351,7 +351,50 @@ class Task:
     span: Span = _span()
 
 
-Item = Const | Buffer | Shared | Signal | Channel | FnDef | ExternFn | Task
+@dataclass(frozen=True)
+class LocalBuffer:
+    """``local buffer NAME: T[dims];`` inside a group: shared memory, one copy per instance."""
+
+    name: str
+    type: ArrayType
+    span: Span = _span()
+
+
+@dataclass(frozen=True)
+class LocalChannel:
+    """``local channel NAME: T[capacity];`` inside a group: its slots in shared memory."""
+
+    name: str
+    elem: ScalarType
+    capacity: Expr
+    span: Span = _span()
+
+
+GroupMember = LocalBuffer | LocalChannel | Task
+
+
+@dataclass(frozen=True)
+class Group:
+    """``group NAME [for var in start..stop] [after a, b] { local items and tasks }``."""
+
+    name: str
+    var: str | None
+    start: Expr | None
+    stop: Expr | None
+    after: tuple[Name, ...]
+    members: tuple[GroupMember, ...]
+    span: Span = _span()
+
+    @property
+    def tasks(self) -> tuple[Task, ...]:
+        return tuple(m for m in self.members if isinstance(m, Task))
+
+    @property
+    def locals(self) -> tuple[LocalBuffer | LocalChannel, ...]:
+        return tuple(m for m in self.members if not isinstance(m, Task))
+
+
+Item = Const | Buffer | Shared | Signal | Channel | FnDef | ExternFn | Task | Group
 
 
 @dataclass(frozen=True)

@@ -255,6 +255,29 @@ CODES: tuple[Code, ...] = (
         " take bool or an integer type (bitwise).",
         "buffer x: f32[4] = zeros;\ntask main { let b: f32 = parallel for i in 0..4 reduce and { x[i] }; }\n",
     ),
+    Code(
+        "E0220", "local item used outside its group",
+        "A group's `local buffer` and `local channel` live in the shared memory of the block that runs"
+        " each group instance, so only the group's own tasks can name them. Use a global `buffer` or"
+        " `channel` for data that crosses the group's border.",
+        "buffer y: f32[4] = zeros;\ngroup pipe for g in 0..2 {\n    local buffer stage: f32[4];\n"
+        "    task a { stage[0] = 1.0; }\n}\ntask other { y[0] = stage[0]; }\n",
+    ),
+    Code(
+        "E0221", "group does not fit one block",
+        "Each instance of a group runs on one CUDA block, one warp per task instance: it may have at most"
+        " 32 warps, and its local buffers and channels must fit the block's shared memory (the device's"
+        " limit, 227 KiB on an H100 or H200, which is the limit when no device is known).",
+        "group big for g in 0..2 {\n    local channel c: i32[2];\n    task a for k in 0..30 { c.send(1).await; }\n"
+        "    task b for k in 0..3 { let v = c.recv().await; }\n}\n",
+    ),
+    Code(
+        "E0222", "group rule broken",
+        "The tasks of a group instance start together and keep their warps until it ends: a task inside a"
+        " group has no `after` of its own (give `after` to the group), and runs no `bulk for` (its chunks"
+        " would need warps that the group holds).",
+        "task init { }\ngroup pipe for g in 0..2 {\n    task a after init { }\n}\n",
+    ),
     # ---- running ----
     Code(
         "E0301", "bad input data",

@@ -206,6 +206,19 @@ class _Rules:
         var, start, stop = rng if rng is not None else (None, None, None)
         return ast.Task(str(name), var, start, stop, after or (), body, span)
 
+    def group_item(self, span: ast.Span, ch: list[Any]) -> ast.Group:
+        name, rng, after, *members = ch
+        var, start, stop = rng if rng is not None else (None, None, None)
+        return ast.Group(str(name), var, start, stop, after or (), tuple(members), span)
+
+    def local_buffer(self, span: ast.Span, ch: list[Any]) -> ast.LocalBuffer:
+        name, typ = ch
+        return ast.LocalBuffer(str(name), typ, span)
+
+    def local_channel(self, span: ast.Span, ch: list[Any]) -> ast.LocalChannel:
+        name, elem, cap = ch
+        return ast.LocalChannel(str(name), elem, cap, span)
+
     def task_range(self, span: ast.Span, ch: list[Any]) -> tuple[str, Any, Any]:
         return str(ch[0]), ch[1], ch[2]
 

@@ -31,7 +31,7 @@ from gasync.dsl.diagnostics import (
 
 KEYWORDS = (
     "after as async await break bulk buffer channel const continue else extern false fn for "
-    "from if in let loop parallel return select shared signal task true while"
+    "from group if in let local loop parallel return select shared signal task true while"
 ).split()
 
 # What each named terminal is, in words.
@@ -61,7 +61,7 @@ _EXPR_START = {"NAME", "NUMBER", "TRUE", "FALSE", "LPAR", "ASYNC", "UNARY_OP", "
 _STMT_START = {"LET", "IF", "WHILE", "LOOP", "FOR", "PARALLEL", "BULK", "BREAK", "CONTINUE", "RETURN", "SELECT"}
 # Tokens that continue an expression: folded into "operator".
 _OPERATORS = {"OROR", "ANDAND", "BAR", "CARET", "AMP", "SHIFT_OP", "ADD_OP", "MUL_OP", "CMP_OP", "AS", "DOT"}
-_ITEM_START = {"CONST", "BUFFER", "SHARED", "SIGNAL", "CHANNEL", "FN", "EXTERN", "TASK"}
+_ITEM_START = {"CONST", "BUFFER", "SHARED", "SIGNAL", "CHANNEL", "FN", "EXTERN", "TASK", "GROUP"}
 
 _OPENERS = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
 _CLOSERS = {v: k for k, v in _OPENERS.items()}
@@ -100,7 +100,7 @@ def describe_expected(expected: set[str], terminals: dict[str, str]) -> str:
     words: list[str] = []
     if names & _ITEM_START and len(names & _ITEM_START) >= 4:
         names -= _ITEM_START | {"ASYNC"}
-        words.append("item (const, buffer, shared, signal, channel, fn, extern fn or task)")
+        words.append("item (const, buffer, shared, signal, channel, fn, extern fn, task or group)")
     if len(names & _STMT_START) >= 4:
         names -= _STMT_START | _EXPR_START
         words.append("statement")

@@ -22,12 +22,14 @@ warnings travel in ``Plan.warnings``.
 
 from __future__ import annotations
 
+import dataclasses
+
 import networkx as nx
 
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import ErrorGroup, GasyncError, Note
 from gasync.dsl.gc_pause import paused_gc
-from gasync.planner import bounds, graphs
+from gasync.planner import bounds, graphs, groups
 from gasync.planner.checks import program_checks
 from gasync.planner.effects import transitive_effects
 from gasync.planner.errors import (
@@ -49,11 +51,17 @@ __all__ = ["Plan", "PlanOptions", "plan", "verify"]
 def plan(program: ast.Program, options: PlanOptions | None = None) -> Plan:
     """Check ``program`` and freeze it into a Plan; raise ErrorGroup on errors."""
     with paused_gc():  # many small objects, no cycles: see gasync.dsl.gc_pause
-        return _plan(program, options or PlanOptions())
+        errors: list[GasyncError] = []
+        flat, group_asts = groups.flatten(program, errors)
+        try:
+            return _plan(flat, options or PlanOptions(), group_asts, errors)
+        except ErrorGroup as failed:
+            raise ErrorGroup(groups.relocate_scope_errors(failed.errors, group_asts, program.source)) from None
 
 
-def _plan(program: ast.Program, options: PlanOptions) -> Plan:
-    errors: list[GasyncError] = []
+def _plan(
+    program: ast.Program, options: PlanOptions, group_asts: tuple[groups.GroupAst, ...], errors: list[GasyncError]
+) -> Plan:
     syms = Symbols(program, dict(options.defines), errors)
     errors.extend(_no_task(program))
     order = {item.name: k for k, item in enumerate(program.items)}
@@ -66,10 +74,11 @@ def _plan(program: ast.Program, options: PlanOptions) -> Plan:
 
     functions, suspends = _check_functions(program, syms, cg, order, errors)
     tasks_ast = [i for i in program.items if isinstance(i, ast.Task) and syms.items.get(i.name) is i]
+    ranges, owner = _group_ranges(syms, group_asts, errors)
     bodies = {}
     for t in tasks_ast:
         try:
-            bodies[t.name] = _check_task(syms, t, suspends)
+            bodies[t.name] = _check_task(syms, t, suspends, owner.get(t.name))
         except ErrorGroup as group:
             errors.extend(group.errors)
         except GasyncError as exc:
@@ -84,6 +93,15 @@ def _plan(program: ast.Program, options: PlanOptions) -> Plan:
         raise ErrorGroup(_sorted(errors))
 
     tasks = _number_tasks(topo, bodies)
+    local_names = {n for g in group_asts for n in (groups.qualified(g.item.name, m) for m in g.locals)}
+    plan_groups = groups.group_defs(group_asts, tasks, syms.buffers, syms.channels, ranges)
+    by_name = {t.name: t for t in tasks}
+    bulk = _bulk_spans(program, cg) if plan_groups else {}
+    for g in plan_groups:
+        errors.extend(groups.fit_errors(g))
+        errors.extend(groups.bulk_errors(g, by_name, bulk))
+    if errors:
+        raise ErrorGroup(_sorted(errors))
     frames = _layouts(functions, tasks, suspends)
     instances = {t.name: (t.var, t.start, t.stop) for t in tasks if t.var is not None}
     effects = transitive_effects([*functions, *(t.body for t in tasks)], instances)
@@ -98,10 +116,10 @@ def _plan(program: ast.Program, options: PlanOptions) -> Plan:
         path=program.path,
         source=program.source,
         consts=tuple(syms.consts[n] for n in sorted(syms.consts, key=order.__getitem__)),
-        buffers=tuple(syms.buffers.values()),
+        buffers=tuple(b for b in syms.buffers.values() if b.name not in local_names),
         shared=tuple(syms.shared.values()),
         signals=tuple(syms.signals.values()),
-        channels=tuple(syms.channels.values()),
+        channels=tuple(c for c in syms.channels.values() if c.name not in local_names),
         externs=tuple(syms.externs.values()),
         functions=tuple(functions),
         tasks=tuple(tasks),
@@ -109,6 +127,7 @@ def _plan(program: ast.Program, options: PlanOptions) -> Plan:
         frames=tuple(frames),
         warnings=tuple(d for d in diags if d.severity != "error"),
         flows=tuple(Flow(*f) for f in sorted(_flows(tg))),
+        groups=plan_groups,
     )
     verify(result)
     return result
@@ -158,14 +177,58 @@ def _check_functions(
     return functions, suspends
 
 
-def _check_task(syms: Symbols, t: ast.Task, suspends: dict[str, bool]) -> TaskDef:
-    var_ty, start, stop = "i32", 0, 1
-    if t.var is not None:
-        assert t.start is not None and t.stop is not None
-        lo, hi = syms.const_range(t.start, t.stop)
-        if lo.ty != hi.ty or lo.ty not in ("i32", "i64", "u32", "u64"):
-            raise TypeMismatchError(f"a task range needs two integers of one type, found {lo.ty}..{hi.ty}", t.span)
-        var_ty, start, stop = str(lo.ty), int(lo.value), int(hi.value)
+def _group_ranges(
+    syms: Symbols, group_asts: tuple[groups.GroupAst, ...], errors: list[GasyncError]
+) -> tuple[dict[str, tuple[str, int, int]], dict[str, tuple[str, str | None, str, int]]]:
+    """Each group's (variable type, start, stop), and for each of its tasks (group, variable,
+    its type, group instances)."""
+    ranges: dict[str, tuple[str, int, int]] = {}
+    owner: dict[str, tuple[str, str | None, str, int]] = {}
+    for g in group_asts:
+        try:
+            ranges[g.item.name] = _range(syms, g.item.var, g.item.start, g.item.stop, g.item.span, "group")
+        except GasyncError as exc:
+            errors.append(exc)
+            continue
+        ty, lo, hi = ranges[g.item.name]
+        owner.update({t: (g.item.name, g.item.var, ty, max(0, hi - lo)) for t in g.tasks})
+    return ranges, owner
+
+
+def _range(
+    syms: Symbols, var: str | None, start: ast.Expr | None, stop: ast.Expr | None, span: ast.Span, what: str
+) -> tuple[str, int, int]:
+    if var is None:
+        return "i32", 0, 1
+    assert start is not None and stop is not None
+    lo, hi = syms.const_range(start, stop)
+    if lo.ty != hi.ty or lo.ty not in ("i32", "i64", "u32", "u64"):
+        raise TypeMismatchError(f"a {what} range needs two integers of one type, found {lo.ty}..{hi.ty}", span)
+    return str(lo.ty), int(lo.value), int(hi.value)
+
+
+def _bulk_spans(program: ast.Program, cg: nx.DiGraph) -> dict[str, ast.Span]:
+    """The first ``bulk for`` each task body runs, its callees' included."""
+    fns = {i.name: i for i in program.items if isinstance(i, ast.FnDef)}
+
+    def own(body: ast.Block) -> ast.Span | None:
+        return next((n.span for n in graphs.ast_nodes(body) if isinstance(n, ast.For) and n.kind == "bulk"), None)
+
+    out = {}
+    for t in (i for i in program.items if isinstance(i, ast.Task)):
+        found = own(t.body)
+        called = {n.func for n in graphs.ast_nodes(t.body) if isinstance(n, ast.Call) and n.func in fns}
+        for name in sorted(called | {d for c in called for d in nx.descendants(cg, c)}):
+            found = found or own(fns[name].body)
+        if found is not None:
+            out[t.name] = found
+    return out
+
+
+def _check_task(
+    syms: Symbols, t: ast.Task, suspends: dict[str, bool], group: tuple[str, str | None, str, int] | None = None
+) -> TaskDef:
+    var_ty, start, stop = _range(syms, t.var, t.start, t.stop, t.span, "task")
     for pred in t.after:
         kind = syms.kind(pred.id)
         if kind is None:
@@ -174,9 +237,12 @@ def _check_task(syms: Symbols, t: ast.Task, suspends: dict[str, bool]) -> TaskDe
             raise TypeMismatchError(f"'after' names tasks; '{pred.id}' is a {kind}", pred.span)
         if pred.id == t.name:
             raise AfterCycleError(f"cycle in 'after' edges: {t.name} -> {t.name}", pred.span)
-    body = check_function(syms, t, lambda n: suspends.get(n, False), (t.var, var_ty) if t.var else None)
+    extra = ((group[1], group[2]),) if group is not None and group[1] is not None else ()
+    body = check_function(syms, t, lambda n: suspends.get(n, False), (t.var, var_ty) if t.var else None, extra)
     after = tuple(dict.fromkeys(p.id for p in t.after))
-    return TaskDef(t.name, 0, t.var, var_ty, start, stop, after, body, 0, t.span)
+    if group is None:
+        return TaskDef(t.name, 0, t.var, var_ty, start, stop, after, body, 0, t.span)
+    return TaskDef(t.name, 0, t.var, var_ty, start, stop, after, body, 0, t.span, group[0], group[3])
 
 
 def _number_tasks(topo: list[str], bodies: dict[str, TaskDef]) -> list[TaskDef]:
@@ -184,7 +250,7 @@ def _number_tasks(topo: list[str], bodies: dict[str, TaskDef]) -> list[TaskDef]:
     first = 0
     for k, name in enumerate(topo):
         t = bodies[name]
-        out.append(TaskDef(t.name, k, t.var, t.var_ty, t.start, t.stop, t.after, t.body, first, t.span))
+        out.append(dataclasses.replace(t, index=k, first_instance=first))
         first += t.count
     return out
 

@@ -136,3 +136,21 @@ class ConcurrentWriteError(ConcurrentWriteWarning):
     code = "E0217"
 
     severity = "error"
+
+
+class LocalScopeError(PlanError):
+    """A group's local buffer or channel named outside that group."""
+
+    code = "E0220"
+
+
+class GroupFitError(PlanError):
+    """A group instance that does not fit one CUDA block: too many warps or too much shared memory."""
+
+    code = "E0221"
+
+
+class GroupRuleError(PlanError):
+    """A group's task that breaks a rule of groups: its own ``after``, or a ``bulk for``."""
+
+    code = "E0222"

@@ -17,7 +17,11 @@ from gasync.planner.walk import always_returns
 
 
 def check_function(
-    syms: Symbols, item: ast.FnDef | ast.Task, suspends_of: Callable[[str], bool], task_var: tuple[str, str] | None
+    syms: Symbols,
+    item: ast.FnDef | ast.Task,
+    suspends_of: Callable[[str], bool],
+    task_var: tuple[str, str] | None,
+    group_vars: tuple[tuple[str, str], ...] = (),
 ) -> Function:
     """Check one fn, async fn or task body; a body with errors raises an ErrorGroup of them
     (each top-level statement is checked, see planner/recovery.py)."""
@@ -37,9 +41,9 @@ def check_function(
             raise DuplicateNameError(f"parameter '{pname}' is bound more than once", p.span)
         seen[pname] = p.span
         fn.scopes[0][pname] = fn.fresh(pname, pty)
-    if task_var is not None:
-        var = fn.fresh(task_var[0], task_var[1])
-        fn.scopes[0][task_var[0]] = var
+    for name, ty in (*group_vars, *((task_var,) if task_var is not None else ())):
+        var = fn.fresh(name, ty)  # a group's variable, then the task's own: both read-only
+        fn.scopes[0][name] = var
         fn.readonly.add(var)
     checker = BodyChecker(syms, fn, suspends_of)
     errors: list[GasyncError] = []

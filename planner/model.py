@@ -113,10 +113,51 @@ class TaskDef:
     body: Function
     first_instance: int
     span: Span = _sp()
+    group: str | None = None  # the group it belongs to (planner/groups.py)
+    copies: int = 1  # a group's task: one set of start..stop instances per group instance
+
+    @property
+    def count(self) -> int:
+        return max(0, self.stop - self.start) * self.copies
+
+    @property
+    def per_copy(self) -> int:
+        """Instances in one group instance (all of them for a task outside any group)."""
+        return max(0, self.stop - self.start)
+
+
+@dataclass(frozen=True)
+class GroupDef:
+    """``group NAME for var in start..stop { ... }``: its tasks (each instance of each takes one
+    warp of one block, ``warps`` in all), and its local buffers and channels, whose names are
+    ``NAME.local`` (planner/groups.py). Task ``t``'s instance ``k`` belongs to group instance
+    ``k // t.per_copy``."""
+
+    name: str
+    var: str | None
+    var_ty: str
+    start: int
+    stop: int
+    after: tuple[str, ...]
+    tasks: tuple[str, ...]
+    buffers: tuple[BufferDef, ...]
+    channels: tuple[ChannelDef, ...]
+    task_warps: tuple[int, ...]  # each task's instances (warps) in one group instance
+    span: Span = _sp()
+
+    @property
+    def warps(self) -> int:
+        return sum(self.task_warps)
 
     @property
     def count(self) -> int:
         return max(0, self.stop - self.start)
+
+    @property
+    def shared_bytes(self) -> int:
+        from gasync.planner.groups import shared_bytes
+
+        return shared_bytes(self.buffers, self.channels)
 
 
 @dataclass(frozen=True)
@@ -173,6 +214,30 @@ class Plan:
     frames: tuple[FrameLayout, ...]
     warnings: tuple[GasyncError, ...] = field(default=(), compare=False)
     flows: tuple[Flow, ...] = ()  # sorted by (kind, name, src, dst)
+    groups: tuple[GroupDef, ...] = ()  # their local buffers and channels are in no other field
+
+    def group_of(self, task: TaskDef) -> GroupDef | None:
+        return next((g for g in self.groups if g.name == task.group), None)
+
+    def buffer(self, name: str) -> BufferDef:
+        """A buffer by name, a group's local ones included."""
+        found = next((b for b in self.buffers if b.name == name), None) or self.local_buffer(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def channel(self, name: str) -> ChannelDef:
+        """A channel by name, a group's local ones included."""
+        found = next((c for c in self.channels if c.name == name), None) or self.local_channel(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def local_buffer(self, name: str) -> BufferDef | None:
+        return next((b for g in self.groups for b in g.buffers if b.name == name), None)
+
+    def local_channel(self, name: str) -> ChannelDef | None:
+        return next((c for g in self.groups for c in g.channels if c.name == name), None)
 
     @property
     def instances(self) -> int:

@@ -11,7 +11,7 @@ gets no state; it is listed as ``inline``.
 from __future__ import annotations
 
 from gasync.planner import ir
-from gasync.planner.model import FrameLayout, Function, Plan, TaskDef
+from gasync.planner.model import FrameLayout, Function, GroupDef, Plan, TaskDef
 from gasync.planner.walk import stmts_in
 
 
@@ -35,6 +35,8 @@ def format_plan(plan: Plan) -> str:
         [f"{e.name}({_params(e.params)}) -> {e.ret} from {e.module}:{e.attr}" for e in plan.externs],
     )
     lines += _section("tasks (topological order)", [_task(t) for t in plan.tasks])
+    if plan.groups:
+        lines += _section("groups", [row for g in plan.groups for row in _group(g)])
     edges = [f"after: {u} -> {v}" for u, v in plan.edges]
     edges += [f"{f.kind} {f.name}: {f.src} -> {f.dst}" for f in plan.flows]
     lines += _section("edges", edges)
@@ -45,6 +47,15 @@ def format_plan(plan: Plan) -> str:
         lines.append(f"  {t.name}: {plan.frame(t.name).bytes} x {t.count} = {plan.task_frame_bytes(t)}")
     lines.append(f"  total: {plan.frame_bytes} bytes")
     return "\n".join(lines) + "\n"
+
+
+def _group(g: GroupDef) -> list[str]:
+    head = f"{g.name} for {g.var}: {g.var_ty} in {g.start}..{g.stop}" if g.var else g.name
+    rows = [f"{head}  instances {g.count}, {g.warps} warps and {g.shared_bytes} bytes of shared memory each"]
+    rows.append(f"  tasks: {', '.join(g.tasks)}; after: {', '.join(g.after) or '-'}")
+    rows += [f"  local buffer {b.name}: {b.elem}[{', '.join(map(str, b.shape))}]" for b in g.buffers]
+    rows += [f"  local channel {c.name}: {c.elem}[{c.capacity}]" for c in g.channels]
+    return rows
 
 
 def _section(title: str, rows: list[str]) -> list[str]:

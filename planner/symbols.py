@@ -35,6 +35,7 @@ KIND_OF = {
     ast.Channel: "channel",
     ast.ExternFn: "extern",
     ast.Task: "task",
+    ast.Group: "group",
 }
 BUILTIN_NAMES = ("join", "yield_now", "sleep", "min", "max", "abs", "sqrt", "exp", "log", "sin", "cos", "pow")
 # A buffer or channel larger than this is a mistake, not a program: it is more than any

@@ -37,3 +37,24 @@ def verify(plan: Plan) -> None:
         fwords = [off for _, off in fr.float_slots]
         _require(len(set(fwords)) == len(fwords), f"{fr.fn}: two float locals share a word")
         _require(all(0 <= w < fr.n_float for w in fwords), f"{fr.fn}: float slot outside the frame")
+    _verify_groups(plan)
+
+
+def _verify_groups(plan: Plan) -> None:
+    """Each group's tasks name it, run one copy per group instance, share its ``after``, fit
+    one block; its locals carry its name and appear in no other field of the plan."""
+    by_name = {t.name: t for t in plan.tasks}
+    globals_ = {b.name for b in plan.buffers} | {c.name for c in plan.channels}
+    for g in plan.groups:
+        _require(g.warps <= 32, f"group {g.name} has {g.warps} warps per instance")
+        for name, warps in zip(g.tasks, g.task_warps, strict=True):
+            t = by_name[name]
+            _require(t.group == g.name, f"task {name} of group {g.name} names group {t.group}")
+            _require(t.copies == g.count and t.per_copy == warps, f"task {name}: {t.count} instances for {g.name}")
+            _require(t.after == g.after, f"task {name} has after {t.after}, its group {g.after}")
+        for local in (*g.buffers, *g.channels):
+            _require(local.name.startswith(g.name + "."), f"local {local.name} of group {g.name}")
+            _require(local.name not in globals_, f"local {local.name} is also a global")
+    grouped = {n for g in plan.groups for n in g.tasks}
+    for t in plan.tasks:
+        _require((t.group is None) == (t.name not in grouped), f"task {t.name}: group {t.group}")

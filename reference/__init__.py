@@ -74,7 +74,7 @@ def run(
     with np.errstate(all="ignore"):  # wrapping and IEEE specials are the semantics, not mistakes
         scheduler.run()
     return Outcome(
-        buffers=world.buffers,
+        buffers=dict(world.buffers),
         shared={name: host(v) for name, v in world.shared.items()},
         signals=dict(world.signals),
         stats={

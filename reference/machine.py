@@ -11,6 +11,7 @@ from typing import Any
 from gasync.planner.model import ExternDef, Plan, TaskDef
 from gasync.reference.exprs import Frame
 from gasync.reference.futures import Poll
+from gasync.reference.groups import instance_values
 from gasync.reference.stmts import StmtEval
 from gasync.reference.values import scalar
 from gasync.reference.world import World
@@ -21,6 +22,7 @@ class Machine(StmtEval):
 
     def __init__(self, plan: Plan, world: World):
         self.world = world
+        self.plan = plan
         self.functions = {f.name: f for f in plan.functions}
         bodies = [*plan.functions, *(t.body for t in plan.tasks)]
         self.local_types = {f.name: dict(f.locals) for f in bodies}
@@ -29,8 +31,8 @@ class Machine(StmtEval):
     def task(self, task: TaskDef, k: int) -> Poll:
         """The poll generator of instance ``k`` (0-based) of ``task``."""
         frame = Frame(self.local_types[task.body.name])
-        if task.var is not None:
-            frame[task.var] = scalar(task.start + k, task.var_ty)
+        for var, value, ty in instance_values(self.plan, task, k):
+            frame[var] = scalar(value, ty)
         return self._task_body(task, frame)
 
     def _task_body(self, task: TaskDef, frame: Frame) -> Poll:

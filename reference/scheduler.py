@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from gasync.planner.model import Plan, TaskDef
 from gasync.reference.errors import DeadlockError, StepLimitError
 from gasync.reference.futures import Poll, poll
+from gasync.reference.groups import enter
 from gasync.reference.machine import Machine
 from gasync.reference.world import Waiting, World
 from gasync.runtime.errors import BoundsError, bounds_error, instances_label
@@ -65,6 +66,7 @@ class Scheduler:
         self.world.now += self.poll_ns
         self.polls += 1
         self.running = inst
+        enter(self.world.buffers, self.world.channels, inst.task, inst.k)
         try:
             done, waits = poll(inst.gen)
         except BoundsError as exc:  # the first fault stops the run, naming its instance

@@ -18,6 +18,7 @@ import numpy as np
 
 from gasync.planner.model import Plan
 from gasync.reference.errors import StepLimitError
+from gasync.reference.groups import Scoped
 from gasync.reference.values import Value, scalar
 from gasync.runtime.buffers import initial
 
@@ -57,12 +58,15 @@ class World:
 
     def __init__(self, plan: Plan, inputs: dict[str, np.ndarray[Any, Any]], max_steps: int):
         self.plan = plan
-        self.buffers = {b.name: inputs[b.name].copy() if b.init == "input" else initial(b) for b in plan.buffers}
-        self.buffer_types = {b.name: b.elem for b in plan.buffers}
+        given = {b.name: inputs[b.name].copy() if b.init == "input" else initial(b) for b in plan.buffers}
+        self.buffers = Scoped(given, lambda name: initial(plan.buffer(name)))  # reference/groups.py
+        self.buffer_types = {b.name: b.elem for b in (*plan.buffers, *(b for g in plan.groups for b in g.buffers))}
         self.shared: dict[str, Value] = {s.name: scalar(s.init, s.ty) for s in plan.shared}
         self.shared_types = {s.name: s.ty for s in plan.shared}
         self.signals = {s.name: False for s in plan.signals}
-        self.channels = {c.name: Channel(c.capacity) for c in plan.channels}
+        self.channels = Scoped(
+            {c.name: Channel(c.capacity) for c in plan.channels}, lambda n: Channel(plan.channel(n).capacity)
+        )
         self.events: list[Waiting] = []
         self.now = 0
         self.steps = 0

@@ -170,7 +170,8 @@ def _launch_sim(
     cuda: Any, gen: Generated, options: RunOptions, module: Any, kernel: Any, scalars: tuple[Any, Any]
 ) -> Launched:
     """The simulated launch blocks: the host's signals come from timer threads."""
-    executors = options.executors or 2
+    # the one block holds a group instance's warps (every warp of a block runs one of its tasks)
+    executors = max(options.executors or 2, group_warps(gen.plan))
     blocks, threads = 1, executors * LANES
     host = host_arrays(gen, executors, options.inputs, options.trace_capacity)
     schedule = _signal_schedule(gen, options, host)
@@ -389,12 +390,17 @@ def _to_device(cuda: Any, arr: Any) -> Any:
     return cuda.as_cuda_array(arr)  # already on the device: no host copy
 
 
+def group_warps(plan: Any) -> int:
+    """The warps a block needs for the program's largest group instance (0: no group)."""
+    return max((g.warps for g in plan.groups), default=0)
+
+
 def _to_host(arr: Any) -> np.ndarray[Any, Any]:
     return outputs.to_host(arr)
 
 
 def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int]:
-    per_block = options.warps_per_block or WARPS_PER_BLOCK
+    per_block = max(options.warps_per_block or WARPS_PER_BLOCK, group_warps(gen.plan))
     threads = per_block * LANES
     max_blocks = int(kern.max_cooperative_grid_blocks(threads))
     # one warp per task instance, and the whole GPU when a bulk for spreads chunks over idle warps

@@ -516,3 +516,27 @@ TR_C = int(TraceCol.C)
 TR_QUEUE = int(TraceCol.QUEUE)
 TR_INFLIGHT = int(TraceCol.INFLIGHT)
 TR_CHANNELS = int(TraceCol.CHANNELS)
+
+# ---- groups (v1): words in a block's shared memory (runtime/devicegroups.py) -------
+# Group instances are claimed by whole blocks: thread 0 of a block takes the next
+# instance of a group whose predecessors are done with a fetch-add on CURSOR[k], k the
+# group's first task (claim() never claims a group's tasks), and tells its block through
+# the block words; the block's warps run that instance's task instances, one each, and
+# meet at __syncthreads when all are done. The block words (int64, shared memory):
+# - PICK: the group instance the block runs next (group number * 2^32 + instance), or -1.
+# - WANT: set by the block's first warp to see a claimable group instance at a service
+#   point; every warp of the block leaves the executor (command CMD_GROUPS) when it sees it.
+# - STOP: CTL's EXIT as thread 0 read it after the block met: the whole block leaves together.
+# A local channel is a ring of ``cap`` slots in shared memory (Vyukov's bounded queue): words
+# SEND (positions claimed by senders), RECV (by receivers), CLOSED, then ``cap`` sequence words
+# and ``cap`` value words. A sender claims position p with a cas_acq_rel_cta of SEND when slot
+# p % cap's sequence is p, writes the value, and publishes it with st_release_cta(seq, p + 1);
+# a receiver's ld_acquire_cta of the sequence pairs with that release, claims p with a cas of
+# RECV when the sequence is p + 1, reads the value and frees the slot with
+# st_release_cta(seq, p + cap), which the sender of p + cap acquires. close is
+# st_release_cta(CLOSED, 1): a receiver that finds the ring empty acquires it and ends only
+# when no sender has claimed a position it has not seen (SEND == RECV). Nothing in a group
+# instance waits on a wait list for a local channel: its task's warp polls it again.
+BW_PICK, BW_WANT, BW_STOP, BW_WORDS = 0, 1, 2, 4
+LCH_SEND, LCH_RECV, LCH_CLOSED, LCH_WORDS = 0, 1, 2, 4
+CMD_GROUPS = -2  # an executor's command: leave for the block's group phase

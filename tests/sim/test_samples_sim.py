@@ -97,6 +97,27 @@ def check_warp_specialized(r: Result) -> None:
     np.testing.assert_array_equal(r.buffers["y"], np.float32(2) * x + np.float32(1))
 
 
+def check_staged_pipeline(r: Result) -> None:
+    x = np.random.default_rng(1).random(4096).astype(np.float32)
+    np.testing.assert_array_equal(r.buffers["y"], np.float32(2) * x + np.float32(1))
+    assert r.shared["tiles"] == 16
+    assert r.shared["checked"] == 1
+
+
+def matmul_reference(n: int) -> np.ndarray:
+    """a @ b of samples/tiled_matmul.gasync, each element summed in k order in f32."""
+    a = np.random.default_rng(1).random((n, n)).astype(np.float32)
+    b = np.random.default_rng(2).random((n, n)).astype(np.float32)
+    acc = np.zeros((n, n), np.float32)
+    for k in range(n):
+        acc = acc + a[:, k : k + 1] * b[k : k + 1, :]
+    return acc
+
+
+def check_tiled_matmul(r: Result) -> None:
+    np.testing.assert_array_equal(r.buffers["c"], matmul_reference(32))
+
+
 CHECKS: dict[str, Callable[[Result], None]] = {
     "async_double": check_async_double,
     "counter": check_counter,
@@ -106,6 +127,8 @@ CHECKS: dict[str, Callable[[Result], None]] = {
     "join_select": check_join_select,
     "saxpy_reduce": check_saxpy_reduce,
     "stencil2d": check_stencil2d,
+    "staged_pipeline": check_staged_pipeline,
+    "tiled_matmul": check_tiled_matmul,
     "warp_specialized": check_warp_specialized,
 }
 HOST_SIGNALS = {"counter": {"stop": 0.01}}  # seconds after launch, as the header's --signal stop=10ms

@@ -1,0 +1,226 @@
+"""The kernel of a program with groups: blocks take turns between group instances and the executor.
+
+Each turn of a block starts with thread 0 claiming a group instance
+(``group_claim``: the next instance of a group whose predecessors are done) and
+telling the block through its block words (runtime/state.py, groups). With
+one, every warp of the block runs one task instance of it, pinned
+(``pinned``: lane 0 polls it until it is done, the warp's lanes run its
+parallel loops), after the block has zeroed the instance's local buffers and
+emptied its channels. Without one, every warp runs the executor as a program
+without groups does, until the run ends or a warp sees, at a service point,
+that a group instance can start (``group_wanted``), when every warp of the
+block leaves it (command CMD_GROUPS) and the block meets. On the simulator's
+one block the same kernel runs group instances one at a time. The block meets
+at ``cuda.syncthreads`` only while none of its threads has returned: it
+leaves together, when thread 0 has seen the run's exit.
+"""
+
+from __future__ import annotations
+
+from gasync.codegen import groups, kernel
+from gasync.codegen.machine import ABORT, FORK, READY, Shared
+from gasync.planner.model import GroupDef, Plan, TaskDef
+
+LANES = 32
+SERVICE = "service(w, G)"
+
+
+def module_parts(shared: Shared) -> list[str]:
+    """The device functions of groups: claims, one runner per group, the pinned loop."""
+    plan = shared.plan
+    grouped = tuple(t for t in plan.tasks if t.group is not None)
+    out = [*_claim(plan), "", "", *_wanted(plan), "", ""]
+    dispatch = kernel.task_dispatch(shared, grouped)
+    dispatch[1] = "def poll_grouped(inst, w, G):"
+    out += [*dispatch, "", ""]
+    for k, g in enumerate(plan.groups):
+        out += [*_runner(plan, g, k), "", ""]
+    out += _run_group(plan)
+    out += ["", "", *PINNED.format(ready=READY, fork=FORK, abort=ABORT).strip("\n").splitlines()]
+    return out
+
+
+def _ready(plan: Plan, g: GroupDef, load: str) -> str:
+    """Device code: group ``g`` has an unclaimed instance and its predecessors are done."""
+    first = _tasks(plan, g)[0]
+    preds = " and ".join(f"{load}(PRED, {t.index}) == 0" for t in _tasks(plan, g))
+    return f"dl.ld(CURSOR, {first.index}) < {g.count} and {preds}"
+
+
+def _tasks(plan: Plan, g: GroupDef) -> list[TaskDef]:
+    return [t for t in plan.tasks if t.group == g.name]
+
+
+def _claim(plan: Plan) -> list[str]:
+    out = [
+        "@cuda.jit(device=True)",
+        "def group_claim(G):",
+        "    # thread 0: the next instance of a group that may start, as group << 32 | instance, or -1.",
+        "    # The group's cursor is its first task's (claim takes no group task); the acquire of",
+        "    # PRED pairs with complete's decrements: the predecessors' writes",
+        "    CURSOR, PRED = G.sched.CURSOR, G.sched.PRED",
+    ]
+    for k, g in enumerate(plan.groups):
+        if not _tasks(plan, g) or g.count == 0:
+            continue
+        out.append(f"    if {_ready(plan, g, 'dl.ld_acquire')}:  # group {g.name}")
+        out.append(f"        i = dl.add(CURSOR, {_tasks(plan, g)[0].index}, int64(1))")
+        out.append(f"        if i < {g.count}:")
+        out.append(f"            return int64({k} << 32) + i")
+    out.append("    return int64(-1)")
+    return out
+
+
+def _wanted(plan: Plan) -> list[str]:
+    ready = " or ".join(f"({_ready(plan, g, 'dl.ld')})" for g in plan.groups if _tasks(plan, g) and g.count)
+    return [
+        "@cuda.jit(device=True)",
+        "def group_wanted(G):",
+        "    # an executor's service point: whether its block should meet for a group instance",
+        "    # (another warp of the block asked already, or one may start now: it asks)",
+        "    BW = dgroups.block_words()",
+        "    if ordr.ld_acquire_cta(BW, BW_WANT) != 0:",
+        "        return True",
+        "    CURSOR, PRED = G.sched.CURSOR, G.sched.PRED",
+        f"    if {ready or 'False'}:",
+        "        ordr.st_release_cta(BW, BW_WANT, int64(1))",
+        "        return True",
+        "    return False",
+    ]
+
+
+def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
+    line = plan.source.splitlines()[g.span.line - 1].strip() if g.span.line > 0 else ""
+    out = [
+        "@cuda.jit(device=True)",
+        f"def group_{g.name}(k, w, lane, G):",
+        f"    # line {g.span.line}: {line}",
+        f"    # instance k of {g.count}: {g.warps} warps, {g.shared_bytes} bytes of shared memory",
+        "    t = cuda.threadIdx.x",
+        "    nt = cuda.blockDim.x",
+        *groups.reset_lines(g, "    "),
+        "    cuda.syncthreads()  # its locals are fresh before any of its tasks starts",
+        "    wl = t // LANES",
+    ]
+    lo = 0
+    for j, t in enumerate(_tasks(plan, g)):
+        kw = "if" if j == 0 else "elif"
+        hi = lo + t.per_copy
+        out.append(f"    {kw} wl < {hi}:  # task {t.name}: warps {lo}..{hi - 1}")
+        out.append(f"        pinned(int64({t.first_instance}) + k * {t.per_copy} + (wl - {lo}), w, lane, G)")
+        lo = hi
+    return out
+
+
+def _run_group(plan: Plan) -> list[str]:
+    out = [
+        "@cuda.jit(device=True)",
+        "def run_group(pick, w, lane, G):",
+        "    g = pick >> 32",
+        "    k = pick & 0xFFFFFFFF",
+    ]
+    for j, grp in enumerate(plan.groups):
+        out += [f"    if g == {j}:", f"        group_{grp.name}(k, w, lane, G)"]
+    return out
+
+
+PINNED = """
+@cuda.jit(device=True)
+def pinned(inst, w, lane, G):
+    # One task instance of a group on this warp, from its start to its end. Lane 0 polls it;
+    # a pending poll is tried again (its local channels wake nobody: this is their wake), now
+    # and then with the service of timers and the host and a look at the run's end.
+    CMD, CTL = G.exec.CMD, G.sched.CTL
+    if lane == 0:
+        G.sched.ST[inst] = dl.RUNNING
+    spins = int64(0)
+    while True:
+        if lane == 0:
+            command = int64(0)
+            r = poll_grouped(inst, w, G)
+            if r == {ready}:
+                G.sched.ST[inst] = dl.DONE
+                complete(inst, G)
+                flush_done(int64(1), G)
+                command = dl.CMD_EXIT
+            elif r == {fork}:
+                command = CMD[w, dl.CMD_COMMAND]
+            elif r == {abort}:
+                dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
+                command = dl.CMD_EXIT
+            else:
+                spins += 1
+                if spins % 64 == 0:
+                    service(w, G)
+                    if dl.overdue(CTL):
+                        dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
+                        command = dl.CMD_EXIT
+            CMD[w, dl.CMD_COMMAND] = command
+        dl.warp_sync(CMD, w)
+        command = CMD[w, dl.CMD_COMMAND]
+        if command == dl.CMD_EXIT:
+            return
+        if command > 0:
+            run_parallel(command, w, lane, G)
+        dl.warp_sync(CMD, w)
+"""
+
+KERNEL = """
+@cuda.jit(cache=True)
+def gasync_kernel(G, timeout_ns, mode):
+    # Every block, in turns: a group instance if one may start (all its warps), else the
+    # executor on every warp (lane 0 schedules and polls, the 32 lanes run what it hands
+    # them) until the run ends or a group instance may start (codegen/groupkernel.py).
+    CMD, CTL = G.exec.CMD, G.sched.CTL
+    tid = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    w = tid // LANES
+    lane = tid % LANES
+    BW = dgroups.block_words()
+    if tid == 0 and timeout_ns > 0:
+        dl.cas(CTL, dl.CTL_DEADLINE, int64(0), dl.now_ns() + timeout_ns)
+    while True:
+        if cuda.threadIdx.x == 0:
+            BW[BW_STOP] = dl.ld(CTL, dl.CTL_EXIT)
+            BW[BW_PICK] = group_claim(G) if BW[BW_STOP] == 0 else int64(-1)
+            BW[BW_WANT] = 0
+        cuda.syncthreads()
+        if BW[BW_STOP] != 0:
+            return
+        pick = BW[BW_PICK]
+        if pick >= 0:
+            run_group(pick, w, lane, G)
+        else:
+            while True:
+                if lane == 0:
+                    executor(w, G, timeout_ns)
+                dl.warp_sync(CMD, w)
+                command = CMD[w, dl.CMD_COMMAND]
+                if command == dl.CMD_EXIT or command == CMD_GROUPS:
+                    break
+                run_parallel(command, w, lane, G)
+                dl.warp_sync(CMD, w)
+        cuda.syncthreads()  # the block meets: every warp has left what it ran
+"""
+
+
+def with_groups(executor_text: str) -> str:
+    """The executor of kernel.py, leaving for its block's group phase at each service point,
+    and this module's kernel in place of the plain one."""
+    out = executor_text
+    for ind in ("                ", "            "):
+        old = f"{ind}{SERVICE}\n{ind}if dl.ld(CTL, dl.CTL_EXIT) != 0:\n{ind}    break\n"
+        new = f"{ind}{SERVICE}\n{ind}if group_wanted(G):\n{ind}    command = CMD_GROUPS\n{ind}    break\n"
+        assert out.count(old) == 1, ind
+        out = out.replace(old, new + f"{ind}if dl.ld(CTL, dl.CTL_EXIT) != 0:\n{ind}    break\n")
+    cut = out.index("@cuda.jit(cache=True)\ndef gasync_kernel")
+    return out[:cut] + KERNEL.lstrip("\n")
+
+
+def header(plan: Plan) -> list[str]:
+    if not plan.groups:
+        return []
+    return [
+        "from gasync.runtime import devicegroups as dgroups",
+        "from gasync.runtime import order as ordr",
+        "from gasync.runtime.state import BW_PICK, BW_STOP, BW_WANT, CMD_GROUPS",
+    ]

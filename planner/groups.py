@@ -1,0 +1,261 @@
+"""Groups (v1): tasks that share one SM, with local buffers and channels.
+
+The planner sees a group through :func:`flatten`: each group's tasks become
+ordinary tasks of the program, its local buffers and channels become items
+named ``GROUP.NAME`` (a dot no identifier holds, so they never meet a global
+and a message about one names its group), and every use of a local name inside
+the group's tasks is renamed to match. ``after G`` becomes ``after`` every task
+of G; a group's own ``after`` is given to each of its tasks. What stays of the
+group (its range, its variable, which tasks and locals it holds) is a
+:class:`GroupAst`, which :func:`group_defs` turns into the Plan's ``GroupDef``
+and checks against the block and the device (``fit_errors``). A use of a local
+name outside its group is a located E0220 (:func:`relocate_scope_errors`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from gasync.dsl import ast
+from gasync.dsl.diagnostics import GasyncError, Note
+from gasync.planner import ir
+from gasync.planner.errors import DuplicateNameError, GroupFitError, GroupRuleError, LocalScopeError, UnknownNameError
+from gasync.planner.model import BufferDef, ChannelDef, GroupDef, TaskDef
+
+MAX_GROUP_WARPS = 32  # a CUDA block holds at most 1024 threads
+# The H200's (and H100's) usable shared memory per block, with the opt-in carve-out:
+# 227 KiB (gpu-notes.md); the limit when no device is known.
+H200_SHARED_PER_BLOCK = 227 * 1024
+H200_REGISTERS_PER_BLOCK = 64 * 1024
+LOCAL_CHANNEL_WORDS = 4  # head, tail, closed, spare: see runtime/devicegroups.py
+RENAMED_FIELDS = ("id", "name", "var", "binding")
+
+
+def qualified(group: str, name: str) -> str:
+    return f"{group}.{name}"
+
+
+@dataclass(frozen=True)
+class GroupAst:
+    """What flattening keeps of one group."""
+
+    item: ast.Group
+    tasks: tuple[str, ...]
+    locals: dict[str, ast.LocalBuffer | ast.LocalChannel]  # by the name the source uses
+
+
+def flatten(program: ast.Program, errors: list[GasyncError]) -> tuple[ast.Program, tuple[GroupAst, ...]]:
+    """``program`` with every group's members as items of their own (see the module's text)."""
+    groups = [i for i in program.items if isinstance(i, ast.Group)]
+    if not groups:
+        return program, ()
+    members = {g.name: tuple(t.name for t in g.tasks) for g in groups}
+    items: list[ast.Item] = []
+    kept: list[GroupAst] = []
+    for item in program.items:
+        if isinstance(item, ast.Task):
+            items.append(dataclasses.replace(item, after=_expand(item.after, members)))
+        elif isinstance(item, ast.Group):
+            locs = _locals(item, errors)
+            kept.append(GroupAst(item, members[item.name], locs))
+            items.append(item)  # keeps its name in the one namespace
+            items += _members(item, locs, members, errors)
+        else:
+            items.append(item)
+    return dataclasses.replace(program, items=tuple(items)), tuple(kept)
+
+
+def _expand(after: tuple[ast.Name, ...], members: dict[str, tuple[str, ...]]) -> tuple[ast.Name, ...]:
+    out: list[ast.Name] = []
+    for ref in after:
+        out += [ast.Name(t, ref.span) for t in members[ref.id]] if ref.id in members else [ref]
+    return tuple(out)
+
+
+def _locals(group: ast.Group, errors: list[GasyncError]) -> dict[str, ast.LocalBuffer | ast.LocalChannel]:
+    out: dict[str, ast.LocalBuffer | ast.LocalChannel] = {}
+    for m in group.locals:
+        if m.name in out:
+            first = out[m.name].span
+            errors.append(
+                DuplicateNameError(
+                    f"group '{group.name}' defines the local name '{m.name}' more than once",
+                    m.span,
+                    (Note(f"'{m.name}' was first defined here", first),),
+                )
+            )
+            continue
+        out[m.name] = m
+    return out
+
+
+def _members(
+    group: ast.Group,
+    locs: dict[str, ast.LocalBuffer | ast.LocalChannel],
+    members: dict[str, tuple[str, ...]],
+    errors: list[GasyncError],
+) -> list[ast.Item]:
+    out: list[ast.Item] = []
+    for m in locs.values():
+        name = qualified(group.name, m.name)
+        if isinstance(m, ast.LocalBuffer):
+            out.append(ast.Buffer(name, m.type, ast.BufferInit("zeros", None, m.span), m.span))
+        else:
+            out.append(ast.Channel(name, m.elem, m.capacity, m.span))
+    renames = {n: qualified(group.name, n) for n in locs}
+    for task in group.tasks:
+        if task.after:
+            errors.append(
+                GroupRuleError(
+                    f"task '{task.name}' of group '{group.name}' cannot have 'after': the tasks of a group"
+                    " instance start together",
+                    task.after[0].span,
+                    (Note(f"give 'after' to the group: 'group {group.name} ... after {task.after[0].id} {{'"),),
+                )
+            )
+        if group.var is not None and task.var == group.var:
+            errors.append(
+                DuplicateNameError(
+                    f"task '{task.name}' names its instance variable '{task.var}', as group '{group.name}' does",
+                    task.span,
+                )
+            )
+        body = _rename(task.body, renames)
+        out.append(dataclasses.replace(task, after=_expand(group.after, members), body=body))
+    return out
+
+
+def _rename(node: Any, renames: dict[str, str]) -> Any:
+    """``node`` with every identifier in ``renames`` replaced, bindings included, so that a
+    local variable that shadows a local item still shadows it."""
+    if isinstance(node, tuple):
+        return tuple(_rename(x, renames) for x in node)
+    if not dataclasses.is_dataclass(node) or isinstance(node, ast.Span | ast.ScalarType):
+        return node
+    changes: dict[str, Any] = {}
+    for f in dataclasses.fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, str) and f.name in RENAMED_FIELDS and value in renames:
+            changes[f.name] = renames[value]
+        elif isinstance(value, tuple) and value and all(isinstance(v, str | None) for v in value):
+            if f.name == "names":
+                changes[f.name] = tuple(renames.get(v, v) if v else v for v in value)
+        elif isinstance(value, tuple) or dataclasses.is_dataclass(value):
+            new = _rename(value, renames)
+            if new is not value:
+                changes[f.name] = new
+    return dataclasses.replace(node, **changes) if changes else node
+
+
+def relocate_scope_errors(errors: list[GasyncError], groups: tuple[GroupAst, ...], source: str) -> list[GasyncError]:
+    """A name that is not found outside its group but is a local item of one: E0220, naming it."""
+    owners: dict[str, tuple[GroupAst, ast.LocalBuffer | ast.LocalChannel]] = {}
+    for g in groups:
+        for name, m in g.locals.items():
+            owners.setdefault(name, (g, m))
+    if not owners:
+        return errors
+    lines = source.splitlines()
+    out: list[GasyncError] = []
+    for e in errors:
+        name = _name_at(lines, e.span) if isinstance(e, UnknownNameError) else None
+        if name in owners:
+            g, m = owners[name]
+            kind = "buffer" if isinstance(m, ast.LocalBuffer) else "channel"
+            e = LocalScopeError(
+                f"'{name}' is a local {kind} of group '{g.item.name}': it is visible only inside that group",
+                e.span,
+                (Note(f"'{name}' is defined here, in group '{g.item.name}'", m.span),),
+            )
+        out.append(e)
+    return out
+
+
+def _name_at(lines: list[str], span: ast.Span) -> str | None:
+    if span.line < 1 or span.line > len(lines):
+        return None
+    text = lines[span.line - 1][span.column - 1 :]
+    word = ""
+    for ch in text:
+        if not (ch.isalnum() or ch == "_"):
+            break
+        word += ch
+    return word or None
+
+
+def group_defs(
+    groups: tuple[GroupAst, ...],
+    tasks: list[TaskDef],
+    buffers: dict[str, BufferDef],
+    channels: dict[str, ChannelDef],
+    ranges: dict[str, tuple[str, int, int]],
+) -> tuple[GroupDef, ...]:
+    """The Plan's groups; ``ranges`` gives each group's variable type and range."""
+    by_name = {t.name: t for t in tasks}
+    out = []
+    for g in groups:
+        var_ty, start, stop = ranges[g.item.name]
+        mine = tuple(by_name[n] for n in g.tasks if n in by_name)
+        local_bufs = tuple(
+            buffers[qualified(g.item.name, n)] for n, m in g.locals.items() if isinstance(m, ast.LocalBuffer)
+        )
+        local_chans = tuple(
+            channels[qualified(g.item.name, n)] for n, m in g.locals.items() if isinstance(m, ast.LocalChannel)
+        )
+        after = tuple(dict.fromkeys(a for t in mine for a in t.after))
+        names = tuple(t.name for t in mine)
+        warps = tuple(t.per_copy for t in mine)
+        out.append(GroupDef(g.item.name, g.item.var, var_ty, start, stop, after, names, local_bufs, local_chans, warps))
+        out[-1] = dataclasses.replace(out[-1], span=g.item.span)
+    return tuple(out)
+
+
+def shared_bytes(buffers: tuple[BufferDef, ...], channels: tuple[ChannelDef, ...]) -> int:
+    """The shared memory one instance needs: its buffers, each 16-byte aligned, and each
+    local channel's words and slots (8 bytes each)."""
+    n = sum(-(-b.size * ir.BITS[b.elem] // 8 // 16) * 16 for b in buffers)
+    return n + sum(8 * (LOCAL_CHANNEL_WORDS + 2 * c.capacity) for c in channels)
+
+
+def fit_errors(group: GroupDef, shared_limit: int = H200_SHARED_PER_BLOCK) -> list[GasyncError]:
+    """A group instance must fit one block: warps, and shared memory (E0221)."""
+    out: list[GasyncError] = []
+    if group.warps > MAX_GROUP_WARPS:
+        counts = ", ".join(f"{t} {n}" for t, n in zip(group.tasks, group.task_warps, strict=True))
+        out.append(
+            GroupFitError(
+                f"group '{group.name}' needs {group.warps} warps per instance, more than the {MAX_GROUP_WARPS} of"
+                " one CUDA block",
+                group.span,
+                (Note(f"each task instance of a group takes one warp of the block (tasks: {counts})"),),
+            )
+        )
+    need = group.shared_bytes
+    if need > shared_limit:
+        out.append(
+            GroupFitError(
+                f"group '{group.name}' needs {need} bytes of shared memory per instance ({need / 1024:.1f} KiB),"
+                f" more than the {shared_limit} bytes ({shared_limit // 1024} KiB) a block may use",
+                group.span,
+                (Note("its local buffers and channels live in the block's shared memory; make them smaller"),),
+            )
+        )
+    return out
+
+
+def bulk_errors(group: GroupDef, tasks: dict[str, TaskDef], bulk_spans: dict[str, ast.Span]) -> list[GasyncError]:
+    """A group's warps are pinned to it, so nothing would run a bulk loop's chunks."""
+    out: list[GasyncError] = []
+    for name in group.tasks:
+        span = bulk_spans.get(tasks[name].body.name)
+        if span is not None:
+            out.append(
+                GroupRuleError(
+                    f"task '{name}' of group '{group.name}' cannot run a 'bulk for': a group's warps stay with it",
+                    span,
+                    (Note("use 'parallel for' (the task's warp), or a task outside the group"),),
+                )
+            )
+    return out

@@ -1,0 +1,81 @@
+"""Device helpers of groups (v1): the block's words and the local channels' rings.
+
+Every array here lives in the shared memory of the block that runs a group
+instance; runtime/state.py (groups) gives the words and their protocol, and
+which acquire pairs with which release. The generated module declares each
+local buffer and channel as a device function that returns its
+``cuda.shared.array`` (one static allocation per block, whoever calls it), and
+the block words likewise through :func:`block_words`. On the simulator every
+block's shared arrays are its own, as on the GPU, and the ``.cta`` orders are
+plain accesses under the one lock of runtime/order.py.
+"""
+
+from __future__ import annotations
+
+from numba import cuda, int64
+
+from gasync.runtime.order import cas_acq_rel_cta, ld_acquire_cta, st_release_cta
+from gasync.runtime.state import BW_WORDS, LCH_CLOSED, LCH_RECV, LCH_SEND, LCH_WORDS
+
+LCH_FULL, LCH_SENT, LCH_CLOSED_SEND = 0, 1, 2  # lch_try_send's outcomes
+LCH_NONE, LCH_TOOK, LCH_ENDED = 0, 1, 2  # lch_try_recv's outcomes
+
+
+@cuda.jit(device=True)
+def block_words():  # type: ignore[no-untyped-def]
+    return cuda.shared.array(BW_WORDS, int64)
+
+
+@cuda.jit(device=True)
+def lch_reset(ring, cap, t, nt):  # type: ignore[no-untyped-def]
+    """Thread ``t`` of ``nt`` empties a ring for a new group instance (the block meets after)."""
+    for k in range(t, LCH_WORDS + cap, nt):
+        ring[k] = 0 if k < LCH_WORDS else k - LCH_WORDS
+
+
+@cuda.jit(device=True)
+def lch_try_send(ring, data, base, cap, value):  # type: ignore[no-untyped-def]
+    """Put ``value`` in the next free slot: LCH_SENT, LCH_FULL, or LCH_CLOSED_SEND (dropped)."""
+    if ld_acquire_cta(ring, LCH_CLOSED) != 0:
+        return LCH_CLOSED_SEND
+    while True:
+        pos = ld_acquire_cta(ring, LCH_SEND)
+        seq = ld_acquire_cta(ring, LCH_WORDS + pos % cap)  # pairs with the receiver's free of the slot
+        if seq == pos:
+            if cas_acq_rel_cta(ring, LCH_SEND, pos, pos + 1) == pos:
+                data[base + pos % cap] = value
+                st_release_cta(ring, LCH_WORDS + pos % cap, pos + 1)  # the value, to its receiver
+                return LCH_SENT
+        elif seq < pos:
+            return LCH_FULL  # the slot still holds the value sent cap positions ago
+
+
+@cuda.jit(device=True)
+def lch_try_recv(ring, data, base, cap, out, w):  # type: ignore[no-untyped-def]
+    """Take the oldest value into ``out[w]``: LCH_TOOK, LCH_NONE, or LCH_ENDED (closed and drained)."""
+    while True:
+        pos = ld_acquire_cta(ring, LCH_RECV)
+        seq = ld_acquire_cta(ring, LCH_WORDS + pos % cap)  # pairs with the sender's publish
+        if seq == pos + 1:
+            if cas_acq_rel_cta(ring, LCH_RECV, pos, pos + 1) == pos:
+                out[w] = data[base + pos % cap]
+                st_release_cta(ring, LCH_WORDS + pos % cap, pos + cap)  # the slot, to the sender of pos + cap
+                return LCH_TOOK
+        elif seq < pos + 1:
+            # empty at pos: ended once closed (the acquire pairs with lch_close) and no sender
+            # holds a claimed position beyond what this receiver saw
+            if ld_acquire_cta(ring, LCH_CLOSED) != 0 and ld_acquire_cta(ring, LCH_SEND) == pos:
+                return LCH_ENDED
+            return LCH_NONE
+
+
+@cuda.jit(device=True)
+def lch_close(ring):  # type: ignore[no-untyped-def]
+    st_release_cta(ring, LCH_CLOSED, int64(1))  # the closer's sends, to the receiver that ends
+
+
+@cuda.jit(device=True)
+def zero_local(arr, t, nt):  # type: ignore[no-untyped-def]
+    """Thread ``t`` of ``nt`` zeroes a local buffer (1-D view) for a new group instance."""
+    for k in range(t, arr.size, nt):
+        arr.flat[k] = 0
