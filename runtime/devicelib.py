@@ -74,6 +74,7 @@ from gasync.runtime.state import (  # noqa: F401  (the generated code reads thes
     NOTIFIED,
     QUEUED,
     RUNNING,
+    SLOT_WORDS,
     STAT_ELAPSED_NS,
     STAT_IDLE,
     STAT_POLLS,

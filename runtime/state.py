@@ -94,7 +94,7 @@ executor that popped it; RUNNING -> NOTIFIED by a waker that finds it running
 (the poller re-queues it); RUNNING -> IDLE by the poller's release ``cas``
 (releases the frame stores of the poll); RUNNING -> DONE.
 
-Channels. ``CSEQ[c, i]`` is a slot's sequence: ``2t`` while it waits for the
+Channels. ``CSEQ[c, i * LINE]`` (each slot on its own line) is a slot's sequence: ``2t`` while it waits for the
 value of send ticket ``t``, ``2t + 1`` while that value waits for receive
 ticket ``t``. The sender publishes the value with ``st.release`` of ``2t + 1``;
 the receiver's ``ld.acquire`` of the sequence pairs with it; the receiver frees
@@ -193,6 +193,7 @@ from enum import IntEnum
 from typing import Any, NamedTuple
 
 LINE = 16  # int64 words per 128-byte line
+SLOT_WORDS = LINE  # CSEQ words per channel slot: each slot's sequence on a line of its own
 
 
 class Frames(NamedTuple):
