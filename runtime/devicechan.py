@@ -39,6 +39,7 @@ RECV_NONE = 0
 RECV_TOOK = 1
 RECV_RING = 2  # took it, and the bell sender waits for the slot it freed: wake it
 SEND_RING = 3  # sent, and the bell receiver waits for this value: wake it
+SEND_LOOK = 4  # sent, and a deferring sender's run ends: look for waiting ticket holders
 SEND_WAKE = 16  # sent, and the holder of its ticket waits: SEND_WAKE + that instance
 
 
@@ -91,6 +92,7 @@ def _credited_send(chan, c, cap, value, bell, tickets, how):  # type: ignore[no-
     """A crediting sender's send: below its CREDIT the slot is known free and the channel was
     open when it was last read, so the send reads nothing (state.py, Credits)."""
     pos = chan.CHHT[c, TAIL]
+    looked = False
     if pos >= chan.CHHT[c, CH_CREDIT]:
         free = _credit(chan, c, cap, pos, how)
         if free < 0:
@@ -98,8 +100,11 @@ def _credited_send(chan, c, cap, value, bell, tickets, how):  # type: ignore[no-
         if free == 0:
             return SEND_FULL
         chan.CHHT[c, CH_CREDIT] = pos + free
+        looked = True
     chan.CHHT[c, TAIL] = pos + 1
-    return _put(chan, c, cap, chan.CHI, value, pos, bell, tickets, how)
+    sent = _put(chan, c, cap, chan.CHI, value, pos, bell, tickets, how)
+    # a deferring sender's run of sends ends where it read ahead again: its caller looks then
+    return SEND_LOOK if sent == SEND_DONE and looked and how & DEFER else sent
 
 
 @cuda.jit(device=True)
@@ -204,13 +209,6 @@ def look_for_holders(sched, qmask, chan, c):  # type: ignore[no-untyped-def]
         if holder > 0:
             sub(chan.CHHT, (c, CH_REGISTERED), int64(1))
             wake(sched, qmask, holder - 1)
-
-
-@cuda.jit(device=True)
-def look_if_due(sched, qmask, chan, c, cap):  # type: ignore[no-untyped-def]
-    """After a deferring sender's send: look once its run of unlooked sends fills the ring."""
-    if chan.CHHT[c, TAIL] - chan.CHHT[c, CH_CHECKED] >= cap:
-        look_for_holders(sched, qmask, chan, c)
 
 
 @cuda.jit(device=True)
