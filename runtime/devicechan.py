@@ -22,7 +22,8 @@ from gasync.runtime.order import (
     st_release,
     sub,
 )
-from gasync.runtime.state import CH_CHECKED, CH_CREDIT, CH_REGISTERED, HEAD, SLOT_WORDS, TAIL
+from gasync.runtime.state import SLOT_WORDS
+from gasync.runtime.words import CH_CHECKED, CH_CREDIT, CH_REGISTERED, HEAD, TAIL
 
 # ---- channels -----------------------------------------------------------------
 
