@@ -192,7 +192,7 @@ class FutureRenderer:
         look = f"dsync.look_for_holders(G.sched, QMASK, G.chan, CH_{c})"  # a deferring sender's
         defer = sh.defers(c)
         if defer:  # its run of sends ends before it waits: waiting holders are woken first
-            woken = [f"    dsync.look_if_due(G.sched, QMASK, G.chan, CH_{c}, CAP_{c})"]
+            woken = [f"    if {sent} == dsync.SEND_LOOK:", f"        {look}"]
         return [
             f"{sent} = {send}",
             *([f"if {full}:", f"    {look}  # the run ends here: wake its waiting holders first"] if defer else []),

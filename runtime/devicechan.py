@@ -22,7 +22,8 @@ from gasync.runtime.order import (
     st_release,
     sub,
 )
-from gasync.runtime.state import CH_CHECKED, CH_CREDIT, CH_REGISTERED, HEAD, TAIL
+from gasync.runtime.state import SLOT_WORDS
+from gasync.runtime.words import CH_CHECKED, CH_CREDIT, CH_REGISTERED, HEAD, TAIL
 
 # ---- channels -----------------------------------------------------------------
 
@@ -39,6 +40,7 @@ RECV_NONE = 0
 RECV_TOOK = 1
 RECV_RING = 2  # took it, and the bell sender waits for the slot it freed: wake it
 SEND_RING = 3  # sent, and the bell receiver waits for this value: wake it
+SEND_LOOK = 4  # sent, and a deferring sender's run ends: look for waiting ticket holders
 SEND_WAKE = 16  # sent, and the holder of its ticket waits: SEND_WAKE + that instance
 
 
@@ -76,7 +78,7 @@ def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how):  # type:
         pos = chan.CHHT[c, TAIL] if lone else ld(chan.CHHT, (c, TAIL))
         if ld(chan.CHCLOSED, c) != 0:
             return SEND_CLOSED
-        seq = ld_acquire(chan.CSEQ, (c, pos % cap)) & SEQ_MASK  # pairs with the receiver's release
+        seq = ld_acquire(chan.CSEQ, (c, (pos % cap) * SLOT_WORDS)) & SEQ_MASK  # pairs with the receiver's release
         if seq == 2 * pos:
             if lone:
                 return chan_put(chan, c, cap, data, value, pos, bell, tickets, how)
@@ -91,6 +93,7 @@ def _credited_send(chan, c, cap, value, bell, tickets, how):  # type: ignore[no-
     """A crediting sender's send: below its CREDIT the slot is known free and the channel was
     open when it was last read, so the send reads nothing (state.py, Credits)."""
     pos = chan.CHHT[c, TAIL]
+    looked = False
     if pos >= chan.CHHT[c, CH_CREDIT]:
         free = _credit(chan, c, cap, pos, how)
         if free < 0:
@@ -98,8 +101,11 @@ def _credited_send(chan, c, cap, value, bell, tickets, how):  # type: ignore[no-
         if free == 0:
             return SEND_FULL
         chan.CHHT[c, CH_CREDIT] = pos + free
+        looked = True
     chan.CHHT[c, TAIL] = pos + 1
-    return _put(chan, c, cap, chan.CHI, value, pos, bell, tickets, how)
+    sent = _put(chan, c, cap, chan.CHI, value, pos, bell, tickets, how)
+    # a deferring sender's run of sends ends where it read ahead again: its caller looks then
+    return SEND_LOOK if sent == SEND_DONE and looked and how & DEFER else sent
 
 
 @cuda.jit(device=True)
@@ -116,14 +122,14 @@ def _credit(chan, c, cap, pos, how):  # type: ignore[no-untyped-def]
     another), then the closed flag after them. Past the capacity a read meets a slot again,
     whose sequence is then at most ``2(pos + k - cap)``: the count stops at the capacity."""
     s = chan.CSEQ
-    s0 = ld(s, (c, pos % cap))
-    s1 = ld(s, (c, (pos + 1) % cap))
-    s2 = ld(s, (c, (pos + 2) % cap))
-    s3 = ld(s, (c, (pos + 3) % cap))
-    s4 = ld(s, (c, (pos + 4) % cap))
-    s5 = ld(s, (c, (pos + 5) % cap))
-    s6 = ld(s, (c, (pos + 6) % cap))
-    s7 = ld(s, (c, (pos + 7) % cap))
+    s0 = ld(s, (c, (pos % cap) * SLOT_WORDS))
+    s1 = ld(s, (c, ((pos + 1) % cap) * SLOT_WORDS))
+    s2 = ld(s, (c, ((pos + 2) % cap) * SLOT_WORDS))
+    s3 = ld(s, (c, ((pos + 3) % cap) * SLOT_WORDS))
+    s4 = ld(s, (c, ((pos + 4) % cap) * SLOT_WORDS))
+    s5 = ld(s, (c, ((pos + 5) % cap) * SLOT_WORDS))
+    s6 = ld(s, (c, ((pos + 6) % cap) * SLOT_WORDS))
+    s7 = ld(s, (c, ((pos + 7) % cap) * SLOT_WORDS))
     if not how & QUIET_FREE:
         # pairs with each receiver's release of its free: what came before it (a close) is
         # seen by the loads after this fence
@@ -155,19 +161,24 @@ def _put(chan, c, cap, data, value, pos, bell, tickets, how):  # type: ignore[no
     slot = pos % cap
     seq = int64(2 * pos + 1)
     if how & FLAGGED:  # each half carries its tag: no release orders them (state.py, Flagged words)
-        st_relaxed(chan.CHI, (c, slot), _tagged(seq & TAG_MASK, value))
-        st_relaxed(chan.CHX, (c, slot), _tagged(seq & TAG_MASK, value >> 32))
+        bits = int64(value)  # (an integer channel's; typed for a float channel's too, never run there)
+        st_relaxed(chan.CHI, (c, slot), _tagged(seq & TAG_MASK, bits))
+        st_relaxed(chan.CHX, (c, slot), _tagged(seq & TAG_MASK, bits >> 32))
     else:
         data[c, slot] = value
     if bell:
         # one RMW both ends meet on (the waiting receiver's bit): the release pairs with
         # the receiver's acquire of the sequence
-        old = exch(chan.CSEQ, (c, slot), seq) if how & FLAGGED else exch_release(chan.CSEQ, (c, slot), seq)
+        old = (
+            exch(chan.CSEQ, (c, slot * SLOT_WORDS), seq)
+            if how & FLAGGED
+            else exch_release(chan.CSEQ, (c, slot * SLOT_WORDS), seq)
+        )
         return SEND_RING if old & WAIT_BIT else SEND_DONE
     if how & FLAGGED:
-        st_relaxed(chan.CSEQ, (c, slot), seq)
+        st_relaxed(chan.CSEQ, (c, slot * SLOT_WORDS), seq)
     else:
-        st_release(chan.CSEQ, (c, slot), seq)  # pairs with the receiver's acquire
+        st_release(chan.CSEQ, (c, slot * SLOT_WORDS), seq)  # pairs with the receiver's acquire
     if how & DEFER:
         return SEND_DONE  # the look for a waiting holder comes once per run (look_for_holders)
     # the value is out before the caller looks for waiting receivers: a receiver registers
@@ -202,13 +213,6 @@ def look_for_holders(sched, qmask, chan, c):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def look_if_due(sched, qmask, chan, c, cap):  # type: ignore[no-untyped-def]
-    """After a deferring sender's send: look once its run of unlooked sends fills the ring."""
-    if chan.CHHT[c, TAIL] - chan.CHHT[c, CH_CHECKED] >= cap:
-        look_for_holders(sched, qmask, chan, c)
-
-
-@cuda.jit(device=True)
 def chan_try_recv(chan, c, cap, data, out, k, lone, bell, how):  # type: ignore[no-untyped-def]
     """Take the oldest value of channel ``c`` (from its slots ``data``, CHI or CHF) into
     ``out[k]``: RECV_TOOK (or RECV_RING) if there was one, else RECV_NONE. ``lone``: one
@@ -216,7 +220,7 @@ def chan_try_recv(chan, c, cap, data, out, k, lone, bell, how):  # type: ignore[
     ``bell``: the sending end is a bell end (RECV_RING when it waits for the slot freed)."""
     while True:
         pos = chan.CHHT[c, HEAD] if lone else ld(chan.CHHT, (c, HEAD))  # (as in chan_try_send)
-        seq = ld_acquire(chan.CSEQ, (c, pos % cap)) & SEQ_MASK  # pairs with the sender's release
+        seq = ld_acquire(chan.CSEQ, (c, (pos % cap) * SLOT_WORDS)) & SEQ_MASK  # pairs with the sender's release
         if seq == 2 * pos + 1:
             if lone:
                 return chan_take(chan, c, cap, data, out, k, pos, bell, how)
@@ -258,12 +262,16 @@ def _take(chan, c, cap, data, out, k, pos, bell, how):  # type: ignore[no-untype
     # the free comes after the value's loads, on whose values it depends (QUIET_FREE: relaxed)
     free = int64(2 * (pos + cap))
     if bell:  # (as in _put: the waiting sender's bit comes back with the exchange)
-        old = exch(chan.CSEQ, (c, slot), free) if how & QUIET_FREE else exch_release(chan.CSEQ, (c, slot), free)
+        old = (
+            exch(chan.CSEQ, (c, slot * SLOT_WORDS), free)
+            if how & QUIET_FREE
+            else exch_release(chan.CSEQ, (c, slot * SLOT_WORDS), free)
+        )
         return RECV_RING if old & WAIT_BIT else RECV_TOOK
     if how & QUIET_FREE:
-        st_relaxed(chan.CSEQ, (c, slot), free)
+        st_relaxed(chan.CSEQ, (c, slot * SLOT_WORDS), free)
     else:
-        st_release(chan.CSEQ, (c, slot), free)  # frees the slot for the sender's acquire
+        st_release(chan.CSEQ, (c, slot * SLOT_WORDS), free)  # frees the slot for the sender's acquire
     fence_sc()  # the free is out before the caller looks for waiting senders (as in _put)
     return RECV_TOOK
 
@@ -272,7 +280,7 @@ def _take(chan, c, cap, data, out, k, pos, bell, how):  # type: ignore[no-untype
 def chan_take_ticket(chan, c, cap, data, out, k, t, bell, how):  # type: ignore[no-untyped-def]
     """Ticket ``t``'s receive (runtime/state.py, Tickets): RECV_TOOK (or RECV_RING) if its
     value is there, else RECV_NONE."""
-    if (ld_acquire(chan.CSEQ, (c, t % cap)) & SEQ_MASK) == 2 * t + 1:  # pairs with the publish
+    if (ld_acquire(chan.CSEQ, (c, (t % cap) * SLOT_WORDS)) & SEQ_MASK) == 2 * t + 1:  # pairs with the publish
         return _take(chan, c, cap, data, out, k, t, bell, how)
     return RECV_NONE
 
@@ -285,7 +293,7 @@ def ticket_wait(chan, waiton, c, cap, t, inst, r):  # type: ignore[no-untyped-de
     add(chan.CHHT, (c, CH_REGISTERED), int64(1))  # before the word: a sender that sees the word sees it
     exch(chan.CTW, (c, t % chan.CTW.shape[1]), int32(inst + 1))
     fence_sc()  # the exchange is out before the second look (the sender: publish, fence, exchange)
-    return (ld_acquire(chan.CSEQ, (c, t % cap)) & SEQ_MASK) == 2 * t + 1
+    return (ld_acquire(chan.CSEQ, (c, (t % cap) * SLOT_WORDS)) & SEQ_MASK) == 2 * t + 1
 
 
 @cuda.jit(device=True)
@@ -315,7 +323,7 @@ def ring_me(chan, waiton, c, cap, side, inst, r):  # type: ignore[no-untyped-def
     bit and wake it. (Both ends meet on one word: nothing can pass in between.)"""
     waiton[inst] = r + 1
     t = ld(chan.CHHT, (c, HEAD if side == 0 else TAIL))  # its own ticket word
-    old = aor(chan.CSEQ, (c, t % cap), int64(WAIT_BIT)) & SEQ_MASK
+    old = aor(chan.CSEQ, (c, (t % cap) * SLOT_WORDS), int64(WAIT_BIT)) & SEQ_MASK
     return old == 2 * t + 1 - side
 
 
@@ -323,14 +331,14 @@ def ring_me(chan, waiton, c, cap, side, inst, r):  # type: ignore[no-untyped-def
 def chan_can_recv(chan, c, cap):  # type: ignore[no-untyped-def]
     """Whether channel ``c`` holds a value for the next receive (a hint: it may change)."""
     pos = ld(chan.CHHT, (c, HEAD))
-    return (ld(chan.CSEQ, (c, pos % cap)) & SEQ_MASK) == 2 * pos + 1
+    return (ld(chan.CSEQ, (c, (pos % cap) * SLOT_WORDS)) & SEQ_MASK) == 2 * pos + 1
 
 
 @cuda.jit(device=True)
 def chan_can_send(chan, c, cap):  # type: ignore[no-untyped-def]
     """Whether channel ``c`` has a free slot for the next send (a hint: it may change)."""
     pos = ld(chan.CHHT, (c, TAIL))
-    return (ld(chan.CSEQ, (c, pos % cap)) & SEQ_MASK) == 2 * pos
+    return (ld(chan.CSEQ, (c, (pos % cap) * SLOT_WORDS)) & SEQ_MASK) == 2 * pos
 
 
 @cuda.jit(device=True)

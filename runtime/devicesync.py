@@ -35,6 +35,7 @@ from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls
     SEND_CLOSED,
     SEND_DONE,
     SEND_FULL,
+    SEND_LOOK,
     SEND_RING,
     SEND_WAKE,
     SEQ_MASK,
@@ -49,7 +50,6 @@ from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls
     chan_try_send,
     forget_credit,
     look_for_holders,
-    look_if_due,
     ring_me,
     ticket_ended,
     ticket_wait,
@@ -64,7 +64,7 @@ from gasync.runtime.order import (
     exch,
     exch_release,
 )
-from gasync.runtime.state import (  # noqa: F401  (CTL_EXECUTORS and CTL_CLOSED_SENDS are read by generated code)
+from gasync.runtime.words import (  # noqa: F401  (CTL_EXECUTORS and CTL_CLOSED_SENDS are read by generated code)
     CTL_CLOSED_SENDS,
     CTL_EXECUTORS,
     CTL_INFLIGHT,
@@ -309,7 +309,7 @@ def bulk_rows_done(job, j, n):  # type: ignore[no-untyped-def]
 # A row of TRACE per event, its columns state.TraceCol (state.py, Trace); CTL[CTL_TRACE_N]
 # counts events, including those that did not fit (dropped = count - capacity).
 
-from gasync.runtime.state import (  # noqa: E402  (the trace's names, beside the helpers that use them)
+from gasync.runtime.words import (  # noqa: E402  (the trace's names, beside the helpers that use them)
     TR_A,
     TR_B,
     TR_C,
