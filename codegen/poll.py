@@ -22,8 +22,17 @@ from gasync.codegen.awaits import AwaitBlocks
 from gasync.codegen.blocks import expr_reads
 from gasync.codegen.exprs import NP, literal, local
 from gasync.codegen.liveness import live_at_states
-from gasync.codegen.machine import ABORT, DONE_STATE, FRAME, READY, Shared, contains_suspend, source_line
-from gasync.codegen.machine import source_text, suspends_here
+from gasync.codegen.machine import (
+    ABORT,
+    DONE_STATE,
+    FRAME,
+    READY,
+    Shared,
+    contains_suspend,
+    source_line,
+    source_text,
+    suspends_here,
+)
 from gasync.codegen.render import Lines
 from gasync.planner import ir
 from gasync.planner.model import FrameLayout, Function, TaskDef

@@ -21,6 +21,11 @@ import threading
 from numba import config, cuda
 
 SIM = bool(config.ENABLE_CUDASIM)
+# A small helper that every caller gets inlined: NVVM inlines it (``forceinline``), and
+# Numba types and lowers it once per signature, where ``inline=True`` (Numba's own
+# inlining) types its body again at every call site: a cold compile spent that much longer.
+# The simulator's jit has no forceinline (nor needs one).
+INLINE = cuda.jit(device=True) if SIM else cuda.jit(device=True, forceinline=True)
 
 if SIM:
     _lock = threading.Lock()
@@ -202,86 +207,86 @@ else:
     _add_release = _rmw("add", "release")
     _add_acq_rel = _rmw("add", "acq_rel")
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def ld_acquire(arr, i):  # type: ignore[no-untyped-def]
         return _ld_acquire(arr, i)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def ld_relaxed(arr, i):  # type: ignore[no-untyped-def]
         return _ld_relaxed(arr, i)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def st_release(arr, i, value):  # type: ignore[no-untyped-def]
         _st_release(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def fence_acq_rel():  # type: ignore[no-untyped-def]
         _fence_acq_rel()
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def fence_sc():  # type: ignore[no-untyped-def]
         """``fence.sc.gpu`` (``membar.gl``): the one fence that keeps a store before a later load
         of another word (a release does not: the load may be performed first)."""
         cuda.threadfence()
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def cas_acq_rel(arr, i, old, new):  # type: ignore[no-untyped-def]
         return _cas_acq_rel(arr, i, old, new)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def cas_release(arr, i, old, new):  # type: ignore[no-untyped-def]
         return _cas_release(arr, i, old, new)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def exch_release(arr, i, value):  # type: ignore[no-untyped-def]
         return _exch_release(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def add_release(arr, i, value):  # type: ignore[no-untyped-def]
         return _add_release(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def add_acq_rel(arr, i, value):  # type: ignore[no-untyped-def]
         return _add_acq_rel(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def cas(arr, i, old, new):  # type: ignore[no-untyped-def]
         return cuda.atomic.cas(arr, i, old, new)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def exch(arr, i, value):  # type: ignore[no-untyped-def]
         return cuda.atomic.exch(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def add(arr, i, value):  # type: ignore[no-untyped-def]
         return cuda.atomic.add(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def sub(arr, i, value):  # type: ignore[no-untyped-def]
         return cuda.atomic.sub(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def amax(arr, i, value):  # type: ignore[no-untyped-def]
         return cuda.atomic.max(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def amin(arr, i, value):  # type: ignore[no-untyped-def]
         return cuda.atomic.min(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def aand(arr, i, value):  # type: ignore[no-untyped-def]
         return cuda.atomic.and_(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def aor(arr, i, value):  # type: ignore[no-untyped-def]
         return cuda.atomic.or_(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def ananmax(arr, i, value):  # type: ignore[no-untyped-def]
         """max, a NaN being no candidate."""
         return cuda.atomic.nanmax(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def ananmin(arr, i, value):  # type: ignore[no-untyped-def]
         """min, a NaN being no candidate."""
         return cuda.atomic.nanmin(arr, i, value)
