@@ -20,7 +20,7 @@ from __future__ import annotations
 from gasync.codegen import blockir as bir
 from gasync.codegen.awaits import AwaitBlocks
 from gasync.codegen.blocks import expr_reads
-from gasync.codegen.exprs import NP, literal, local
+from gasync.codegen.exprs import NP, literal, local, wrap
 from gasync.codegen.liveness import live_at_states
 from gasync.codegen.machine import (
     ABORT,
@@ -123,7 +123,7 @@ class PollEmitter(AwaitBlocks):
         elif value is not None and self.frame.result is not None:
             kind, off = self.frame.result
             arr, base, conv = ("FF", "fb_f", "float64") if kind == "float" else ("FI", "fb_i", "int64")
-            out.append(f"{arr}[{base} + {off}] = {conv}({NP[str(self.fn.ret)]}({self.r(value)}))")
+            out.append(f"{arr}[{base} + {off}] = {wrap(conv, wrap(NP[str(self.fn.ret)], self.r(value)))}")
         if not self.takes_args:
             out.append(f"FI[{self.sw}] = {DONE_STATE}")
         return out
