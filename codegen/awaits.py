@@ -84,7 +84,7 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
         self.add(lines, frozenset() if lone_call else reads((s,)))
         self.suspend_if("not rdy", s.site, PENDING)
         if after and target is not None:
-            value = self.future_value(fut, ci, cf, target)
+            value = self.future_value(fut, "rdy", target)
             self.add(value, frozenset(), frozenset([target]))
 
     def _cfg_Select(self, s: ir.Select) -> None:

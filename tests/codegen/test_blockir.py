@@ -14,6 +14,7 @@ import gasync
 from gasync.codegen import blockir as bir
 from gasync.codegen.liveness import live_at_states
 
+
 def S(*names: str) -> frozenset[str]:
     return frozenset(names)
 
@@ -68,14 +69,15 @@ def test_liveness_keeps_what_a_resume_reads_before_it_writes() -> None:
     )
     live = live_at_states(bir.Machine(blocks, ((0, 0), (1, 1))), S("x", "y"))
     assert live == {0: S(), 1: S("x")}
+    # what a return gives is read there too
+    returns_y = (*blocks[:3], bir.Block(3, (), bir.Finish("1, y", S("y"))))
+    assert live_at_states(bir.Machine(returns_y, ((0, 0), (1, 1))), S("x", "y")) == {0: S(), 1: S("x", "y")}
 
 
 def poll_text(source: str, fn: str) -> str:
     text = gasync.compile_source(source, "<t>").generated.source
     start = text.index(f"def poll_{fn}(")
     return text[start : text.index("\n\n\n", start)]
-
-
 
 
 def suspend_exit(poll: str) -> str:
@@ -94,12 +96,15 @@ def test_only_the_locals_live_at_an_await_are_spilled_and_restored() -> None:
     assert "v_acc" not in spilled and "v_r" in spilled
 
 
-def test_a_lone_await_passes_the_callee_its_arguments_on_the_first_poll() -> None:
+def test_a_lone_await_passes_the_callee_its_arguments_and_gets_its_value_in_registers() -> None:
     mid = poll_text(CHAIN, "mid")
     assert mid.startswith("def poll_mid(inst, w, fb_i, fb_f, G, first, p_x, p_unused):")
     # no frame word is written for the callee before its first poll: its arguments are registers
-    call = re.search(r"code = poll_leaf\(inst, w, fb_i \+ \d+, fb_f \+ \d+, G, (first_\d+), (a\d+_0)\)", mid)
+    call = re.search(r"code, rdy_v = poll_leaf\(inst, w, fb_i \+ \d+, fb_f \+ \d+, G, (first_\d+), (a\d+_0)\)", mid)
     assert call is not None
+    # and its value comes back beside the code, in registers: nothing of the callee's frame is read
+    after = mid[call.end() : mid.index("# the suspend exit")]
+    assert "FI[" not in after and "v_v = t_1" in after
     init = mid[mid.index("# <t>:9:") : mid.index(f"if lbl == {_resume_label(mid)}:")]
     assert "FI[" not in init and f"{call.group(1)} = True" in init
     # the callee's first poll reads no state word and no parameter from its frame
