@@ -73,6 +73,9 @@ nvvm.compile_ir = timed("nvvm", nvvm.compile_ir)
 
 
 def ptxas_s(ptx: str) -> float:
+    """Wall seconds of ``ptxas`` on ``ptx`` for sm_90 (0.0 where the toolkit has none)."""
+    if not (Path(os.environ["CUDA_HOME"]) / "bin" / "ptxas").exists():
+        return 0.0
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "k.ptx"
         src.write_text(ptx)
