@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from gasync.codegen import groups, reduce
 from gasync.codegen.blocks import BlockEmitter, expr_reads, reads
-from gasync.codegen.exprs import NP, literal
+from gasync.codegen.exprs import NP, literal, wrap
 from gasync.codegen.futures import FutureRenderer
 from gasync.codegen.machine import FORK, PENDING
 from gasync.planner import ir
@@ -52,7 +52,7 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
         for k, ((_, pty), arg) in enumerate(zip(fn.params, fut.args, strict=True)):
             name = f"a{site}_{k}"
             self.temps.append((name, literal(0, pty)))
-            lines.append(f"{name} = {NP[pty]}({self.r(arg)})")
+            lines.append(f"{name} = {wrap(NP[pty], self.r(arg))}")
             names.append(name)
         self.first_calls[id(fut)] = ", ".join([f"first_{site}", *names])
         return lines
@@ -84,7 +84,7 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
         self.add(lines, frozenset() if lone_call else reads((s,)))
         self.suspend_if("not rdy", s.site, PENDING)
         if after and target is not None:
-            value = self.future_value(fut, ci, cf, target)
+            value = self.future_value(fut, "rdy", target)
             self.add(value, frozenset(), frozenset([target]))
 
     def _cfg_Select(self, s: ir.Select) -> None:

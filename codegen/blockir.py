@@ -50,7 +50,8 @@ class Suspend:
 
 @dataclass(frozen=True)
 class Finish:
-    value: str  # what the function returns (READY for a poll)
+    value: str  # what the function returns (READY for a poll, and an async fn's value)
+    uses: frozenset[str] = frozenset()  # the locals that value reads
 
 
 Terminator = Goto | Branch | Suspend | Finish

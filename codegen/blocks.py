@@ -194,7 +194,7 @@ class BlockEmitter(Emitter):
         if value is None:
             self.end(bir.Finish(""))
         else:
-            self.end(bir.Finish(self.return_value(value)))
+            self.end(bir.Finish(self.return_value(value), expr_reads(value)))
 
     # -- control flow, as blocks --
     def _cfg_If(self, s: ir.If) -> None:

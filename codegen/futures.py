@@ -127,22 +127,22 @@ class FutureRenderer:
             return [f"{local(target)} = {NP[str(self.types[target])]}({call})", f"{rdy} = True"]  # type: ignore[attr-defined]
         jb = sh.jb_arg(self.jb)  # type: ignore[attr-defined]
         extra = self.call_args(fut)  # type: ignore[attr-defined]
-        lines = [f"code = poll_{fut.fn}(inst, w, fb_i + {ci}, fb_f + {cf}, {jb}G, {extra})"]
+        got = f"code, {rdy}_v" if sh.frames[fut.fn].result is not None else "code"  # its value, in registers
+        lines = [f"{got} = poll_{fut.fn}(inst, w, fb_i + {ci}, fb_f + {cf}, {jb}G, {extra})"]
         lines += self.forked()  # type: ignore[attr-defined]
         lines += [f"{rdy} = code == 1"]
-        value = self.future_value(fut, ci, cf, target)
+        value = self.future_value(fut, rdy, target)
         return lines + ([f"if {rdy}:", *("    " + x for x in value)] if value else [])
 
-    def future_value(self, fut: ir.AsyncCall | ir.AsyncBlock, ci: str, cf: str, target: str | None) -> list[str]:
-        """Once a call or block is ready: its value into ``target``."""
+    def future_value(self, fut: ir.AsyncCall | ir.AsyncBlock, rdy: str, target: str | None) -> list[str]:
+        """Once a call or block is ready: its value into ``target`` (a call returned it beside
+        its code, as ``<rdy>_v``)."""
         if isinstance(fut, ir.AsyncBlock):
             return [f"{local(target)} = {local(fut.result)}"] if target is not None and fut.result is not None else []
         callee = self.shared.frames[fut.fn]  # type: ignore[attr-defined]
         if target is None or callee.result is None:
             return []
-        kind, off = callee.result
-        src = f"FF[fb_f + {cf} + {off}]" if kind == "float" else f"FI[fb_i + {ci} + {off}]"
-        return self.out_target(target, src)
+        return self.out_target(target, f"{rdy}_v")
 
     def _poll_YieldNow(self, fut: ir.YieldNow, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
         return [
@@ -352,5 +352,5 @@ class FutureRenderer:
         lines += self.restore_all()  # type: ignore[attr-defined]
         lines += self.forked()  # type: ignore[attr-defined]
         lines.append(f"{rdy} = code == 1")
-        value = self.future_value(fut, ci, cf, target)
+        value = self.future_value(fut, rdy, target)
         return lines + ([f"if {rdy}:", *("    " + x for x in value)] if value else [])

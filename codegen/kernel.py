@@ -152,7 +152,7 @@ def executor(w, G, timeout_ns):
         STATS[w, dl.STAT_SMID] = dl.smid()
         if timeout_ns > 0:
             dl.cas(CTL, dl.CTL_DEADLINE, int64(0), start + timeout_ns)
-    if CMD[w, dl.CMD_JOB] >= 0:
+    if HAS_BULK and CMD[w, dl.CMD_JOB] >= 0:  # (Numba drops the branch where there is no bulk for)
         bulk_chunk_done(w, CMD[w, dl.CMD_JOB], G)
         CMD[w, dl.CMD_JOB] = -1
     command = dl.CMD_EXIT
@@ -312,7 +312,7 @@ def spin_executor(w, G, timeout_ns, executors):
         inst = w
         if timeout_ns > 0:
             dl.cas(CTL, dl.CTL_DEADLINE, int64(0), start + timeout_ns)
-    if CMD[w, dl.CMD_JOB] >= 0:
+    if HAS_BULK and CMD[w, dl.CMD_JOB] >= 0:  # (Numba drops the branch where there is no bulk for)
         bulk_chunk_done(w, CMD[w, dl.CMD_JOB], G)
         CMD[w, dl.CMD_JOB] = -1
     command = dl.CMD_EXIT
@@ -354,11 +354,15 @@ def spin_executor(w, G, timeout_ns, executors):
     EXS[w, dl.EXS_POLLS] = polls
     EXS[w, dl.EXS_START] = start
 
+"""
 
+# One kernel per executor, so a run compiles only the one it uses (``mode`` stays a
+# parameter: a prepared launch marshals the same arguments for both).
+KERNEL = """
 @cuda.jit(cache=True)
-def gasync_kernel(G, timeout_ns, mode):
-    # Every warp: lane 0 schedules and polls; then all 32 lanes, converged, run what it
-    # handed them (a parallel loop or a bulk chunk), until it hands them EXIT.
+def {name}(G, timeout_ns, mode):
+    # Every warp: lane 0 schedules and polls{how}; then all 32 lanes, converged, run
+    # what it handed them (a parallel loop or a bulk chunk), until it hands them EXIT.
     CMD = G.exec.CMD
     tid = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
     w = tid // LANES
@@ -366,10 +370,7 @@ def gasync_kernel(G, timeout_ns, mode):
     executors = (cuda.gridDim.x * cuda.blockDim.x) // LANES
     while True:
         if lane == 0:
-            if mode == 0:
-                executor(w, G, timeout_ns)
-            else:
-                spin_executor(w, G, timeout_ns, executors)
+            {call}
         dl.warp_sync(CMD, w)
         command = CMD[w, dl.CMD_COMMAND]
         if command == dl.CMD_EXIT:
@@ -377,6 +378,10 @@ def gasync_kernel(G, timeout_ns, mode):
         run_parallel(command, w, lane, G)
         dl.warp_sync(CMD, w)
 """
+KERNELS = (
+    ("gasync_kernel", "", "executor(w, G, timeout_ns)"),
+    ("gasync_spin_kernel", " (the naive spin executor)", "spin_executor(w, G, timeout_ns, executors)"),
+)
 
 
 def run_parallel(shared: Shared) -> list[str]:
@@ -394,4 +399,7 @@ def run_parallel(shared: Shared) -> list[str]:
 
 
 def executor(shared: Shared) -> str:
-    return EXECUTOR.format(ready=READY, fork=FORK, abort=ABORT, wake_parent=shared.wake("parent", "int64(-1)"))
+    """The executors, their helpers and the kernels."""
+    out = EXECUTOR.format(ready=READY, fork=FORK, abort=ABORT, wake_parent=shared.wake("parent", "int64(-1)"))
+    kernels = [KERNEL.format(name=name, how=how, call=call) for name, how, call in KERNELS]
+    return out + "\n".join(kernels)

@@ -38,7 +38,7 @@ def _block_in(b: Block, live_in: dict[int, frozenset[str]], at: dict[int, int]) 
     elif isinstance(term, Suspend):
         live = live_in[at[term.state]]
     else:
-        live = frozenset()
+        live = term.uses
     for op in reversed(b.ops):
         live = op.uses | (live - op.kills)
         for state in op.exits:

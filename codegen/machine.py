@@ -4,14 +4,14 @@ A function that can never suspend (a ``fn``, or an ``async fn`` with no
 suspending await) becomes a plain device function; awaiting it is a call.
 
 A function that can suspend becomes ``poll_<name>(inst, w, fb_i, fb_f, G)``
-over its frame (``FI[fb_i:]``, ``FF[fb_f:]``, laid out by the planner). It
-restores its locals from the frame, then runs a dispatch loop over labelled
-blocks starting at the saved state. Statements that contain no suspending
-await are emitted as ordinary structured Python inside a block; a statement
-that does is cut into blocks (the CFG of an if, a loop or a for). Each await
-point's block is labelled with its site number, which is the state saved in
-word 0 of the frame when the poll returns PENDING (after spilling every
-local); -1 means done.
+(an async fn also takes ``first`` and its parameters) over its frame
+(``FI[fb_i:]``, ``FF[fb_f:]``, laid out by the planner). Statements that
+contain no suspending await are emitted as ordinary structured Python
+(:class:`Emitter`, here); a statement that does is cut into block IR
+(codegen/blocks.py, awaits.py, blockir.py), whose blocks a dispatch loop runs
+(render.py). A poll restores the locals live at its saved state (the await
+site's number, in word 0 of the frame; -1 means done), and its one suspend
+exit spills those live there (poll.py, liveness.py).
 
 Every generated function takes ``G``, the device state in runtime/state.py's
 named groups. A poll function binds its frame's arrays once (:data:`FRAME`);
@@ -21,149 +21,24 @@ the device helpers take the group they work on (``dl.wake(G.sched, ...)``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-from gasync.codegen.bounds import Checks, guarded_loops, stop_lines, value_first
+from gasync.codegen.bounds import guarded_loops, stop_lines, value_first
 from gasync.codegen.exprs import NP, ExprRenderer, buffer_ref, fn_call, literal, local, wrap
-from gasync.codegen.jobs import JobWidths
-from gasync.codegen.shapes import ChannelShapes
+from gasync.codegen.shared import (  # noqa: F401  (re-exported: the emitters import them from here)
+    ABORT,
+    COMPOUND,
+    DONE_STATE,
+    FORK,
+    FRAME,
+    PENDING,
+    READY,
+    WAIT_ARGS,
+    ParallelLoop,
+    Shared,
+    UnsupportedError,
+)
 from gasync.planner import ir
-from gasync.planner.model import FrameLayout, Function, Plan
+from gasync.planner.model import Function, Plan
 from gasync.planner.walk import stmts_in
-
-READY, PENDING, DONE_STATE = 1, 0, -1
-WAIT_ARGS = "G.wait, N_INST, WMASK"  # the wait lists, for dsync.register
-FRAME = "FI, FF = G.frames.FI, G.frames.FF  # this instance's frame words: FI[fb_i:], FF[fb_f:]"
-ABORT = 3  # a poll returns this when the run's deadline passed inside one of its loops
-FORK = 2  # a poll returns this to have its warp run a parallel loop with all lanes, then polls again
-COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^", "<<=": "<<"}
-COMPOUND[">>="] = ">>"
-
-
-class UnsupportedError(Exception):
-    """A construct this code generator does not handle yet (reported with its span)."""
-
-    def __init__(self, what: str, span: object):
-        super().__init__(what)
-        self.what = what
-        self.span = span
-
-
-@dataclass
-class ParallelLoop:
-    """A ``parallel for`` body, emitted as its own device function."""
-
-    gid: int
-    fn: str
-    loop: ir.For
-    captured: tuple[tuple[str, ir.Ty], ...]  # (local, type), in argument-row order
-    n_int: int = 0
-    n_float: int = 0
-    bulk: bool = False  # a bulk for: arguments in JOBARGS[job], chunks of it run by any warp
-    result: tuple[str, int] | None = None  # a reducing loop's value: ('I' or 'F', its argument word)
-    inst_word: int | None = None  # where a body with bounds checks finds its task instance (AI)
-
-
-@dataclass
-class Shared:
-    """What every function emitter shares: the plan and what emitting found."""
-
-    plan: Plan
-    suspends: dict[str, bool]
-    frames: dict[str, FrameLayout]
-    parallel: list[ParallelLoop] = field(default_factory=list)
-    blocks: list[tuple[ir.AsyncBlock, str]] = field(default_factory=list)  # (block, enclosing function)
-    has_sleep: bool = False
-    trace: bool = False  # record polls and wakes into TRACE
-    trace_channels: tuple[tuple[int, ...], ...] = ()  # per task, the channels its traced polls sample
-    # a channel's send or receive wakes one waiter, not all: see channel_wakes_one()
-    wake_one_ok: bool = True
-    jobs: JobWidths | None = None  # bulk job rows (codegen/jobs.py)
-    shapes: ChannelShapes | None = None  # lone and bell channel ends (codegen/shapes.py)
-    checks: Checks | None = None  # run-time bounds checks (codegen/bounds.py; None: off)
-    dispatch_sizes: list[tuple[str, int]] = field(default_factory=list)  # (function, blocks) per dispatch loop
-    # (task, state, what) for the states of a task's own word that are no await site: a
-    # parallel or bulk for, a select waiting for its losing arms' bulk chunks
-    internal_states: list[tuple[str, int, str]] = field(default_factory=list)
-
-    @property
-    def wait_in_place(self) -> bool:
-        """Whether a channel await may wait in place (runtime/state.py, Waiting in place):
-        in a program with channels, when untraced (a trace shows each suspension)."""
-        return bool(self.plan.channels) and not self.trace
-
-    def spin(self, side: str, c: str) -> str:
-        """A call that waits in place until channel ``c``'s ``side`` ("RECV" or "SEND") is
-        ready, while the executor has nothing else to run (codegen/services.py says what it
-        returns)."""
-        return f"await_in_place({0 if side == 'RECV' else 1}, CH_{c}, CAP_{c}, LONE_{side}_{c}, -1, w, G)"
-
-    @property
-    def job_width(self) -> int:
-        return self.jobs.per_instance if self.jobs is not None else 1
-
-    def jb_arg(self, jb: str) -> str:
-        """``jb``, the first bulk job row, as an argument of a poll call ('' where every
-        instance has one row and the row is the instance)."""
-        return f"{jb}, " if self.job_width > 1 else ""
-
-    def job_row(self, jb: str = "jb") -> str:
-        """The bulk job row that starts at ``jb`` (the poll function's own by default)."""
-        return "inst" if self.job_width == 1 else f"inst * {self.job_width} + {jb}"
-
-    def wake(self, inst: str, waker: str) -> str:
-        """A call that makes ``inst`` runnable (recording it when tracing)."""
-        if self.trace:
-            return f"dsync.wake_traced(G.sched, QMASK, G.TRACE, w, {waker}, {inst})"
-        return f"dl.wake(G.sched, QMASK, {inst})"
-
-    def wake_all(self, resource: str, waker: str = "inst") -> str:
-        """A call that wakes every waiter of ``resource``."""
-        return self._wake_waiters(resource, "N_INST", waker)
-
-    def wake_one(self, resource: str, waker: str = "inst") -> str:
-        """A call that wakes the oldest waiter of ``resource`` (every waiter where a
-        waiter might not try ``resource`` again: see ``wake_one_ok``)."""
-        return self._wake_waiters(resource, "1" if self.wake_one_ok else "N_INST", waker)
-
-    def _wake_waiters(self, resource: str, most: str, waker: str) -> str:
-        args = f"G.sched, QMASK, G.wait, N_INST, WMASK, {resource}, {most}"
-        if self.trace:
-            return f"dsync.wake_waiters_traced({args}, G.TRACE, w, {waker})"
-        return f"dsync.wake_waiters({args})"
-
-    def chan_register(self, side: str, c: str, flag: str) -> list[str]:
-        """``inst`` joins the line of channel ``c``'s senders or receivers; ``flag`` (a
-        frame word of the future, 0 when it starts) remembers that it did."""
-        marked = [f"{flag} = 1"] if self.wake_one_ok else []
-        return [*marked, f"dsync.register({WAIT_ARGS}, RES_{side}_{c}, inst, G.sched.CTL)"]
-
-    def has_tickets(self, c: str) -> bool:
-        """Whether channel ``c``'s receives take tickets (codegen/shapes.py): none waits in line."""
-        return self.shapes is not None and c in self.shapes.tickets
-
-    def defers(self, c: str) -> bool:
-        """Whether channel ``c``'s sender defers its looks for waiting ticket holders."""
-        return self.shapes is not None and self.shapes.defers(c)
-
-    def is_bell(self, side: str, c: str) -> bool:
-        """Whether channel ``c``'s ``side`` end is a bell end (codegen/shapes.py): it waits on
-        a bit in the slot word and never joins a wait list."""
-        return self.shapes is not None and self.shapes.bell(side, c) is not None
-
-    def chan_done(self, side: str, c: str, flag: str) -> list[str]:
-        """After ``inst``'s send or receive on channel ``c`` completed (or lost a select):
-        if it had joined the line, it leaves it, and a wake spent on it and not used
-        passes on to the next waiter of that side. One that never joined the line
-        (the usual case for a producer that keeps ahead) costs nothing here."""
-        if not self.wake_one_ok or self.is_bell(side, c) or (side == "RECV" and self.has_tickets(c)):
-            return []
-        res = f"RES_{side}_{c}"
-        return [
-            f"if {flag} != 0 and dsync.deregister(G.wait.WREG, N_INST, {res}, inst) != dsync.REG_WAITING"
-            f" and dsync.chan_can_{side.lower()}(G.chan, CH_{c}, CAP_{c}):",
-            f"    {self.wake_one(res)}",
-        ]
 
 
 def suspends_here(x: ir.Stmt) -> bool:
@@ -317,7 +192,7 @@ class Emitter:
             out.append(ind + "continue")
 
     def _store(self, s: ir.Store, out: list[str], ind: str) -> None:
-        elem = self.shared.plan.buffer(s.buf).elem
+        elem = next(b for b in self.shared.plan.buffers if b.name == s.buf).elem
         ty = NP[elem]
         checks = self.shared.checks if self.shared.checks is not None and self.shared.checks.wanted(s) else None
         if s.op == "=" and checks is None:

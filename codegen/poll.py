@@ -21,7 +21,7 @@ from gasync.codegen import blockir as bir
 from gasync.codegen import groups
 from gasync.codegen.awaits import AwaitBlocks
 from gasync.codegen.blocks import expr_reads
-from gasync.codegen.exprs import NP, literal, local
+from gasync.codegen.exprs import NP, literal, local, wrap
 from gasync.codegen.liveness import live_at_states
 from gasync.codegen.machine import (
     ABORT,
@@ -104,27 +104,39 @@ class PollEmitter(AwaitBlocks):
             self._cut[key] = suspends_here(s) or any(inner)
         return self._cut[key]
 
+    @property
+    def gives_value(self) -> bool:
+        """Whether this is an async fn with a value, which it returns beside its code, in
+        registers, not through its frame (its caller reads it when the code is READY)."""
+        return self.takes_args and self.frame.result is not None
+
+    def returned(self, code: str, value: str | None = None) -> str:
+        """What a ``return`` gives: the code, and an async fn's value (a zero when not READY)."""
+        if not self.gives_value:
+            return code
+        return f"{code}, {value if value is not None else literal(0, self.fn.ret)}"
+
+    def value_of(self, value: ir.Expr | None) -> str | None:
+        return wrap(NP[str(self.fn.ret)], self.r(value)) if value is not None and self.gives_value else None
+
     def return_lines(self, value: ir.Expr | None, ind: str) -> list[str]:
         """A ``return`` inside structured statements: it finishes the poll from there."""
-        return [ind + x for x in [*self.finish_lines(value), f"return {READY}"]]
+        done = f"return {self.returned(str(READY), self.value_of(value))}"
+        return [ind + x for x in [*self.finish_lines(value), done]]
 
     def finish_stmt(self, value: ir.Expr | None) -> None:
         uses = expr_reads(value) if value is not None else frozenset()
         self.add(self.finish_lines(value), self.domain if self.block is not None else uses)
-        self.end(bir.Finish(str(READY)))
+        self.end(bir.Finish(self.returned(str(READY), self.value_of(value)), uses))
 
     def finish_lines(self, value: ir.Expr | None) -> list[str]:
-        """Store the value; a block also spills its locals (its parent's), and a task or a
-        block marks its state word done (an async fn's caller knows from what it returns)."""
+        """A block stores its value and spills its locals (its parent's); a task or a block
+        marks its state word done (an async fn's caller knows from what it returns)."""
         out = []
         if self.block is not None:
             if value is not None and self.block.result is not None:
                 out.append(self.assign(self.block.result, self.r(value)))
             out += spill_lines(self.frame, self.domain)
-        elif value is not None and self.frame.result is not None:
-            kind, off = self.frame.result
-            arr, base, conv = ("FF", "fb_f", "float64") if kind == "float" else ("FI", "fb_i", "int64")
-            out.append(f"{arr}[{base} + {off}] = {conv}({NP[str(self.fn.ret)]}({self.r(value)}))")
         if not self.takes_args:
             out.append(f"FI[{self.sw}] = {DONE_STATE}")
         return out
@@ -139,7 +151,7 @@ class PollEmitter(AwaitBlocks):
         return [
             ind + "turns += 1",
             ind + "if turns % 4096 == 0 and dl.overdue(G.sched.CTL):",
-            ind + f"    return {ABORT}  # the run's deadline passed in this loop",
+            ind + f"    return {self.returned(str(ABORT))}  # the run's deadline passed in this loop",
         ]
 
     def forked(self) -> list[str]:
@@ -148,7 +160,7 @@ class PollEmitter(AwaitBlocks):
         self.exits.append(self.current_site)
         return [
             f"if code == {ABORT}:",
-            f"    return {ABORT}",
+            f"    return {self.returned(str(ABORT))}",
             "if code == 2:",
             f"    st = {self.current_site}",
             "    rc = 2  # FORK",
@@ -265,7 +277,7 @@ class PollEmitter(AwaitBlocks):
                     with em.block(f"{word} st == {state}:"):
                         em.lines(spill_lines(self.frame, live[state]))
                     word = "elif"
-        em.line("return rc")
+        em.line(f"return {self.returned('rc')}")
 
 
 def suspended_states(m: bir.Machine) -> set[int]:

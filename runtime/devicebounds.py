@@ -15,7 +15,7 @@ from __future__ import annotations
 from numba import cuda, int64, uint64
 
 from gasync.runtime.devicelib import fail
-from gasync.runtime.order import add, amax, amin, sub
+from gasync.runtime.order import INLINE, add, amax, amin, sub
 from gasync.runtime.words import CTL_FAULT_DIM, CTL_FAULT_INDEX, CTL_FAULT_SITE, CTL_FAULTS, EXIT_BOUNDS
 
 RMW_ADD, RMW_SUB, RMW_MAX, RMW_MIN = 0, 1, 2, 3  # the atomics of rmw
@@ -32,7 +32,7 @@ def bounds_fault(ctl, site, dim, index, inst):  # type: ignore[no-untyped-def]
         ctl[CTL_FAULT_DIM] = dim
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def inside(arr, ix, ctl, site, inst):  # type: ignore[no-untyped-def]
     """Whether index tuple ``ix`` lies inside ``arr`` (an unsigned compare per dimension);
     if not, the fault is recorded."""
@@ -43,7 +43,7 @@ def inside(arr, ix, ctl, site, inst):  # type: ignore[no-untyped-def]
     return True
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def load(arr, ix, ctl, site, inst):  # type: ignore[no-untyped-def]
     """``arr[ix]``, or 0 where ``ix`` lies outside ``arr`` (the fault recorded)."""
     if inside(arr, ix, ctl, site, inst):
@@ -51,7 +51,7 @@ def load(arr, ix, ctl, site, inst):  # type: ignore[no-untyped-def]
     return arr.dtype.type(0)
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def rmw(op, arr, i, value, ctl, site, inst):  # type: ignore[no-untyped-def]
     """The atomic ``op`` (an RMW_ constant) of ``value`` on element ``i`` of 1-D ``arr``, giving the
     old value; where ``i`` lies outside ``arr``, nothing is written and it gives 0 (the fault recorded).
@@ -61,7 +61,7 @@ def rmw(op, arr, i, value, ctl, site, inst):  # type: ignore[no-untyped-def]
     return _apply(op, arr, i, value)
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def rmw2(op, arr, ix, value, ctl, site, inst):  # type: ignore[no-untyped-def]
     """``rmw`` on element ``ix`` (a pair) of 2-D ``arr``."""
     if not inside(arr, ix, ctl, site, inst):
@@ -69,7 +69,7 @@ def rmw2(op, arr, ix, value, ctl, site, inst):  # type: ignore[no-untyped-def]
     return _apply(op, arr, ix, value)
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def _apply(op, arr, where, value):  # type: ignore[no-untyped-def]
     if op == RMW_ADD:
         return add(arr, where, value)

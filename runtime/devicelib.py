@@ -24,6 +24,7 @@ import time
 from numba import config, cuda, float64, int32, int64, uint64
 
 from gasync.runtime.order import (  # noqa: F401  (the generated code calls these through dl)
+    INLINE,
     aand,
     add,
     add_acq_rel,
@@ -132,20 +133,20 @@ else:
     _globaltimer = _special_register("globaltimer", 64)
     _smid = _special_register("smid", 32)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def now_ns() -> int:
         return int64(_globaltimer())
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def smid() -> int:
         """The SM the calling thread runs on."""
         return int64(_smid())
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def pause(ns: int) -> None:
         cuda.nanosleep(uint64(ns))
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def ld(arr, i):  # type: ignore[no-untyped-def]
         """Read an integer word that other SMs write: a relaxed load at GPU scope, served
         by L2 (never a stale L1 line) and never hoisted out of a loop, without taking an
@@ -153,25 +154,25 @@ else:
         return ld_relaxed(arr, i)
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def atomic_load(arr):  # type: ignore[no-untyped-def]
     """Read word 0 of ``arr`` with an atomic, so the read stays in spin loops."""
     return add(arr, 0, arr.dtype.type(0)) if SIM else cuda.atomic.add(arr, 0, 0)
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def atomic_store(arr, value):  # type: ignore[no-untyped-def]
     exch(arr, 0, value)
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def float_store(arr, value):  # type: ignore[no-untyped-def]
     """Store a float in word 0: aligned stores are single-copy atomic, and there is no float exch."""
     arr[0] = value
     cuda.threadfence()
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def past_deadline(ctl, start, timeout_ns):  # type: ignore[no-untyped-def]
     """True (and the run's exit code set to TIMEOUT) once ``timeout_ns`` has passed since ``start``."""
     if timeout_ns > 0 and now_ns() - start > timeout_ns:
@@ -180,7 +181,7 @@ def past_deadline(ctl, start, timeout_ns):  # type: ignore[no-untyped-def]
     return False
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def overdue(ctl):  # type: ignore[no-untyped-def]
     """True once the run's deadline has passed, or the run has stopped (a bounds fault, say):
     checked now and then inside long loops, which then give up."""
@@ -190,7 +191,7 @@ def overdue(ctl):  # type: ignore[no-untyped-def]
     return d > 0 and now_ns() > d
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def idiv(a, b):  # type: ignore[no-untyped-def]
     """Integer division truncating toward zero (Rust's), 0 for a zero divisor."""
     if b == 0:
@@ -201,14 +202,14 @@ def idiv(a, b):  # type: ignore[no-untyped-def]
     return q
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def irem(a, b):  # type: ignore[no-untyped-def]
     if b == 0:
         return a - a
     return a - b * idiv(a, b)
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def f2i(x, lo, hi):  # type: ignore[no-untyped-def]
     """Rust's float-to-signed-int ``as``: NaN is 0, out-of-range values saturate.
 
@@ -224,7 +225,7 @@ def f2i(x, lo, hi):  # type: ignore[no-untyped-def]
     return int64(x)
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def f2u(x, hi):  # type: ignore[no-untyped-def]
     """Rust's float-to-unsigned-int ``as``: NaN and negatives are 0, too large gives ``hi``."""
     if x != x or x <= 0.0:
@@ -234,7 +235,7 @@ def f2u(x, hi):  # type: ignore[no-untyped-def]
     return uint64(x)
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def fmin(a, b):  # type: ignore[no-untyped-def]
     """The smaller, a NaN being no candidate (Rust's f64::min, CUDA's fmin)."""
     if a != a:
@@ -244,7 +245,7 @@ def fmin(a, b):  # type: ignore[no-untyped-def]
     return a if a <= b else b
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def fmax(a, b):  # type: ignore[no-untyped-def]
     """The larger, a NaN being no candidate (Rust's f64::max, CUDA's fmax)."""
     if a != a:
@@ -254,12 +255,12 @@ def fmax(a, b):  # type: ignore[no-untyped-def]
     return a if a >= b else b
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def fdiv(a, b):  # type: ignore[no-untyped-def]
     return a / b
 
 
-@cuda.jit(device=True, inline=True)
+@INLINE
 def signal_is_set(sig, k):  # type: ignore[no-untyped-def]
     """Read signal ``k``; when set, what its setter wrote before is visible.
 
@@ -402,10 +403,10 @@ else:
     def forget_warps() -> None:
         return None
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def shfl_down(cmd, w, lane, value, off):  # type: ignore[no-untyped-def]
         return cuda.shfl_down_sync(0xFFFFFFFF, value, off)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def warp_sync(cmd, w):  # type: ignore[no-untyped-def]
         cuda.syncwarp()

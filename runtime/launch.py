@@ -159,7 +159,7 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
 
     t0 = time.perf_counter()
     module, path = load(gen, options.cache_dir, options.cache_max_bytes)
-    kernel = module.gasync_kernel
+    kernel = kernel_of(module, options)
     timeout_ns = np.int64(int(options.timeout_s * 1e9))
     mode = np.int64(1 if options.executor == "spin" else 0)
     try:
@@ -173,6 +173,12 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         return _collect(gen, options, run, str(path), t0, sim, getattr(module, "BOUNDS_SITES", ()))
     finally:
         run.release()  # after the results were copied out of the kept state
+
+
+def kernel_of(module: Any, options: RunOptions) -> Any:
+    """The generated module's kernel for ``options``' executor (codegen/kernel.py: one each,
+    so a run compiles only its own)."""
+    return module.gasync_spin_kernel if options.executor == "spin" else module.gasync_kernel
 
 
 def _launch_sim(
@@ -216,7 +222,8 @@ def _launch_gpu(
         if not why:
             entry, device, why = _prepare(cuda, gen, options, module, sig, grid, host, host_outputs)
         if entry is None:
-            return _launch_compiled(cuda, module, sig, grid, host, schedule, scalars, (compile_s, t1), why)
+            kernel = kernel_of(module, options)
+            return _launch_compiled(cuda, module, kernel, sig, grid, host, schedule, scalars, (compile_s, t1), why)
         assert key is not None
         prepared.CACHE.insert(key, entry)  # checked out to this run until it is released
     try:
@@ -243,7 +250,7 @@ def _prepare(cuda: Any, gen: Generated, options: RunOptions, module: Any, sig: A
     buffers = {b.name for b in gen.plan.buffers}
     layout = slab.plan_layout(host, slab.roles_of(host, options.inputs, buffers, host_outputs))
     to_device, state_of = functools.partial(_to_device, cuda), functools.partial(device_state, module)
-    target = prepared.Target(module.gasync_kernel, sig, grid, to_device, state_of)
+    target = prepared.Target(kernel_of(module, options), sig, grid, to_device, state_of)
     return prepared.build(cuda, target, layout, host, options.inputs)
 
 
@@ -252,7 +259,7 @@ def _compile(
 ) -> tuple[Any, float, tuple[int, int, int]]:
     """The kernel's signature, compile time and grid: compiled first (or loaded from Numba's
     cache), since the grid size depends on the kernel."""
-    kernel = module.gasync_kernel
+    kernel = kernel_of(module, options)
     one = host_arrays(gen, 1, options.inputs)
     probe = device_state(module, {k: _to_device(cuda, v) for k, v in one.items()})
     t1 = time.perf_counter()
@@ -265,14 +272,13 @@ def _compile(
     return sig, compile_s, _grid(kernel.overloads[sig], gen, options)
 
 
-def _launch_compiled(cuda: Any, module: Any, sig: Any, grid: tuple[int, int, int], host: dict[str, Any],
+def _launch_compiled(cuda: Any, module: Any, kernel: Any, sig: Any, grid: tuple[int, int, int], host: dict[str, Any],
                      schedule: list[tuple[float, int]], scalars: tuple[Any, Any], times: tuple[float, float],
                      why: str) -> Launched:  # fmt: skip
     """The compiled kernel's own launch, past the dispatcher's look-up by argument types (it
     types each of G's arrays on every call); it marshals G's arrays on every call. Used
     where a prepared launch is not (runtime/prepared.py lists when, ``why`` says which)."""
     compile_s, t1 = times
-    kernel = module.gasync_kernel
     device, hostsig = _allocate(cuda, host, sim=False)
     args = device_state(module, device)
     t2 = time.perf_counter()

@@ -21,6 +21,11 @@ import threading
 from numba import config, cuda
 
 SIM = bool(config.ENABLE_CUDASIM)
+# A small helper that every caller gets inlined: NVVM inlines it (``forceinline``), and
+# Numba types and lowers it once per signature, where ``inline=True`` (Numba's own
+# inlining) types its body again at every call site: a cold compile spent that much longer.
+# The simulator's jit has no forceinline (nor needs one).
+INLINE = cuda.jit(device=True) if SIM else cuda.jit(device=True, forceinline=True)
 
 if SIM:
     _lock = threading.Lock()
@@ -86,10 +91,6 @@ if SIM:
     cas_acq_rel = cas_release = cas
     exch_release = exch
     add_release = add_acq_rel = add
-    # the .cta forms (a group's shared memory, runtime/devicegroups.py)
-    ld_acquire_cta = ld_acquire
-    st_release_cta = st_release
-    cas_acq_rel_cta = cas
 
 else:
     from llvmlite import ir as llvm_ir
@@ -122,7 +123,7 @@ else:
     def _reg(width):  # type: ignore[no-untyped-def]
         return "r" if width == 32 else "l"
 
-    def _load(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
+    def _load(sem):  # type: ignore[no-untyped-def]
         @intrinsic
         def load(typingctx, arr, idx):  # type: ignore[no-untyped-def]
             def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
@@ -130,14 +131,14 @@ else:
                 ptr = _pointer(context, builder, aryty, idxty, *args)
                 w = aryty.dtype.bitwidth
                 fty = llvm_ir.FunctionType(llvm_ir.IntType(w), [ptr.type])
-                asm = llvm_ir.InlineAsm(fty, f"ld.{sem}.{scope}.b{w} $0, [$1];", f"={_reg(w)},l", side_effect=True)
+                asm = llvm_ir.InlineAsm(fty, f"ld.{sem}.gpu.global.b{w} $0, [$1];", f"={_reg(w)},l", side_effect=True)
                 return _unbits(builder, builder.call(asm, [ptr]), aryty.dtype)
 
             return arr.dtype(arr, idx), codegen
 
         return load
 
-    def _store(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
+    def _store(sem):  # type: ignore[no-untyped-def]
         @intrinsic
         def store(typingctx, arr, idx, value):  # type: ignore[no-untyped-def]
             def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
@@ -147,7 +148,7 @@ else:
                 v = _bits(context, builder, args[2], valty, aryty.dtype)
                 fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [ptr.type, llvm_ir.IntType(w)])
                 asm = llvm_ir.InlineAsm(
-                    fty, f"st.{sem}.{scope}.b{w} [$0], $1;", f"l,{_reg(w)},~{{memory}}", side_effect=True
+                    fty, f"st.{sem}.gpu.global.b{w} [$0], $1;", f"l,{_reg(w)},~{{memory}}", side_effect=True
                 )
                 builder.call(asm, [ptr, v])
                 return context.get_dummy_value()
@@ -156,7 +157,7 @@ else:
 
         return store
 
-    def _rmw_codegen(op, sem, n_vals, scope="gpu.global"):  # type: ignore[no-untyped-def]
+    def _rmw_codegen(op, sem, n_vals):  # type: ignore[no-untyped-def]
         def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
             aryty, idxty, *valtys = signature.args
             ptr = _pointer(context, builder, aryty, idxty, args[0], args[1])
@@ -166,7 +167,7 @@ else:
             operands = ", ".join(f"${k + 2}" for k in range(n_vals))
             fty = llvm_ir.FunctionType(llvm_ir.IntType(w), [ptr.type] + [llvm_ir.IntType(w)] * n_vals)
             cons = f"={_reg(w)},l," + ",".join(_reg(w) for _ in range(n_vals)) + ",~{memory}"
-            text = f"atom.{sem}.{scope}.{kind} $0, [$1], {operands};"
+            text = f"atom.{sem}.gpu.global.{kind} $0, [$1], {operands};"
             return _unbits(
                 builder, builder.call(llvm_ir.InlineAsm(fty, text, cons, side_effect=True), [ptr, *vs]), aryty.dtype
             )
@@ -182,12 +183,12 @@ else:
 
         return rmw
 
-    def _cas(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
+    def _cas(sem):  # type: ignore[no-untyped-def]
         """``atom.<sem>.gpu.global.cas``: returns the old value."""
 
         @intrinsic
         def rmw(typingctx, arr, idx, old, new):  # type: ignore[no-untyped-def]
-            return arr.dtype(arr, idx, old, new), _rmw_codegen("cas", sem, 2, scope)
+            return arr.dtype(arr, idx, old, new), _rmw_codegen("cas", sem, 2)
 
         return rmw
 
@@ -210,113 +211,91 @@ else:
     _add_release = _rmw("add", "release")
     _add_acq_rel = _rmw("add", "acq_rel")
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def ld_acquire(arr, i):  # type: ignore[no-untyped-def]
         return _ld_acquire(arr, i)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def ld_relaxed(arr, i):  # type: ignore[no-untyped-def]
         return _ld_relaxed(arr, i)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def st_release(arr, i, value):  # type: ignore[no-untyped-def]
         _st_release(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def st_relaxed(arr, i, value):  # type: ignore[no-untyped-def]
         """A store other SMs read without ordering anything before it (a flagged word)."""
         _st_relaxed(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def fence_acq_rel():  # type: ignore[no-untyped-def]
         _fence_acq_rel()
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def fence_sc():  # type: ignore[no-untyped-def]
         """``fence.sc.gpu`` (``membar.gl``): the one fence that keeps a store before a later load
         of another word (a release does not: the load may be performed first)."""
         cuda.threadfence()
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def cas_acq_rel(arr, i, old, new):  # type: ignore[no-untyped-def]
         return _cas_acq_rel(arr, i, old, new)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def cas_release(arr, i, old, new):  # type: ignore[no-untyped-def]
         return _cas_release(arr, i, old, new)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def exch_release(arr, i, value):  # type: ignore[no-untyped-def]
         return _exch_release(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def add_release(arr, i, value):  # type: ignore[no-untyped-def]
         return _add_release(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def add_acq_rel(arr, i, value):  # type: ignore[no-untyped-def]
         return _add_acq_rel(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def cas(arr, i, old, new):  # type: ignore[no-untyped-def]
         return cuda.atomic.cas(arr, i, old, new)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def exch(arr, i, value):  # type: ignore[no-untyped-def]
         return cuda.atomic.exch(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def add(arr, i, value):  # type: ignore[no-untyped-def]
         return cuda.atomic.add(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def sub(arr, i, value):  # type: ignore[no-untyped-def]
         return cuda.atomic.sub(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def amax(arr, i, value):  # type: ignore[no-untyped-def]
         return cuda.atomic.max(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def amin(arr, i, value):  # type: ignore[no-untyped-def]
         return cuda.atomic.min(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def aand(arr, i, value):  # type: ignore[no-untyped-def]
         return cuda.atomic.and_(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def aor(arr, i, value):  # type: ignore[no-untyped-def]
         return cuda.atomic.or_(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def ananmax(arr, i, value):  # type: ignore[no-untyped-def]
         """max, a NaN being no candidate."""
         return cuda.atomic.nanmax(arr, i, value)
 
-    @cuda.jit(device=True, inline=True)
+    @INLINE
     def ananmin(arr, i, value):  # type: ignore[no-untyped-def]
         """min, a NaN being no candidate."""
         return cuda.atomic.nanmin(arr, i, value)
-
-    # ---- .cta scope, generic addresses: a group's words in its block's shared memory
-    # (runtime/devicegroups.py). A shared array returned by a device function is a generic
-    # pointer, so these name no state space; the scope is the block's.
-    _ld_acquire_cta = _load("acquire", "cta")
-    _st_release_cta = _store("release", "cta")
-    _cas_acq_rel_cta = _cas("acq_rel", "cta")
-
-    @cuda.jit(device=True, inline=True)
-    def ld_acquire_cta(arr, i):  # type: ignore[no-untyped-def]
-        """Pairs with ``st_release_cta`` of the same word by another warp of the block."""
-        return _ld_acquire_cta(arr, i)
-
-    @cuda.jit(device=True, inline=True)
-    def st_release_cta(arr, i, value):  # type: ignore[no-untyped-def]
-        """Publishes this warp's earlier shared-memory writes to ``ld_acquire_cta`` of the word."""
-        _st_release_cta(arr, i, value)
-
-    @cuda.jit(device=True, inline=True)
-    def cas_acq_rel_cta(arr, i, old, new):  # type: ignore[no-untyped-def]
-        """A position claimed among the block's warps: acquires the previous claimer's release."""
-        return _cas_acq_rel_cta(arr, i, old, new)

@@ -68,6 +68,7 @@ class Key:
     inputs: tuple[tuple[str, str, tuple[int, ...], str, tuple[int, ...] | None], ...]
     host_outputs: bool
     signals: tuple[str, ...]  # those the host will set (HOSTPEND)
+    executor: str = "queue"  # which of the module's kernels (runtime/launch.py: kernel_of)
 
 
 def key_of(module: str, context: int, options: Any, traced: bool, host_outputs: bool) -> Key | None:
@@ -81,7 +82,15 @@ def key_of(module: str, context: int, options: Any, traced: bool, host_outputs: 
     capacity = options.trace_capacity if traced else 0
     signals = tuple(sorted(options.signals))
     return Key(
-        module, context, options.executors, options.warps_per_block, capacity, tuple(inputs), host_outputs, signals
+        module,
+        context,
+        options.executors,
+        options.warps_per_block,
+        capacity,
+        tuple(inputs),
+        host_outputs,
+        signals,
+        options.executor,
     )
 
 

@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|probe|sanitize|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|probe|sanitize|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -50,6 +50,10 @@ log="$out/gpu-$part.log"
   timeout 420 python3 -m pytest -q -m gpu tests/gpu -k "test_gpu_executors" -p no:cacheprovider -W ignore -rf \
     > "$out/pytest-gpu-executors.log" 2>&1
   grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-executors.log" | tail -40
+  fi
+  if in_part profile all; then
+  echo "== where a cold compile of stencil2d goes (bench/compile_profile.py: CPU seconds by stage)"
+  timeout 300 python3 bench/compile_profile.py samples/stencil2d.gasync --json "$out/compile-profile.json" 2>>"$out/stderr.log" | tail -30
   fi
   if in_part differential; then
   echo "== differential: random programs on the GPU against the reference interpreter"

@@ -142,13 +142,14 @@ def test_the_key_covers_what_the_layout_depends_on() -> None:
 
     base = key()
     assert base == key() and hash(base) == hash(key())
-    assert base == key(timeout_s=3.0, executor="spin")  # the kernel's scalars, not its state
+    assert base == key(timeout_s=3.0)  # the kernel's scalars, not its state
     assert base == key(inputs={k: v.copy() for k, v in INPUTS.items()})  # other values, same layout
     other = [
         key(executors=4),
         key(warps_per_block=1),
         key(trace_capacity=1 << 12),
         key(signals={"go": 0.01}),
+        key(executor="spin"),  # the module's other kernel (runtime/launch.py: kernel_of)
         key(inputs={**INPUTS, "x": np.arange(64, dtype=np.float64)}),
         key(inputs={**INPUTS, "x": FakeDeviceArray((64,), "<f4")}),
         prepared.key_of("n.py", 1, _options(), True, True),
