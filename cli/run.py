@@ -208,6 +208,10 @@ def _hint_host_signals(rep: Reporter, plan: Plan, args: Args) -> None:
     from gasync.planner.effects import host_set_signals, task_effects
 
     effects = task_effects(plan)
+    for name, delay in args.signals:
+        if args.timeout_s and delay >= args.timeout_s:
+            late = f"--signal {name}={delay:g}s comes at or after --timeout {args.timeout_s:g}s"
+            rep.warn(f"{late}: the host never sets it")
     unset = host_set_signals(plan, effects) - {name for name, _ in args.signals}
     for sig in plan.signals:
         waiting = [t for t, e in effects.items() if sig.name in e.waits]
