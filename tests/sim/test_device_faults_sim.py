@@ -3,6 +3,9 @@
 - A run past ``--timeout`` (E0304, exit 1) lists its unfinished tasks and says why: the signal
   nothing sets, the host's ``--signal`` that comes too late, the task that loops.
 - A ``--signal`` at or after ``--timeout`` is warned of before the run (the host never sets it).
+- A full wait list or sleepers' ring (a gasync bug: the rings hold every instance; here
+  made small with ``generate(ring_capacity=2)``) stops the run with E0305 naming the ring,
+  the instance and the exit code, never a lost wake or a deadlock report.
 - A traced run whose device buffer overflowed says so on stderr even with ``-q``: how many
   events were dropped and the ``--trace-events`` that gives room for all; with that room, none.
 """
@@ -10,10 +13,16 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 from clirun import gasync
+
+import gasync as gs
+from gasync import runtime
+from gasync.codegen import generate
+from gasync.runtime.errors import DeviceError
 
 pytestmark = [pytest.mark.sim, pytest.mark.timeout(240)]
 
@@ -69,3 +78,31 @@ def test_a_trace_that_overflowed_says_how_many_events_were_dropped_and_the_optio
     assert room >= total
     roomy = gasync("run", sample, "--backend", "sim", "-q", "--trace", tmp_path / "t.json", "--trace-events", str(room))
     assert roomy.returncode == 0 and "trace is incomplete" not in roomy.stderr
+
+
+def _full_ring(source: str) -> DeviceError:
+    plan = gs.compile_source(source, "ring.gasync").plan
+    with pytest.raises(DeviceError) as info:
+        runtime.run(generate(plan, ring_capacity=2), runtime.RunOptions(backend="sim", timeout_s=60))
+    assert info.value.code == "E0305"
+    return info.value
+
+
+def test_a_full_wait_list_is_its_own_error_naming_the_instance_never_a_lost_wake() -> None:
+    err = _full_ring("signal go;\nbuffer out: i32[8] = zeros;\ntask w for i in 0..8 { go.wait().await; out[i] = 1; }\n")
+    head, listing = err.message.split("; unfinished tasks:\n")
+    assert re.fullmatch(
+        r"internal error in the executor: a wait list had no free slot for task w\[[2-7]\], so a wake would have "
+        r"been lost \(exit code 6; please report it\)",
+        head,
+    )  # the third to wait, whichever that was
+    assert listing.startswith("  task w[") and "waits on signal go" in listing  # never a deadlock report
+
+
+def test_a_full_sleepers_ring_is_its_own_error() -> None:
+    err = _full_ring("buffer out: i32[8] = zeros;\ntask w for i in 0..8 { sleep(1_000_000_000).await; out[i] = 1; }\n")
+    assert re.match(
+        r"internal error in the executor: the sleepers' ring had no free slot for task w\[[2-7]\], so a wake would "
+        r"have been lost \(exit code 7; please report it\); unfinished tasks:\n",
+        err.message,
+    )
