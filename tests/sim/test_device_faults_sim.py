@@ -106,3 +106,14 @@ def test_a_full_sleepers_ring_is_its_own_error() -> None:
         r"have been lost \(exit code 7; please report it\); unfinished tasks:\n",
         err.message,
     )
+
+
+def test_the_api_warns_of_an_incomplete_trace_and_trace_events_gives_room() -> None:
+    prog = gs.compile(ROOT / "samples" / "join_select.gasync")
+    with pytest.warns(
+        RuntimeWarning, match=r"the trace is incomplete: \d+ events were dropped, as the device buffer holds 16"
+    ):
+        small = prog.run(backend="sim", trace=True, trace_events=16, timeout=60)
+    assert small.trace is not None and small.trace.dropped > 0 and small.trace.capacity == 16
+    roomy = prog.run(backend="sim", trace=True, trace_events=4096, timeout=60)
+    assert roomy.trace is not None and roomy.trace.dropped == 0
