@@ -154,8 +154,9 @@ def serve() -> None:
 class Worker:
     """A ``serve`` process, restarted after a hang."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_output: bool = False) -> None:
         self.proc: subprocess.Popen[str] | None = None
+        self.keep_output = keep_output  # the output of every answer, not only of defects
 
     def _start(self) -> subprocess.Popen[str]:
         env = {**os.environ, "NO_COLOR": "1"}
@@ -180,7 +181,8 @@ class Worker:
             return Outcome(-1, (), why, secs)
         answer = json.loads(line)
         codes, defect = judge(command, answer["status"], answer["stdout"], answer["stderr"])
-        return Outcome(answer["status"], codes, defect, secs, answer["stderr"] + answer["stdout"] if defect else "")
+        keep = defect or (self.keep_output and codes)
+        return Outcome(answer["status"], codes, defect, secs, answer["stderr"] + answer["stdout"] if keep else "")
 
     def close(self) -> None:
         if self.proc is not None:
