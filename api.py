@@ -88,6 +88,7 @@ class Program:
         trace: bool = False,
         warps_per_block: int = 0,
         checked: bool = True,
+        trace_events: int = 0,
     ) -> Result:
         """Run on ``backend`` ('auto', 'cuda' or 'sim'); ``timeout`` in seconds (0: none);
         ``signals`` sets each named signal from the host that many seconds after launch;
@@ -97,7 +98,9 @@ class Program:
         ``warps_per_block`` shapes the GPU launch (0: 4 warps per block; 1: executors spread
         over SMs, which ``stats["sms"]`` lists);
         ``checked=False`` leaves out the run-time bounds checks of the buffer accesses that
-        the compiler could not prove in range (an index out of bounds is then undefined)."""
+        the compiler could not prove in range (an index out of bounds is then undefined);
+        ``trace_events`` is the events a traced run's device buffer holds (0: 262144): past
+        it events are dropped, and a ``RuntimeWarning`` says how many (``Result.trace.dropped``)."""
         from gasync import runtime
         from gasync.pipeline import deep
 
@@ -111,12 +114,23 @@ class Program:
             dict(signals or {}),
             outputs=outputs,
             warps_per_block=warps_per_block,
+            **({"trace_capacity": trace_events} if trace_events else {}),
         )
         generated = self.generated
         if (trace and not generated.trace) or checked != generated.checked:
             generated = deep(lambda: generate(self.plan, trace=trace or generated.trace, checked=checked))
         with located(self.path):
-            return runtime.run(generated, options)
+            result = runtime.run(generated, options)
+        if result.trace is not None and result.trace.dropped:
+            import warnings
+
+            warnings.warn(
+                f"{self.path}: the trace is incomplete: {result.trace.dropped} events were dropped, as the device "
+                f"buffer holds {result.trace.capacity}; run(trace_events=N) gives more room",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+        return result
 
 
 def compile_source(

@@ -123,6 +123,13 @@ TraceOpt = Annotated[
         help="Record every poll and wake; write a Perfetto trace.",
     ),
 ]  # fmt: skip
+TraceEventsOpt = Annotated[
+    int,
+    typer.Option(
+        "--trace-events", click_type=params.Count(), metavar="N",
+        help="Events a traced run's device buffer holds (0: 262144); the events past it are dropped, and said so.",
+    ),
+]  # fmt: skip
 ScheduleOpt = Annotated[
     Path | None,
     typer.Option(

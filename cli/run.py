@@ -42,6 +42,7 @@ from gasync.cli.common import (
     SignalOpt,
     StrictOpt,
     TimeoutOpt,
+    TraceEventsOpt,
     TraceOpt,
     UncheckedOpt,
     VerboseOpt,
@@ -89,6 +90,7 @@ class Args:
     cache_dir: Path | None
     cache_max: int
     unchecked: bool = False
+    trace_events: int = 0  # 0: RunOptions' default
 
     @property
     def traced(self) -> bool:
@@ -108,6 +110,7 @@ def run(
     executors: ExecutorsOpt = 0,
     strict: StrictOpt = False,
     trace: TraceOpt = None,
+    trace_events: TraceEventsOpt = 0,
     schedule: ScheduleOpt = None,
     report: ReportOpt = None,
     cache_dir: CacheDirOpt = None,
@@ -122,7 +125,7 @@ def run(
     rep = Reporter(debug, verbosity(quiet, verbose), as_json, color=use_color(color))
     args = Args(
         backend, define or [], inputs or [], outputs or [], signals or [], timeout or 0.0,
-        executor, executors, strict, trace, schedule, report, cache_dir, cache_max, unchecked,
+        executor, executors, strict, trace, schedule, report, cache_dir, cache_max, unchecked, trace_events,
     )  # fmt: skip
     src = Source(file)
     with rep.guard(src):
@@ -161,7 +164,7 @@ def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> 
         progress.silence_numba_warnings()
     options = RunOptions(
         chosen, arrays, args.timeout_s, args.executors, args.executor.value, cache_dir, dict(args.signals),
-        cache_max_bytes=args.cache_max,
+        cache_max_bytes=args.cache_max, **({"trace_capacity": args.trace_events} if args.trace_events else {}),
     )  # fmt: skip
     front_s = time.perf_counter() - t0
     phases.enter("compiling and running" if chosen == "cuda" else "running on the simulator")
@@ -208,6 +211,10 @@ def _hint_host_signals(rep: Reporter, plan: Plan, args: Args) -> None:
     from gasync.planner.effects import host_set_signals, task_effects
 
     effects = task_effects(plan)
+    for name, delay in args.signals:
+        if args.timeout_s and delay >= args.timeout_s:
+            late = f"--signal {name}={delay:g}s comes at or after --timeout {args.timeout_s:g}s"
+            rep.warn(f"{late}: the host never sets it")
     unset = host_set_signals(plan, effects) - {name for name, _ in args.signals}
     for sig in plan.signals:
         waiting = [t for t, e in effects.items() if sig.name in e.waits]

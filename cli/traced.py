@@ -27,7 +27,10 @@ def write_traced(
     if raw is None:
         raise RuntimeError("the run recorded no trace")
     if raw.dropped:
-        rep.say(f"trace: {raw.dropped} events dropped (the device buffer holds {raw.capacity})")
+        rep.warn(
+            f"the trace is incomplete: {raw.dropped} of {raw.dropped + raw.capacity} events were dropped, as the device"
+            f" buffer holds {raw.capacity}; --trace-events {trace_room(raw.dropped + raw.capacity)} gives room for all"
+        )
     if trace is not None and write_bytes(rep, chrome_trace_text(raw).encode("utf-8"), trace):
         rep.say(f"trace of {len(raw.events)} events in {trace} (open it in https://ui.perfetto.dev)")
     if schedule is not None:
@@ -36,6 +39,11 @@ def write_traced(
         page = report_html(plan, result, src.text(), src.label, graph_svg(plan))
         if write_bytes(rep, page.encode("utf-8"), report):
             rep.say(f"report in {report} (one self-contained page: open it in a browser)")
+
+
+def trace_room(events: int) -> int:
+    """A --trace-events that holds ``events`` and a quarter more (a run's count varies)."""
+    return events + events // 4 + 1024
 
 
 def graph_svg(plan: Plan) -> str:

@@ -76,9 +76,11 @@ class Generated:
         return 20.0 * (self.largest_dispatch[1] / 232) ** 2
 
 
-def generate(plan: Plan, trace: bool = False, checked: bool = True) -> Generated:
+def generate(plan: Plan, trace: bool = False, checked: bool = True, ring_capacity: int = 0) -> Generated:
     """Render ``plan`` as a Numba-CUDA module; ``trace`` records every poll and wake on the device;
-    ``checked`` checks each buffer access that the planner did not prove in range."""
+    ``checked`` checks each buffer access that the planner did not prove in range; ``ring_capacity``
+    (a power of two) sets the slots of the run queue, each wait list and the sleepers' ring: 0 gives
+    room for every instance, so that none can fill; a smaller one is for tests of the full-ring errors."""
     plan = flatten_plan(plan)
     arrays = (*(f"B_{b.name}" for b in plan.buffers), *(f"S_{s.name}" for s in plan.shared))
     frames = {fr.fn: fr for fr in plan.frames}
@@ -101,8 +103,9 @@ def generate(plan: Plan, trace: bool = False, checked: bool = True) -> Generated
         raise UnsupportedConstructError(exc.what, exc.span) from None  # type: ignore[arg-type]
     bases, ni, nf = _frame_bases(plan, frames)
     capacity = 1
-    while capacity < plan.instances + 1:
+    while capacity < plan.instances + 1 and not ring_capacity:
         capacity *= 2
+    capacity = ring_capacity or capacity
     pi = max([2, *(p.n_int for p in shared.parallel)])
     pf = max([1, *(p.n_float for p in shared.parallel)])
     bulk = [p for p in shared.parallel if p.bulk]

@@ -9,6 +9,7 @@ import numpy as np
 
 from gasync.codegen import Generated
 from gasync.dsl.ast import Span
+from gasync.dsl.diagnostics import NOSPAN
 from gasync.planner.symbols import CHANNEL_SLOT_BYTES
 from gasync.runtime.buffers import DTYPES
 from gasync.runtime.errors import (
@@ -20,6 +21,7 @@ from gasync.runtime.errors import (
     instances_label,
     worded,
 )
+from gasync.runtime.hints import timeout_notes
 from gasync.runtime.options import RunOptions
 from gasync.runtime.state import Ctl, Exit, Sched
 
@@ -38,13 +40,16 @@ def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites:
     listing = "\n".join(f"  {line}" for line in waiting) or "  (none)"
     if code == Exit.TIMEOUT:
         tail = f"{options.timeout_s:g}s; unfinished tasks:\n{listing}"
-        raise worded(RunTimeoutError(f"the run exceeded its timeout of {tail}"), f"the run exceeded --timeout {tail}")
+        notes = timeout_notes(gen, back["ST"], back["SIG"], options)
+        error = RunTimeoutError(f"the run exceeded its timeout of {tail}", NOSPAN, notes)
+        raise worded(error, f"the run exceeded --timeout {tail}")
     if code == Exit.DEADLOCK:
         raise DeadlockError(f"deadlock: no task can make progress, and nothing can wake these:\n{listing}")
     lost = {
         Exit.QUEUE_FULL: "the run queue had no free slot",
         Exit.WAITLIST_FULL: "a wait list had no free slot",
         Exit.SLEEPERS_FULL: "the sleepers' ring had no free slot",
+        Exit.JOBS_FULL: "every bulk job slot was taken when a bulk for was posted",
     }
     if code in lost:
         who = _instance(gen, int(ctl[Ctl.DETAIL]))

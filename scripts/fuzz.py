@@ -44,7 +44,12 @@ class Tally:
     defects: list[tuple[str, str, str, Outcome]] = field(default_factory=list)  # (phase, label, text, outcome)
     secs: Counter[str] = field(default_factory=Counter)
 
+    keep: tuple[str, ...] = ()  # diagnostic codes whose inputs are saved too (--keep)
+    kept: list[tuple[str, str, str, Outcome]] = field(default_factory=list)
+
     def add(self, phase: str, label: str, text: str, out: Outcome) -> None:
+        if set(out.codes) & set(self.keep):
+            self.kept.append((phase, label, text, out))
         self.inputs[phase] += 1
         self.secs[phase] += out.secs
         self.outcomes[(phase, out.status, out.codes[0] if out.codes else "-")] += 1
@@ -81,8 +86,8 @@ def runnable(
 def fuzz(args: argparse.Namespace) -> Tally:
     rng = random.Random(args.seed)
     corpus = seeds(args.differential, args.seed)
-    tally = Tally()
-    worker = Worker()
+    tally = Tally(keep=tuple(args.keep.split(",")) if args.keep else ())
+    worker = Worker(keep_output=bool(args.keep))
     try:
         phase(tally, "check", inputs(corpus, rng, args.check), lambda t, k: worker.ask("check", t, args.limit))
         phase(
@@ -99,11 +104,12 @@ def fuzz(args: argparse.Namespace) -> Tally:
     return tally
 
 
-def save(tally: Tally, out: Path) -> None:
+def save(found: list[tuple[str, str, str, Outcome]], out: Path, kind: str = "") -> None:
     out.mkdir(parents=True, exist_ok=True)
-    for k, (name, label, text, o) in enumerate(tally.defects):
-        (out / f"{k:04d}-{name}.gasync").write_text(text)
-        (out / f"{k:04d}-{name}.txt").write_text(f"{label}\n{o.defect}\nexit status {o.status}\n\n{o.output}")
+    for k, (name, label, text, o) in enumerate(found):
+        stem = out / f"{kind}{k:04d}-{name}"
+        stem.with_suffix(".gasync").write_text(text)
+        stem.with_suffix(".txt").write_text(f"{label}\n{o.defect or o.codes}\nexit status {o.status}\n\n{o.output}")
 
 
 def summary(tally: Tally, wall: float) -> str:
@@ -126,13 +132,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--differential", type=int, default=24, help="seed programs from the differential generator")
     p.add_argument("--timeout", type=float, default=2.0, help="gasync run's --timeout, seconds")
     p.add_argument("--limit", type=float, default=60.0, help="wall-clock limit of one answer, seconds")
+    p.add_argument("--keep", default="", help="also save the inputs that give these codes, e.g. E0305,E0303")
     p.add_argument("--out", type=Path, default=Path("fuzz-defects"), help="where defects' inputs are saved")
     args = p.parse_args(argv)
     t0 = time.monotonic()
     tally = fuzz(args)
     print(summary(tally, time.monotonic() - t0))
+    if tally.kept:
+        save(tally.kept, args.out, "kept-")
     if tally.defects:
-        save(tally, args.out)
+        save(tally.defects, args.out)
         print(f"defects' inputs saved under {args.out}/", file=sys.stderr)
     return 1 if tally.defects else 0
 
