@@ -298,13 +298,15 @@ class PollEmitter(BlockEmitter, FutureRenderer):
         if self.block is not None:
             name = self.block_name(self.block)
             jb = self.shared.jb_arg("jb")
-            out = ["@cuda.jit(device=True)", f"def {name}(inst, w, fb_i, fb_f, cb_i, cb_f, {jb}G):"]
+            lp = groups.locals_param(self.shared.plan, self.fn.name)
+            out = ["@cuda.jit(device=True)", f"def {name}(inst, w, fb_i, fb_f, cb_i, cb_f, {jb}G{lp}):"]
             out.append(f"    # async block {source_line(self.shared.plan, self.block.span).removeprefix('# ')}")
             out.append("    cbo_i = cb_i - fb_i")
             out.append("    cbo_f = cb_f - fb_f")
         else:
             jb = self.shared.jb_arg("jb")
-            out = ["@cuda.jit(device=True)", f"def poll_{self.fn.name}(inst, w, fb_i, fb_f, {jb}G):"]
+            lp = groups.locals_param(self.shared.plan, self.fn.name)
+            out = ["@cuda.jit(device=True)", f"def poll_{self.fn.name}(inst, w, fb_i, fb_f, {jb}G{lp}):"]
             out.append(f"    {source_line(self.shared.plan, self.fn.span)}")
         out.append("    " + FRAME)
         never_suspends = self.block is None and not any(contains_suspend(x) for x in self.body)
