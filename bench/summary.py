@@ -110,6 +110,14 @@ HEADLINES = (
     ),
     Headline("B5", "`bulk for` / best hand-written", "B5", "gasync bulk for", THROUGHPUT, "ratio", ">= 0.95", True),
     Headline("B5a", "task array / best hand-written", "B5a", "gasync task array", THROUGHPUT, "ratio", ">= 0.9", True),
+    Headline(
+        "B7", "staged pipeline (group) / best hand-written", "B7", "gasync staged pipeline", THROUGHPUT, "ratio",
+        ">= 0.9", True,
+    ),
+    Headline(
+        "B8", "tiled matmul (group) / hand-written shared-memory kernel", "B8", "gasync tiled matmul",
+        ("numba shared-memory tiled matmul",), "ratio", ">= 0.8", True,
+    ),
     Headline("B6", "cold compile s, samples/stencil2d.gasync", "B6", "stencil2d cold: compile_s", (), "s", ""),
     Headline("B6_cached", "cached compile s (same cache dir)", "B6", "stencil2d cached: compile_s", (), "s", ""),
 )
