@@ -29,10 +29,10 @@ T = 32  # B8's tile: the hand-written kernel's block is T x T threads
 def b7(cfg: Config) -> list[Row]:
     n = cfg.pick(1 << 28, 1 << 24)
     groups, tile = 128, 1024
-    defines = {"GROUPS": groups, "TILES": n // (groups * tile), "TILE": tile, "STAGES": 8, "L": 8, "C": 8}
+    defines = {"GROUPS": groups, "TILES": n // (groups * tile), "TILE": tile, "STAGES": 8, "L": 4, "C": 4}
     x, y = baselines.device_input(n)
     prog = gasync.compile(PROGRAMS / "b7_staged.gasync", defines=defines)
-    note = f"{groups} group instances of 8 loader + 8 compute warps, 8 stages of {tile:,} f32 in shared memory"
+    note = f"{groups} group instances of 4 loader + 4 compute warps, 8 stages of {tile:,} f32 in shared memory"
     case = GasyncCase(f"gasync staged pipeline (group), N={n:,}", prog, note, goal=">= 0.9")
     return throughput_rows("B7", [case], n, x, y, cfg)
 

@@ -21,6 +21,7 @@ import numpy as np
 from gasync.codegen import JOB_SLOTS, LANES, Generated
 from gasync.runtime import buffers, outputs, prepared, slab
 from gasync.runtime.errors import (
+    DeviceError,
     InputError,
     worded,
 )
@@ -385,6 +386,17 @@ def _to_device(cuda: Any, arr: Any) -> Any:
     return cuda.as_cuda_array(arr)  # already on the device: no host copy
 
 
+def group_fit_error(plan: Any, warps: int, regs: int) -> DeviceError:
+    """No block of ``warps`` warps fits an SM of this GPU: the group's registers (or shared memory)."""
+    g = max(plan.groups, key=lambda g: g.warps)
+    where = f"{plan.path}:{g.span.line}:{g.span.column}: " if g.span.line else ""
+    return DeviceError(
+        f"{where}group '{g.name}' does not fit one SM of this GPU: a block of {warps} warps at {regs} registers"
+        f" per thread needs {warps * 32 * regs} registers, and {g.shared_bytes} bytes of shared memory; give the"
+        " group fewer tasks"
+    )
+
+
 def group_warps(plan: Any) -> int:
     """The warps a block needs for the program's largest group instance (0: no group)."""
     return max((g.warps for g in plan.groups), default=0)
@@ -398,6 +410,8 @@ def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int
     per_block = max(options.warps_per_block or WARPS_PER_BLOCK, group_warps(gen.plan))
     threads = per_block * LANES
     max_blocks = int(kern.max_cooperative_grid_blocks(threads))
+    if max_blocks < 1 and gen.plan.groups:
+        raise group_fit_error(gen.plan, per_block, int(kern.regs_per_thread))
     # one warp per task instance, and the whole GPU when a bulk for spreads chunks over idle warps
     whole = max_blocks * per_block
     want = options.executors or (whole if gen.jobargs != (0, 0) else max(1, gen.plan.instances))
