@@ -199,4 +199,4 @@ def test_a_let_cannot_shadow_a_local_item() -> None:
     # as for a global buffer; the message names the group through the local's full name
     src = "buffer y: i32[1] = zeros;\ngroup p { local buffer s: i32[2]; task t { let s: i32 = 5; y[0] = s; } }\n"
     kinds, text = diagnose(src)
-    assert text.splitlines()[0] == "t.gasync:2:45: error: let bindings cannot shadow the buffer 'p.s'"
+    assert text.splitlines()[0] == "t.gasync:2:44: error: let bindings cannot shadow the buffer 'p.s'"
