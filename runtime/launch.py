@@ -358,6 +358,7 @@ def _trace(gen: Generated, dev: Any, ctl: np.ndarray[Any, Any], executors: int, 
         backend="sim" if sim else "cuda",
         channels=channels,
         counters=counters_of(lists, [t.first_instance + t.count for t in plan.tasks], gen.trace_channels, channels),
+        groups=[(t.name, g.name, t.per_copy, g.start) for t in plan.tasks if (g := plan.group_of(t)) is not None],
     )
 
 

@@ -200,3 +200,33 @@ def test_a_let_cannot_shadow_a_local_item() -> None:
     src = "buffer y: i32[1] = zeros;\ngroup p { local buffer s: i32[2]; task t { let s: i32 = 5; y[0] = s; } }\n"
     kinds, text = diagnose(src)
     assert text.splitlines()[0] == "t.gasync:2:44: error: let bindings cannot shadow the buffer 'p.s'"
+
+
+def test_task_graph_draws_a_group_as_a_cluster() -> None:
+    from gasync.viz.taskgraph import task_graph_dot
+
+    dot = task_graph_dot(plan_of(PIPE))
+    assert "subgraph cluster_group_pipe {" in dot
+    assert 'label="group pipe x4: 4 warps, 576 bytes of shared memory each"' in dot
+    assert '"buffer.pipe.stage" [label="local stage: f32[2, 64]" shape=cylinder]' in dot
+    assert '"task.compute" [label="compute x3"' in dot
+
+
+def test_states_name_the_group() -> None:
+    from gasync.viz.states import states_graph_dot
+
+    dot = states_graph_dot(plan_of(PIPE))
+    assert "task compute x3 of group pipe x4" in dot
+
+
+def test_traces_name_the_group_instance() -> None:
+    from gasync.runtime.trace import RawTrace, instance_name
+
+    p = plan_of(PIPE)
+    raw = RawTrace([], 0, 0, [(t.name, t.first_instance, t.count) for t in p.tasks], {}, 4, "sim")
+    raw.groups = [(t.name, "pipe", t.per_copy, 0) for t in p.tasks if t.group]
+    compute = next(t for t in p.tasks if t.name == "compute")
+    assert instance_name(raw, compute.first_instance + 7) == "compute[7] in pipe[2]"
+    assert instance_name(raw, 0) == "init"
+    again = RawTrace.from_json(raw.to_json())
+    assert again.groups == raw.groups
