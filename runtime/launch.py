@@ -149,6 +149,11 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
     from numba import cuda
 
     t0 = time.perf_counter()
+    if gen.plan.groups and options.executor == "spin":  # (docs/language.md, decision 65)
+        raise worded(
+            InputError("executor='spin' does not run groups: a program with groups runs the queue executor"),
+            "--executor spin does not run groups: a program with groups runs the queue executor",
+        )
     module, path = load(gen, options.cache_dir, options.cache_max_bytes)
     kernel = module.gasync_kernel
     timeout_ns = np.int64(int(options.timeout_s * 1e9))
