@@ -66,6 +66,7 @@ class Generated:
         from gasync.runtime.state import TRACE_WORDS  # (not at the top: the runtime package imports codegen)
 
         return TRACE_WORDS + max((len(c) for c in self.trace_channels), default=0)
+
     checked: bool = True  # buffer accesses not proven in range are checked at run time (codegen/bounds.py)
 
     def gpu_compile_estimate_s(self) -> float:

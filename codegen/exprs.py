@@ -99,9 +99,9 @@ class ExprRenderer:
             ir.Binary: self._binary,
             ir.Cast: self._cast,
             ir.Call: self._call,
-            ir.ChannelClose: lambda e: groups.close(e.name)
-            if groups.is_local(e.name)
-            else f"chan_close(CH_{e.name}, w, {self.self_inst}, G)",
+            ir.ChannelClose: lambda e: (
+                groups.close(e.name) if groups.is_local(e.name) else f"chan_close(CH_{e.name}, w, {self.self_inst}, G)"
+            ),
         }
 
     def __call__(self, e: ir.Expr) -> str:

@@ -214,7 +214,9 @@ def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
         kw = "if" if j == 0 else "elif"
         hi = lo + t.per_copy
         out.append(f"    {kw} wl < {hi}:  # task {t.name}: warps {lo}..{hi - 1}")
-        out.append(f"        pinned_{g.name}(int64({t.first_instance}) + k * {t.per_copy} + (wl - {lo}), w, lane, G, L, GW)")
+        out.append(
+            f"        pinned_{g.name}(int64({t.first_instance}) + k * {t.per_copy} + (wl - {lo}), w, lane, G, L, GW)"
+        )
         lo = hi
     return out
 

@@ -6,11 +6,12 @@ array made inside a device function) and hands down in a namedtuple,
 ``Locals_GROUP``: ``L.b_NAME`` for a buffer, ``L.ch_NAME`` (the ring's words)
 and ``L.chv_NAME`` (its values) for a channel. Every function of a group's
 task (its poll, its async blocks, its parallel loops) takes that ``L`` last,
-so every task of the group instance that the block runs sees the same memory. A local channel's send and receive are one attempt
-each (runtime/devicegroups.py); a pending one suspends, and the task's pinned
-warp polls it again (codegen/groupkernel.py): nothing waits on a wait list, and
-a wake inside a group never leaves the SM. This module imports nothing from
-the rest of codegen, which imports it.
+so every task of the group instance that the block runs sees the same memory.
+A local channel's send and receive are one attempt each
+(runtime/devicegroups.py); a pending one suspends, and the task's pinned warp
+polls it again (codegen/groupkernel.py): nothing waits on a wait list, and a
+wake inside a group never leaves the SM. This module imports nothing from the
+rest of codegen, which imports it.
 """
 
 from __future__ import annotations
@@ -137,7 +138,9 @@ def instance_vars(plan: Plan, task: TaskDef, np_of: dict[str, str]) -> list[str]
     k = f"(inst - {task.first_instance})"
     out = []
     if g.var is not None:
-        out.append(f"    v_{g.var} = {np_of[g.var_ty]}({g.start} + {k} // {task.per_copy})  # group {g.name}'s instance")
+        out.append(
+            f"    v_{g.var} = {np_of[g.var_ty]}({g.start} + {k} // {task.per_copy})  # group {g.name}'s instance"
+        )
     if task.var is not None:
         out.append(f"    v_{task.var} = {np_of[task.var_ty]}({task.start} + {k} % {task.per_copy})")
     return out

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from gasync.planner.model import Plan, TaskDef
 from gasync.reference.errors import DeadlockError, StepLimitError
 from gasync.reference.futures import Poll, poll
+from gasync.reference.groups import enter
 from gasync.reference.machine import Machine
 from gasync.reference.world import Waiting, World
-from gasync.reference.groups import enter
 from gasync.runtime.errors import BoundsError, bounds_error, instances_label
 
 

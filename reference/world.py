@@ -18,8 +18,8 @@ import numpy as np
 
 from gasync.planner.model import Plan
 from gasync.reference.errors import StepLimitError
-from gasync.reference.values import Value, scalar
 from gasync.reference.groups import Scoped
+from gasync.reference.values import Value, scalar
 from gasync.runtime.buffers import initial
 
 
@@ -64,7 +64,9 @@ class World:
         self.shared: dict[str, Value] = {s.name: scalar(s.init, s.ty) for s in plan.shared}
         self.shared_types = {s.name: s.ty for s in plan.shared}
         self.signals = {s.name: False for s in plan.signals}
-        self.channels = Scoped({c.name: Channel(c.capacity) for c in plan.channels}, lambda n: Channel(plan.channel(n).capacity))
+        self.channels = Scoped(
+            {c.name: Channel(c.capacity) for c in plan.channels}, lambda n: Channel(plan.channel(n).capacity)
+        )
         self.events: list[Waiting] = []
         self.now = 0
         self.steps = 0

@@ -28,16 +28,20 @@ def main(out: Path) -> int:
             ok = False
             continue
         b = {k: np.asarray(v, np.float32) for k, v in json.loads(path.read_text())["buffers"].items()}
-        good = affine(b["x"], b["y"]) if name == "staged_pipeline" else bool(
-            np.allclose(b["c"], b["a"].astype(np.float64) @ b["b"].astype(np.float64), rtol=1e-5)
+        good = (
+            affine(b["x"], b["y"])
+            if name == "staged_pipeline"
+            else bool(np.allclose(b["c"], b["a"].astype(np.float64) @ b["b"].astype(np.float64), rtol=1e-5))
         )
         print(f"{name}: {'ok' if good else 'WRONG'}")
         ok = ok and good
     spec = {"GROUPS": 64, "TILES": 16, "TILE": 4096}
     res = gasync.compile(ROOT / "samples" / "staged_pipeline.gasync", defines=spec).run(backend="cuda", timeout=60)
     good = affine(res.buffers["x"], res.buffers["y"]) and res.shared["checked"] == 1
-    print(f"staged_pipeline at the spec's sizes: {'ok' if good else 'WRONG'}; {res.stats['kernel_ms']} ms, "
-          f"{res.stats['executors']} executors in {res.stats['blocks']} blocks")
+    print(
+        f"staged_pipeline at the spec's sizes: {'ok' if good else 'WRONG'}; {res.stats['kernel_ms']} ms, "
+        f"{res.stats['executors']} executors in {res.stats['blocks']} blocks"
+    )
     return 0 if ok and good else 1
 
 

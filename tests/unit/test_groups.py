@@ -130,7 +130,10 @@ def test_group_over_32_warps() -> None:
     assert text.splitlines()[0] == (
         "t.gasync:1:1: error: group 'big' needs 33 warps per instance, more than the 32 of one CUDA block"
     )
-    assert text.splitlines()[-1] == "  = note: each task instance of a group takes one warp of the block (tasks: a 30, b 3)"
+    assert (
+        text.splitlines()[-1]
+        == "  = note: each task instance of a group takes one warp of the block (tasks: a 30, b 3)"
+    )
 
 
 def test_group_over_the_shared_memory_limit() -> None:
@@ -162,7 +165,8 @@ def test_task_of_a_group_with_its_own_after() -> None:
 
 
 def test_bulk_for_in_a_group() -> None:
-    src = "buffer y: f32[64] = zeros;\ngroup pipe for g in 0..2 {\n    task a { bulk for i in 0..64 { y[i] = 1.0; } }\n}\n"
+    src = "buffer y: f32[64] = zeros;\ngroup pipe for g in 0..2 {\n"
+    src += "    task a { bulk for i in 0..64 { y[i] = 1.0; } }\n}\n"
     kinds, text = diagnose(src)
     assert kinds == [E.GroupRuleError]
     assert text.splitlines()[0] == (
@@ -177,7 +181,9 @@ def test_static_rules_apply_inside_groups() -> None:
     assert kinds == [E.AwaitContextError]
     kinds, text = diagnose("group pipe {\n    local channel lonely: i32[2];\n    task b { lonely.send(1).await; }\n}\n")
     assert kinds == [E.ChannelUseError]
-    assert text.splitlines()[0] == "t.gasync:2:5: error: channel 'pipe.lonely' has no receiver: no task receives from it"
+    assert (
+        text.splitlines()[0] == "t.gasync:2:5: error: channel 'pipe.lonely' has no receiver: no task receives from it"
+    )
 
 
 def test_race_on_a_local_buffer_is_the_race_warning() -> None:
