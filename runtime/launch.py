@@ -19,12 +19,8 @@ from typing import Any
 import numpy as np
 
 from gasync.codegen import JOB_SLOTS, LANES, Generated
-from gasync.runtime import buffers, outputs, prepared, slab
-from gasync.runtime.errors import (
-    DeviceError,
-    InputError,
-    worded,
-)
+from gasync.runtime import buffers, groupgrid, outputs, prepared, slab
+from gasync.runtime.errors import InputError, worded
 from gasync.runtime.exits import check_exit
 from gasync.runtime.module import load
 from gasync.runtime.options import Result, RunOptions
@@ -149,11 +145,7 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
     from numba import cuda
 
     t0 = time.perf_counter()
-    if gen.plan.groups and options.executor == "spin":  # (docs/language.md, decision 65)
-        raise worded(
-            InputError("executor='spin' does not run groups: a program with groups runs the queue executor"),
-            "--executor spin does not run groups: a program with groups runs the queue executor",
-        )
+    groupgrid.check_executor(gen.plan, options.executor)
     module, path = load(gen, options.cache_dir, options.cache_max_bytes)
     kernel = module.gasync_kernel
     timeout_ns = np.int64(int(options.timeout_s * 1e9))
@@ -172,8 +164,7 @@ def _launch_sim(
     cuda: Any, gen: Generated, options: RunOptions, module: Any, kernel: Any, scalars: tuple[Any, Any]
 ) -> Launched:
     """The simulated launch blocks: the host's signals come from timer threads."""
-    # the one block holds a group instance's warps (every warp of a block runs one of its tasks)
-    executors = max(options.executors or 2, group_warps(gen.plan))
+    executors = max(options.executors or 2, groupgrid.group_warps(gen.plan))  # a block holds a group
     blocks, threads = 1, executors * LANES
     host = host_arrays(gen, executors, options.inputs, options.trace_capacity)
     schedule = _signal_schedule(gen, options, host)
@@ -392,32 +383,16 @@ def _to_device(cuda: Any, arr: Any) -> Any:
     return cuda.as_cuda_array(arr)  # already on the device: no host copy
 
 
-def group_fit_error(plan: Any, warps: int, regs: int) -> DeviceError:
-    """No block of ``warps`` warps fits an SM of this GPU: the group's registers (or shared memory)."""
-    g = max(plan.groups, key=lambda g: g.warps)
-    where = f"{plan.path}:{g.span.line}:{g.span.column}: " if g.span.line else ""
-    return DeviceError(
-        f"{where}group '{g.name}' does not fit one SM of this GPU: a block of {warps} warps at {regs} registers"
-        f" per thread needs {warps * 32 * regs} registers, and {g.shared_bytes} bytes of shared memory; give the"
-        " group fewer tasks"
-    )
-
-
-def group_warps(plan: Any) -> int:
-    """The warps a block needs for the program's largest group instance (0: no group)."""
-    return max((g.warps for g in plan.groups), default=0)
-
-
 def _to_host(arr: Any) -> np.ndarray[Any, Any]:
     return outputs.to_host(arr)
 
 
 def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int]:
-    per_block = max(options.warps_per_block or WARPS_PER_BLOCK, group_warps(gen.plan))
+    per_block = max(options.warps_per_block or WARPS_PER_BLOCK, groupgrid.group_warps(gen.plan))
     threads = per_block * LANES
     max_blocks = int(kern.max_cooperative_grid_blocks(threads))
     if max_blocks < 1 and gen.plan.groups:
-        raise group_fit_error(gen.plan, per_block, int(kern.regs_per_thread))
+        raise groupgrid.fit_error(gen.plan, per_block, int(kern.regs_per_thread))
     # one warp per task instance, and the whole GPU when a bulk for spreads chunks over idle warps
     whole = max_blocks * per_block
     want = options.executors or (whole if gen.jobargs != (0, 0) else max(1, gen.plan.instances))
