@@ -35,7 +35,7 @@ from report import fmt
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results"
-ALL = ("B1", "B2", "B2b", "B3", "B4", "B5", "B5a", "B6", "T1")
+ALL = ("B1", "B2", "B2b", "B3", "B4", "B5", "B5a", "B6", "T1", "B7", "B8")
 
 
 def ensure_importable() -> None:
@@ -114,8 +114,9 @@ def benchmark(only: list[str], quick: bool, reps: int) -> int:
     from suite import BENCHMARKS as BASE
     from suite import Config, PartialFailure
     from suite2 import BENCHMARKS as MORE
+    from suite3 import BENCHMARKS as GROUPS
 
-    benchmarks = {**BASE, **MORE}
+    benchmarks = {**BASE, **MORE, **GROUPS}
 
     # one-block grids are intended here (numba-cuda has its own warning class: match the text)
     warnings.filterwarnings("ignore", message=".*Grid size .* under-utilization")

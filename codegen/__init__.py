@@ -132,7 +132,7 @@ def generate(plan: Plan, trace: bool = False, checked: bool = True, ring_capacit
         "",
     ]
     if plan.groups:
-        tail += [*groupkernel.module_parts(shared), "", "", groupkernel.with_groups(kernel.executor(shared))]
+        tail += [*groupkernel.module_parts(shared), "", "", groupkernel.with_groups(plan, kernel.executor(shared))]
     else:
         tail.append(kernel.executor(shared))
     source = "\n".join([*head, *body, *tail]).rstrip() + "\n"

@@ -348,7 +348,8 @@ class FutureRenderer:
         name = self.block_name(fut)  # type: ignore[attr-defined]
         lines = self.spill_all()  # type: ignore[attr-defined]
         jb = self.shared.jb_arg(self.jb)  # type: ignore[attr-defined]
-        lines.append(f"code = {name}(inst, w, fb_i, fb_f, fb_i + {ci}, fb_f + {cf}, {jb}G)")
+        lp = groups.locals_param(self.shared.plan, self.fn.name)  # type: ignore[attr-defined]
+        lines.append(f"code = {name}(inst, w, fb_i, fb_f, fb_i + {ci}, fb_f + {cf}, {jb}G{lp})")
         lines += self.restore_all()  # type: ignore[attr-defined]
         lines += self.forked()  # type: ignore[attr-defined]
         lines.append(f"{rdy} = code == 1")

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 from gasync.codegen import groups, kernel
 from gasync.codegen.machine import ABORT, FORK, READY, Shared
+from gasync.planner import ir
 from gasync.planner.model import GroupDef, Plan, TaskDef
+from gasync.planner.walk import stmts_in
 
 LANES = 32
 SERVICE = "service(w, G)"
@@ -29,14 +31,118 @@ def module_parts(shared: Shared) -> list[str]:
     """The device functions of groups: claims, one runner per group, the pinned loop."""
     plan = shared.plan
     grouped = tuple(t for t in plan.tasks if t.group is not None)
-    out = [*_claim(plan), "", "", *_wanted(plan), "", ""]
-    dispatch = kernel.task_dispatch(shared, grouped)
-    dispatch[1] = "def poll_grouped(inst, w, G):"
-    out += [*dispatch, "", ""]
+    out = [*_claim(plan), "", "", *WANT.strip("\n").splitlines(), "", "", *_wanted(plan), "", ""]
     for k, g in enumerate(plan.groups):
+        out += [*_dispatch(shared, g, [t for t in grouped if t.group == g.name]), "", ""]
+        out += [*_run_parallel(shared, g), "", ""]
+        out += [*_local_wait(shared, g), "", "", *_stuck(g), "", ""]
+        text = PINNED.format(ready=READY, fork=FORK, abort=ABORT, g=g.name)
+        out += [*text.strip("\n").splitlines(), "", ""]
         out += [*_runner(plan, g, k), "", ""]
     out += _run_group(plan)
-    out += ["", "", *PINNED.format(ready=READY, fork=FORK, abort=ABORT).strip("\n").splitlines()]
+    return out
+
+
+def _dispatch(shared: Shared, g: GroupDef, tasks: list[TaskDef]) -> list[str]:
+    """Poll a task instance of group ``g`` (kernel.task_dispatch's for the executor's tasks)."""
+    out = ["@cuda.jit(device=True)", f"def poll_grouped_{g.name}(inst, w, G, L):"]
+    jb = shared.jb_arg("int64(0)")
+    for t in tasks:
+        fr = shared.frames[t.name]
+        end = t.first_instance + t.count
+        out.append(f"    if inst < {end}:  # task {t.name}, instances {t.first_instance}..{end - 1}")
+        fb_i = f"FB_I_{t.name} + (inst - {t.first_instance}) * {fr.n_int}"
+        fb_f = f"FB_F_{t.name} + (inst - {t.first_instance}) * {fr.n_float}"
+        if shared.trace:
+            out += [f"        fb = {fb_i}", "        s0 = G.frames.FI[fb]", "        t0 = dl.now_ns()"]
+            out.append(f"        r = poll_{t.name}(inst, w, fb, {fb_f}, {jb}G, L)")
+            out += kernel.traced_poll_end(shared, t)
+            out.append("        return r")
+        else:
+            out.append(f"        return poll_{t.name}(inst, w, {fb_i}, {fb_f}, {jb}G, L)")
+    out.append(f"    return {READY}")
+    return out
+
+
+def local_waits(plan: Plan, g: GroupDef, t: TaskDef) -> dict[int, int] | None:
+    """For a task of ``g`` whose every await is of one of g's local channels: each await
+    site's channel and side (2 * its index in g.channels, + 1 for a send). None for a task
+    that awaits anything else: only the deadline ends a wait of it that never completes."""
+    index = {c.name: k for k, c in enumerate(g.channels)}
+    out: dict[int, int] = {}
+    for s in stmts_in(t.body.body):
+        if isinstance(s, ir.Select) or (isinstance(s, ir.For) and s.kind == "bulk"):
+            return None
+        if isinstance(s, ir.ForAwait):
+            if s.chan not in index:
+                return None
+            out[s.site] = 2 * index[s.chan]
+        elif isinstance(s, ir.AwaitS) and s.suspends:
+            fut = s.future
+            if not isinstance(fut, ir.Send | ir.Recv) or fut.chan not in index:
+                return None
+            out[s.site] = 2 * index[fut.chan] + (1 if isinstance(fut, ir.Send) else 0)
+    return out
+
+
+def _local_wait(shared: Shared, g: GroupDef) -> list[str]:
+    """``local_wait_<g>(inst, G)``: what a pending task instance of ``g`` waits on, as
+    local_waits numbers it, or -1 (it may wait on something outside the group)."""
+    plan = shared.plan
+    out = ["@cuda.jit(device=True)", f"def local_wait_{g.name}(inst, G):"]
+    for t in _tasks(plan, g):
+        waits = local_waits(plan, g, t)
+        end = t.first_instance + t.count
+        if waits is None:
+            out += [f"    if inst < {end}:  # task {t.name}: it awaits more than local channels", "        return -1"]
+            continue
+        fr = shared.frames[t.name]
+        out.append(f"    if inst < {end}:  # task {t.name}")
+        out.append(f"        s = G.frames.FI[FB_I_{t.name} + (inst - {t.first_instance}) * {fr.n_int}]")
+        for site, code in sorted(waits.items()):
+            out += [f"        if s == {site}:", f"            return {code}"]
+        out.append("        return -1")
+    out.append("    return -1")
+    return out
+
+
+def _stuck(g: GroupDef) -> list[str]:
+    view = " + ".join(f"L.ch_{groups.item(c.name)}[0] + L.ch_{groups.item(c.name)}[1] + L.ch_{groups.item(c.name)}[2]"
+                      for c in g.channels) or "0"  # fmt: skip
+    return [
+        "@cuda.jit(device=True)",
+        f"def view_{g.name}(L):",
+        "    # every local channel's positions and closed flag: a local operation changes the sum",
+        f"    return int64({view})",
+        "",
+        "",
+        "@cuda.jit(device=True)",
+        f"def stuck_{g.name}(GW, L):",
+        "    # every warp of the instance not done found its local channel not ready at this view:",
+        "    # none of them can ever make another ready (runtime/state.py, groups)",
+        f"    v = view_{g.name}(L)",
+        "    live = 0",
+        f"    for j in range({g.warps}):",
+        "        e = ordr.ld_acquire_cta(GW, j)",
+        "        if e == -2:",
+        "            continue",
+        "        if e != v:",
+        "            return False",
+        "        live += 1",
+        "    return live > 0",
+    ]
+
+
+def _run_parallel(shared: Shared, g: GroupDef) -> list[str]:
+    """The parallel loops a task of ``g`` can hand its warp: its own (they take L) and its async fns'."""
+    out = ["@cuda.jit(device=True)", f"def run_parallel_{g.name}(command, w, lane, G, L):"]
+    for loop in shared.parallel:
+        owner = groups.group_of_function(shared.plan, loop.fn)
+        if loop.bulk or (owner is not None and owner.name != g.name):
+            continue
+        out.append(f"    if command == {loop.gid}:")
+        out.append(f"        par_{loop.gid}(w, lane, G.exec.PARGS_I[w], G.exec.PARGS_F[w], G{', L' if owner else ''})")
+    out.append("    return")
     return out
 
 
@@ -75,15 +181,14 @@ def _wanted(plan: Plan) -> list[str]:
     ready = " or ".join(f"({_ready(plan, g, 'dl.ld')})" for g in plan.groups if _tasks(plan, g) and g.count)
     return [
         "@cuda.jit(device=True)",
-        "def group_wanted(G):",
+        "def group_wanted(w, G):",
         "    # an executor's service point: whether its block should meet for a group instance",
         "    # (another warp of the block asked already, or one may start now: it asks)",
-        "    BW = dgroups.block_words()",
-        "    if ordr.ld_acquire_cta(BW, BW_WANT) != 0:",
+        "    if group_want(w, 0, G) != 0:",
         "        return True",
         "    CURSOR, PRED = G.sched.CURSOR, G.sched.PRED",
         f"    if {ready or 'False'}:",
-        "        ordr.st_release_cta(BW, BW_WANT, int64(1))",
+        "        group_want(w, 1, G)",
         "        return True",
         "    return False",
     ]
@@ -93,12 +198,14 @@ def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
     line = plan.source.splitlines()[g.span.line - 1].strip() if g.span.line > 0 else ""
     out = [
         "@cuda.jit(device=True)",
-        f"def group_{g.name}(k, w, lane, G):",
+        f"def group_{g.name}(k, w, lane, G, L, GW):",
         f"    # line {g.span.line}: {line}",
         f"    # instance k of {g.count}: {g.warps} warps, {g.shared_bytes} bytes of shared memory",
         "    t = cuda.threadIdx.x",
         "    nt = cuda.blockDim.x",
         *groups.reset_lines(g, "    "),
+        "    if t < LANES:",
+        "        GW[t] = -1  # each warp's wait (runtime/state.py, groups): none yet",
         "    cuda.syncthreads()  # its locals are fresh before any of its tasks starts",
         "    wl = t // LANES",
     ]
@@ -107,38 +214,67 @@ def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
         kw = "if" if j == 0 else "elif"
         hi = lo + t.per_copy
         out.append(f"    {kw} wl < {hi}:  # task {t.name}: warps {lo}..{hi - 1}")
-        out.append(f"        pinned(int64({t.first_instance}) + k * {t.per_copy} + (wl - {lo}), w, lane, G)")
+        out.append(
+            f"        pinned_{g.name}(int64({t.first_instance}) + k * {t.per_copy} + (wl - {lo}), w, lane, G, L, GW)"
+        )
         lo = hi
     return out
 
 
 def _run_group(plan: Plan) -> list[str]:
-    out = [
-        "@cuda.jit(device=True)",
-        "def run_group(pick, w, lane, G):",
-        "    g = pick >> 32",
-        "    k = pick & 0xFFFFFFFF",
-    ]
+    args = ", ".join(f"L_{g.name}" for g in plan.groups)
+    out = ["@cuda.jit(device=True)", f"def run_group(pick, w, lane, G, GW, {args}):", "    g = pick >> 32"]
+    out.append("    k = pick & 0xFFFFFFFF")
     for j, grp in enumerate(plan.groups):
-        out += [f"    if g == {j}:", f"        group_{grp.name}(k, w, lane, G)"]
+        out += [f"    if g == {j}:", f"        group_{grp.name}(k, w, lane, G, L_{grp.name}, GW)"]
     return out
+
+
+WANT = """
+@cuda.jit(device=True)
+def group_want(w, op, G):
+    # the block's WANT word, in EXS's row of its first warp (runtime/state.py, groups): 0 reads
+    # it, 1 sets it, 2 clears it
+    per = cuda.blockDim.x // LANES
+    first = (w // per) * per
+    if op != 0:
+        ordr.exch(G.exec.EXS, (first, EXS_WANT), int64(1 if op == 1 else 0))
+    return dl.ld(G.exec.EXS, (first, EXS_WANT))
+"""
 
 
 PINNED = """
 @cuda.jit(device=True)
-def pinned(inst, w, lane, G):
+def pinned_{g}(inst, w, lane, G, L, GW):
     # One task instance of a group on this warp, from its start to its end. Lane 0 polls it;
     # a pending poll is tried again (its local channels wake nobody: this is their wake), now
     # and then with the service of timers and the host and a look at the run's end.
     CMD, CTL = G.exec.CMD, G.sched.CTL
+    wl = cuda.threadIdx.x // LANES
     if lane == 0:
         G.sched.ST[inst] = dl.RUNNING
     spins = int64(0)
     while True:
         if lane == 0:
             command = int64(0)
-            r = poll_grouped(inst, w, G)
-            if r == {ready}:
+            v = view_{g}(L)
+            r = poll_grouped_{g}(inst, w, G, L)
+            if r != {fork} and r != {ready} and r != {abort}:
+                code = local_wait_{g}(inst, G)
+                if code >= 0:  # stuck at view v unless another warp changes a local channel
+                    G.wait.WAITON[inst] = -2 - code
+                    ordr.st_release_cta(GW, wl, v)
+                    if stuck_{g}(GW, L):
+                        if dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_DEADLOCK)) == 0:
+                            CTL[dl.CTL_DETAIL] = inst
+                        command = dl.CMD_EXIT
+                else:
+                    ordr.st_release_cta(GW, wl, int64(-1))
+            else:
+                ordr.st_release_cta(GW, wl, int64(-1) if r != {ready} else int64(-2))
+            if command != 0:
+                pass
+            elif r == {ready}:
                 G.sched.ST[inst] = dl.DONE
                 complete(inst, G)
                 flush_done(int64(1), G)
@@ -161,7 +297,7 @@ def pinned(inst, w, lane, G):
         if command == dl.CMD_EXIT:
             return
         if command > 0:
-            run_parallel(command, w, lane, G)
+            run_parallel_{g}(command, w, lane, G, L)
         dl.warp_sync(CMD, w)
 """
 
@@ -175,20 +311,22 @@ def gasync_kernel(G, timeout_ns, mode):
     tid = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
     w = tid // LANES
     lane = tid % LANES
-    BW = dgroups.block_words()
+    BW = cuda.shared.array(BW_WORDS, int64)  # PICK, STOP (runtime/state.py, groups)
+    GW = cuda.shared.array(LANES, int64)  # each warp's wait in a group instance
+{alloc}
     if tid == 0 and timeout_ns > 0:
         dl.cas(CTL, dl.CTL_DEADLINE, int64(0), dl.now_ns() + timeout_ns)
     while True:
         if cuda.threadIdx.x == 0:
             BW[BW_STOP] = dl.ld(CTL, dl.CTL_EXIT)
             BW[BW_PICK] = group_claim(G) if BW[BW_STOP] == 0 else int64(-1)
-            BW[BW_WANT] = 0
+            group_want(w, 2, G)
         cuda.syncthreads()
         if BW[BW_STOP] != 0:
             return
         pick = BW[BW_PICK]
         if pick >= 0:
-            run_group(pick, w, lane, G)
+            run_group(pick, w, lane, G, GW, {locals})
         else:
             while True:
                 if lane == 0:
@@ -203,17 +341,19 @@ def gasync_kernel(G, timeout_ns, mode):
 """
 
 
-def with_groups(executor_text: str) -> str:
+def with_groups(plan: Plan, executor_text: str) -> str:
     """The executor of kernel.py, leaving for its block's group phase at each service point,
     and this module's kernel in place of the plain one."""
     out = executor_text
     for ind in ("                ", "            "):
         old = f"{ind}{SERVICE}\n{ind}if dl.ld(CTL, dl.CTL_EXIT) != 0:\n{ind}    break\n"
-        new = f"{ind}{SERVICE}\n{ind}if group_wanted(G):\n{ind}    command = CMD_GROUPS\n{ind}    break\n"
+        new = f"{ind}{SERVICE}\n{ind}if group_wanted(w, G):\n{ind}    command = CMD_GROUPS\n{ind}    break\n"
         assert out.count(old) == 1, ind
         out = out.replace(old, new + f"{ind}if dl.ld(CTL, dl.CTL_EXIT) != 0:\n{ind}    break\n")
     cut = out.index("@cuda.jit(cache=True)\ndef gasync_kernel")
-    return out[:cut] + KERNEL.lstrip("\n")
+    alloc = "\n".join(groups.alloc_lines(plan, "    "))
+    text = KERNEL.replace("{alloc}", alloc).replace("{locals}", ", ".join(f"L_{g.name}" for g in plan.groups))
+    return out[:cut] + text.lstrip("\n")
 
 
 def header(plan: Plan) -> list[str]:
@@ -222,5 +362,5 @@ def header(plan: Plan) -> list[str]:
     return [
         "from gasync.runtime import devicegroups as dgroups",
         "from gasync.runtime import order as ordr",
-        "from gasync.runtime.state import BW_PICK, BW_STOP, BW_WANT, CMD_GROUPS",
+        "from gasync.runtime.state import BW_PICK, BW_STOP, BW_WORDS, CMD_GROUPS, EXS_WANT",
     ]

@@ -1,16 +1,17 @@
 """Groups in the generated code: local buffers and channels, and their futures.
 
-A local item ``GROUP.NAME`` (planner/groups.py) becomes a device function that
-returns its ``cuda.shared.array``: ``LB_GROUP__NAME()`` for a buffer,
-``LC_GROUP__NAME()`` (the ring's words) and ``LCD_GROUP__NAME()`` (its values)
-for a channel. Numba gives each such declaration one static allocation per
-block, whoever calls it, so every task of the group instance that the block
-runs sees the same memory (on the simulator too: its shared arrays are keyed by
-their line, per block). A local channel's send and receive are one attempt
-each (runtime/devicegroups.py); a pending one suspends, and the task's pinned
-warp polls it again (codegen/groupkernel.py): nothing waits on a wait list, and
-a wake inside a group never leaves the SM. This module imports nothing from
-the rest of codegen, which imports it.
+A local item ``GROUP.NAME`` (planner/groups.py) is a ``cuda.shared.array``
+that the kernel declares (one static allocation per block; Numba returns no
+array made inside a device function) and hands down in a namedtuple,
+``Locals_GROUP``: ``L.b_NAME`` for a buffer, ``L.ch_NAME`` (the ring's words)
+and ``L.chv_NAME`` (its values) for a channel. Every function of a group's
+task (its poll, its async blocks, its parallel loops) takes that ``L`` last,
+so every task of the group instance that the block runs sees the same memory.
+A local channel's send and receive are one attempt each
+(runtime/devicegroups.py); a pending one suspends, and the task's pinned warp
+polls it again (codegen/groupkernel.py): nothing waits on a wait list, and a
+wake inside a group never leaves the SM. This module imports nothing from the
+rest of codegen, which imports it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 from gasync.planner import ir
 from gasync.planner.model import BufferDef, ChannelDef, GroupDef, Plan, TaskDef
 
+LCH_WORDS = 4  # runtime/state.py's LCH_WORDS (a test keeps them equal): a ring's words before its sequences
 NUMBA = {"bool": "boolean", "i32": "int32", "i64": "int64", "u32": "uint32", "u64": "uint64"}
 NUMBA |= {"f32": "float32", "f64": "float64"}
 
@@ -26,64 +28,79 @@ def is_local(name: str) -> bool:
     return "." in name
 
 
-def ident(name: str) -> str:
-    group, item = name.split(".", 1)
-    return f"{group}__{item}"
+def item(name: str) -> str:
+    return name.split(".", 1)[1]
 
 
 def buffer_ref(name: str) -> str:
-    return f"LB_{ident(name)}()"
+    return f"L.b_{item(name)}"
 
 
 def ring(name: str) -> str:
-    return f"LC_{ident(name)}(), LCD_{ident(name)}(), 0, {{cap}}"
+    return f"L.ch_{item(name)}, L.chv_{item(name)}, 0, {{cap}}"
 
 
-def declarations(plan: Plan) -> list[str]:
-    """One device function per local buffer and channel, returning its shared array."""
-    out: list[str] = []
-    for g in plan.groups:
-        for b in g.buffers:
-            shape = f"({', '.join(map(str, b.shape))},)" if len(b.shape) == 1 else f"({', '.join(map(str, b.shape))})"
-            out += _decl(f"LB_{ident(b.name)}", f"local buffer {b.name}: {b.elem}{list(b.shape)}", shape, NUMBA[b.elem])
-        for c in g.channels:
-            words = f"dgroups.LCH_WORDS + {c.capacity}"
-            out += _decl(f"LC_{ident(c.name)}", f"local channel {c.name}: its words and sequences", words, "int64")
-            data = "float64" if c.elem in ir.FLOATS else "int64"
-            out += _decl(
-                f"LCD_{ident(c.name)}", f"local channel {c.name}: its {c.capacity} values", str(c.capacity), data
-            )
+def fields(g: GroupDef) -> list[tuple[str, str, str]]:
+    """(field of the group's Locals, its shared array's shape, its dtype), in order."""
+    out = []
+    for b in g.buffers:
+        shape = f"({', '.join(map(str, b.shape))}{',' if len(b.shape) == 1 else ''})"
+        out.append((f"b_{item(b.name)}", shape, NUMBA[b.elem]))
+    for c in g.channels:
+        out.append((f"ch_{item(c.name)}", str(LCH_WORDS + c.capacity), "int64"))
+        out.append((f"chv_{item(c.name)}", str(c.capacity), "float64" if c.elem in ir.FLOATS else "int64"))
     return out
 
 
-def _decl(fn: str, what: str, shape: str, dtype: str) -> list[str]:
-    return [
-        "@cuda.jit(device=True)",
-        f"def {fn}():",
-        f"    # {what}",
-        f"    return cuda.shared.array({shape}, {dtype})",
-        "",
-        "",
-    ]
+def declarations(plan: Plan) -> list[str]:
+    """Each group's ``Locals_<group>``: its shared arrays, which the kernel declares (a shared
+    array cannot be returned by a device function) and hands to the functions that use them."""
+    out = []
+    for g in plan.groups:
+        names = ", ".join(f'"{f}"' for f, _, _ in fields(g)) or '"none"'
+        out.append(f'Locals_{g.name} = namedtuple("Locals_{g.name}", ({names},))  # group {g.name}\'s shared memory')
+    return out
+
+
+def alloc_lines(plan: Plan, ind: str) -> list[str]:
+    """The kernel's declarations of every group's shared arrays, one per line (the simulator
+    tells its shared arrays apart by their line)."""
+    out = []
+    for g in plan.groups:
+        for f, shape, dtype in fields(g):
+            out.append(f"{ind}{g.name}__{f} = cuda.shared.array({shape}, {dtype})")
+        args = ", ".join(f"{g.name}__{f}" for f, _, _ in fields(g)) or "BW"
+        out.append(f"{ind}L_{g.name} = Locals_{g.name}({args})")
+    return out
+
+
+def group_of_function(plan: Plan, fn: str) -> GroupDef | None:
+    task = next((t for t in plan.tasks if t.body.name == fn), None)
+    return plan.group_of(task) if task is not None else None
+
+
+def locals_param(plan: Plan, fn: str) -> str:
+    """``, L`` where function ``fn`` is a group task's (its polls, blocks and parallel loops)."""
+    return ", L" if plan.groups and group_of_function(plan, fn) is not None else ""
 
 
 def reset_lines(g: GroupDef, ind: str) -> list[str]:
     """Thread t of nt zeroes the instance's local buffers and empties its channels."""
     out = []
     for b in g.buffers:
-        ref = buffer_ref(b.name)
+        ref = buffer_ref(b.name)  # L is the group's Locals
         if len(b.shape) == 1:
             out += [f"{ind}for j in range(t, {b.size}, nt):", f"{ind}    {ref}[j] = {NUMBA[b.elem]}(0)"]
         else:
             w = b.shape[1]
             out += [f"{ind}for j in range(t, {b.size}, nt):", f"{ind}    {ref}[j // {w}, j % {w}] = {NUMBA[b.elem]}(0)"]
     for c in g.channels:
-        out.append(f"{ind}dgroups.lch_reset(LC_{ident(c.name)}(), {c.capacity}, t, nt)")
+        out.append(f"{ind}dgroups.lch_reset(L.ch_{item(c.name)}, {c.capacity}, t, nt)")
     return out
 
 
 def close(name: str) -> str:
-    return f"dgroups.lch_close(LC_{ident(name)}())"
+    return f"dgroups.lch_close(L.ch_{item(name)})"
 
 
 def send_lines(ch: ChannelDef, value: str, rdy: str) -> list[str]:

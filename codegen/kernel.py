@@ -13,6 +13,7 @@ when nothing is ready or running while instances remain (a deadlock). Lanes
 
 from __future__ import annotations
 
+from gasync.codegen import groups
 from gasync.codegen.machine import ABORT, FORK, READY, Shared
 from gasync.planner.model import TaskDef
 
@@ -388,6 +389,8 @@ def run_parallel(shared: Shared) -> list[str]:
     """Lanes 1..31 run command ``command``: a parallel for (rows of PARGS) or a bulk chunk (rows of JOBARGS)."""
     out = ["@cuda.jit(device=True)", "def run_parallel(command, w, lane, G):"]
     for loop in shared.parallel:
+        if groups.locals_param(shared.plan, loop.fn):
+            continue  # a group task's: its pinned warp runs it (codegen/groupkernel.py)
         out.append(f"    if command == {loop.gid}:")
         if loop.bulk:
             out.append("        j = G.exec.CMD[w, dl.CMD_JOB]")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Container
 
-from gasync.codegen import combined, reduce
+from gasync.codegen import combined, groups, reduce
 from gasync.codegen.exprs import NP, buffer_ref, exact_index, wrap
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, source_line
 from gasync.planner import ir
@@ -44,7 +44,7 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     _check_depth(shared, fn, s)
     out = [
         "@cuda.jit(device=True)",
-        f"def par_{loop.gid}(w, lane, AI, AF, G):",
+        f"def par_{loop.gid}(w, lane, AI, AF, G{groups.locals_param(shared.plan, loop.fn)}):",
         f"    {source_line(shared.plan, s.span)}",
     ]
     ni, nf = 2, 0

@@ -201,12 +201,14 @@ class PollEmitter(AwaitBlocks):
         jb = self.shared.jb_arg("jb")
         if self.block is not None:
             name = self.block_name(self.block)
-            out = ["@cuda.jit(device=True)", f"def {name}(inst, w, fb_i, fb_f, cb_i, cb_f, {jb}G):"]
+            lp = groups.locals_param(self.shared.plan, self.fn.name)
+            out = ["@cuda.jit(device=True)", f"def {name}(inst, w, fb_i, fb_f, cb_i, cb_f, {jb}G{lp}):"]
             out.append(f"    # async block {source_text(self.shared.plan, self.block.span)}")
             return [*out, "    cbo_i = cb_i - fb_i", "    cbo_f = cb_f - fb_f"]
         params = "".join(f", p_{p}" for p, _ in self.fn.params) if self.takes_args else ""
         first = ", first" if self.takes_args else ""
-        out = ["@cuda.jit(device=True)", f"def poll_{self.fn.name}(inst, w, fb_i, fb_f, {jb}G{first}{params}):"]
+        lp = groups.locals_param(self.shared.plan, self.fn.name)
+        out = ["@cuda.jit(device=True)", f"def poll_{self.fn.name}(inst, w, fb_i, fb_f, {jb}G{lp}{first}{params}):"]
         return [*out, f"    {source_line(self.shared.plan, self.fn.span)}"]
 
     def assemble(self, m: bir.Machine) -> list[str]:

@@ -132,7 +132,7 @@ def _rename(node: Any, renames: dict[str, str]) -> Any:
     local variable that shadows a local item still shadows it."""
     if isinstance(node, tuple):
         return tuple(_rename(x, renames) for x in node)
-    if not dataclasses.is_dataclass(node) or isinstance(node, ast.Span | ast.ScalarType):
+    if not dataclasses.is_dataclass(node) or isinstance(node, type | ast.Span | ast.ScalarType):
         return node
     changes: dict[str, Any] = {}
     for f in dataclasses.fields(node):
@@ -153,15 +153,15 @@ def relocate_scope_errors(errors: list[GasyncError], groups: tuple[GroupAst, ...
     """A name that is not found outside its group but is a local item of one: E0220, naming it."""
     owners: dict[str, tuple[GroupAst, ast.LocalBuffer | ast.LocalChannel]] = {}
     for g in groups:
-        for name, m in g.locals.items():
-            owners.setdefault(name, (g, m))
+        for local_name, m in g.locals.items():
+            owners.setdefault(local_name, (g, m))
     if not owners:
         return errors
     lines = source.splitlines()
     out: list[GasyncError] = []
     for e in errors:
         name = _name_at(lines, e.span) if isinstance(e, UnknownNameError) else None
-        if name in owners:
+        if name is not None and name in owners:
             g, m = owners[name]
             kind = "buffer" if isinstance(m, ast.LocalBuffer) else "channel"
             e = LocalScopeError(

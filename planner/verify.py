@@ -52,9 +52,9 @@ def _verify_groups(plan: Plan) -> None:
             _require(t.group == g.name, f"task {name} of group {g.name} names group {t.group}")
             _require(t.copies == g.count and t.per_copy == warps, f"task {name}: {t.count} instances for {g.name}")
             _require(t.after == g.after, f"task {name} has after {t.after}, its group {g.after}")
-        for local in (*g.buffers, *g.channels):
-            _require(local.name.startswith(g.name + "."), f"local {local.name} of group {g.name}")
-            _require(local.name not in globals_, f"local {local.name} is also a global")
+        for local in [b.name for b in g.buffers] + [c.name for c in g.channels]:
+            _require(local.startswith(g.name + "."), f"local {local} of group {g.name}")
+            _require(local not in globals_, f"local {local} is also a global")
     grouped = {n for g in plan.groups for n in g.tasks}
     for t in plan.tasks:
         _require((t.group is None) == (t.name not in grouped), f"task {t.name}: group {t.group}")

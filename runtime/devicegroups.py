@@ -2,10 +2,9 @@
 
 Every array here lives in the shared memory of the block that runs a group
 instance; runtime/state.py (groups) gives the words and their protocol, and
-which acquire pairs with which release. The generated module declares each
-local buffer and channel as a device function that returns its
-``cuda.shared.array`` (one static allocation per block, whoever calls it), and
-the block words likewise through :func:`block_words`. On the simulator every
+which acquire pairs with which release. The generated kernel declares each
+local buffer and channel as a ``cuda.shared.array`` (one static allocation per
+block) and hands them to the group's functions (codegen/groups.py). On the simulator every
 block's shared arrays are its own, as on the GPU, and the ``.cta`` orders are
 plain accesses under the one lock of runtime/order.py.
 """
@@ -15,15 +14,10 @@ from __future__ import annotations
 from numba import cuda, int64
 
 from gasync.runtime.order import cas_acq_rel_cta, ld_acquire_cta, st_release_cta
-from gasync.runtime.state import BW_WORDS, LCH_CLOSED, LCH_RECV, LCH_SEND, LCH_WORDS
+from gasync.runtime.state import LCH_CLOSED, LCH_RECV, LCH_SEND, LCH_WORDS
 
 LCH_FULL, LCH_SENT, LCH_CLOSED_SEND = 0, 1, 2  # lch_try_send's outcomes
 LCH_NONE, LCH_TOOK, LCH_ENDED = 0, 1, 2  # lch_try_recv's outcomes
-
-
-@cuda.jit(device=True)
-def block_words():  # type: ignore[no-untyped-def]
-    return cuda.shared.array(BW_WORDS, int64)
 
 
 @cuda.jit(device=True)
@@ -72,10 +66,3 @@ def lch_try_recv(ring, data, base, cap, out, w):  # type: ignore[no-untyped-def]
 @cuda.jit(device=True)
 def lch_close(ring):  # type: ignore[no-untyped-def]
     st_release_cta(ring, LCH_CLOSED, int64(1))  # the closer's sends, to the receiver that ends
-
-
-@cuda.jit(device=True)
-def zero_local(arr, t, nt):  # type: ignore[no-untyped-def]
-    """Thread ``t`` of ``nt`` zeroes a local buffer (1-D view) for a new group instance."""
-    for k in range(t, arr.size, nt):
-        arr.flat[k] = 0

@@ -105,6 +105,15 @@ def _resource(gen: Generated, r: int) -> str:
     return f"recv from channel {name}" if side == 0 else f"send on channel {name} (full)"
 
 
+def _local_wait(gen: Generated, t: Any, k: int, code: int) -> str:
+    g = gen.plan.group_of(t)
+    assert g is not None
+    name = g.channels[code // 2].name
+    side = "send on local channel {} (full)" if code % 2 else "recv from local channel {}"
+    where = f"group {g.name}[{g.start + k // t.per_copy}]" if g.var is not None else f"group {g.name}"
+    return f"waits on {side.format(name)} in {where}"
+
+
 def _waiting(gen: Generated, st: np.ndarray[Any, Any], waiton: np.ndarray[Any, Any]) -> list[str]:
     """One line per unfinished task (instances grouped by what they wait on)."""
     lines = []
@@ -115,9 +124,11 @@ def _waiting(gen: Generated, st: np.ndarray[Any, Any], waiton: np.ndarray[Any, A
             if st[inst] == 4:
                 continue
             if st[inst] == 0 and waiton[inst] == 0:
-                what = "not started" if t.after else "waiting"
+                what = "not started" if t.after or t.group is not None else "waiting"
             elif waiton[inst] > 0 and st[inst] == 0:
                 what = "waits on " + _resource(gen, int(waiton[inst]) - 1)
+            elif waiton[inst] <= -2 and t.group is not None:  # a group's pinned warp (codegen/groupkernel.py)
+                what = _local_wait(gen, t, k, -2 - int(waiton[inst]))
             else:
                 what = STATE_NAMES.get(int(st[inst]), "?")
             groups.setdefault(what, []).append(k)

@@ -19,11 +19,8 @@ from typing import Any
 import numpy as np
 
 from gasync.codegen import JOB_SLOTS, LANES, Generated
-from gasync.runtime import buffers, outputs, prepared, simmath, slab
-from gasync.runtime.errors import (
-    InputError,
-    worded,
-)
+from gasync.runtime import buffers, groupgrid, outputs, prepared, simmath, slab
+from gasync.runtime.errors import InputError, worded
 from gasync.runtime.exits import check_exit, is_out_of_memory, out_of_memory
 from gasync.runtime.module import load
 from gasync.runtime.options import Result, RunOptions
@@ -158,6 +155,7 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
     from numba import cuda
 
     t0 = time.perf_counter()
+    groupgrid.check_executor(gen.plan, options.executor)
     module, path = load(gen, options.cache_dir, options.cache_max_bytes)
     kernel = kernel_of(module, options)
     timeout_ns = np.int64(int(options.timeout_s * 1e9))
@@ -185,8 +183,7 @@ def _launch_sim(
     cuda: Any, gen: Generated, options: RunOptions, module: Any, kernel: Any, scalars: tuple[Any, Any]
 ) -> Launched:
     """The simulated launch blocks: the host's signals come from timer threads."""
-    # the one block holds a group instance's warps (every warp of a block runs one of its tasks)
-    executors = max(options.executors or 2, group_warps(gen.plan))
+    executors = max(options.executors or 2, groupgrid.group_warps(gen.plan))  # a block holds a group
     blocks, threads = 1, executors * LANES
     host = host_arrays(gen, executors, options.inputs, options.trace_capacity)
     schedule = _signal_schedule(gen, options, host)
@@ -377,6 +374,7 @@ def _trace(gen: Generated, dev: Any, ctl: np.ndarray[Any, Any], executors: int, 
         backend="sim" if sim else "cuda",
         channels=channels,
         counters=counters_of(lists, [t.first_instance + t.count for t in plan.tasks], gen.trace_channels, channels),
+        groups=[(t.name, g.name, t.per_copy, g.start) for t in plan.tasks if (g := plan.group_of(t)) is not None],
     )
 
 
@@ -405,19 +403,16 @@ def _to_device(cuda: Any, arr: Any) -> Any:
     return cuda.as_cuda_array(arr)  # already on the device: no host copy
 
 
-def group_warps(plan: Any) -> int:
-    """The warps a block needs for the program's largest group instance (0: no group)."""
-    return max((g.warps for g in plan.groups), default=0)
-
-
 def _to_host(arr: Any) -> np.ndarray[Any, Any]:
     return outputs.to_host(arr)
 
 
 def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int]:
-    per_block = max(options.warps_per_block or WARPS_PER_BLOCK, group_warps(gen.plan))
+    per_block = max(options.warps_per_block or WARPS_PER_BLOCK, groupgrid.group_warps(gen.plan))
     threads = per_block * LANES
     max_blocks = int(kern.max_cooperative_grid_blocks(threads))
+    if max_blocks < 1 and gen.plan.groups:
+        raise groupgrid.fit_error(gen.plan, per_block, int(kern.regs_per_thread))
     # one warp per task instance, and the whole GPU when a bulk for spreads chunks over idle warps
     whole = max_blocks * per_block
     want = options.executors or (whole if gen.jobargs != (0, 0) else max(1, gen.plan.instances))

@@ -371,6 +371,7 @@ class Exs(IntEnum):
     FRESH = 8  # 0 once every task's instances have been claimed
     EPOCH = 9  # the last JOBEPOCH it scanned the job slots for
     SPIN = 10  # 1 while the poll it runs may wait for a channel in place (nothing else to run)
+    WANT = 11  # in a block's first warp's row: a group instance may start (runtime/state.py, groups)
 
 
 EXS_WORDS = len(Exs)
@@ -451,8 +452,11 @@ TRACE_WORDS = int(TraceCol.CHANNELS)  # a row's words before the channels' (a pr
 # the block words; the block's warps run that instance's task instances, one each, and
 # meet at __syncthreads when all are done. The block words (int64, shared memory):
 # - PICK: the group instance the block runs next (group number * 2^32 + instance), or -1.
-# - WANT: set by the block's first warp to see a claimable group instance at a service
-#   point; every warp of the block leaves the executor (command CMD_GROUPS) when it sees it.
+# - WANT, in EXS's row of the block's first warp (device memory: Numba links a shared array
+#   declared in a device function badly): set by the block's first warp to see a claimable
+#   group instance at a service point, with an exchange; every warp of the block leaves the
+#   executor (command CMD_GROUPS) when it sees it (relaxed loads: it orders nothing). Thread 0
+#   clears it as the block meets.
 # - STOP: CTL's EXIT as thread 0 read it after the block met: the whole block leaves together.
 # A local channel is a ring of ``cap`` slots in shared memory (Vyukov's bounded queue): words
 # SEND (positions claimed by senders), RECV (by receivers), CLOSED, then ``cap`` sequence words
@@ -464,6 +468,7 @@ TRACE_WORDS = int(TraceCol.CHANNELS)  # a row's words before the channels' (a pr
 # st_release_cta(CLOSED, 1): a receiver that finds the ring empty acquires it and ends only
 # when no sender has claimed a position it has not seen (SEND == RECV). Nothing in a group
 # instance waits on a wait list for a local channel: its task's warp polls it again.
-BW_PICK, BW_WANT, BW_STOP, BW_WORDS = 0, 1, 2, 4
+BW_PICK, BW_STOP, BW_WORDS = 0, 1, 2
+EXS_WANT = int(Exs.WANT)
 LCH_SEND, LCH_RECV, LCH_CLOSED, LCH_WORDS = 0, 1, 2, 4
 CMD_GROUPS = -2  # an executor's command: leave for the block's group phase

@@ -74,6 +74,8 @@ class RawTrace:
     backend: str
     channels: list[tuple[str, int]] = field(default_factory=list)  # (name, capacity), the plan's order
     counters: list[Counter] = field(default_factory=list)  # (t, counter, value), from the polls (counters_of)
+    # (task, its group, its instances per group instance, the group's first index): a group's tasks
+    groups: list[tuple[str, str, int, int]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data (state keys become strings); :meth:`from_json` reads it back."""
@@ -88,6 +90,7 @@ class RawTrace:
             "backend": self.backend,
             "channels": [list(c) for c in self.channels],
             "counters": [list(c) for c in self.counters],
+            "groups": [list(g) for g in self.groups],
         }
 
     @classmethod
@@ -108,6 +111,7 @@ class RawTrace:
                 backend=str(data["backend"]),
                 channels=[(str(n), int(c)) for n, c in data["channels"]] if v2 else [],
                 counters=[(int(t), int(k), int(v)) for t, k, v in data["counters"]] if v2 else [],
+                groups=[(str(t), str(g), int(n), int(s)) for t, g, n, s in data.get("groups", [])],
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise TraceFileError(f"malformed gasync trace data ({type(exc).__name__}: {exc})") from None
@@ -213,10 +217,16 @@ def state_labels(plan: Plan, internal: tuple[tuple[str, int, str], ...] = ()) ->
 
 
 def instance_name(raw: RawTrace, inst: int) -> str:
-    """``task`` for a task of one instance, ``task[k]`` for instance k of an array."""
+    """``task`` for a task of one instance, ``task[k]`` for instance k of an array; a group's
+    task also names its group instance, ``compute[5] in pipe[1]``."""
+    grouped = {t: (g, n, s) for t, g, n, s in raw.groups}
     for name, first, count in raw.tasks:
         if first <= inst < first + count:
-            return name if count == 1 else f"{name}[{inst - first}]"
+            own = name if count == 1 else f"{name}[{inst - first}]"
+            if name in grouped:
+                group, per, start = grouped[name]
+                return f"{own} in {group}[{start + (inst - first) // max(per, 1)}]"
+            return own
     return f"#{inst}"
 
 

@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|probe|sanitize|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|probe|sanitize|groups|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -135,6 +135,25 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
     "$(grep -c '^FAIL ' "$out/sanitize-contract.log") failed, $(grep -c '^skip ' "$out/sanitize-contract.log") skipped"
   grep -h "^FAIL \|^exit \|ERROR SUMMARY" "$out/sanitize-contract.log" | sort | uniq -c
   fi
+  if in_part groups all; then
+  echo "== groups (issue 14): the group samples on the GPU, the spec's sizes, racecheck and memcheck"
+  for f in samples/staged_pipeline.gasync samples/tiled_matmul.gasync; do
+    b=$(basename "$f" .gasync)
+    printf '%s: ' "$f"
+    timeout 120 python3 -m gasync run "$f" --backend cuda --json --timeout 60s > "$out/groups-$b.json" 2> "$out/groups-$b.err"
+    echo "exit $?"
+  done
+  timeout 200 python3 scripts/groups_gpu.py "$out"
+  for tool in racecheck memcheck; do
+    for f in samples/staged_pipeline.gasync samples/tiled_matmul.gasync; do
+      b=$(basename "$f" .gasync)
+      printf '%s %s: ' "$tool" "$f"
+      timeout 200 /usr/local/cuda/bin/compute-sanitizer --tool "$tool" --report-api-errors no \
+        python3 -m gasync run "$f" --backend cuda -q > "$out/$tool-$b.log" 2>&1
+      echo "exit $? $(grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool-$b.log" | tail -1)"
+    done
+  done
+  fi
   if in_part bench all; then
   echo "== benchmarks: the whole suite, median of 3 runs, in three parts"
   # In parts, so that a slow benchmark cannot take the whole call's time with it; the three
@@ -147,7 +166,7 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   stamp=$(mktemp)  # a part that wrote nothing must not pick up an older results file
   parts=""
   # BENCH_PARTS="SECONDS LIST;..." runs other parts (e.g. "200 B2,B4,B5" after a change to those)
-  IFS=';' read -r -a specs <<< "${BENCH_PARTS:-180 B1,B2,B2b,B5a;160 B4,B5;180 B3,T1,B6}"
+  IFS=';' read -r -a specs <<< "${BENCH_PARTS:-180 B1,B2,B2b,B5a;160 B4,B5;180 B3,T1,B6;150 B7,B8}"
   for spec in "${specs[@]}"; do
     set -- $spec
     timeout "$1" python3 bench/run.py --reps 3 --only "$2" 2>&1 | grep -v "arn" | grep "^   \|^==\|FAIL\|wrote"

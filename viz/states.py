@@ -229,6 +229,10 @@ def _title(plan: Plan, fn: Function, task: TaskDef | None) -> str:
         head = f"async fn {fn.name}"
     else:
         head = f"task {task.name} x{task.count}" if task.var is not None else f"task {task.name}"
+        grp = plan.group_of(task)
+        if grp is not None:  # each instance pinned to a warp of its group instance's block
+            mine = f"task {task.name} x{task.per_copy}" if task.var is not None else f"task {task.name}"
+            head = f"{mine} of group {grp.name}" + (f" x{grp.count}" if grp.var is not None else "")
     if not fn.suspends:
         return f"{head}\\ninline: never suspends"
     return f"{head}  (frame {plan.frame(fn.name).bytes} bytes)"

@@ -13,7 +13,8 @@ still drawn; a task that reads and writes one object has one edge with two
 heads. A legend cluster shows each kind of node the drawing has, once. Every node and label uses
 one font. Nodes come in the plan's order (tasks topologically, then buffers,
 shared scalars, signals and channels as declared) and edges in a fixed
-order, so the text is deterministic.
+order, so the text is deterministic. A group is a cluster of its tasks and its
+local buffers and channels, labelled with its instances, warps and shared memory.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import graphviz
 
 from gasync.planner.effects import Effects, host_set_signals, task_effects
-from gasync.planner.model import Plan, TaskDef
+from gasync.planner.model import GroupDef, Plan, TaskDef
 
 FONT = "Helvetica"
 USE = "#4a6fa5"  # the colour of read and write edges
@@ -62,8 +63,12 @@ def task_graph(plan: Plan) -> graphviz.Digraph:
     )
     effects = task_effects(plan)
     host_set = host_set_signals(plan, effects)
+    grouped = {name for grp in plan.groups for name in grp.tasks}
     for t in plan.tasks:
-        g.node(f"task.{t.name}", _label(t), style="rounded,filled", fillcolor="#eef3fb")
+        if t.name not in grouped:
+            g.node(f"task.{t.name}", _label(t), style="rounded,filled", fillcolor="#eef3fb")
+    for grp in plan.groups:
+        _group(g, plan, grp)
     for kind, name, label in _objects(plan):
         attrs = {"shape": SHAPES[kind]}
         if kind == "signal" and name in host_set:
@@ -81,8 +86,29 @@ def task_graph(plan: Plan) -> graphviz.Digraph:
                 continue  # one edge with two heads
             src, dst = (task, obj) if how == "writes" else (obj, task)
             g.edge(src, dst, color=USE, arrowsize="0.7", **({"dir": "both"} if both else {}))
-    _legend(g, {kind for kind, _, _ in _objects(plan)}, bool(host_set))
+    local = {"buffer" for grp in plan.groups if grp.buffers} | {"channel" for grp in plan.groups if grp.channels}
+    _legend(g, {kind for kind, _, _ in _objects(plan)} | local, bool(host_set))
     return g
+
+
+def _group(g: graphviz.Digraph, plan: Plan, grp: GroupDef) -> None:
+    """A group is a cluster: its tasks (each labelled with its instances in one group
+    instance) and its local buffers and channels, which nothing outside it uses."""
+    head = f"group {grp.name} x{grp.count}" if grp.var is not None else f"group {grp.name}"
+    label = f"{head}: {grp.warps} warps, {grp.shared_bytes} bytes of shared memory each"
+    tasks = {t.name: t for t in plan.tasks}
+    with g.subgraph(name=f"cluster_group_{grp.name}") as c:
+        c.attr(label=label, fontname=FONT, fontsize="10", style="rounded", color="#7a8fb0")
+        for name in grp.tasks:
+            t = tasks[name]
+            text = f"{t.name} x{t.per_copy}" if t.var is not None else t.name
+            c.node(f"task.{t.name}", text, style="rounded,filled", fillcolor="#eef3fb")
+        for b in grp.buffers:
+            dims = ", ".join(map(str, b.shape))
+            c.node(f"buffer.{b.name}", f"local {b.name.split('.', 1)[1]}: {b.elem}[{dims}]", shape=SHAPES["buffer"])
+        for ch in grp.channels:
+            text = f"local {ch.name.split('.', 1)[1]}: {ch.elem}[{ch.capacity}]"
+            c.node(f"channel.{ch.name}", text, shape=SHAPES["channel"])
 
 
 def _legend(g: graphviz.Digraph, kinds: set[str], host_set: bool) -> None:

@@ -1750,3 +1750,89 @@ case(
         "rb": [1, 0],
     },
 )
+
+
+# --- groups (v1): tasks that share one SM, local buffers and channels ------------------------------------------
+
+case(
+    "group_staged_pipeline",
+    """
+    const TILE: i64 = 32;
+    buffer x: f32[2 * 3 * TILE] = iota;
+    buffer y: f32[2 * 3 * TILE] = zeros;
+    group pipe for g in 0..2 {
+        local buffer stage: f32[2, TILE];
+        local buffer tile_of: i64[2];
+        local channel full: i32[2];
+        local channel free: i32[2];
+        task loader {
+            for s in 0..2 { free.send(s).await; }
+            for k in 0..3 {
+                let s = free.recv().await;
+                let t: i64 = (g as i64) * 3 + (k as i64);
+                tile_of[s] = t;
+                parallel for i in 0..TILE { stage[s, i] = x[t * TILE + i]; }
+                full.send(s).await;
+            }
+            full.close();
+        }
+        task compute for c in 0..2 {
+            for await s in full {
+                let t = tile_of[s];
+                parallel for i in 0..TILE { y[t * TILE + i] = 2.0 * stage[s, i] + 1.0; }
+                free.send(s).await;
+            }
+        }
+    }
+    """,
+    {"y": 2 * np.arange(192, dtype=np.float32) + 1},
+)
+
+case(
+    # each instance sums into a local accumulator: it must start at zero in every instance
+    # (one block runs them in turn on the simulator), and the group's and the task's
+    # variables are both seen; a float local channel carries the partial sums
+    "group_locals_fresh_per_instance",
+    """
+    buffer x: f64[4, 8] = iota;
+    buffer out: f64[4] = zeros;
+    shared seen: i64 = 0;
+    group rows for r in 0..4 {
+        local buffer acc: f64[1];
+        local channel parts: f64[4];
+        task part for h in 0..2 {
+            let s: f64 = parallel for j in 0..4 reduce sum { x[r, h * 4 + j] };
+            parts.send(s).await;
+        }
+        task total {
+            for k in 0..2 {
+                let v = parts.recv().await;
+                acc[0] = acc[0] + v;
+            }
+            out[r] = acc[0];
+            seen.fetch_add(1);
+        }
+    }
+    """,
+    {"out": [float(sum(range(8 * r, 8 * r + 8))) for r in range(4)], "seen": 4},
+)
+
+case(
+    # ungrouped tasks before and after a group, and a global channel out of it
+    "group_mixed_with_tasks",
+    """
+    buffer base: i64[3] = zeros;
+    buffer out: i64[3] = zeros;
+    shared total: i64 = 0;
+    channel done: i64[8];
+    task init { parallel for i in 0..3 { base[i] = (i as i64) * 10; } }
+    group work for g in 0..3 after init {
+        local channel hand: i64[1];
+        task produce { hand.send(base[g] + 1).await; }
+        task consume { let v = hand.recv().await; out[g] = v; done.send(v).await; }
+    }
+    task collect { for k in 0..3 { let v = done.recv().await; total.fetch_add(v); } }
+    task report after work, collect { total.fetch_add(1000); }
+    """,
+    {"out": [1, 11, 21], "total": 1033},
+)

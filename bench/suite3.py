@@ -1,0 +1,97 @@
+"""The benchmarks of groups (issue 14): B7, the staged pipeline, and B8, a tiled matrix product.
+
+B7 is y = 2x + 1 over 2^28 f32 through shared memory (bench/programs/b7_staged.gasync:
+loader warps and compute warps of one block per group instance) beside the
+hand-written grid-stride and per-warp contiguous kernels, as B4 and B5 are
+(suite.throughput_rows). B8 is samples/tiled_matmul.gasync at N x N with T = 32
+beside a hand-written Numba kernel of the same tiling: 32 x 32 tiles of A and B
+staged in shared memory, one thread per element of C's tile. Both give gasync's
+throughput divided by the best hand-written kernel's (bench/summary.py).
+"""
+
+from __future__ import annotations
+
+import time
+from functools import cache
+from typing import Any
+
+import baselines
+import numpy as np
+from numba import cuda, float32
+from suite import PROGRAMS, ROOT, Config, GasyncCase, Row, measured, throughput_rows, timed_runs
+
+import gasync
+
+MATMUL = ROOT / "samples" / "tiled_matmul.gasync"
+T = 32  # B8's tile: the hand-written kernel's block is T x T threads
+
+
+def b7(cfg: Config) -> list[Row]:
+    n = cfg.pick(1 << 28, 1 << 24)
+    groups, tile = 128, 1024
+    defines = {"GROUPS": groups, "TILES": n // (groups * tile), "TILE": tile, "STAGES": 8, "L": 4, "C": 4}
+    x, y = baselines.device_input(n)
+    prog = gasync.compile(PROGRAMS / "b7_staged.gasync", defines=defines)
+    note = f"{groups} group instances of 4 loader + 4 compute warps, 8 stages of {tile:,} f32 in shared memory"
+    case = GasyncCase(f"gasync staged pipeline (group), N={n:,}", prog, note, goal=">= 0.9")
+    return throughput_rows("B7", [case], n, x, y, cfg)
+
+
+@cache
+def _matmul_kernel() -> Any:
+    @cuda.jit
+    def matmul_tiled(a, b, c):
+        sa = cuda.shared.array((T, T), float32)
+        sb = cuda.shared.array((T, T), float32)
+        tx, ty = cuda.threadIdx.x, cuda.threadIdx.y
+        row = cuda.blockIdx.y * T + ty
+        col = cuda.blockIdx.x * T + tx
+        acc = float32(0.0)
+        for kt in range(a.shape[1] // T):
+            sa[ty, tx] = a[row, kt * T + tx]
+            sb[ty, tx] = b[kt * T + ty, col]
+            cuda.syncthreads()
+            for kk in range(T):
+                acc += sa[ty, kk] * sb[kk, tx]
+            cuda.syncthreads()
+        c[row, col] = acc
+
+    return matmul_tiled
+
+
+def numba_matmul(a: Any, b: Any, c: Any, reps: int) -> list[float]:
+    """Seconds per run (launch + sync) of the hand-written shared-memory kernel."""
+    k = _matmul_kernel()
+    n = a.shape[0]
+    grid = (n // T, n // T)
+    k[grid, (T, T)](a, b, c)  # JIT, untimed
+    cuda.synchronize()
+    samples = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        k[grid, (T, T)](a, b, c)
+        cuda.synchronize()
+        samples.append(time.perf_counter() - t0)
+    return samples
+
+
+def b8(cfg: Config) -> list[Row]:
+    n = cfg.pick(2048, 512)
+    prog = gasync.compile(MATMUL, defines={"N": n, "T": T})
+    first = prog.run(backend="cuda", timeout=120.0)
+    a = np.random.default_rng(1).random((n, n)).astype(np.float32)
+    b = np.random.default_rng(2).random((n, n)).astype(np.float32)
+    da, db, dc = cuda.to_device(a), cuda.to_device(b), cuda.device_array((n, n), np.float32)
+    hand = [2 * n**3 / s / 1e9 for s in numba_matmul(da, db, dc, cfg.reps)]
+    want = dc.copy_to_host()
+    np.testing.assert_allclose(first.buffers["c"], want, rtol=1e-4)  # the same sums, maybe fused otherwise
+    samples, stats = timed_runs(prog, cfg.reps)
+    flops = [2 * n**3 / s / 1e9 for s in samples]
+    note = f"{stats['executors']} executors; {(n // T) ** 2:,} group instances of a loader and a compute warp"
+    gas = measured("B8", f"gasync tiled matmul (group), N={n:,}, T={T}", flops, "GFLOP/s", note=note)
+    ref = measured("B8", "numba shared-memory tiled matmul", hand, "GFLOP/s", note=f"{T} x {T} threads per tile")
+    ratio = Row("B8", "gasync / best hand-written", gas.value / ref.value, "ratio", ">= 0.8", f"best: {ref.case}")
+    return [gas, ref, ratio]
+
+
+BENCHMARKS = {"B7": b7, "B8": b8}

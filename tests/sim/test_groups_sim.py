@@ -1,0 +1,48 @@
+"""Groups on the simulator: what contract cases cannot say (a group instance that can never
+finish, a trace's names, the block's size)."""
+
+from __future__ import annotations
+
+import pytest
+
+import gasync
+from gasync.runtime.errors import DeadlockError
+
+pytestmark = [pytest.mark.sim]
+
+LOCAL_DEADLOCK = """\
+buffer y: i32[4] = zeros;
+group pipe for g in 0..2 {
+    local channel a: i32[2];
+    local channel b: i32[2];
+    task x { let v = a.recv().await; b.send(v).await; }
+    task z { let v = b.recv().await; a.send(v).await; y[g] = v; }
+}
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_group_waiting_on_its_own_channels_is_a_deadlock() -> None:
+    program = gasync.compile_source(LOCAL_DEADLOCK, "dead.gasync")
+    with pytest.raises(DeadlockError) as info:
+        program.run(backend="sim", timeout=60)
+    assert info.value.message.splitlines() == [
+        "deadlock: no task can make progress, and nothing can wake these:",
+        "  task x[0] waits on recv from local channel pipe.a in group pipe[0]",
+        "  task x[1] not started",
+        "  task z[0] waits on recv from local channel pipe.b in group pipe[0]",
+        "  task z[1] not started",
+    ]
+
+
+@pytest.mark.timeout(120)
+def test_trace_names_group_instances_and_block_holds_the_group() -> None:
+    src = "buffer y: i32[6] = zeros;\ngroup p for g in 0..2 { task t for k in 0..3 { y[g * 3 + k] = g * 10 + k; } }\n"
+    result = gasync.compile_source(src, "t.gasync").run(backend="sim", timeout=60, trace=True)
+    assert result.buffers["y"].tolist() == [0, 1, 2, 10, 11, 12]
+    assert result.stats["executors"] == 3  # the one block holds the group instance's 3 warps
+    from gasync.runtime.trace import instance_name
+
+    assert result.trace is not None
+    names = {instance_name(result.trace, e[2]) for e in result.trace.polls()}
+    assert names == {f"t[{k}] in p[{k // 3}]" for k in range(6)}

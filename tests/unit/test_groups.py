@@ -1,0 +1,238 @@
+"""Groups (v1): the front end's nodes, the planner's scoping, rules, fit checks and Plan."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gasync.dsl import ast, parse
+from gasync.dsl.diagnostics import ErrorGroup, render
+from gasync.planner import PlanOptions, plan, verify
+from gasync.planner import errors as E
+from gasync.planner.model import Plan
+from gasync.planner.printer import format_plan
+from gasync.planner.verify import PlanInvariantError
+
+PIPE = """\
+buffer x: f32[256] = random(1);
+buffer y: f32[256] = zeros;
+task init { y[0] = 0.0; }
+group pipe for g in 0..4 after init {
+    local buffer stage: f32[2, 64];
+    local channel full: i32[2];
+    task loader {
+        for s in 0..2 { parallel for i in 0..64 { stage[s, i] = x[g * 64 + i]; } full.send(s).await; }
+        full.close();
+    }
+    task compute for c in 0..3 {
+        for await s in full { parallel for i in 0..64 { y[g * 64 + i] = stage[s, i]; } }
+    }
+}
+task report after pipe { y[1] = 1.0; }
+"""
+
+
+def plan_of(src: str) -> Plan:
+    return plan(parse(src, "t.gasync"), PlanOptions())
+
+
+def diagnose(src: str) -> tuple[list[type], str]:
+    with pytest.raises(ErrorGroup) as info:
+        plan_of(src)
+    errs = info.value.errors
+    return [type(e) for e in errs], "\n".join(render(e, "t.gasync", src) for e in errs)
+
+
+def test_group_parses_into_its_nodes() -> None:
+    prog = parse("group p for g in 0..2 after a { local buffer s: f32[4]; local channel c: i64[2]; task t { } }")
+    (g,) = prog.items
+    assert isinstance(g, ast.Group)
+    assert (g.name, g.var, g.after) == ("p", "g", (ast.Name("a"),))
+    assert g.start == ast.IntLit(0) and g.stop == ast.IntLit(2)
+    buf, chan, task = g.members
+    assert buf == ast.LocalBuffer("s", ast.ArrayType(ast.ScalarType("f32"), (ast.IntLit(4),)))
+    assert chan == ast.LocalChannel("c", ast.ScalarType("i64"), ast.IntLit(2))
+    assert task == ast.Task("t", None, None, None, (), ast.Block(()))
+    assert g.tasks == (task,) and g.locals == (buf, chan)
+
+
+def test_group_without_range_is_one_instance() -> None:
+    p = plan_of("buffer y: i32[1] = zeros;\ngroup solo { task t { y[0] = 1; } }\n")
+    (g,) = p.groups
+    assert (g.var, g.count, g.warps) == (None, 1, 1)
+
+
+def test_local_is_a_reserved_word() -> None:
+    with pytest.raises(Exception) as info:
+        parse("buffer local: i32[1] = zeros;")
+    assert "keyword" in str(info.value) or "local" in str(info.value)
+
+
+def test_plan_of_a_group() -> None:
+    p = plan_of(PIPE)
+    (g,) = p.groups
+    assert (g.name, g.var, g.var_ty, g.start, g.stop, g.count) == ("pipe", "g", "i32", 0, 4, 4)
+    assert (g.tasks, g.task_warps, g.warps, g.after) == (("loader", "compute"), (1, 3), 4, ("init",))
+    assert [b.name for b in g.buffers] == ["pipe.stage"] and [c.name for c in g.channels] == ["pipe.full"]
+    assert g.shared_bytes == 2 * 64 * 4 + 8 * (4 + 2 * 2)
+    assert [b.name for b in p.buffers] == ["x", "y"] and p.channels == ()
+    tasks = {t.name: t for t in p.tasks}
+    assert (tasks["compute"].copies, tasks["compute"].per_copy, tasks["compute"].count) == (4, 3, 12)
+    assert tasks["loader"].group == "pipe" and tasks["init"].group is None
+    assert tasks["report"].after == ("loader", "compute")
+    assert ("init", "loader") in p.edges and ("compute", "report") in p.edges
+    text = format_plan(p)
+    assert "pipe for g: i32 in 0..4  instances 4, 4 warps and 576 bytes of shared memory each" in text
+    assert "    local buffer pipe.stage: f32[2, 64]" in text
+
+
+def test_verify_checks_groups() -> None:
+    p = plan_of(PIPE)
+    verify(p)
+    bad = dataclasses.replace(p, tasks=tuple(dataclasses.replace(t, group=None) for t in p.tasks))
+    with pytest.raises(PlanInvariantError, match="task loader of group pipe names group None"):
+        verify(bad)
+
+
+def test_local_item_outside_its_group() -> None:
+    src = "buffer y: f32[4] = zeros;\ngroup pipe for g in 0..2 {\n    local buffer stage: f32[4];\n"
+    src += "    task a { stage[0] = 1.0; }\n}\ntask other { y[0] = stage[0]; }\n"
+    kinds, text = diagnose(src)
+    assert kinds == [E.LocalScopeError]
+    assert text == (
+        "t.gasync:6:21: error: 'stage' is a local buffer of group 'pipe': it is visible only inside that group\n"
+        "   |\n"
+        " 6 | task other { y[0] = stage[0]; }\n"
+        "   |                     ^^^^^\n"
+        "t.gasync:3:5: note: 'stage' is defined here, in group 'pipe'\n"
+        "   |\n"
+        " 3 |     local buffer stage: f32[4];\n"
+        "   |     ^^^^^^^^^^^^^^^^^^^^^^^^^^^"
+    )
+
+
+def test_local_channel_of_another_group() -> None:
+    src = "group a { local channel c: i32[1]; task s { c.send(1).await; } task r { let v = c.recv().await; } }\n"
+    src += "group b { task t { c.close(); } }\n"
+    kinds, text = diagnose(src)
+    assert kinds == [E.LocalScopeError]
+    assert text.startswith(
+        "t.gasync:2:20: error: 'c' is a local channel of group 'a': it is visible only inside that group"
+    )
+
+
+def test_group_over_32_warps() -> None:
+    src = "group big for g in 0..2 {\n    local channel c: i32[2];\n    task a for k in 0..30 { c.send(1).await; }\n"
+    src += "    task b for k in 0..3 { let v = c.recv().await; }\n}\n"
+    kinds, text = diagnose(src)
+    assert kinds == [E.GroupFitError]
+    assert text.splitlines()[0] == (
+        "t.gasync:1:1: error: group 'big' needs 33 warps per instance, more than the 32 of one CUDA block"
+    )
+    assert (
+        text.splitlines()[-1]
+        == "  = note: each task instance of a group takes one warp of the block (tasks: a 30, b 3)"
+    )
+
+
+def test_group_over_the_shared_memory_limit() -> None:
+    src = "const TILE: i64 = 30000;\ngroup fat for g in 0..2 {\n    local buffer stage: f32[2, TILE];\n"
+    src += "    task a { stage[0, 0] = 1.0; }\n}\n"
+    kinds, text = diagnose(src)
+    assert kinds == [E.GroupFitError]
+    assert text.splitlines()[0] == (
+        "t.gasync:2:1: error: group 'fat' needs 240000 bytes of shared memory per instance (234.4 KiB), more than"
+        " the 232448 bytes (227 KiB) a block may use"
+    )
+
+
+def test_just_under_the_shared_memory_limit() -> None:
+    # 227 KiB less one channel's 64 bytes (4 words, 2 sequences, 2 values): fits
+    src = f"group g1 {{ local buffer s: u32[{(227 * 1024 - 64) // 4}]; local channel c: i32[2];\n"
+    src += "task a { s[0] = 1; c.send(1).await; } task b { let v = c.recv().await; } }\n"
+    (g,) = plan_of(src).groups
+    assert g.shared_bytes == 227 * 1024
+
+
+def test_task_of_a_group_with_its_own_after() -> None:
+    kinds, text = diagnose("task init { }\ngroup pipe for g in 0..2 {\n    task a after init { }\n}\n")
+    assert kinds == [E.GroupRuleError]
+    assert text.splitlines()[0] == (
+        "t.gasync:3:18: error: task 'a' of group 'pipe' cannot have 'after': the tasks of a group instance start"
+        " together"
+    )
+
+
+def test_bulk_for_in_a_group() -> None:
+    src = "buffer y: f32[64] = zeros;\ngroup pipe for g in 0..2 {\n"
+    src += "    task a { bulk for i in 0..64 { y[i] = 1.0; } }\n}\n"
+    kinds, text = diagnose(src)
+    assert kinds == [E.GroupRuleError]
+    assert text.splitlines()[0] == (
+        "t.gasync:3:14: error: task 'a' of group 'pipe' cannot run a 'bulk for': a group's warps stay with it"
+    )
+
+
+def test_static_rules_apply_inside_groups() -> None:
+    src = "group pipe for g in 0..2 {\n    local channel unused: i32[2];\n"
+    src += "    task b { parallel for i in 0..4 { let v = unused.recv().await; } }\n}\n"
+    kinds, text = diagnose(src)
+    assert kinds == [E.AwaitContextError]
+    kinds, text = diagnose("group pipe {\n    local channel lonely: i32[2];\n    task b { lonely.send(1).await; }\n}\n")
+    assert kinds == [E.ChannelUseError]
+    assert (
+        text.splitlines()[0] == "t.gasync:2:5: error: channel 'pipe.lonely' has no receiver: no task receives from it"
+    )
+
+
+def test_race_on_a_local_buffer_is_the_race_warning() -> None:
+    src = "group pipe for g in 0..2 {\n    local buffer stage: f32[4];\n    task a { stage[0] = 1.0; }\n"
+    src += "    task b { stage[0] = 2.0; }\n}\n"
+    p = plan_of(src)
+    (w,) = p.warnings
+    assert w.code == "W0217"
+    assert w.message == "tasks 'a' and 'b' may run at once and both write buffer 'pipe.stage'"
+
+
+def test_two_groups_may_share_local_names() -> None:
+    one = "group {n} {{ local buffer s: i32[2]; task {n}t {{ s[0] = 1; y[0] = s[0]; }} }}\n"
+    p = plan_of("buffer y: i32[1] = zeros;\n" + one.format(n="a") + one.format(n="b"))
+    assert [b.name for g in p.groups for b in g.buffers] == ["a.s", "b.s"]
+
+
+def test_a_let_cannot_shadow_a_local_item() -> None:
+    # as for a global buffer; the message names the group through the local's full name
+    src = "buffer y: i32[1] = zeros;\ngroup p { local buffer s: i32[2]; task t { let s: i32 = 5; y[0] = s; } }\n"
+    kinds, text = diagnose(src)
+    assert text.splitlines()[0] == "t.gasync:2:44: error: let bindings cannot shadow the buffer 'p.s'"
+
+
+def test_task_graph_draws_a_group_as_a_cluster() -> None:
+    from gasync.viz.taskgraph import task_graph_dot
+
+    dot = task_graph_dot(plan_of(PIPE))
+    assert "subgraph cluster_group_pipe {" in dot
+    assert 'label="group pipe x4: 4 warps, 576 bytes of shared memory each"' in dot
+    assert '"buffer.pipe.stage" [label="local stage: f32[2, 64]" shape=cylinder]' in dot
+    assert '"task.compute" [label="compute x3"' in dot
+
+
+def test_states_name_the_group() -> None:
+    from gasync.viz.states import states_graph_dot
+
+    dot = states_graph_dot(plan_of(PIPE))
+    assert "task compute x3 of group pipe x4" in dot
+
+
+def test_traces_name_the_group_instance() -> None:
+    from gasync.runtime.trace import RawTrace, instance_name
+
+    p = plan_of(PIPE)
+    raw = RawTrace([], 0, 0, [(t.name, t.first_instance, t.count) for t in p.tasks], {}, 4, "sim")
+    raw.groups = [(t.name, "pipe", t.per_copy, 0) for t in p.tasks if t.group]
+    compute = next(t for t in p.tasks if t.name == "compute")
+    assert instance_name(raw, compute.first_instance + 7) == "compute[7] in pipe[2]"
+    assert instance_name(raw, 0) == "init"
+    again = RawTrace.from_json(raw.to_json())
+    assert again.groups == raw.groups
