@@ -79,9 +79,9 @@ def local(name: str) -> str:
 
 
 def buffer_ref(name: str) -> str:
+    """A buffer's array in the generated code (a field of G after runtime/state.py's groups)."""
     if groups.is_local(name):  # a group's shared array (codegen/groups.py)
         return groups.buffer_ref(name)
-    """A buffer's array in the generated code (a field of G after runtime/state.py's groups)."""
     return f"G.B_{name}"
 
 

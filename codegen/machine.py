@@ -192,7 +192,7 @@ class Emitter:
             out.append(ind + "continue")
 
     def _store(self, s: ir.Store, out: list[str], ind: str) -> None:
-        elem = next(b for b in self.shared.plan.buffers if b.name == s.buf).elem
+        elem = self.shared.plan.buffer(s.buf).elem
         ty = NP[elem]
         checks = self.shared.checks if self.shared.checks is not None and self.shared.checks.wanted(s) else None
         if s.op == "=" and checks is None:

@@ -175,8 +175,9 @@ def vector_buffers(shared: Shared, s: ir.For) -> tuple[list[str], int] | None:
             for sub in subexprs(e):
                 if isinstance(sub, ir.Load) and exact_index(sub.index, s.var):
                     found.setdefault(sub.buf, sub)
-    elems = {b.name: b.elem for b in shared.plan.buffers}
-    sizes = {SIZES.get(elems[b], 0) for b in found}
+    if any(groups.is_local(b) for b in found):  # shared memory: 16-byte loads of global memory only
+        return None
+    sizes = {SIZES.get(shared.plan.buffer(b).elem, 0) for b in found}
     checks = shared.checks
     if len(sizes) != 1 or 0 in sizes or (checks is not None and any(checks.wanted(a) for a in found.values())):
         return None
@@ -218,7 +219,7 @@ def vector_map(shared: Shared, em: LoopEmitter, s: ir.For) -> list[str]:
                     em.structured((st,), out, "            ")
                     continue
                 assert isinstance(st, ir.Store)
-                elem = next(b.elem for b in shared.plan.buffers if b.name == st.buf)
+                elem = shared.plan.buffer(st.buf).elem
                 out.append(f"            vv_{u}_{j}_{n} = {wrap(NP[elem], em.r(st.value))}")
                 vals[st.buf].append(f"vv_{u}_{j}_{n}")
         em.r.vector_var, em.r.vector_loads = "", {}
