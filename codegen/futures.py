@@ -280,7 +280,11 @@ class FutureRenderer:
         sh = self.shared  # type: ignore[attr-defined]
         tk = f"tk_{rdy}"
         none = f"{took} == dsync.RECV_NONE"
-        take = f"dsync.chan_take_ticket(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {tk}, {ring}, HOW_{c})"
+
+        def take_of(t: str) -> str:
+            return f"dsync.chan_take_ticket(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {t}, {ring}, HOW_{c})"
+
+        take = take_of(tk)
         lines = [
             f"{tk} = {word} - 1",
             f"if {tk} < 0:  # its ticket: one atomic, no race with the other receivers",
@@ -289,8 +293,10 @@ class FutureRenderer:
             f"{took} = {take}",
         ]
         if alone and sh.wait_in_place:
-            spin = f"await_in_place(0, CH_{c}, CAP_{c}, False, {tk}, w, G)"
-            lines += [f"if {none} and {spin} != -1:", f"    {took} = {take}"]
+            spin = f"await_in_place(0, CH_{c}, CAP_{c}, False, {tk}, w, G, HOW_{c})"
+            got = f"got_{took}"  # the ticket (with dsync.PREREAD once its value is in the scratch word)
+            took_got = take_of(f"{got} if {got} >= 0 else {tk}")
+            lines += [f"if {none}:", f"    {got} = {spin}", f"    if {got} != -1:", f"        {took} = {took_got}"]
         lines += [
             f"if {none} and dsync.ticket_wait(G.chan, G.wait.WAITON, CH_{c}, CAP_{c}, {tk}, inst, RES_RECV_{c}):",
             f"    {took} = {take}",

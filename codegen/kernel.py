@@ -51,18 +51,20 @@ def task_dispatch(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
         out.append(f"    if inst < {end}:  # task {t.name}, instances {t.first_instance}..{end - 1}")
         fb_i = f"FB_I_{t.name} + (inst - {t.first_instance}) * {fr.n_int}"
         fb_f = f"FB_F_{t.name} + (inst - {t.first_instance}) * {fr.n_float}"
+        deferred = shared.shapes.deferring.get(t.name, ()) if shared.shapes is not None else ()
+        # the run of sends of a deferring sender ends with the poll: its waiting holders are woken
+        looks = [f"        dsync.look_for_holders(G.sched, QMASK, G.chan, CH_{c})" for c in deferred]
         if shared.trace:
             out.append(f"        fb = {fb_i}")
             out.append("        s0 = G.frames.FI[fb]")
             out.append("        t0 = dl.now_ns()")
             out.append(f"        r = poll_{t.name}(inst, w, fb, {fb_f}, {jb}G)")
+            out += looks
             out += traced_poll_end(shared, t)
             out.append("        return r")
-        elif shared.shapes is not None and t.name in shared.shapes.deferring:
+        elif looks:
             out.append(f"        r = poll_{t.name}(inst, w, {fb_i}, {fb_f}, {jb}G)")
-            for c in shared.shapes.deferring[t.name]:  # the run of sends ends with the poll
-                out.append(f"        dsync.look_for_holders(G.sched, QMASK, G.chan, CH_{c})")
-            out.append("        return r")
+            out += [*looks, "        return r"]
         else:
             out.append(f"        return poll_{t.name}(inst, w, {fb_i}, {fb_f}, {jb}G)")
     out.append(f"    return {READY}")

@@ -155,7 +155,7 @@ def unrolled_map(shared: Shared, em: Emitter, s: ir.For) -> list[str]:
 
 VECTOR = True  # False: maps move 4 or 8 bytes per access only (what bench/NOTES.md measured against)
 VEC_BYTES = 16
-VEC_STEPS = 4  # 16-byte loads in flight per lane and buffer: 64 bytes, twice UNROLL's 8 x 4
+VEC_STEPS = 8  # 16-byte loads in flight per lane and buffer: 128 bytes, four times UNROLL's 8 x 4
 SIZES = {"f32": 4, "i32": 4, "u32": 4, "f64": 8, "i64": 8, "u64": 8}
 
 

@@ -69,7 +69,7 @@ def services(shared: Shared) -> list[str]:
 # side 0: a receive waits for a value; 1: a send waits for a free slot
 AWAIT_IN_PLACE = """
 @cuda.jit(device=True)
-def await_in_place(side, c, cap, lone, own, w, G):
+def await_in_place(side, c, cap, lone, own, w, G, how):
     # A channel await that found nothing waits for it here, while this executor has
     # nothing else to run (EXS[w, SPIN]; runtime/state.py, Waiting in place): no wait
     # list, wake or run queue on either side of the hand-off. Returns -1 when it gave up:
@@ -79,7 +79,9 @@ def await_in_place(side, c, cap, lone, own, w, G):
     # A lone end (``lone``: the one receiver or sender) owns its ticket, so it reads it
     # once and then only the slot: it returns the ticket, its slot acquired, to take
     # (dsync.chan_take, chan_put) without reading either again; so does a receive that
-    # holds ticket ``own`` (>= 0; runtime/state.py, Tickets).
+    # holds ticket ``own`` (>= 0; runtime/state.py, Tickets). A receive of a flagged
+    # channel (``how``) reads the value's halves beside the sequence: when both are there it
+    # returns the ticket with dsync.PREREAD set, the value in SCRATCH_I[w] (no load after).
     if G.exec.EXS[w, dl.EXS_SPIN] == 0:
         return int64(-1)
     QHT, CTL = G.sched.QHT, G.sched.CTL
@@ -98,11 +100,18 @@ def await_in_place(side, c, cap, lone, own, w, G):
         closed = dl.ld(G.chan.CHCLOSED, c) != 0
         far = 0
         if ticket >= 0:
+            halves = side == 0 and how & dsync.FLAGGED
+            if halves:  # loaded before the acquire, so that all three are in flight at once
+                lo = dl.ld(G.chan.CHI, (c, ticket % cap))
+                hi = dl.ld(G.chan.CHX, (c, ticket % cap))
             # pairs with the other end's release of the slot: what it wrote before is visible
             seq = dl.ld_acquire(G.chan.CSEQ, (c, (ticket % cap) * dl.SLOT_WORDS)) & dsync.SEQ_MASK
             # (a value already sent is taken even once closed; a send to a closed channel drops)
             if seq == 2 * ticket + 1 - side and not (closed and side == 1):
                 G.exec.STATS[w, dl.STAT_SPUN] += 1
+                if halves and dsync.halves_carry(lo, hi, ticket):
+                    G.exec.SCRATCH_I[w] = dsync.joined(lo, hi)
+                    return ticket | dsync.PREREAD
                 return ticket
             ready = False
             # whole turns of the ring still to come before this ticket's: look that much less

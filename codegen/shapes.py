@@ -154,7 +154,8 @@ def _how(
     how = 0
     if ("SEND", ch.name) in lone and ch.elem not in ir.FLOATS and clean.before_last(senders[0], "SEND", ch.name):
         how |= FLAGGED
-        if _only_sends(senders[0], ch.name) and ch.capacity > 1:
+        # (a group's task is polled by its pinned warp, whose poll ends look at nothing)
+        if _only_sends(senders[0], ch.name) and ch.capacity > 1 and senders[0].group is None:
             how |= CREDITS
             if ch.name in tickets:
                 how |= DEFER

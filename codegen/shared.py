@@ -77,7 +77,7 @@ class Shared:
         """A call that waits in place until channel ``c``'s ``side`` ("RECV" or "SEND") is
         ready, while the executor has nothing else to run (codegen/services.py says what it
         returns)."""
-        return f"await_in_place({0 if side == 'RECV' else 1}, CH_{c}, CAP_{c}, LONE_{side}_{c}, -1, w, G)"
+        return f"await_in_place({0 if side == 'RECV' else 1}, CH_{c}, CAP_{c}, LONE_{side}_{c}, -1, w, G, HOW_{c})"
 
     @property
     def job_width(self) -> int:

@@ -57,6 +57,7 @@ DEFER = 8  # ... and its receivers take tickets: it looks for waiting holders on
 TAG_MASK = (1 << 31) - 1  # a flagged half's tag: its ticket's sequence 2t + 1, 31 bits
 HALF = (1 << 32) - 1
 CREDIT_RUN = 8  # slots a crediting sender reads at once
+PREREAD = 1 << 61  # on a receive's ticket: its flagged value is already in the scratch word
 
 
 @cuda.jit(device=True)
@@ -234,8 +235,24 @@ def chan_try_recv(chan, c, cap, data, out, k, lone, bell, how):  # type: ignore[
 def chan_take(chan, c, cap, data, out, k, pos, bell, how):  # type: ignore[no-untyped-def]
     """The lone receiver's receive of ticket ``pos``, whose value it saw there (an acquire of
     its sequence): it takes the ticket with a store."""
-    chan.CHHT[c, HEAD] = pos + 1
+    chan.CHHT[c, HEAD] = (pos & ~PREREAD) + 1
     return _take(chan, c, cap, data, out, k, pos, bell, how)
+
+
+@cuda.jit(device=True)
+def halves_carry(lo, hi, t):  # type: ignore[no-untyped-def]
+    """Whether flagged halves ``lo`` and ``hi`` both carry ticket ``t``'s tag."""
+    tag = (2 * t + 1) & TAG_MASK
+    return (lo >> 32) == tag and (hi >> 32) == tag
+
+
+@cuda.jit(device=True)
+def joined(lo, hi):  # type: ignore[no-untyped-def]
+    """The value of flagged halves ``lo`` and ``hi``."""
+    top = hi & HALF
+    if top > TAG_MASK:  # the value's sign
+        top -= HALF + 1
+    return (top << 32) | (lo & HALF)
 
 
 @cuda.jit(device=True)
@@ -246,16 +263,17 @@ def _halves(chan, c, slot, tag):  # type: ignore[no-untyped-def]
         lo = ld(chan.CHI, (c, slot))
         hi = ld(chan.CHX, (c, slot))
         if (lo >> 32) == tag and (hi >> 32) == tag:
-            top = hi & HALF
-            if top > TAG_MASK:  # the value's sign
-                top -= HALF + 1
-            return (top << 32) | (lo & HALF)
+            return joined(lo, hi)
 
 
 @cuda.jit(device=True)
 def _take(chan, c, cap, data, out, k, pos, bell, how):  # type: ignore[no-untyped-def]
+    preread = pos & PREREAD
+    pos &= ~PREREAD
     slot = pos % cap
-    if how & FLAGGED:
+    if preread:
+        pass  # the waiting receive read it beside the sequence (codegen/services.py)
+    elif how & FLAGGED:
         out[k] = _halves(chan, c, slot, (2 * pos + 1) & TAG_MASK)
     else:
         out[k] = ld(data, (c, slot))
@@ -280,6 +298,8 @@ def _take(chan, c, cap, data, out, k, pos, bell, how):  # type: ignore[no-untype
 def chan_take_ticket(chan, c, cap, data, out, k, t, bell, how):  # type: ignore[no-untyped-def]
     """Ticket ``t``'s receive (runtime/state.py, Tickets): RECV_TOOK (or RECV_RING) if its
     value is there, else RECV_NONE."""
+    if t & PREREAD:  # its value was read beside the sequence, which was seen
+        return _take(chan, c, cap, data, out, k, t, bell, how)
     if (ld_acquire(chan.CSEQ, (c, (t % cap) * SLOT_WORDS)) & SEQ_MASK) == 2 * t + 1:  # pairs with the publish
         return _take(chan, c, cap, data, out, k, t, bell, how)
     return RECV_NONE

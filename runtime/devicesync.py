@@ -29,6 +29,8 @@ from __future__ import annotations
 from numba import cuda, int32, int64
 
 from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls them through dsync)
+    FLAGGED,
+    PREREAD,
     RECV_NONE,
     RECV_RING,
     RECV_TOOK,
@@ -49,6 +51,8 @@ from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls
     chan_try_recv,
     chan_try_send,
     forget_credit,
+    halves_carry,
+    joined,
     look_for_holders,
     ring_me,
     ticket_ended,

@@ -91,6 +91,10 @@ if SIM:
     cas_acq_rel = cas_release = cas
     exch_release = exch
     add_release = add_acq_rel = add
+    # the .cta forms (a group's shared memory, runtime/devicegroups.py)
+    ld_acquire_cta = ld_acquire
+    st_release_cta = st_release
+    cas_acq_rel_cta = cas
 
 else:
     from llvmlite import ir as llvm_ir
@@ -123,7 +127,7 @@ else:
     def _reg(width):  # type: ignore[no-untyped-def]
         return "r" if width == 32 else "l"
 
-    def _load(sem):  # type: ignore[no-untyped-def]
+    def _load(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
         @intrinsic
         def load(typingctx, arr, idx):  # type: ignore[no-untyped-def]
             def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
@@ -131,14 +135,14 @@ else:
                 ptr = _pointer(context, builder, aryty, idxty, *args)
                 w = aryty.dtype.bitwidth
                 fty = llvm_ir.FunctionType(llvm_ir.IntType(w), [ptr.type])
-                asm = llvm_ir.InlineAsm(fty, f"ld.{sem}.gpu.global.b{w} $0, [$1];", f"={_reg(w)},l", side_effect=True)
+                asm = llvm_ir.InlineAsm(fty, f"ld.{sem}.{scope}.b{w} $0, [$1];", f"={_reg(w)},l", side_effect=True)
                 return _unbits(builder, builder.call(asm, [ptr]), aryty.dtype)
 
             return arr.dtype(arr, idx), codegen
 
         return load
 
-    def _store(sem):  # type: ignore[no-untyped-def]
+    def _store(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
         @intrinsic
         def store(typingctx, arr, idx, value):  # type: ignore[no-untyped-def]
             def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
@@ -148,7 +152,7 @@ else:
                 v = _bits(context, builder, args[2], valty, aryty.dtype)
                 fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [ptr.type, llvm_ir.IntType(w)])
                 asm = llvm_ir.InlineAsm(
-                    fty, f"st.{sem}.gpu.global.b{w} [$0], $1;", f"l,{_reg(w)},~{{memory}}", side_effect=True
+                    fty, f"st.{sem}.{scope}.b{w} [$0], $1;", f"l,{_reg(w)},~{{memory}}", side_effect=True
                 )
                 builder.call(asm, [ptr, v])
                 return context.get_dummy_value()
@@ -157,7 +161,7 @@ else:
 
         return store
 
-    def _rmw_codegen(op, sem, n_vals):  # type: ignore[no-untyped-def]
+    def _rmw_codegen(op, sem, n_vals, scope="gpu.global"):  # type: ignore[no-untyped-def]
         def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
             aryty, idxty, *valtys = signature.args
             ptr = _pointer(context, builder, aryty, idxty, args[0], args[1])
@@ -167,7 +171,7 @@ else:
             operands = ", ".join(f"${k + 2}" for k in range(n_vals))
             fty = llvm_ir.FunctionType(llvm_ir.IntType(w), [ptr.type] + [llvm_ir.IntType(w)] * n_vals)
             cons = f"={_reg(w)},l," + ",".join(_reg(w) for _ in range(n_vals)) + ",~{memory}"
-            text = f"atom.{sem}.gpu.global.{kind} $0, [$1], {operands};"
+            text = f"atom.{sem}.{scope}.{kind} $0, [$1], {operands};"
             return _unbits(
                 builder, builder.call(llvm_ir.InlineAsm(fty, text, cons, side_effect=True), [ptr, *vs]), aryty.dtype
             )
@@ -183,12 +187,12 @@ else:
 
         return rmw
 
-    def _cas(sem):  # type: ignore[no-untyped-def]
+    def _cas(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
         """``atom.<sem>.gpu.global.cas``: returns the old value."""
 
         @intrinsic
         def rmw(typingctx, arr, idx, old, new):  # type: ignore[no-untyped-def]
-            return arr.dtype(arr, idx, old, new), _rmw_codegen("cas", sem, 2)
+            return arr.dtype(arr, idx, old, new), _rmw_codegen("cas", sem, 2, scope)
 
         return rmw
 
@@ -299,3 +303,25 @@ else:
     def ananmin(arr, i, value):  # type: ignore[no-untyped-def]
         """min, a NaN being no candidate."""
         return cuda.atomic.nanmin(arr, i, value)
+
+    # ---- .cta scope, generic addresses: a group's words in its block's shared memory
+    # (runtime/devicegroups.py). A shared array returned by a device function is a generic
+    # pointer, so these name no state space; the scope is the block's.
+    _ld_acquire_cta = _load("acquire", "cta")
+    _st_release_cta = _store("release", "cta")
+    _cas_acq_rel_cta = _cas("acq_rel", "cta")
+
+    @cuda.jit(device=True, inline=True)
+    def ld_acquire_cta(arr, i):  # type: ignore[no-untyped-def]
+        """Pairs with ``st_release_cta`` of the same word by another warp of the block."""
+        return _ld_acquire_cta(arr, i)
+
+    @cuda.jit(device=True, inline=True)
+    def st_release_cta(arr, i, value):  # type: ignore[no-untyped-def]
+        """Publishes this warp's earlier shared-memory writes to ``ld_acquire_cta`` of the word."""
+        _st_release_cta(arr, i, value)
+
+    @cuda.jit(device=True, inline=True)
+    def cas_acq_rel_cta(arr, i, old, new):  # type: ignore[no-untyped-def]
+        """A position claimed among the block's warps: acquires the previous claimer's release."""
+        return _cas_acq_rel_cta(arr, i, old, new)

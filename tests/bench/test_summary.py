@@ -119,6 +119,8 @@ def test_checked_and_unchecked_entries_sit_beside_the_headline_keys(synthetic_do
         "B4_cap64",
         "B5",
         "B5a",
+        "B7",
+        "B8",
         "B6",
         "B6_cached",
     ]
