@@ -72,7 +72,11 @@ class PollEmitter(AwaitBlocks):
         else:
             self.children = {site: ("cbo_i + 1", "cbo_f") for site in _sites(block.body)}
         self.current_site = 0  # the await being emitted: where a FORK from a child resumes
+        # an instance's variables are computed from its id at every poll: never restored, never spilled
         task_var = {task.var} if task is not None and task.var is not None else set()
+        group = shared.plan.group_of(task) if task is not None and task.group is not None else None
+        if group is not None and group.var is not None:
+            task_var.add(group.var)
         slots = (*self.frame.int_slots, *self.frame.float_slots)
         self.domain = frozenset(name for name, _ in slots) - task_var
         self.temps = []
