@@ -312,7 +312,7 @@ def _collect(
     (``sites``: the module's bounds-check sites, for a fault's wording)."""
     device = run.device
     executors, blocks, threads = run.grid
-    back = {k: _to_host(device[k]) for k in ("CTL", "ST", "STATS", "SIG", "WAITON", "QHT")}
+    back = {k: outputs.to_host(device[k]) for k in ("CTL", "ST", "STATS", "SIG", "WAITON", "QHT")}
     trace = _trace(gen, device["TRACE"], back["CTL"], executors, sim) if gen.trace else None
     stats = {
         "backend": "sim" if sim else "cuda",
@@ -346,7 +346,7 @@ def _collect(
     given = options.inputs
     return Result(
         buffers={b.name: outputs.convert(device[f"B_{b.name}"], kind, given.get(b.name)) for b in gen.plan.buffers},
-        shared={s.name: _shared_value(s.ty, _to_host(device[f"S_{s.name}"])[0]) for s in gen.plan.shared},
+        shared={s.name: _shared_value(s.ty, outputs.to_host(device[f"S_{s.name}"])[0]) for s in gen.plan.shared},
         signals={s.name: bool(back["SIG"][k]) for k, s in enumerate(gen.plan.signals)},
         stats=stats,
         trace=trace,
@@ -357,7 +357,7 @@ def _trace(gen: Generated, dev: Any, ctl: np.ndarray[Any, Any], executors: int, 
     """The device's event buffer as a RawTrace (events in time order, and the polls' counters)."""
     from gasync.runtime.trace import RawTrace, counters_of, state_labels
 
-    rows = _to_host(dev)
+    rows = outputs.to_host(dev)
     n = int(ctl[Ctl.TRACE_N])  # events recorded, including those that did not fit
     kept = rows[: min(n, len(rows))]
     kept = kept[np.argsort(kept[:, TraceCol.T0], kind="stable")]
@@ -401,10 +401,6 @@ def _to_device(cuda: Any, arr: Any) -> Any:
     if hasattr(arr, "copy_to_host"):
         return arr  # a Numba device array (the simulator's too, which has no __cuda_array_interface__)
     return cuda.as_cuda_array(arr)  # already on the device: no host copy
-
-
-def _to_host(arr: Any) -> np.ndarray[Any, Any]:
-    return outputs.to_host(arr)
 
 
 def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int]:
