@@ -269,7 +269,7 @@ bad.gasync:1:17: error: unexpected end of file: expected operator or ';'
         "statement_at_top_level",
         "let x = 1;\n",
         UnexpectedTokenError,
-        "bad.gasync:1:1: error: expected item (const, buffer, shared, signal, channel, fn, extern fn or task)"
+        "bad.gasync:1:1: error: expected item (const, buffer, shared, signal, channel, fn, extern fn, task or group)"
         """ or end of file, found keyword 'let'
    |
  1 | let x = 1;
