@@ -252,11 +252,13 @@ def compile_bulk(n: int) -> Program:
     return gasync.compile(PROGRAMS / "b5_bulk.gasync", defines={"N": n})
 
 
-def compute_tasks(n: int, tile: int, x: Any, y: Any) -> int:
-    """C for B4: one compute task per executor but the loader's (the launch decides how many executors)."""
+def compute_tasks(n: int, tile: int, x: Any, y: Any, whole: bool = False) -> int:
+    """C for B4: one compute task per executor but the loader's (the launch decides how many
+    executors: one per instance, or with ``whole`` as many as the whole GPU holds at once)."""
     c = 512
     baselines.fill(y, -1.0)
-    stats = run_checked(compile_loader(n, tile, c, 8), affine_check("B4 gasync"), inputs={"x": x, "y": y})
+    more = {"executors": 1 << 20} if whole else {}  # (the launch caps it at what fits)
+    stats = run_checked(compile_loader(n, tile, c, 8), affine_check("B4 gasync"), inputs={"x": x, "y": y}, **more)
     executors = int(stats["executors"])
     return executors - 1 if executors > 1 else c
 
@@ -276,6 +278,11 @@ def b4(cfg: Config) -> list[Row]:
         )
         for cap in (8, 64)
     ]
+    wide = compute_tasks(n, tile, x, y, whole=True)
+    if wide > c:  # S9's question: does a compute task per co-resident warp move it?
+        note = f"1 loader + {wide} compute tasks (a warp each, the whole GPU), {n // tile:,} tiles of {tile:,}"
+        prog = compile_loader(n, tile, wide, 8)
+        cases.append(GasyncCase(f"gasync loader + compute, capacity 8, whole GPU, N={n:,}", prog, note, ", whole GPU"))
     return throughput_rows("B4", cases, n, x, y, cfg)
 
 

@@ -277,6 +277,7 @@ def _header(
         "",
         "from gasync.runtime import devicelib as dl",
         "from gasync.runtime import devicesync as dsync",
+        "from gasync.runtime import devicevec as dv",
         *groupkernel.header(plan),
     ]
     sites = checks.table() if checks is not None else []

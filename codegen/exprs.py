@@ -80,6 +80,11 @@ def literal(value: int | float | bool, ty: ir.Ty) -> str:
     return f"{NP[str(ty)]}({int(value)})"
 
 
+def exact_index(index: tuple[ir.Expr, ...], var: str) -> bool:
+    """Whether ``index`` is the loop variable ``var`` itself (``buf[i]``)."""
+    return len(index) == 1 and isinstance(index[0], ir.Var) and index[0].name == var
+
+
 class ExprRenderer:
     """A table of small renderers, one per IR expression type; ``checks`` (codegen/bounds.py)
     decides which buffer accesses are checked at run time (none without it)."""
@@ -88,6 +93,10 @@ class ExprRenderer:
         self.var = var
         self.self_inst = self_inst  # the running instance's id, or "int64(-1)" where there is none
         self.checks = checks
+        # a vector map's loads (codegen/parallel.py): buffer -> the component that holds
+        # ``buf[var]`` of the element being rendered, with ``var`` the loop's variable
+        self.vector_var = ""
+        self.vector_loads: dict[str, str] = {}
         self.table: dict[type, Callable[..., str]] = {
             ir.Lit: lambda e: literal(e.value, e.ty),
             ir.Var: lambda e: self.var(e.name),
@@ -128,6 +137,8 @@ class ExprRenderer:
         return wrap(NP[ty], self(e.expr))
 
     def _load(self, e: ir.Load) -> str:
+        if e.buf in self.vector_loads and exact_index(e.index, self.vector_var):
+            return self.vector_loads[e.buf]
         checks = self.checked(e)
         if checks is not None:  # 0 where the index is outside (the run stops)
             return f"db.load({buffer_ref(e.buf)}, {self.index_tuple(e.index)}, {checks.where(e)})"

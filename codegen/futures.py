@@ -167,9 +167,9 @@ class FutureRenderer:
         value = f"FF[fb_f + {cf}]" if self._chan(c).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
         data = "G.chan.CHF" if self._chan(c).elem in ir.FLOATS else "G.chan.CHI"
         ring = f"BELL_RECV_{c} >= 0"  # the receiver is a bell end: the put's exchange tells
-        tail = f"LONE_SEND_{c}, {ring}, TICKETS_{c}"
+        tail = f"LONE_SEND_{c}, {ring}, TICKETS_{c}, HOW_{c}"
         send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {tail})"
-        put = f"dsync.chan_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}}, {ring}, TICKETS_{c})"
+        put = f"dsync.chan_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}}, {ring}, TICKETS_{c}, HOW_{c})"
         sh = self.shared  # type: ignore[attr-defined]
         flag = f"FI[fb_i + {ci}]"  # set once it waits in line
         sent = f"sent_{rdy}"  # dsync.SEND_DONE, SEND_RING, SEND_CLOSED or SEND_FULL
@@ -181,8 +181,13 @@ class FutureRenderer:
             woken = [f"    if {sent} >= dsync.SEND_WAKE:", f"        {sh.wake(f'{sent} - dsync.SEND_WAKE', 'inst')}"]
         else:
             woken = [f"    {sh.wake_one(f'RES_RECV_{c}')}"]
+        look = f"dsync.look_for_holders(G.sched, QMASK, G.chan, CH_{c})"  # a deferring sender's
+        defer = sh.defers(c)
+        if defer:  # its run of sends ends before it waits: waiting holders are woken first
+            woken = [f"    if {sent} == dsync.SEND_LOOK:", f"        {look}"]
         return [
             f"{sent} = {send}",
+            *([f"if {full}:", f"    {look}  # the run ends here: wake its waiting holders first"] if defer else []),
             *(self._in_place("SEND", c, full, sent, send, put) if alone else []),
             f"if {full}:",
             *("    " + x for x in self._wait_in_line("SEND", c, flag, sent, send)),
@@ -221,8 +226,8 @@ class FutureRenderer:
         is_float = self._chan(c).elem in ir.FLOATS
         data, scratch = ("G.chan.CHF", "G.exec.SCRATCH_F") if is_float else ("G.chan.CHI", "G.exec.SCRATCH_I")
         ring = f"BELL_SEND_{c} >= 0"  # the sender is a bell end: the take's exchange tells
-        take = f"dsync.chan_try_recv(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, LONE_RECV_{c}, {ring})"
-        owned = f"dsync.chan_take(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {{got}}, {ring})"
+        take = f"dsync.chan_try_recv(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, LONE_RECV_{c}, {ring}, HOW_{c})"
+        owned = f"dsync.chan_take(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {{got}}, {ring}, HOW_{c})"
         took = f"took_{rdy}"  # dsync.RECV_TOOK, RECV_RING or RECV_NONE
         none = f"{took} == dsync.RECV_NONE"
         if sh.has_tickets(c):
@@ -267,7 +272,7 @@ class FutureRenderer:
         sh = self.shared  # type: ignore[attr-defined]
         tk = f"tk_{rdy}"
         none = f"{took} == dsync.RECV_NONE"
-        take = f"dsync.chan_take_ticket(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {tk}, {ring})"
+        take = f"dsync.chan_take_ticket(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {tk}, {ring}, HOW_{c})"
         lines = [
             f"{tk} = {word} - 1",
             f"if {tk} < 0:  # its ticket: one atomic, no race with the other receivers",

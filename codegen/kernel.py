@@ -58,6 +58,11 @@ def task_dispatch(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
             out.append(f"        r = poll_{t.name}(inst, w, fb, {fb_f}, {jb}G)")
             out += traced_poll_end(shared, t)
             out.append("        return r")
+        elif shared.shapes is not None and t.name in shared.shapes.deferring:
+            out.append(f"        r = poll_{t.name}(inst, w, {fb_i}, {fb_f}, {jb}G)")
+            for c in shared.shapes.deferring[t.name]:  # the run of sends ends with the poll
+                out.append(f"        dsync.look_for_holders(G.sched, QMASK, G.chan, CH_{c})")
+            out.append("        return r")
         else:
             out.append(f"        return poll_{t.name}(inst, w, {fb_i}, {fb_f}, {jb}G)")
     out.append(f"    return {READY}")

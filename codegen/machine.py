@@ -142,6 +142,10 @@ class Shared:
         """Whether channel ``c``'s receives take tickets (codegen/shapes.py): none waits in line."""
         return self.shapes is not None and c in self.shapes.tickets
 
+    def defers(self, c: str) -> bool:
+        """Whether channel ``c``'s sender defers its looks for waiting ticket holders."""
+        return self.shapes is not None and self.shapes.defers(c)
+
     def is_bell(self, side: str, c: str) -> bool:
         """Whether channel ``c``'s ``side`` end is a bell end (codegen/shapes.py): it waits on
         a bit in the slot word and never joins a wait list."""

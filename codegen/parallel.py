@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Container
 
 from gasync.codegen import combined, groups, reduce
-from gasync.codegen.exprs import NP, buffer_ref, wrap
+from gasync.codegen.exprs import NP, buffer_ref, exact_index, wrap
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, source_line
 from gasync.planner import ir
 from gasync.planner.model import Function
@@ -65,6 +65,7 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     if red is not None:
         out.append(f"    acc = {reduce.identity_lane(red.op, red.ty)}  # this lane's partial: reduce {red.op}")
     elif is_map(s.body, captured, updates.of):
+        out += vector_map(shared, em, s)
         out += unrolled_map(shared, em, s)
     out.append("    while k < hi:")
     out.append(f"        {em.assign(s.var, 'k')}")
@@ -149,6 +150,82 @@ def unrolled_map(shared: Shared, em: Emitter, s: ir.For) -> list[str]:
             stores.append(f"        {store}")
     out += stores
     out.append(f"        k += {UNROLL} * LANES")
+    return out
+
+
+VECTOR = True  # False: maps move 4 or 8 bytes per access only (what bench/NOTES.md measured against)
+VEC_BYTES = 16
+VEC_STEPS = 4  # 16-byte loads in flight per lane and buffer: 64 bytes, twice UNROLL's 8 x 4
+SIZES = {"f32": 4, "i32": 4, "u32": 4, "f64": 8, "i64": 8, "u64": 8}
+
+
+def vector_buffers(shared: Shared, s: ir.For) -> tuple[list[str], int] | None:
+    """The buffers a map reads or writes at exactly its variable (``buf[i]``) and their
+    element size, if the map can move them 16 bytes at a time: every store is such an
+    access, all of them have one element size of 4 or 8 bytes, none is checked at run time."""
+    from gasync.planner.walk import exprs_of, subexprs
+
+    found: dict[str, ir.Expr | ir.Stmt] = {}
+    for st in s.body:
+        if isinstance(st, ir.Store):
+            if not exact_index(st.index, s.var):
+                return None
+            found.setdefault(st.buf, st)
+        for e in exprs_of(st):
+            for sub in subexprs(e):
+                if isinstance(sub, ir.Load) and exact_index(sub.index, s.var):
+                    found.setdefault(sub.buf, sub)
+    elems = {b.name: b.elem for b in shared.plan.buffers}
+    sizes = {SIZES.get(elems[b], 0) for b in found}
+    checks = shared.checks
+    if len(sizes) != 1 or 0 in sizes or (checks is not None and any(checks.wanted(a) for a in found.values())):
+        return None
+    return sorted(found), sizes.pop()
+
+
+def vector_map(shared: Shared, em: LoopEmitter, s: ir.For) -> list[str]:
+    """Where the warp's range starts on a 16-byte line of every buffer it moves (known only at
+    run time: a view may start anywhere), each lane takes VEC consecutive iterations per
+    16-byte load, VEC_STEPS loads in flight; the unrolled and plain loops do the rest."""
+    found = vector_buffers(shared, s) if VECTOR else None
+    if found is None:
+        return []
+    bufs, size = found
+    vec = VEC_BYTES // size
+    span = vec * VEC_STEPS  # iterations per lane per turn
+    stored = [st.buf for st in s.body if isinstance(st, ir.Store)]
+    read = [b for b in bufs if b not in stored]
+    aligned = " and ".join(f"dv.aligned16({buffer_ref(b)}, lo)" for b in bufs)
+    out = [
+        f"    {source_line(shared.plan, s.span)}",
+        "    lo = k - lane",
+        f"    if lo % {vec} == 0 and {aligned}:  # 16-byte loads, {vec} iterations each",
+        f"        while lo + {span} * LANES <= hi:",
+        f"            vk = lo + lane * {vec}",
+    ]
+    for u in range(VEC_STEPS):
+        for b in read:
+            out.append(f"            {b}_v{u} = dv.ld_v{vec}({buffer_ref(b)}, vk + {u * vec} * LANES)")
+    stores: list[str] = []
+    for u in range(VEC_STEPS):
+        vals: dict[str, list[str]] = {b: [] for b in stored}
+        for j in range(vec):
+            em.r.vector_var = s.var
+            em.r.vector_loads = {b: f"{b}_v{u}[{j}]" for b in read}
+            out.append(f"            {em.assign(s.var, f'vk + {u * vec} * LANES + {j}')}")
+            for n, st in enumerate(s.body):
+                if isinstance(st, ir.Let | ir.Eval):  # an Eval here is a combined update (is_map)
+                    em.structured((st,), out, "            ")
+                    continue
+                assert isinstance(st, ir.Store)
+                elem = next(b.elem for b in shared.plan.buffers if b.name == st.buf)
+                out.append(f"            vv_{u}_{j}_{n} = {wrap(NP[elem], em.r(st.value))}")
+                vals[st.buf].append(f"vv_{u}_{j}_{n}")
+        em.r.vector_var, em.r.vector_loads = "", {}
+        for b, names in vals.items():
+            stores.append(f"            dv.st_v{vec}({buffer_ref(b)}, vk + {u * vec} * LANES, ({', '.join(names)}))")
+    out += stores
+    out += [f"            lo += {span} * LANES", "        k = lo + lane"]
     return out
 
 

@@ -6,6 +6,7 @@ closing a channel (each waking its waiters), whether a host signal is still to c
 from __future__ import annotations
 
 from gasync.codegen.machine import Shared
+from gasync.codegen.shapes import CREDITS
 
 
 def services(shared: Shared) -> list[str]:
@@ -23,12 +24,17 @@ def services(shared: Shared) -> list[str]:
         "    " + shared.wake_all("N_SIGNALS + 2 * c", "waker"),
         "    " + shared.wake_all("N_SIGNALS + 2 * c + 1", "waker"),
     ]
+    for ch in plan.channels:  # a crediting sender reads the closed flag at its next send
+        if shared.shapes is not None and shared.shapes.how.get(ch.name, 0) & CREDITS:
+            out.append(f"    if c == CH_{ch.name}:")
+            out.append("        dsync.forget_credit(G.chan, c)")
     for ch in plan.channels:  # bell ends and ticket holders wait on no list: wake them
         bells = [f"BELL_{side}_{ch.name}" for side in ("RECV", "SEND") if shared.is_bell(side, ch.name)]
         if bells or shared.has_tickets(ch.name):
             out.append(f"    if c == CH_{ch.name}:")
             out += [f"        {shared.wake(b, 'waker')}" for b in bells]  # (a spurious wake is harmless)
         if shared.has_tickets(ch.name):
+            # (a deferring sender's unlooked tickets, below the tail, are looked at as its poll ends)
             out.append(f"        dsync.wake_tickets(G.sched, QMASK, G.chan, CH_{ch.name})")
     out += ["", "", "@cuda.jit(device=True)", "def host_pending(G):", "    # a host signal still to come?"]
     for sig in plan.signals:
@@ -87,17 +93,21 @@ def await_in_place(side, c, cap, lone, own, w, G):
     epoch = dl.ld(CTL, dsync.CTL_JOB_EPOCH) if HAS_BULK else int64(0)
     ticket = own
     if lone:
-        ticket = dl.ld(G.chan.CHHT, (c, dl.HEAD if side == 0 else dl.TAIL))  # a lone end's own
+        ticket = G.chan.CHHT[c, dl.HEAD if side == 0 else dl.TAIL]  # a lone end's own (it wrote it last)
     while True:
         closed = dl.ld(G.chan.CHCLOSED, c) != 0
+        far = 0
         if ticket >= 0:
             # pairs with the other end's release of the slot: what it wrote before is visible
-            seq = dl.ld_acquire(G.chan.CSEQ, (c, ticket % cap)) & dsync.SEQ_MASK
+            seq = dl.ld_acquire(G.chan.CSEQ, (c, (ticket % cap) * dl.SLOT_WORDS)) & dsync.SEQ_MASK
             # (a value already sent is taken even once closed; a send to a closed channel drops)
             if seq == 2 * ticket + 1 - side and not (closed and side == 1):
                 G.exec.STATS[w, dl.STAT_SPUN] += 1
                 return ticket
             ready = False
+            # whole turns of the ring still to come before this ticket's: look that much less
+            # often (a crowd of ticket holders would keep the slot's line busy for the few served)
+            far = (2 * ticket + 1 - side - seq) // (2 * cap)
         elif side == 0:  # relaxed reads: a hint only, the take or put that follows decides
             ready = dsync.chan_can_recv(G.chan, c, cap)
         else:
@@ -127,7 +137,9 @@ def await_in_place(side, c, cap, lone, own, w, G):
                 return int64(-1)  # fresh instances that no idle executor claims: go and start one
             if HAS_BULK and dl.ld(CTL, dsync.CTL_JOB_EPOCH) != epoch:
                 return int64(-1)  # a bulk for was posted: its chunks want every idle warp
-        if turn > 16 or dl.SIM:  # on the GPU the first turns are the loads alone (an L2 trip each)
+        if far > 0 and not dl.SIM:
+            dl.pause(min(far * 512, 8192))
+        elif turn > 16 or dl.SIM:  # on the GPU the first turns are the loads alone (an L2 trip each)
             dl.pause(nap)
             nap = min(2 * nap + 32, 256)
 """

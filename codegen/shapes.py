@@ -13,19 +13,28 @@ Channels and No lost wake, says what each buys).
   itself in a task's own body: a receive takes its ticket up front and waits for that
   ticket's value alone (runtime/state.py, Tickets), so a crowd of receivers never races
   for a value.
+- ``HOW_c`` (runtime/state.py, Flagged words, credits, deferred looks) says what the ends
+  need ordered: a lone sender that touches nothing another task must see ordered before its
+  last send (``clean``, below) sends *flagged* values with relaxed stores; receivers that are
+  all as clean free slots with relaxed stores; a flagged sender whose only awaits are its
+  sends of the channel keeps *credits*; and with ticketed receivers it *defers* its looks
+  for waiting holders to the end of a run of sends.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gasync.planner import ir
-from gasync.planner.effects import task_effects
-from gasync.planner.model import Plan
-from gasync.planner.walk import stmts_in
+from gasync.planner.effects import Effects, direct_effects, task_effects, transitive_effects
+from gasync.planner.model import ChannelDef, Plan, TaskDef
+from gasync.planner.walk import exprs_of, stmts_in, subexprs
 
 SIDES = ("SEND", "RECV")
+# HOW_c's bits (the same values as runtime/devicechan.py's, which the generated code passes)
+FLAGGED, QUIET_FREE, CREDITS, DEFER = 1, 2, 4, 8
+RELAXED = True  # False: every channel orders as a release (what bench/NOTES.md measured against)
 
 
 def _ops(f: ir.Future) -> list[tuple[str, str]]:
@@ -62,6 +71,8 @@ class ChannelShapes:
     lone: frozenset[tuple[str, str]]  # (side, channel)
     bells: dict[tuple[str, str], int] = field(default_factory=dict)  # (side, channel) -> the instance
     tickets: frozenset[str] = frozenset()  # channels whose receive end takes tickets
+    how: dict[str, int] = field(default_factory=dict)  # channel -> HOW bits (0 where absent)
+    deferring: dict[str, tuple[str, ...]] = field(default_factory=dict)  # task -> the channels it defers on
 
     @staticmethod
     def of(plan: Plan) -> ChannelShapes:
@@ -88,7 +99,17 @@ class ChannelShapes:
             for (side, name), insts in ends.items()
             if side == "RECV" and len(insts) > 1 and every[(side, name)] and alone[(side, name)] == every[(side, name)]
         )
-        return ChannelShapes(lone, bells, tickets)
+        how = {ch.name: _how(plan, ch, lone, tickets, ends) for ch in plan.channels}
+        deferring: dict[str, tuple[str, ...]] = {}
+        for name, bits in how.items():
+            if bits & DEFER:
+                sender = next(t.name for t in plan.tasks if _uses(t, "SEND", name))
+                deferring[sender] = (*deferring.get(sender, ()), name)
+        return ChannelShapes(lone, bells, tickets, {k: v for k, v in how.items() if v}, deferring)
+
+    def defers(self, chan: str) -> bool:
+        """Whether the sender of ``chan`` defers its looks for waiting ticket holders."""
+        return bool(self.how.get(chan, 0) & DEFER)
 
     def is_lone(self, side: str, chan: str) -> bool:
         return (side, chan) in self.lone
@@ -107,4 +128,78 @@ class ChannelShapes:
             note = "its instance: it waits on a bit in the slot word" if inst is not None else "-1: not a bell end"
             out.append(f"BELL_{side}_{chan} = {-1 if inst is None else inst}  # {note}")
         out.append(f"TICKETS_{chan} = {chan in self.tickets}  # True: each receive takes a ticket first")
+        how = self.how.get(chan, 0)
+        names = [
+            n
+            for n, bit in (("FLAGGED", FLAGGED), ("QUIET_FREE", QUIET_FREE), ("CREDITS", CREDITS), ("DEFER", DEFER))
+            if how & bit
+        ]
+        out.append(f"HOW_{chan} = {how}  # {' | '.join(names) or 'nothing relaxed'} (runtime/state.py, Flagged words)")
         return out
+
+
+def _how(
+    plan: Plan,
+    ch: ChannelDef,
+    lone: frozenset[tuple[str, str]],
+    tickets: frozenset[str],
+    ends: dict[tuple[str, str], list[int]],
+) -> int:
+    """The HOW bits of channel ``ch`` (the module's docstring)."""
+    senders = [t for t in plan.tasks if _uses(t, "SEND", ch.name)]
+    receivers = [t for t in plan.tasks if _uses(t, "RECV", ch.name)]
+    if not senders or not receivers or not RELAXED:
+        return 0
+    clean = _Cleanliness(plan)
+    how = 0
+    if ("SEND", ch.name) in lone and ch.elem not in ir.FLOATS and clean.before_last(senders[0], "SEND", ch.name):
+        how |= FLAGGED
+        if _only_sends(senders[0], ch.name) and ch.capacity > 1:
+            how |= CREDITS
+            if ch.name in tickets:
+                how |= DEFER
+    if all(clean.before_last(t, "RECV", ch.name) for t in receivers):
+        how |= QUIET_FREE
+    return how
+
+
+def _uses(t: TaskDef, side: str, chan: str) -> bool:
+    return any((side, chan) in _all_ops(st) for st in stmts_in(t.body.body))
+
+
+def _only_sends(t: TaskDef, chan: str) -> bool:
+    """Whether every await of task ``t`` is a send of ``chan`` by itself in the task's body
+    (the task awaits nothing that could order a close of ``chan`` before a send)."""
+    for st in stmts_in(t.body.body):
+        if isinstance(st, ir.Select | ir.ForAwait) or (isinstance(st, ir.AwaitS) and _alone_op(st) != ("SEND", chan)):
+            return False
+    return not any(isinstance(e, ir.Call) and e.kind == "fn" for st in stmts_in(t.body.body) for e in _calls(st))
+
+
+def _calls(st: ir.Stmt) -> list[ir.Expr]:
+    return [sub for e in exprs_of(st) for sub in subexprs(e)]
+
+
+class _Cleanliness:
+    """Whether a task touches, up to its last statement with an operation on a channel end,
+    nothing that another task must see ordered: no buffer write or atomic, no shared-scalar
+    update, and reads only of buffers and scalars that no task writes (its callees too)."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        effects = task_effects(plan)
+        self.written = {b for e in effects.values() for b in (*e.writes, *e.updates, *e.shared_writes)}
+        self.fns = transitive_effects(plan.functions, {})
+
+    def _clean(self, eff: Effects) -> bool:
+        if eff.writes or eff.updates or eff.shared_writes:
+            return False
+        if (eff.reads | eff.shared_reads) & self.written:
+            return False
+        return all(self._clean(self.fns[c]) for c in eff.calls if c in self.fns)
+
+    def before_last(self, t: TaskDef, side: str, chan: str) -> bool:
+        body = t.body.body
+        last = max(i for i, st in enumerate(body) if any((side, chan) in _all_ops(s) for s in stmts_in((st,))))
+        instance = (t.var, t.start, t.stop) if t.var is not None else None
+        return self._clean(direct_effects(replace(t.body, body=body[: last + 1]), instance))

@@ -16,7 +16,7 @@ from numba import cuda, int64, uint64
 
 from gasync.runtime.devicelib import fail
 from gasync.runtime.order import add, amax, amin, sub
-from gasync.runtime.state import CTL_FAULT_DIM, CTL_FAULT_INDEX, CTL_FAULT_SITE, CTL_FAULTS, EXIT_BOUNDS
+from gasync.runtime.words import CTL_FAULT_DIM, CTL_FAULT_INDEX, CTL_FAULT_SITE, CTL_FAULTS, EXIT_BOUNDS
 
 RMW_ADD, RMW_SUB, RMW_MAX, RMW_MIN = 0, 1, 2, 3  # the atomics of rmw
 

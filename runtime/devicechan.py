@@ -9,8 +9,21 @@ from __future__ import annotations
 from numba import cuda, int32, int64
 
 from gasync.runtime.devicelib import ld, wake
-from gasync.runtime.order import aor, cas, exch, exch_release, fence_sc, ld_acquire, st_release
-from gasync.runtime.state import HEAD, TAIL
+from gasync.runtime.order import (
+    add,
+    aor,
+    cas,
+    exch,
+    exch_release,
+    fence_acq_rel,
+    fence_sc,
+    ld_acquire,
+    st_relaxed,
+    st_release,
+    sub,
+)
+from gasync.runtime.state import SLOT_WORDS
+from gasync.runtime.words import CH_CHECKED, CH_CREDIT, CH_REGISTERED, HEAD, TAIL
 
 # ---- channels -----------------------------------------------------------------
 
@@ -27,6 +40,7 @@ RECV_NONE = 0
 RECV_TOOK = 1
 RECV_RING = 2  # took it, and the bell sender waits for the slot it freed: wake it
 SEND_RING = 3  # sent, and the bell receiver waits for this value: wake it
+SEND_LOOK = 4  # sent, and a deferring sender's run ends: look for waiting ticket holders
 SEND_WAKE = 16  # sent, and the holder of its ticket waits: SEND_WAKE + that instance
 
 
@@ -34,9 +48,19 @@ SEND_FULL = 0
 SEND_DONE = 1
 SEND_CLOSED = 2  # the value is dropped
 
+# HOW_c, what a channel's ends need ordered (codegen/shapes.py computes it; runtime/state.py,
+# Flagged words, credits, deferred looks, gives each protocol)
+FLAGGED = 1  # the lone sender orders nothing before its sends: relaxed, tagged value halves
+QUIET_FREE = 2  # nor do the receivers before their receives: relaxed frees
+CREDITS = 4  # the flagged sender awaits only its sends: it reads the slots ahead, a run at a time
+DEFER = 8  # ... and its receivers take tickets: it looks for waiting holders once per run
+TAG_MASK = (1 << 31) - 1  # a flagged half's tag: its ticket's sequence 2t + 1, 31 bits
+HALF = (1 << 32) - 1
+CREDIT_RUN = 8  # slots a crediting sender reads at once
+
 
 @cuda.jit(device=True)
-def chan_try_send(chan, c, cap, data, value, lone, bell, tickets):  # type: ignore[no-untyped-def]
+def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how):  # type: ignore[no-untyped-def]
     """Append ``value`` to channel ``c`` if it is open and has room: SEND_DONE if it did,
     SEND_CLOSED if the channel is closed (the value is dropped), SEND_FULL if it has no room.
     ``chan`` is G.chan (state.Channels), ``data`` the channel's value slots in it (CHI or CHF).
@@ -46,94 +70,218 @@ def chan_try_send(chan, c, cap, data, value, lone, bell, tickets):  # type: igno
     one sending instance for ``c`` (state.py, Channels), so the tail is its own: a store
     takes the ticket, no ``cas``. ``bell``: the receiving end is a bell end (SEND_RING
     when it waits for this value). ``tickets``: the receivers take tickets (SEND_WAKE +
-    the holder of this value's ticket, when it waits)."""
+    the holder of this value's ticket, when it waits). ``how``: HOW_c."""
+    if how & CREDITS:
+        return _credited_send(chan, c, cap, value, bell, tickets, how)
     while True:
-        pos = ld(chan.CHHT, (c, TAIL))
+        # a lone end's ticket is its own word, which it wrote last: a plain load (L1) serves it
+        pos = chan.CHHT[c, TAIL] if lone else ld(chan.CHHT, (c, TAIL))
         if ld(chan.CHCLOSED, c) != 0:
             return SEND_CLOSED
-        seq = ld_acquire(chan.CSEQ, (c, pos % cap)) & SEQ_MASK  # pairs with the receiver's release
+        seq = ld_acquire(chan.CSEQ, (c, (pos % cap) * SLOT_WORDS)) & SEQ_MASK  # pairs with the receiver's release
         if seq == 2 * pos:
             if lone:
-                return chan_put(chan, c, cap, data, value, pos, bell, tickets)
+                return chan_put(chan, c, cap, data, value, pos, bell, tickets, how)
             if cas(chan.CHHT, (c, TAIL), pos, pos + 1) == pos:
-                return _put(chan, c, cap, data, value, pos, bell, tickets)
+                return _put(chan, c, cap, data, value, pos, bell, tickets, how)
         elif seq < 2 * pos:
             return SEND_FULL
 
 
 @cuda.jit(device=True)
-def chan_put(chan, c, cap, data, value, pos, bell, tickets):  # type: ignore[no-untyped-def]
-    """The lone sender's send with ticket ``pos``, whose slot it saw free (an acquire of its
-    sequence): it takes the ticket with a store."""
+def _credited_send(chan, c, cap, value, bell, tickets, how):  # type: ignore[no-untyped-def]
+    """A crediting sender's send: below its CREDIT the slot is known free and the channel was
+    open when it was last read, so the send reads nothing (state.py, Credits)."""
+    pos = chan.CHHT[c, TAIL]
+    looked = False
+    if pos >= chan.CHHT[c, CH_CREDIT]:
+        free = _credit(chan, c, cap, pos, how)
+        if free < 0:
+            return SEND_CLOSED
+        if free == 0:
+            return SEND_FULL
+        chan.CHHT[c, CH_CREDIT] = pos + free
+        looked = True
     chan.CHHT[c, TAIL] = pos + 1
-    return _put(chan, c, cap, data, value, pos, bell, tickets)
+    sent = _put(chan, c, cap, chan.CHI, value, pos, bell, tickets, how)
+    # a deferring sender's run of sends ends where it read ahead again: its caller looks then
+    return SEND_LOOK if sent == SEND_DONE and looked and how & DEFER else sent
 
 
 @cuda.jit(device=True)
-def _put(chan, c, cap, data, value, pos, bell, tickets):  # type: ignore[no-untyped-def]
-    data[c, pos % cap] = value
+def forget_credit(chan, c):  # type: ignore[no-untyped-def]
+    """At a close: the crediting sender's next send reads the closed flag (if the sender closed
+    it, its next sends are dropped; a close by another task is concurrent with them anyway)."""
+    chan.CHHT[c, CH_CREDIT] = 0
+
+
+@cuda.jit(device=True)
+def _credit(chan, c, cap, pos, how):  # type: ignore[no-untyped-def]
+    """How many slots from ticket ``pos`` on are free, in a row (0: none), or -1 if the
+    channel is closed: CREDIT_RUN sequences read at once (one round trip: no load waits for
+    another), then the closed flag after them. Past the capacity a read meets a slot again,
+    whose sequence is then at most ``2(pos + k - cap)``: the count stops at the capacity."""
+    s = chan.CSEQ
+    s0 = ld(s, (c, (pos % cap) * SLOT_WORDS))
+    s1 = ld(s, (c, ((pos + 1) % cap) * SLOT_WORDS))
+    s2 = ld(s, (c, ((pos + 2) % cap) * SLOT_WORDS))
+    s3 = ld(s, (c, ((pos + 3) % cap) * SLOT_WORDS))
+    s4 = ld(s, (c, ((pos + 4) % cap) * SLOT_WORDS))
+    s5 = ld(s, (c, ((pos + 5) % cap) * SLOT_WORDS))
+    s6 = ld(s, (c, ((pos + 6) % cap) * SLOT_WORDS))
+    s7 = ld(s, (c, ((pos + 7) % cap) * SLOT_WORDS))
+    if not how & QUIET_FREE:
+        # pairs with each receiver's release of its free: what came before it (a close) is
+        # seen by the loads after this fence
+        fence_acq_rel()
+    if ld(chan.CHCLOSED, c) != 0:
+        return int64(-1)
+    free = int64(0)
+    for k, seq in enumerate((s0, s1, s2, s3, s4, s5, s6, s7)):
+        if free == k and (seq & SEQ_MASK) == 2 * (pos + k):
+            free += 1
+    return free
+
+
+@cuda.jit(device=True)
+def chan_put(chan, c, cap, data, value, pos, bell, tickets, how):  # type: ignore[no-untyped-def]
+    """The lone sender's send with ticket ``pos``, whose slot it saw free (an acquire of its
+    sequence): it takes the ticket with a store."""
+    chan.CHHT[c, TAIL] = pos + 1
+    return _put(chan, c, cap, data, value, pos, bell, tickets, how)
+
+
+@cuda.jit(device=True)
+def _tagged(tag, half):  # type: ignore[no-untyped-def]
+    return (int64(tag) << 32) | (int64(half) & HALF)
+
+
+@cuda.jit(device=True)
+def _put(chan, c, cap, data, value, pos, bell, tickets, how):  # type: ignore[no-untyped-def]
+    slot = pos % cap
+    seq = int64(2 * pos + 1)
+    if how & FLAGGED:  # each half carries its tag: no release orders them (state.py, Flagged words)
+        bits = int64(value)  # (an integer channel's; typed for a float channel's too, never run there)
+        st_relaxed(chan.CHI, (c, slot), _tagged(seq & TAG_MASK, bits))
+        st_relaxed(chan.CHX, (c, slot), _tagged(seq & TAG_MASK, bits >> 32))
+    else:
+        data[c, slot] = value
     if bell:
         # one RMW both ends meet on (the waiting receiver's bit): the release pairs with
         # the receiver's acquire of the sequence
-        if exch_release(chan.CSEQ, (c, pos % cap), int64(2 * pos + 1)) & WAIT_BIT:
-            return SEND_RING
-        return SEND_DONE
-    st_release(chan.CSEQ, (c, pos % cap), 2 * pos + 1)  # pairs with the receiver's acquire
+        old = (
+            exch(chan.CSEQ, (c, slot * SLOT_WORDS), seq)
+            if how & FLAGGED
+            else exch_release(chan.CSEQ, (c, slot * SLOT_WORDS), seq)
+        )
+        return SEND_RING if old & WAIT_BIT else SEND_DONE
+    if how & FLAGGED:
+        st_relaxed(chan.CSEQ, (c, slot * SLOT_WORDS), seq)
+    else:
+        st_release(chan.CSEQ, (c, slot * SLOT_WORDS), seq)  # pairs with the receiver's acquire
+    if how & DEFER:
+        return SEND_DONE  # the look for a waiting holder comes once per run (look_for_holders)
     # the value is out before the caller looks for waiting receivers: a receiver registers
     # (RMWs it waits for) and then looks again, so one of the two sees the other (a release
     # alone would let the look pass the store)
     fence_sc()
-    if tickets:  # the holder of ticket pos, if it waits (state.py, Tickets)
+    if tickets and ld(chan.CHHT, (c, CH_REGISTERED)) > 0:  # the holder of ticket pos, if it waits
         holder = exch(chan.CTW, (c, pos % chan.CTW.shape[1]), int32(0))
         if holder > 0:
+            sub(chan.CHHT, (c, CH_REGISTERED), int64(1))
             return SEND_WAKE + holder - 1
     return SEND_DONE
 
 
 @cuda.jit(device=True)
-def chan_try_recv(chan, c, cap, data, out, k, lone, bell):  # type: ignore[no-untyped-def]
+def look_for_holders(sched, qmask, chan, c):  # type: ignore[no-untyped-def]
+    """A deferring sender's look at the tickets it sent since its last look (CHECKED to TAIL):
+    wake each holder that waits (state.py, Flagged words, credits, deferred looks)."""
+    lo = chan.CHHT[c, CH_CHECKED]
+    hi = chan.CHHT[c, TAIL]
+    if lo == hi:
+        return
+    chan.CHHT[c, CH_CHECKED] = hi
+    fence_sc()  # the run's values are out before the look (a holder: count, write, fence, look)
+    if ld(chan.CHHT, (c, CH_REGISTERED)) == 0:
+        return
+    for t in range(lo, hi):
+        holder = exch(chan.CTW, (c, t % chan.CTW.shape[1]), int32(0))
+        if holder > 0:
+            sub(chan.CHHT, (c, CH_REGISTERED), int64(1))
+            wake(sched, qmask, holder - 1)
+
+
+@cuda.jit(device=True)
+def chan_try_recv(chan, c, cap, data, out, k, lone, bell, how):  # type: ignore[no-untyped-def]
     """Take the oldest value of channel ``c`` (from its slots ``data``, CHI or CHF) into
     ``out[k]``: RECV_TOOK (or RECV_RING) if there was one, else RECV_NONE. ``lone``: one
     receiving instance, whose own the head is (a store takes the ticket, no ``cas``).
     ``bell``: the sending end is a bell end (RECV_RING when it waits for the slot freed)."""
     while True:
-        pos = ld(chan.CHHT, (c, HEAD))
-        seq = ld_acquire(chan.CSEQ, (c, pos % cap)) & SEQ_MASK  # pairs with the sender's release
+        pos = chan.CHHT[c, HEAD] if lone else ld(chan.CHHT, (c, HEAD))  # (as in chan_try_send)
+        seq = ld_acquire(chan.CSEQ, (c, (pos % cap) * SLOT_WORDS)) & SEQ_MASK  # pairs with the sender's release
         if seq == 2 * pos + 1:
             if lone:
-                return chan_take(chan, c, cap, data, out, k, pos, bell)
+                return chan_take(chan, c, cap, data, out, k, pos, bell, how)
             if cas(chan.CHHT, (c, HEAD), pos, pos + 1) == pos:
-                return _take(chan, c, cap, data, out, k, pos, bell)
+                return _take(chan, c, cap, data, out, k, pos, bell, how)
         elif seq < 2 * pos + 1:
             return RECV_NONE
 
 
 @cuda.jit(device=True)
-def chan_take(chan, c, cap, data, out, k, pos, bell):  # type: ignore[no-untyped-def]
+def chan_take(chan, c, cap, data, out, k, pos, bell, how):  # type: ignore[no-untyped-def]
     """The lone receiver's receive of ticket ``pos``, whose value it saw there (an acquire of
     its sequence): it takes the ticket with a store."""
     chan.CHHT[c, HEAD] = pos + 1
-    return _take(chan, c, cap, data, out, k, pos, bell)
+    return _take(chan, c, cap, data, out, k, pos, bell, how)
 
 
 @cuda.jit(device=True)
-def _take(chan, c, cap, data, out, k, pos, bell):  # type: ignore[no-untyped-def]
-    out[k] = ld(data, (c, pos % cap))
+def _halves(chan, c, slot, tag):  # type: ignore[no-untyped-def]
+    """A flagged value, once both halves carry ``tag`` (the sender stored them before the
+    sequence that was seen, so they arrive; until then a half may still be the slot's last)."""
+    while True:
+        lo = ld(chan.CHI, (c, slot))
+        hi = ld(chan.CHX, (c, slot))
+        if (lo >> 32) == tag and (hi >> 32) == tag:
+            top = hi & HALF
+            if top > TAG_MASK:  # the value's sign
+                top -= HALF + 1
+            return (top << 32) | (lo & HALF)
+
+
+@cuda.jit(device=True)
+def _take(chan, c, cap, data, out, k, pos, bell, how):  # type: ignore[no-untyped-def]
+    slot = pos % cap
+    if how & FLAGGED:
+        out[k] = _halves(chan, c, slot, (2 * pos + 1) & TAG_MASK)
+    else:
+        out[k] = ld(data, (c, slot))
+    # the free comes after the value's loads, on whose values it depends (QUIET_FREE: relaxed)
+    free = int64(2 * (pos + cap))
     if bell:  # (as in _put: the waiting sender's bit comes back with the exchange)
-        if exch_release(chan.CSEQ, (c, pos % cap), int64(2 * (pos + cap))) & WAIT_BIT:
-            return RECV_RING
-        return RECV_TOOK
-    st_release(chan.CSEQ, (c, pos % cap), 2 * (pos + cap))  # frees the slot for the sender's acquire
+        old = (
+            exch(chan.CSEQ, (c, slot * SLOT_WORDS), free)
+            if how & QUIET_FREE
+            else exch_release(chan.CSEQ, (c, slot * SLOT_WORDS), free)
+        )
+        return RECV_RING if old & WAIT_BIT else RECV_TOOK
+    if how & QUIET_FREE:
+        st_relaxed(chan.CSEQ, (c, slot * SLOT_WORDS), free)
+    else:
+        st_release(chan.CSEQ, (c, slot * SLOT_WORDS), free)  # frees the slot for the sender's acquire
     fence_sc()  # the free is out before the caller looks for waiting senders (as in _put)
     return RECV_TOOK
 
 
 @cuda.jit(device=True)
-def chan_take_ticket(chan, c, cap, data, out, k, t, bell):  # type: ignore[no-untyped-def]
+def chan_take_ticket(chan, c, cap, data, out, k, t, bell, how):  # type: ignore[no-untyped-def]
     """Ticket ``t``'s receive (runtime/state.py, Tickets): RECV_TOOK (or RECV_RING) if its
     value is there, else RECV_NONE."""
-    if (ld_acquire(chan.CSEQ, (c, t % cap)) & SEQ_MASK) == 2 * t + 1:  # pairs with the publish
-        return _take(chan, c, cap, data, out, k, t, bell)
+    if (ld_acquire(chan.CSEQ, (c, (t % cap) * SLOT_WORDS)) & SEQ_MASK) == 2 * t + 1:  # pairs with the publish
+        return _take(chan, c, cap, data, out, k, t, bell, how)
     return RECV_NONE
 
 
@@ -142,9 +290,10 @@ def ticket_wait(chan, waiton, c, cap, t, inst, r):  # type: ignore[no-untyped-de
     """Ticket ``t``'s holder ``inst`` waits: it writes itself into the ticket's table word,
     then looks at the slot again (True: the value is there, take it now)."""
     waiton[inst] = r + 1
+    add(chan.CHHT, (c, CH_REGISTERED), int64(1))  # before the word: a sender that sees the word sees it
     exch(chan.CTW, (c, t % chan.CTW.shape[1]), int32(inst + 1))
     fence_sc()  # the exchange is out before the second look (the sender: publish, fence, exchange)
-    return (ld_acquire(chan.CSEQ, (c, t % cap)) & SEQ_MASK) == 2 * t + 1
+    return (ld_acquire(chan.CSEQ, (c, (t % cap) * SLOT_WORDS)) & SEQ_MASK) == 2 * t + 1
 
 
 @cuda.jit(device=True)
@@ -161,6 +310,7 @@ def wake_tickets(sched, qmask, chan, c):  # type: ignore[no-untyped-def]
     for t in range(tail, head):
         holder = exch(chan.CTW, (c, t % chan.CTW.shape[1]), int32(0))
         if holder > 0:
+            sub(chan.CHHT, (c, CH_REGISTERED), int64(1))
             wake(sched, qmask, holder - 1)
 
 
@@ -173,7 +323,7 @@ def ring_me(chan, waiton, c, cap, side, inst, r):  # type: ignore[no-untyped-def
     bit and wake it. (Both ends meet on one word: nothing can pass in between.)"""
     waiton[inst] = r + 1
     t = ld(chan.CHHT, (c, HEAD if side == 0 else TAIL))  # its own ticket word
-    old = aor(chan.CSEQ, (c, t % cap), int64(WAIT_BIT)) & SEQ_MASK
+    old = aor(chan.CSEQ, (c, (t % cap) * SLOT_WORDS), int64(WAIT_BIT)) & SEQ_MASK
     return old == 2 * t + 1 - side
 
 
@@ -181,14 +331,14 @@ def ring_me(chan, waiton, c, cap, side, inst, r):  # type: ignore[no-untyped-def
 def chan_can_recv(chan, c, cap):  # type: ignore[no-untyped-def]
     """Whether channel ``c`` holds a value for the next receive (a hint: it may change)."""
     pos = ld(chan.CHHT, (c, HEAD))
-    return (ld(chan.CSEQ, (c, pos % cap)) & SEQ_MASK) == 2 * pos + 1
+    return (ld(chan.CSEQ, (c, (pos % cap) * SLOT_WORDS)) & SEQ_MASK) == 2 * pos + 1
 
 
 @cuda.jit(device=True)
 def chan_can_send(chan, c, cap):  # type: ignore[no-untyped-def]
     """Whether channel ``c`` has a free slot for the next send (a hint: it may change)."""
     pos = ld(chan.CHHT, (c, TAIL))
-    return (ld(chan.CSEQ, (c, pos % cap)) & SEQ_MASK) == 2 * pos
+    return (ld(chan.CSEQ, (c, (pos % cap) * SLOT_WORDS)) & SEQ_MASK) == 2 * pos
 
 
 @cuda.jit(device=True)

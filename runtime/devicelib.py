@@ -43,9 +43,9 @@ from gasync.runtime.order import (  # noqa: F401  (the generated code calls thes
     st_release,
     sub,
 )
-from gasync.runtime.state import (  # noqa: F401  (the generated code reads these through dl)
+from gasync.runtime.state import CMD_EXIT, SLOT_WORDS  # noqa: F401  (the generated code reads these through dl)
+from gasync.runtime.words import (  # noqa: F401  (the generated code reads these through dl)
     CMD_COMMAND,
-    CMD_EXIT,
     CMD_JOB,
     CTL_DEADLINE,
     CTL_DETAIL,

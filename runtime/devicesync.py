@@ -35,6 +35,7 @@ from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls
     SEND_CLOSED,
     SEND_DONE,
     SEND_FULL,
+    SEND_LOOK,
     SEND_RING,
     SEND_WAKE,
     SEQ_MASK,
@@ -47,6 +48,8 @@ from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls
     chan_take_ticket,
     chan_try_recv,
     chan_try_send,
+    forget_credit,
+    look_for_holders,
     ring_me,
     ticket_ended,
     ticket_wait,
@@ -61,7 +64,7 @@ from gasync.runtime.order import (
     exch,
     exch_release,
 )
-from gasync.runtime.state import (  # noqa: F401  (CTL_EXECUTORS and CTL_CLOSED_SENDS are read by generated code)
+from gasync.runtime.words import (  # noqa: F401  (CTL_EXECUTORS and CTL_CLOSED_SENDS are read by generated code)
     CTL_CLOSED_SENDS,
     CTL_EXECUTORS,
     CTL_INFLIGHT,
@@ -263,8 +266,10 @@ def bulk_post(jobs, ctl, j, parent, gid, lo, hi, executors):  # type: ignore[no-
     jobslots = jobs.JOBSLOTS
     n = hi - lo
     # one contiguous range per executor (the mapping measured fastest: a warp streams one
-    # range, as bench/baselines.py's per-warp contiguous kernel), in whole warps of elements
-    chunk = max(int64(256), ((n // (executors * BULK_CHUNKS_PER_EXECUTOR)) + 31) // 32 * 32)
+    # range, as bench/baselines.py's per-warp contiguous kernel), in whole turns of a vector
+    # map (512 elements: 16 per lane, codegen/parallel.py), so every chunk of an aligned
+    # range starts on a 16-byte line
+    chunk = max(int64(512), ((n // (executors * BULK_CHUNKS_PER_EXECUTOR)) + 511) // 512 * 512)
     chunks = (n + chunk - 1) // chunk
     job[j, JOB_LOOP] = gid
     job[j, JOB_LO] = lo
@@ -304,7 +309,7 @@ def bulk_rows_done(job, j, n):  # type: ignore[no-untyped-def]
 # A row of TRACE per event, its columns state.TraceCol (state.py, Trace); CTL[CTL_TRACE_N]
 # counts events, including those that did not fit (dropped = count - capacity).
 
-from gasync.runtime.state import (  # noqa: E402  (the trace's names, beside the helpers that use them)
+from gasync.runtime.words import (  # noqa: E402  (the trace's names, beside the helpers that use them)
     TR_A,
     TR_B,
     TR_C,

@@ -33,6 +33,7 @@ from gasync.runtime.state import (
     GROUPS,
     JOB_WORDS,
     RING_WORDS,
+    SLOT_WORDS,
     STAT_WORDS,
     Cmd,
     Ctl,
@@ -42,6 +43,14 @@ from gasync.runtime.state import (
 )
 
 WARPS_PER_BLOCK = 4
+
+
+def _slot_lines(channels: int, slots: int) -> np.ndarray[Any, Any]:
+    """CSEQ: each slot's sequence on its own 128-byte line (``SLOT_WORDS`` apart), so that the
+    waiters of one slot never queue behind those of another; slot i waits for send ticket i."""
+    seq = np.zeros((channels, slots * SLOT_WORDS), np.int64)
+    seq[:, ::SLOT_WORDS] = 2 * np.arange(slots, dtype=np.int64)
+    return seq
 
 
 def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_capacity: int = 1) -> dict[str, Any]:
@@ -84,9 +93,10 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_ca
         "WHT": np.zeros((r, RING_WORDS), np.int64),
         "WREG": np.zeros(r * n, np.int32),
         "WAITON": np.zeros(n, np.int32),
-        "CSEQ": np.tile(2 * np.arange(chcap, dtype=np.int64), (c, 1)),  # slot i waits for send ticket i
+        "CSEQ": _slot_lines(c, chcap),
         "CHI": np.zeros((c, chcap), np.int64),
         "CHF": np.zeros((c, chcap), np.float64),
+        "CHX": np.zeros((c, chcap), np.int64),
         "CHHT": np.zeros((c, RING_WORDS), np.int64),
         "CHCLOSED": np.zeros(c, np.int32),
         "CTW": np.zeros((c, cap), np.int32),

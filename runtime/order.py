@@ -34,6 +34,9 @@ if SIM:
     def st_release(arr, i, value):  # type: ignore[no-untyped-def]
         arr[i] = value
 
+    def st_relaxed(arr, i, value):  # type: ignore[no-untyped-def]
+        arr[i] = value
+
     def fence_acq_rel():  # type: ignore[no-untyped-def]
         return None
 
@@ -200,6 +203,7 @@ else:
     _ld_acquire = _load("acquire")
     _ld_relaxed = _load("relaxed")
     _st_release = _store("release")
+    _st_relaxed = _store("relaxed")
     _cas_acq_rel = _cas("acq_rel")
     _cas_release = _cas("release")
     _exch_release = _rmw("exch", "release")
@@ -217,6 +221,11 @@ else:
     @cuda.jit(device=True, inline=True)
     def st_release(arr, i, value):  # type: ignore[no-untyped-def]
         _st_release(arr, i, value)
+
+    @cuda.jit(device=True, inline=True)
+    def st_relaxed(arr, i, value):  # type: ignore[no-untyped-def]
+        """A store other SMs read without ordering anything before it (a flagged word)."""
+        _st_relaxed(arr, i, value)
 
     @cuda.jit(device=True, inline=True)
     def fence_acq_rel():  # type: ignore[no-untyped-def]

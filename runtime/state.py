@@ -94,7 +94,7 @@ executor that popped it; RUNNING -> NOTIFIED by a waker that finds it running
 (the poller re-queues it); RUNNING -> IDLE by the poller's release ``cas``
 (releases the frame stores of the poll); RUNNING -> DONE.
 
-Channels. ``CSEQ[c, i]`` is a slot's sequence: ``2t`` while it waits for the
+Channels. ``CSEQ[c, i * LINE]`` (each slot on its own line) is a slot's sequence: ``2t`` while it waits for the
 value of send ticket ``t``, ``2t + 1`` while that value waits for receive
 ticket ``t``. The sender publishes the value with ``st.release`` of ``2t + 1``;
 the receiver's ``ld.acquire`` of the sequence pairs with it; the receiver frees
@@ -118,6 +118,30 @@ ticket per receiving instance is out, and the table has a word for more tickets
 than there are instances, so live tickets never share a word; a stale entry only
 gives a spurious wake). A close wakes the holders of every ticket past the
 tail; a ticket at or past the tail of a closed channel is never served.
+
+Flagged words, credits, deferred looks (codegen/shapes.py, ``HOW_c``). Where the
+one sending instance does nothing before a send that another task must see
+ordered (no write, atomic or shared-scalar update, and reads only of buffers and
+scalars no task writes, up to its last statement with a send of ``c``), a send
+needs no release: ``FLAGGED`` channels (integers only) carry each value as two
+halves, ``CHI`` the low and ``CHX`` the high 32 bits, each beside a 31-bit tag
+``2t + 1``, written with relaxed stores before the sequence (relaxed too). A
+receiver that saw the sequence re-reads the halves until both carry its tag (the
+sender stored them first, so they arrive). Where every receiving task is as
+clean before its receives, ``QUIET_FREE`` frees a slot with a relaxed write
+(after the loads of its halves, on whose values it depends). A ``CREDITS``
+sender (flagged, and awaiting nothing but its sends of ``c``) reads up to eight
+slots' sequences at once when its ``CREDIT`` runs out, and with them the closed
+flag (after an acquire fence where the frees are releases, so a close that came
+before a free is seen); below ``CREDIT`` a send reads nothing: two stores and
+the sequence's. Holders of tickets count themselves into ``REGISTERED`` before
+they write ``CTW`` (then ``fence.sc`` and look again); a sender looks at ``CTW``
+only when, after its ``fence.sc``, ``REGISTERED`` is not 0 (the two fences
+order it: either the sender sees the count and the holder's word, or the holder's
+second look sees the value). A ``DEFER`` sender (crediting, with ticketed
+receivers) makes that look once for a run of sends (``CHECKED`` to ``TAIL``):
+before it waits, when a run reaches the capacity, at a close, and when its poll
+returns.
 
 Waiting in place. A channel send or receive awaited on its own (not a
 ``select`` arm or a part of a ``join``) that finds the channel full or empty
@@ -169,6 +193,7 @@ from enum import IntEnum
 from typing import Any, NamedTuple
 
 LINE = 16  # int64 words per 128-byte line
+SLOT_WORDS = LINE  # CSEQ words per channel slot: each slot's sequence on a line of its own
 
 
 class Frames(NamedTuple):
@@ -208,7 +233,8 @@ class Channels(NamedTuple):
     CSEQ: Any  # a sequence per slot (the Channels protocol above)
     CHI: Any
     CHF: Any
-    CHHT: Any  # Ring tickets: HEAD receives, TAIL sends
+    CHX: Any  # a flagged channel's value halves: CHI the low, CHX the high (Flagged words above)
+    CHHT: Any  # ChanWord columns: the Ring tickets (HEAD receives, TAIL sends) and the words beside them
     CHCLOSED: Any  # int32 per channel: 1 once closed (release; receivers acquire)
     CTW: Any  # int32 per (channel, ticket mod TMASK + 1): the ticket's waiting receiver + 1, or 0
 
@@ -321,6 +347,16 @@ class Ring(IntEnum):
 RING_WORDS = 2 * LINE
 
 
+class ChanWord(IntEnum):
+    """Columns of a channel's CHHT row: its Ring tickets, and words kept beside each."""
+
+    HEAD = int(Ring.HEAD)
+    REGISTERED = int(Ring.HEAD) + 1  # CTW words written by ticket holders, not yet taken out (Tickets)
+    TAIL = int(Ring.TAIL)
+    CREDIT = int(Ring.TAIL) + 1  # a crediting sender's own: the tickets below it have free slots (Credits)
+    CHECKED = int(Ring.TAIL) + 2  # a deferring sender's own: tickets below it were looked at for holders
+
+
 class Exs(IntEnum):
     """EXS[w]: an executor's variables, kept while its lanes run a command."""
 
@@ -410,76 +446,6 @@ EVENT_WORDS = int(TraceCol.QUEUE)  # the columns every event has (RawTrace.event
 TRACE_WORDS = int(TraceCol.CHANNELS)  # a row's words before the channels' (a program adds its widest task's)
 
 
-# Plain ints for device code (a Numba kernel freezes module-level ints).
-CTL_EXIT = int(Ctl.EXIT)
-CTL_DETAIL = int(Ctl.DETAIL)
-CTL_DEADLINE = int(Ctl.DEADLINE)
-CTL_EXECUTORS = int(Ctl.EXECUTORS)
-CTL_INFLIGHT = int(Ctl.INFLIGHT)
-CTL_DONE = int(Ctl.DONE)
-CTL_TRACE_N = int(Ctl.TRACE_N)
-CTL_CLOSED_SENDS = int(Ctl.CLOSED_SENDS)
-CTL_JOB_EPOCH = int(Ctl.JOB_EPOCH)
-CTL_FAULTS = int(Ctl.FAULTS)
-CTL_FAULT_SITE = int(Ctl.FAULT_SITE)
-CTL_FAULT_INDEX = int(Ctl.FAULT_INDEX)
-CTL_FAULT_DIM = int(Ctl.FAULT_DIM)
-EXIT_OK = int(Exit.OK)
-EXIT_TIMEOUT = int(Exit.TIMEOUT)
-EXIT_DEADLOCK = int(Exit.DEADLOCK)
-EXIT_QUEUE_FULL = int(Exit.QUEUE_FULL)
-EXIT_WAITLIST_FULL = int(Exit.WAITLIST_FULL)
-EXIT_SLEEPERS_FULL = int(Exit.SLEEPERS_FULL)
-EXIT_JOBS_FULL = int(Exit.JOBS_FULL)
-EXIT_BOUNDS = int(Exit.BOUNDS)
-IDLE = int(Sched.IDLE)
-QUEUED = int(Sched.QUEUED)
-RUNNING = int(Sched.RUNNING)
-NOTIFIED = int(Sched.NOTIFIED)
-DONE = int(Sched.DONE)
-HEAD = int(Ring.HEAD)
-TAIL = int(Ring.TAIL)
-EXS_LO = int(Exs.LO)
-EXS_HI = int(Exs.HI)
-EXS_POLLS = int(Exs.POLLS)
-EXS_IDLE = int(Exs.IDLE)
-EXS_START = int(Exs.START)
-EXS_RESUME = int(Exs.RESUME)
-EXS_DONE = int(Exs.DONE)
-EXS_BACKOFF = int(Exs.BACKOFF)
-EXS_FRESH = int(Exs.FRESH)
-EXS_EPOCH = int(Exs.EPOCH)
-EXS_SPIN = int(Exs.SPIN)
-CMD_COMMAND = int(Cmd.COMMAND)
-CMD_JOB = int(Cmd.JOB)
-STAT_POLLS = int(Stat.POLLS)
-STAT_IDLE = int(Stat.IDLE)
-STAT_ELAPSED_NS = int(Stat.ELAPSED_NS)
-STAT_SPUN = int(Stat.SPUN)
-STAT_SMID = int(Stat.SMID)
-JOB_LOOP = int(Job.LOOP)
-JOB_LO = int(Job.LO)
-JOB_HI = int(Job.HI)
-JOB_CHUNK = int(Job.CHUNK)
-JOB_CHUNKS = int(Job.CHUNKS)
-JOB_NEXT = int(Job.NEXT)
-JOB_DONE = int(Job.DONE)
-JOB_PARENT = int(Job.PARENT)
-JOB_SLOT = int(Job.SLOT)
-TRACE_POLL = int(TraceKind.POLL)
-TRACE_WAKE = int(TraceKind.WAKE)
-TR_KIND = int(TraceCol.KIND)
-TR_EXECUTOR = int(TraceCol.EXECUTOR)
-TR_INST = int(TraceCol.INST)
-TR_A = int(TraceCol.A)
-TR_B = int(TraceCol.B)
-TR_T0 = int(TraceCol.T0)
-TR_T1 = int(TraceCol.T1)
-TR_C = int(TraceCol.C)
-TR_QUEUE = int(TraceCol.QUEUE)
-TR_INFLIGHT = int(TraceCol.INFLIGHT)
-TR_CHANNELS = int(TraceCol.CHANNELS)
-
 # ---- groups (v1): words in a block's shared memory (runtime/devicegroups.py) -------
 # Group instances are claimed by whole blocks: thread 0 of a block takes the next
 # instance of a group whose predecessors are done with a fetch-add on CURSOR[k], k the
@@ -504,6 +470,5 @@ TR_CHANNELS = int(TraceCol.CHANNELS)
 # when no sender has claimed a position it has not seen (SEND == RECV). Nothing in a group
 # instance waits on a wait list for a local channel: its task's warp polls it again.
 BW_PICK, BW_STOP, BW_WORDS = 0, 1, 2
-EXS_WANT = int(Exs.WANT)
 LCH_SEND, LCH_RECV, LCH_CLOSED, LCH_WORDS = 0, 1, 2, 4
 CMD_GROUPS = -2  # an executor's command: leave for the block's group phase

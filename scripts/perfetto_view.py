@@ -35,8 +35,7 @@ from browser import Browser  # noqa: E402
 
 PIN = "^(run queue|in flight|channel |task )"  # viz/perfetto.py's device counters, then the task tracks
 TITLES_JS = (
-    "Array.from(document.querySelectorAll('.pf-track__title-popup'))"
-    ".map(e => e.textContent.trim()).filter(t => t)"
+    "Array.from(document.querySelectorAll('.pf-track__title-popup')).map(e => e.textContent.trim()).filter(t => t)"
 )
 
 

@@ -39,8 +39,11 @@ def main() -> None:
     args = ap.parse_args()
     with Browser(args.width, args.height) as b:
         b.goto(args.report.resolve().as_uri())
-        status = b.wait_for("document.getElementById('timeline-status')?.textContent.includes('polls')"
-                            " && document.getElementById('timeline-status').textContent", 30)
+        status = b.wait_for(
+            "document.getElementById('timeline-status')?.textContent.includes('polls')"
+            " && document.getElementById('timeline-status').textContent",
+            30,
+        )
         print(status)
         if args.hover:
             b.eval("document.getElementById('timeline').scrollIntoView()")

@@ -63,7 +63,7 @@ def report_html(plan: Plan, result: Result, source: str, title: str, graph_svg: 
         _peaks(raw),
         "<h2>Timeline</h2>",
         '<p class="note">One lane per task, a box per poll (bold: the poll that finished an instance).'
-        ' Wheel: zoom; drag: pan; double-click: the whole run; hover: the poll.'
+        " Wheel: zoom; drag: pan; double-click: the whole run; hover: the poll."
         ' <span id="timeline-status">(the timeline needs JavaScript)</span></p>',
         '<div><canvas id="timeline"></canvas></div><div id="timeline-tip"></div>',
         "<h2>Task graph</h2>",

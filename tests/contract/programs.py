@@ -1304,6 +1304,86 @@ case(
     {"total": sum(range(40)), "count": 40},
 )
 
+# --- flagged values, credits and deferred looks (runtime/state.py, Flagged words) -------------------------------
+# Senders that order nothing before their sends: relaxed, tagged value halves. Every bit of a value
+# must come through, negative and past 32 bits too.
+
+M64 = 1537228672809129301
+case(
+    "flagged_values_keep_every_bit_with_credits",
+    """
+    const N: i64 = 16;
+    channel c: i64[4];
+    buffer out: i64[N] = zeros;
+    task s {
+        for t in 0..N { c.send((t - 8) * 1537228672809129301).await; }
+        c.close();
+    }
+    task r {
+        let k: i64 = 0;
+        for await v in c { out[k] = v; k += 1; }
+    }
+    """,
+    {"out": [wrap((t - 8) * M64, 64, True) for t in range(16)]},
+)
+
+case(
+    "flagged_values_to_a_crowd_of_ticket_holders_with_deferred_looks",
+    """
+    const N: i64 = 40;
+    channel c: i64[4];
+    buffer out: i64[N] = zeros;
+    task s {
+        for t in 0..N { c.send(t * 6700417 - (1 << 40)).await; }
+        c.close();
+    }
+    task r for w in 0..6 {
+        for await v in c { out[(v + (1 << 40)) / 6700417] = v; }
+    }
+    """,
+    {"out": [t * 6700417 - (1 << 40) for t in range(40)]},
+)
+
+case(
+    "flagged_ping_pong_with_quiet_frees",
+    """
+    channel ping: i64[1];
+    channel pong: i64[1];
+    buffer out: i64[1] = zeros;
+    task a {
+        let acc: i64 = 0;
+        for k in 0..20 {
+            ping.send(-(k as i64) * 4294967311).await;
+            let v = pong.recv().await;
+            acc = acc + v;
+        }
+        out[0] = acc;
+    }
+    task b {
+        for k in 0..20 { let v = ping.recv().await; pong.send(v - 1).await; }
+    }
+    """,
+    {"out": [sum(-k * 4294967311 - 1 for k in range(20))]},
+)
+
+case(
+    "crediting_sender_that_closes_drops_its_later_sends",
+    """
+    channel c: i64[4];
+    buffer out: i64[2] = zeros;
+    task s { c.send(1).await; c.send(2).await; c.close(); c.send(3).await; }
+    task r {
+        let n: i64 = 0;
+        let t: i64 = 0;
+        for await v in c { n += 1; t += v; }
+        out[0] = n;
+        out[1] = t;
+    }
+    """,
+    {"out": [2, 3]},
+    stats={"closed_sends": 1},
+)
+
 case(
     "select_receivers_pass_on_wakes_they_did_not_use",
     """

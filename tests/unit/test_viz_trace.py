@@ -246,7 +246,7 @@ def test_schedule_ticks_use_one_unit() -> None:
 def test_thin_boxes_have_no_border() -> None:
     events = [(POLL, 0, 0, 0, 1, 0, 10, 0), (POLL, 0, 0, 1, -1, 999_990, 1_000_000, 1)]
     raw = RawTrace(events, 0, 1 << 10, [("t", 0, 1)], {"t": {0: "start", 1: "s1", -1: "done"}}, 1, "sim")
-    pens = re.findall(r'\ttp\d+ \[[^\]]*penwidth=([\d.]+)', schedule_dot(raw))
+    pens = re.findall(r"\ttp\d+ \[[^\]]*penwidth=([\d.]+)", schedule_dot(raw))
     assert pens == ["0", "0"]  # 2-point slivers: the task's colour, not a black border
 
 

@@ -1,0 +1,118 @@
+"""16-byte loads and stores for the unrolled map loops (codegen/parallel.py, ``vector_map``).
+
+A lane that moves 16 bytes per instruction keeps four times the bytes of a 4-byte load in
+flight, which a stage of a few warps per SM needs to stream (B4's compute tasks). On the GPU
+each is one PTX instruction (``ld.global.v4.b32``, ``st.global.v2.b64`` ...) through a small
+``@intrinsic``; the address must be a multiple of 16, which ``aligned16`` tells at run time
+(the loop falls back to its 4-byte form where it is not: a view of a buffer may start
+anywhere). Under the simulator they are plain element accesses and tuples.
+"""
+
+from __future__ import annotations
+
+from numba import config
+
+SIM = bool(config.ENABLE_CUDASIM)
+
+if SIM:
+
+    def aligned16(arr, i):  # type: ignore[no-untyped-def]
+        """Whether ``arr[i]`` starts a 16-byte line (the simulator: its offset in the array)."""
+        return (i * arr.dtype.itemsize) % 16 == 0
+
+    def ld_v4(arr, i):  # type: ignore[no-untyped-def]
+        return (arr[i], arr[i + 1], arr[i + 2], arr[i + 3])
+
+    def ld_v2(arr, i):  # type: ignore[no-untyped-def]
+        return (arr[i], arr[i + 1])
+
+    def st_v4(arr, i, v):  # type: ignore[no-untyped-def]
+        arr[i], arr[i + 1], arr[i + 2], arr[i + 3] = v
+
+    def st_v2(arr, i, v):  # type: ignore[no-untyped-def]
+        arr[i], arr[i + 1] = v
+
+else:
+    from llvmlite import ir as llvm_ir
+    from numba import cuda, types
+    from numba.cuda.extending import intrinsic
+
+    from gasync.runtime.order import _bits, _pointer, _reg, _unbits
+
+    @intrinsic
+    def _aligned16(typingctx, arr, idx):  # type: ignore[no-untyped-def]
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+            aryty, idxty = signature.args
+            ptr = _pointer(context, builder, aryty, idxty, *args)
+            low = builder.and_(builder.ptrtoint(ptr, llvm_ir.IntType(64)), llvm_ir.Constant(llvm_ir.IntType(64), 15))
+            return builder.icmp_unsigned("==", low, llvm_ir.Constant(llvm_ir.IntType(64), 0))
+
+        return types.boolean(arr, idx), codegen
+
+    def _vec_load(n):  # type: ignore[no-untyped-def]
+        @intrinsic
+        def load(typingctx, arr, idx):  # type: ignore[no-untyped-def]
+            tup = types.UniTuple(arr.dtype, n)
+
+            def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+                aryty, idxty = signature.args
+                ptr = _pointer(context, builder, aryty, idxty, *args)
+                w = aryty.dtype.bitwidth
+                fty = llvm_ir.FunctionType(llvm_ir.LiteralStructType([llvm_ir.IntType(w)] * n), [ptr.type])
+                regs = ", ".join(f"${k}" for k in range(n))
+                cons = ",".join([f"={_reg(w)}"] * n) + ",l"
+                asm = llvm_ir.InlineAsm(fty, f"ld.global.v{n}.b{w} {{{regs}}}, [${n}];", cons, side_effect=True)
+                raw = builder.call(asm, [ptr])
+                vals = [_unbits(builder, builder.extract_value(raw, k), aryty.dtype) for k in range(n)]
+                return context.make_tuple(builder, tup, vals)
+
+            return tup(arr, idx), codegen
+
+        return load
+
+    def _vec_store(n):  # type: ignore[no-untyped-def]
+        @intrinsic
+        def store(typingctx, arr, idx, vals):  # type: ignore[no-untyped-def]
+            def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+                aryty, idxty, tupty = signature.args
+                ptr = _pointer(context, builder, aryty, idxty, args[0], args[1])
+                w = aryty.dtype.bitwidth
+                items = [
+                    _bits(context, builder, builder.extract_value(args[2], k), tupty[k], aryty.dtype) for k in range(n)
+                ]
+                fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [ptr.type] + [llvm_ir.IntType(w)] * n)
+                regs = ", ".join(f"${k + 1}" for k in range(n))
+                cons = "l," + ",".join([_reg(w)] * n) + ",~{memory}"
+                asm = llvm_ir.InlineAsm(fty, f"st.global.v{n}.b{w} [$0], {{{regs}}};", cons, side_effect=True)
+                builder.call(asm, [ptr, *items])
+                return context.get_dummy_value()
+
+            return types.void(arr, idx, vals), codegen
+
+        return store
+
+    _ld_v4, _ld_v2 = _vec_load(4), _vec_load(2)
+    _st_v4, _st_v2 = _vec_store(4), _vec_store(2)
+
+    @cuda.jit(device=True, inline=True)
+    def aligned16(arr, i):  # type: ignore[no-untyped-def]
+        """Whether ``arr[i]`` starts a 16-byte line."""
+        return _aligned16(arr, i)
+
+    @cuda.jit(device=True, inline=True)
+    def ld_v4(arr, i):  # type: ignore[no-untyped-def]
+        """``arr[i:i + 4]`` of 4-byte elements, one 16-byte load (``aligned16``)."""
+        return _ld_v4(arr, i)
+
+    @cuda.jit(device=True, inline=True)
+    def ld_v2(arr, i):  # type: ignore[no-untyped-def]
+        """``arr[i:i + 2]`` of 8-byte elements, one 16-byte load."""
+        return _ld_v2(arr, i)
+
+    @cuda.jit(device=True, inline=True)
+    def st_v4(arr, i, v):  # type: ignore[no-untyped-def]
+        _st_v4(arr, i, v)
+
+    @cuda.jit(device=True, inline=True)
+    def st_v2(arr, i, v):  # type: ignore[no-untyped-def]
+        _st_v2(arr, i, v)
