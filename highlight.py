@@ -26,7 +26,7 @@ from gasync.dsl.syntax_errors import KEYWORDS
 from gasync.planner.calls import BUF_ATOMICS, MATH_FNS
 from gasync.planner.ir import SCALARS
 
-DECLARATIONS = ("const", "buffer", "shared", "signal", "channel", "fn", "extern", "task", "async")
+DECLARATIONS = ("const", "buffer", "shared", "signal", "channel", "fn", "extern", "task", "async", "group", "local")
 CONSTANTS = ("true", "false")
 CONTROL = tuple(k for k in KEYWORDS if k not in DECLARATIONS and k not in CONSTANTS)
 # The built-in futures (planner/futures.py) and buffer initialisers (dsl/parser.py) are
@@ -57,7 +57,7 @@ class GasyncLexer(RegexLexer):
             (r"//[^\n]*", Comment.Single),
             (r"/\*[\s\S]*?\*/", Comment.Multiline),
             (r'"[^"\\\n]*"', String.Double),
-            (rf"(fn|task)(\s+)({IDENT})", bygroups(Keyword.Declaration, Whitespace, Name.Function)),
+            (rf"(fn|task|group)(\s+)({IDENT})", bygroups(Keyword.Declaration, Whitespace, Name.Function)),
             (words(DECLARATIONS, suffix=r"\b"), Keyword.Declaration),
             (words(CONSTANTS, suffix=r"\b"), Keyword.Constant),
             (words(CONTROL, suffix=r"\b"), Keyword),
@@ -90,7 +90,7 @@ def textmate_grammar() -> dict[str, Any]:
             {"name": "comment.block.gasync", "begin": r"/\*", "end": r"\*/"},
             {"name": "string.quoted.double.gasync", "match": r'"[^"\\]*"'},
             {
-                "match": rf"\b(fn|task)\s+({IDENT})",
+                "match": rf"\b(fn|task|group)\s+({IDENT})",
                 "captures": {"1": {"name": "storage.type.gasync"}, "2": {"name": "entity.name.function.gasync"}},
             },
             {"name": "storage.type.gasync", "match": _alternatives(DECLARATIONS)},

@@ -362,5 +362,6 @@ def header(plan: Plan) -> list[str]:
     return [
         "from gasync.runtime import devicegroups as dgroups",
         "from gasync.runtime import order as ordr",
-        "from gasync.runtime.state import BW_PICK, BW_STOP, BW_WORDS, CMD_GROUPS, EXS_WANT",
+        "from gasync.runtime.state import BW_PICK, BW_STOP, BW_WORDS, CMD_GROUPS",
+        "from gasync.runtime.words import EXS_WANT",
     ]

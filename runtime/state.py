@@ -445,6 +445,7 @@ class TraceCol(IntEnum):
 EVENT_WORDS = int(TraceCol.QUEUE)  # the columns every event has (RawTrace.events)
 TRACE_WORDS = int(TraceCol.CHANNELS)  # a row's words before the channels' (a program adds its widest task's)
 
+
 # ---- groups (v1): words in a block's shared memory (runtime/devicegroups.py) -------
 # Group instances are claimed by whole blocks: thread 0 of a block takes the next
 # instance of a group whose predecessors are done with a fetch-add on CURSOR[k], k the
@@ -469,6 +470,5 @@ TRACE_WORDS = int(TraceCol.CHANNELS)  # a row's words before the channels' (a pr
 # when no sender has claimed a position it has not seen (SEND == RECV). Nothing in a group
 # instance waits on a wait list for a local channel: its task's warp polls it again.
 BW_PICK, BW_STOP, BW_WORDS = 0, 1, 2
-EXS_WANT = int(Exs.WANT)
 LCH_SEND, LCH_RECV, LCH_CLOSED, LCH_WORDS = 0, 1, 2, 4
 CMD_GROUPS = -2  # an executor's command: leave for the block's group phase

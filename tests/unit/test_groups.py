@@ -236,3 +236,10 @@ def test_traces_name_the_group_instance() -> None:
     assert instance_name(raw, 0) == "init"
     again = RawTrace.from_json(raw.to_json())
     assert again.groups == raw.groups
+
+
+def test_codegen_knows_a_rings_words() -> None:
+    from gasync.codegen import groups as cg
+    from gasync.runtime import state
+
+    assert cg.LCH_WORDS == state.LCH_WORDS
