@@ -176,7 +176,7 @@ class ExprRenderer:
         ty = str(e.args[0].ty) if e.args else str(e.ty)
         word = "int32" if ty == "bool" else NP[ty]
         arr = shared_ref(e.name)
-        args = [f"{word}({self(a)})" for a in e.args]
+        args = [wrap(word, self(a)) for a in e.args]
         if e.op == "load":
             value = f"dl.atomic_load({arr})"
             return f"({value} != 0)" if ty == "bool" else value
@@ -190,7 +190,7 @@ class ExprRenderer:
         return f"dl.{RMW_OF[op]}({arr}, 0, {args[0]})"
 
     def _buf_atomic(self, e: ir.BufAtomic) -> str:
-        value = f"{NP[str(e.ty)]}({self(e.value)})"
+        value = wrap(NP[str(e.ty)], self(e.value))
         idx = self.index(e.index)
         where = f"({idx})" if len(e.index) > 1 else idx
         checks = self.checked(e)

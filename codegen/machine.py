@@ -81,6 +81,7 @@ class Emitter:
         self.r = ExprRenderer(checks=shared.checks)
         self.loops: list[tuple[str, int, int]] = []  # ('native'|'cfg', break label, continue label)
         self._last_line = -1
+        self.comments = 0  # source-line comments written so far
 
     # -- helpers --
     def comment(self, out: list[str], ind: str, span: object) -> None:
@@ -90,6 +91,7 @@ class Emitter:
             text = source_line(self.shared.plan, span)
             if text:
                 out.append(ind + text)
+                self.comments += 1
 
     def assign(self, var: str, value: str) -> str:
         ty = self.types[var]
@@ -150,9 +152,9 @@ class Emitter:
             )
 
     def _body(self, stmts: tuple[ir.Stmt, ...], out: list[str], ind: str) -> None:
-        n = len(out)
+        n, notes = len(out), self.comments
         self.structured(stmts, out, ind)
-        if len(out) == n or all(line.strip().startswith("#") for line in out[n:]):
+        if len(out) - n == self.comments - notes:  # only source comments (or nothing): a body needs a statement
             out.append(ind + "pass")
 
     guarded = False  # its loops look at the run's exit word (codegen/bounds.py: stop_lines)

@@ -266,6 +266,9 @@ class PollEmitter(AwaitBlocks):
                 with em.block(f"{word} st == {state}:{what}"):
                     em.lines(body)
                 word = "elif"
+        if not self.takes_args:  # a task's or block's word says done: a late wake polls it again
+            with em.block(f"{word} st == {DONE_STATE}:  # done already: a wake that came after the end"):
+                em.line(f"return {READY}")
         if self.takes_args:
             em.level -= 1
 

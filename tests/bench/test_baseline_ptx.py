@@ -21,7 +21,15 @@ import pytest
 
 os.environ.setdefault("CUDA_HOME", "/usr/local/cuda-13.0")
 
+from types import SimpleNamespace  # noqa: E402
+
 from numba import cuda, types  # noqa: E402
+from numba.cuda import dispatcher  # noqa: E402
+
+# The device helpers they call are device functions of their own (runtime/order.py, INLINE:
+# NVVM inlines them), which Numba compiles for the current device: with no GPU here, an
+# sm_90 one, as scripts/ptx_check.py does.
+dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0))  # type: ignore[attr-defined]
 
 PINGPONG_SIG = (types.int32[::1], types.int64, types.int32[::1], types.int32[::1], types.int64)
 F32 = types.float32[::1]
