@@ -254,9 +254,6 @@ class PollEmitter(AwaitBlocks):
             em.line("else:")
             em.level += 1
         em.line(f"st = FI[{self.sw}]")
-        if self.task is not None and self.task.group is None and self.block is None:  # may be woken once more
-            em.line(f"if st == {DONE_STATE}:  # finished: a wake that came after its end")
-            em.line(f"    return {READY}")
         word = "if"
         for state, label in m.resume:
             body = restore_lines(self.frame, self.types, live[state])
