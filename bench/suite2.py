@@ -290,6 +290,14 @@ def b4(cfg: Config) -> list[Row]:
         note = f"1 loader + {wide} compute tasks (a warp each, the whole GPU), {n // tile:,} tiles of {tile:,}"
         prog = compile_loader(n, tile, wide, 8)
         cases.append(GasyncCase(f"gasync loader + compute, capacity 8, whole GPU, N={n:,}", prog, note, ", whole GPU"))
+    # the probe bench/NOTES.md asks for (run 7): B4's compute alone, about as many warps as its
+    # compute tasks (512, a divisor of N), each streaming its share (two tiles' worth at B4's
+    # size) through one parallel for, with no loader and no channel
+    w = 512
+    if n % w == 0:
+        probe = gasync.compile(PROGRAMS / "b5a_stage.gasync", defines={"N": n, "W": w})
+        note = f"B5a's program: {w} tasks, each a parallel for over {n // w:,} elements; no loader, no channel"
+        cases.append(GasyncCase(f"probe: B4's compute alone, {w} tasks, N={n:,}", probe, note, ", probe"))
     return throughput_rows("B4", cases, n, x, y, cfg)
 
 
