@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import time
 
-from numba import config, cuda, float64, int32, int64, uint64
+from numba import config, cuda, int32, int64, uint64
 
+from gasync.runtime.devicemath import f2i, f2u, fdiv, fmax, fmin, idiv, irem  # noqa: F401  (through dl)
 from gasync.runtime.order import (  # noqa: F401  (the generated code calls these through dl)
     INLINE,
     aand,
@@ -189,75 +190,6 @@ def overdue(ctl):  # type: ignore[no-untyped-def]
         return True
     d = ld(ctl, CTL_DEADLINE)
     return d > 0 and now_ns() > d
-
-
-@INLINE
-def idiv(a, b):  # type: ignore[no-untyped-def]
-    """Integer division truncating toward zero (Rust's), 0 for a zero divisor."""
-    if b == 0:
-        return a - a
-    q = a // b
-    if q < 0 and q * b != a:
-        q += 1
-    return q
-
-
-@INLINE
-def irem(a, b):  # type: ignore[no-untyped-def]
-    if b == 0:
-        return a - a
-    return a - b * idiv(a, b)
-
-
-@INLINE
-def f2i(x, lo, hi):  # type: ignore[no-untyped-def]
-    """Rust's float-to-signed-int ``as``: NaN is 0, out-of-range values saturate.
-
-    The comparisons are against the limits as float64 (2^63 for i64, exactly),
-    so anything at or above ``hi`` as a float gives ``hi``.
-    """
-    if x != x:
-        return int64(0)
-    if x >= float64(hi):
-        return int64(hi)
-    if x <= float64(lo):
-        return int64(lo)
-    return int64(x)
-
-
-@INLINE
-def f2u(x, hi):  # type: ignore[no-untyped-def]
-    """Rust's float-to-unsigned-int ``as``: NaN and negatives are 0, too large gives ``hi``."""
-    if x != x or x <= 0.0:
-        return uint64(0)
-    if x >= float64(hi):
-        return uint64(hi)
-    return uint64(x)
-
-
-@INLINE
-def fmin(a, b):  # type: ignore[no-untyped-def]
-    """The smaller, a NaN being no candidate (Rust's f64::min, CUDA's fmin)."""
-    if a != a:
-        return b
-    if b != b:
-        return a
-    return a if a <= b else b
-
-
-@INLINE
-def fmax(a, b):  # type: ignore[no-untyped-def]
-    """The larger, a NaN being no candidate (Rust's f64::max, CUDA's fmax)."""
-    if a != a:
-        return b
-    if b != b:
-        return a
-    return a if a >= b else b
-
-
-@INLINE
-def fdiv(a, b):  # type: ignore[no-untyped-def]
-    return a / b
 
 
 @INLINE

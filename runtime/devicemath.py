@@ -1,0 +1,79 @@
+"""The arithmetic of the generated code where Python's and the GPU's differ from the
+language's (docs/language.md): Rust's truncating integer division and remainder (0 for a
+zero divisor), saturating float-to-int ``as``, NaN-ignoring min and max. devicelib.py
+re-exports these for the generated code (``dl.idiv`` ...)."""
+
+from __future__ import annotations
+
+from numba import float64, int64, uint64
+
+from gasync.runtime.order import INLINE
+
+
+@INLINE
+def idiv(a, b):  # type: ignore[no-untyped-def]
+    """Integer division truncating toward zero (Rust's), 0 for a zero divisor."""
+    if b == 0:
+        return a - a
+    q = a // b
+    if q < 0 and q * b != a:
+        q += 1
+    return q
+
+
+@INLINE
+def irem(a, b):  # type: ignore[no-untyped-def]
+    if b == 0:
+        return a - a
+    return a - b * idiv(a, b)
+
+
+@INLINE
+def f2i(x, lo, hi):  # type: ignore[no-untyped-def]
+    """Rust's float-to-signed-int ``as``: NaN is 0, out-of-range values saturate.
+
+    The comparisons are against the limits as float64 (2^63 for i64, exactly),
+    so anything at or above ``hi`` as a float gives ``hi``.
+    """
+    if x != x:
+        return int64(0)
+    if x >= float64(hi):
+        return int64(hi)
+    if x <= float64(lo):
+        return int64(lo)
+    return int64(x)
+
+
+@INLINE
+def f2u(x, hi):  # type: ignore[no-untyped-def]
+    """Rust's float-to-unsigned-int ``as``: NaN and negatives are 0, too large gives ``hi``."""
+    if x != x or x <= 0.0:
+        return uint64(0)
+    if x >= float64(hi):
+        return uint64(hi)
+    return uint64(x)
+
+
+@INLINE
+def fmin(a, b):  # type: ignore[no-untyped-def]
+    """The smaller, a NaN being no candidate (Rust's f64::min, CUDA's fmin)."""
+    if a != a:
+        return b
+    if b != b:
+        return a
+    return a if a <= b else b
+
+
+@INLINE
+def fmax(a, b):  # type: ignore[no-untyped-def]
+    """The larger, a NaN being no candidate (Rust's f64::max, CUDA's fmax)."""
+    if a != a:
+        return b
+    if b != b:
+        return a
+    return a if a >= b else b
+
+
+@INLINE
+def fdiv(a, b):  # type: ignore[no-untyped-def]
+    return a / b
