@@ -2,9 +2,11 @@
 
 This module imports nothing from Numba: the host (runtime/launch.py, the
 reports) and the device layer (devicelib.py, devicesync.py, the generated
-kernel) read the same names from it. Device code uses the plain-int copies at
-the bottom (Numba freezes a module's ints into the kernel as constants); host
-code may use the enums.
+kernel) read the same names from it. Device code uses their plain-int copies
+in runtime/words.py (Numba freezes a module's ints into the kernel as
+constants); host code may use the enums. It runs past the house's 400 lines on
+purpose: it is the one place where every word of device state is named and its
+protocol written down, and a protocol split from its names would be read apart.
 
 Groups. The kernel takes the whole state as one argument ``G``, a namedtuple
 of groups, one per concern below, each a namedtuple of arrays (Numba passes
