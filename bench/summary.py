@@ -315,7 +315,8 @@ def _cost(on: dict[str, Any], off: dict[str, Any]) -> float | None:
 
 def _value(e: dict[str, Any]) -> str:
     if e.get("value") is None:
-        return f"not measured: {e.get('note', '')}".rstrip(": ")
+        note = e.get("note", "")
+        return note if note.startswith("not measured") else f"not measured: {note}".rstrip(": ")
     text = fmt(e["value"]) if e["unit"] == "ratio" else f"{fmt(e['value'])} {e['unit']}"
     if "gasync" in e:
         text += f" ({fmt(e['gasync'])} {e.get('gasync_unit', '')})"
