@@ -124,6 +124,26 @@ def is_map(body: tuple[ir.Stmt, ...], captured: set[str], combined_updates: Cont
     return bool(written) and not (read & written)
 
 
+def map_iteration(
+    shared: Shared, em: Emitter, body: tuple[ir.Stmt, ...], out: list[str], ind: str, tag: str, index: bool = False
+) -> list[tuple[int, ir.Store]]:
+    """One iteration of a map's body into ``out``: its lets and combined updates, and each
+    store's value into ``val_<tag>_<j>`` (with ``index``, its index into ``ix_<tag>_<j>``),
+    ``j`` the store's place in the body. Returns the stores, for the caller to write after
+    the other iterations' loads."""
+    stores = []
+    for j, st in enumerate(body):
+        if isinstance(st, ir.Let | ir.Eval):  # an Eval here is a combined update (is_map)
+            em.structured((st,), out, ind)
+            continue
+        assert isinstance(st, ir.Store)
+        if index:
+            out.append(f"{ind}ix_{tag}_{j} = {em.r.index_tuple(st.index)}")
+        out.append(f"{ind}val_{tag}_{j} = {wrap(NP[shared.plan.buffer(st.buf).elem], em.r(st.value))}")
+        stores.append((j, st))
+    return stores
+
+
 def unrolled_map(shared: Shared, em: Emitter, s: ir.For) -> list[str]:
     """UNROLL iterations per turn: each one's lets, stored values and combined updates
     first, then the stores."""
@@ -134,14 +154,7 @@ def unrolled_map(shared: Shared, em: Emitter, s: ir.For) -> list[str]:
     stores = []
     for u in range(UNROLL):
         out.append(f"        {em.assign(s.var, f'k + {u} * LANES')}")
-        for j, st in enumerate(s.body):
-            if isinstance(st, ir.Let | ir.Eval):  # an Eval here is a combined update (is_map)
-                em.structured((st,), out, "        ")
-                continue
-            assert isinstance(st, ir.Store)
-            buf = shared.plan.buffer(st.buf)
-            out.append(f"        ix_{u}_{j} = {em.r.index_tuple(st.index)}")
-            out.append(f"        val_{u}_{j} = {wrap(NP[buf.elem], em.r(st.value))}")
+        for j, st in map_iteration(shared, em, s.body, out, "        ", f"{u}", index=True):
             store = f"{buffer_ref(st.buf)}[ix_{u}_{j}] = val_{u}_{j}"
             checks = shared.checks
             if checks is not None and checks.wanted(st):  # skipped where the index is outside
@@ -214,14 +227,8 @@ def vector_map(shared: Shared, em: LoopEmitter, s: ir.For) -> list[str]:
             em.r.vector_var = s.var
             em.r.vector_loads = {b: f"{b}_v{u}[{j}]" for b in read}
             out.append(f"            {em.assign(s.var, f'vk + {u * vec} * LANES + {j}')}")
-            for n, st in enumerate(s.body):
-                if isinstance(st, ir.Let | ir.Eval):  # an Eval here is a combined update (is_map)
-                    em.structured((st,), out, "            ")
-                    continue
-                assert isinstance(st, ir.Store)
-                elem = shared.plan.buffer(st.buf).elem
-                out.append(f"            vv_{u}_{j}_{n} = {wrap(NP[elem], em.r(st.value))}")
-                vals[st.buf].append(f"vv_{u}_{j}_{n}")
+            for n, st in map_iteration(shared, em, s.body, out, "            ", f"{u}_{j}"):
+                vals[st.buf].append(f"val_{u}_{j}_{n}")
         em.r.vector_var, em.r.vector_loads = "", {}
         for b, names in vals.items():
             stores.append(f"            dv.st_v{vec}({buffer_ref(b)}, vk + {u * vec} * LANES, ({', '.join(names)}))")

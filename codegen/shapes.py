@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from gasync.planner import ir
 from gasync.planner.effects import Effects, direct_effects, task_effects, transitive_effects
 from gasync.planner.model import ChannelDef, Plan, TaskDef
-from gasync.planner.walk import exprs_of, stmts_in, subexprs
+from gasync.planner.walk import stmts_in
 
 SIDES = ("SEND", "RECV")
 # HOW_c's bits (the same values as runtime/devicechan.py's, which the generated code passes)
@@ -99,11 +99,12 @@ class ChannelShapes:
             for (side, name), insts in ends.items()
             if side == "RECV" and len(insts) > 1 and every[(side, name)] and alone[(side, name)] == every[(side, name)]
         )
-        how = {ch.name: _how(plan, ch, lone, tickets, ends) for ch in plan.channels}
+        clean = _Cleanliness(plan, effects)
+        how = {ch.name: _how(plan, ch, lone, tickets, clean) for ch in plan.channels}
         deferring: dict[str, tuple[str, ...]] = {}
         for name, bits in how.items():
             if bits & DEFER:
-                sender = next(t.name for t in plan.tasks if _uses(t, "SEND", name))
+                sender = next(t.name for t in plan.tasks if name in effects[t.name].sends)
                 deferring[sender] = (*deferring.get(sender, ()), name)
         return ChannelShapes(lone, bells, tickets, {k: v for k, v in how.items() if v}, deferring)
 
@@ -139,23 +140,18 @@ class ChannelShapes:
 
 
 def _how(
-    plan: Plan,
-    ch: ChannelDef,
-    lone: frozenset[tuple[str, str]],
-    tickets: frozenset[str],
-    ends: dict[tuple[str, str], list[int]],
+    plan: Plan, ch: ChannelDef, lone: frozenset[tuple[str, str]], tickets: frozenset[str], clean: _Cleanliness
 ) -> int:
     """The HOW bits of channel ``ch`` (the module's docstring)."""
-    senders = [t for t in plan.tasks if _uses(t, "SEND", ch.name)]
-    receivers = [t for t in plan.tasks if _uses(t, "RECV", ch.name)]
+    senders = [t for t in plan.tasks if ch.name in clean.effects[t.name].sends]
+    receivers = [t for t in plan.tasks if ch.name in clean.effects[t.name].recvs]
     if not senders or not receivers or not RELAXED:
         return 0
-    clean = _Cleanliness(plan)
     how = 0
     if ("SEND", ch.name) in lone and ch.elem not in ir.FLOATS and clean.before_last(senders[0], "SEND", ch.name):
         how |= FLAGGED
         # (a group's task is polled by its pinned warp, whose poll ends look at nothing)
-        if _only_sends(senders[0], ch.name) and ch.capacity > 1 and senders[0].group is None:
+        if clean.only_sends(senders[0], ch.name) and ch.capacity > 1 and senders[0].group is None:
             how |= CREDITS
             if ch.name in tickets:
                 how |= DEFER
@@ -164,31 +160,14 @@ def _how(
     return how
 
 
-def _uses(t: TaskDef, side: str, chan: str) -> bool:
-    return any((side, chan) in _all_ops(st) for st in stmts_in(t.body.body))
-
-
-def _only_sends(t: TaskDef, chan: str) -> bool:
-    """Whether every await of task ``t`` is a send of ``chan`` by itself in the task's body
-    (the task awaits nothing that could order a close of ``chan`` before a send)."""
-    for st in stmts_in(t.body.body):
-        if isinstance(st, ir.Select | ir.ForAwait) or (isinstance(st, ir.AwaitS) and _alone_op(st) != ("SEND", chan)):
-            return False
-    return not any(isinstance(e, ir.Call) and e.kind == "fn" for st in stmts_in(t.body.body) for e in _calls(st))
-
-
-def _calls(st: ir.Stmt) -> list[ir.Expr]:
-    return [sub for e in exprs_of(st) for sub in subexprs(e)]
-
-
 class _Cleanliness:
     """Whether a task touches, up to its last statement with an operation on a channel end,
     nothing that another task must see ordered: no buffer write or atomic, no shared-scalar
     update, and reads only of buffers and scalars that no task writes (its callees too)."""
 
-    def __init__(self, plan: Plan) -> None:
+    def __init__(self, plan: Plan, effects: dict[str, Effects]) -> None:
         self.plan = plan
-        effects = task_effects(plan)
+        self.effects = effects
         self.written = {b for e in effects.values() for b in (*e.writes, *e.updates, *e.shared_writes)}
         self.fns = transitive_effects(plan.functions, {})
 
@@ -199,8 +178,22 @@ class _Cleanliness:
             return False
         return all(self._clean(self.fns[c]) for c in eff.calls if c in self.fns)
 
+    def only_sends(self, t: TaskDef, chan: str) -> bool:
+        """Whether every await of task ``t`` is a send of ``chan`` by itself in the task's body
+        and it calls no fn (it awaits nothing that could order a close of ``chan`` before a send)."""
+        eff = self.effects[t.name]
+        if eff.calls or eff.recvs or eff.waits:
+            return False
+        return not any(
+            isinstance(st, ir.Select | ir.ForAwait) or (isinstance(st, ir.AwaitS) and _alone_op(st) != ("SEND", chan))
+            for st in stmts_in(t.body.body)
+        )
+
     def before_last(self, t: TaskDef, side: str, chan: str) -> bool:
         body = t.body.body
-        last = max(i for i, st in enumerate(body) if any((side, chan) in _all_ops(s) for s in stmts_in((st,))))
+        ops = [i for i, st in enumerate(body) if any((side, chan) in _all_ops(s) for s in stmts_in((st,)))]
+        if not ops:  # its operations are in a callee's body: not looked into, so not clean
+            return False
+        last = ops[-1]
         instance = (t.var, t.start, t.stop) if t.var is not None else None
         return self._clean(direct_effects(replace(t.body, body=body[: last + 1]), instance))

@@ -158,6 +158,21 @@ def _tagged(tag, half):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
+def _write_seq(chan, c, slot, seq, relaxed, bell):  # type: ignore[no-untyped-def]
+    """Write slot ``slot``'s sequence: relaxed, or as a release. A bell end's side exchanges
+    it, one RMW both ends meet on, and gets back whether the other end's WAIT_BIT was set."""
+    at = (c, slot * SLOT_WORDS)
+    if bell:
+        old = exch(chan.CSEQ, at, seq) if relaxed else exch_release(chan.CSEQ, at, seq)
+        return (old & WAIT_BIT) != 0
+    if relaxed:
+        st_relaxed(chan.CSEQ, at, seq)
+    else:
+        st_release(chan.CSEQ, at, seq)
+    return False
+
+
+@cuda.jit(device=True)
 def _put(chan, c, cap, data, value, pos, bell, tickets, how):  # type: ignore[no-untyped-def]
     slot = pos % cap
     seq = int64(2 * pos + 1)
@@ -167,19 +182,10 @@ def _put(chan, c, cap, data, value, pos, bell, tickets, how):  # type: ignore[no
         st_relaxed(chan.CHX, (c, slot), _tagged(seq & TAG_MASK, bits >> 32))
     else:
         data[c, slot] = value
+    # the release (where one is needed) pairs with the receiver's acquire of the sequence
+    rang = _write_seq(chan, c, slot, seq, how & FLAGGED, bell)
     if bell:
-        # one RMW both ends meet on (the waiting receiver's bit): the release pairs with
-        # the receiver's acquire of the sequence
-        old = (
-            exch(chan.CSEQ, (c, slot * SLOT_WORDS), seq)
-            if how & FLAGGED
-            else exch_release(chan.CSEQ, (c, slot * SLOT_WORDS), seq)
-        )
-        return SEND_RING if old & WAIT_BIT else SEND_DONE
-    if how & FLAGGED:
-        st_relaxed(chan.CSEQ, (c, slot * SLOT_WORDS), seq)
-    else:
-        st_release(chan.CSEQ, (c, slot * SLOT_WORDS), seq)  # pairs with the receiver's acquire
+        return SEND_RING if rang else SEND_DONE
     if how & DEFER:
         return SEND_DONE  # the look for a waiting holder comes once per run (look_for_holders)
     # the value is out before the caller looks for waiting receivers: a receiver registers
@@ -279,17 +285,10 @@ def _take(chan, c, cap, data, out, k, pos, bell, how):  # type: ignore[no-untype
         out[k] = ld(data, (c, slot))
     # the free comes after the value's loads, on whose values it depends (QUIET_FREE: relaxed)
     free = int64(2 * (pos + cap))
-    if bell:  # (as in _put: the waiting sender's bit comes back with the exchange)
-        old = (
-            exch(chan.CSEQ, (c, slot * SLOT_WORDS), free)
-            if how & QUIET_FREE
-            else exch_release(chan.CSEQ, (c, slot * SLOT_WORDS), free)
-        )
-        return RECV_RING if old & WAIT_BIT else RECV_TOOK
-    if how & QUIET_FREE:
-        st_relaxed(chan.CSEQ, (c, slot * SLOT_WORDS), free)
-    else:
-        st_release(chan.CSEQ, (c, slot * SLOT_WORDS), free)  # frees the slot for the sender's acquire
+    # (the release, where one is needed, frees the slot for the sender's acquire)
+    rang = _write_seq(chan, c, slot, free, how & QUIET_FREE, bell)
+    if bell:
+        return RECV_RING if rang else RECV_TOOK
     fence_sc()  # the free is out before the caller looks for waiting senders (as in _put)
     return RECV_TOOK
 
