@@ -19,7 +19,7 @@ import hashlib
 from dataclasses import dataclass
 
 from gasync import __version__
-from gasync.codegen import groupkernel, groups, kernel, services
+from gasync.codegen import groupkernel, groups, kernel, services, tasktable
 from gasync.codegen.blocks import emit_plain
 from gasync.codegen.bounds import Checks
 from gasync.codegen.flatten import flatten_plan
@@ -116,16 +116,16 @@ def generate(plan: Plan, trace: bool = False, checked: bool = True, ring_capacit
         *services.services(shared),
         "",
         "",
-        *kernel.task_of(plan.tasks),
+        *tasktable.task_of(plan.tasks),
         "",
         "",
-        *kernel.task_dispatch(shared, free),
+        *tasktable.task_dispatch(shared, free),
         "",
         "",
-        *kernel.completion(shared, plan.tasks),
+        *tasktable.completion(shared, plan.tasks),
         "",
         "",
-        *kernel.claim(free),
+        *tasktable.claim(free),
         "",
         "",
         *kernel.run_parallel(shared),

@@ -17,7 +17,7 @@ leaves together, when thread 0 has seen the run's exit.
 
 from __future__ import annotations
 
-from gasync.codegen import groups, kernel
+from gasync.codegen import groups, tasktable
 from gasync.codegen.machine import ABORT, FORK, READY, Shared
 from gasync.planner import ir
 from gasync.planner.model import GroupDef, Plan, TaskDef
@@ -44,7 +44,7 @@ def module_parts(shared: Shared) -> list[str]:
 
 
 def _dispatch(shared: Shared, g: GroupDef, tasks: list[TaskDef]) -> list[str]:
-    """Poll a task instance of group ``g`` (kernel.task_dispatch's for the executor's tasks)."""
+    """Poll a task instance of group ``g`` (tasktable.task_dispatch's for the executor's tasks)."""
     out = ["@cuda.jit(device=True)", f"def poll_grouped_{g.name}(inst, w, G, L):"]
     jb = shared.jb_arg("int64(0)")
     for t in tasks:
@@ -56,7 +56,7 @@ def _dispatch(shared: Shared, g: GroupDef, tasks: list[TaskDef]) -> list[str]:
         if shared.trace:
             out += [f"        fb = {fb_i}", "        s0 = G.frames.FI[fb]", "        t0 = dl.now_ns()"]
             out.append(f"        r = poll_{t.name}(inst, w, fb, {fb_f}, {jb}G, L)")
-            out += kernel.traced_poll_end(shared, t)
+            out += tasktable.traced_poll_end(shared, t)
             out.append("        return r")
         else:
             out.append(f"        return poll_{t.name}(inst, w, {fb_i}, {fb_f}, {jb}G, L)")

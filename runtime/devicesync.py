@@ -309,75 +309,14 @@ def bulk_rows_done(job, j, n):  # type: ignore[no-untyped-def]
     return True
 
 
-# ---- tracing (compiled in only when a program is generated with trace=True) ---
-# A row of TRACE per event, its columns state.TraceCol (state.py, Trace); CTL[CTL_TRACE_N]
-# counts events, including those that did not fit (dropped = count - capacity).
+# ---- tracing (runtime/devicetrace.py; these two need the waiters' and sleepers' rings) ----
 
-from gasync.runtime.words import (  # noqa: E402  (the trace's names, beside the helpers that use them)
-    TR_A,
-    TR_B,
-    TR_C,
-    TR_CHANNELS,
-    TR_EXECUTOR,
-    TR_INFLIGHT,
-    TR_INST,
-    TR_KIND,
-    TR_QUEUE,
-    TR_T0,
-    TR_T1,
-    TRACE_POLL,
-    TRACE_WAKE,
+from gasync.runtime.devicetrace import (  # noqa: E402, F401  (the generated code calls these through dsync)
+    trace_event,
+    trace_occupancy,
+    trace_poll,
+    wake_traced,
 )
-
-
-@cuda.jit(device=True)
-def trace_event(trace, ctl, kind, w, inst, a, b, t0, t1, c):  # type: ignore[no-untyped-def]
-    """Record one event; returns its row (one at or past ``trace.shape[0]`` was dropped)."""
-    k = add(ctl, CTL_TRACE_N, int64(1))
-    if k < trace.shape[0]:
-        trace[k, TR_KIND] = kind
-        trace[k, TR_EXECUTOR] = w
-        trace[k, TR_INST] = inst
-        trace[k, TR_A] = a
-        trace[k, TR_B] = b
-        trace[k, TR_T0] = t0
-        trace[k, TR_T1] = t1
-        trace[k, TR_C] = c
-    return k
-
-
-@cuda.jit(device=True)
-def trace_poll(trace, sched, w, inst, a, b, t0, c):  # type: ignore[no-untyped-def]
-    """Record a poll of ``inst`` from state ``a`` to ``b`` that began at ``t0`` and ends now,
-    with the run queue's length and CTL[INFLIGHT] as it ends; returns its row.
-
-    Three relaxed loads and two stores into the row the poll takes anyway: no atomic of
-    their own (state.py, Trace). The head is read before the tail: both only grow and the
-    head never passes the tail, so the length read is never below 0 where the loads keep
-    their order (the host clamps a reading skewed by other executors)."""
-    k = trace_event(trace, sched.CTL, TRACE_POLL, w, inst, a, b, t0, now_ns(), c)
-    if k < trace.shape[0]:
-        head = ld(sched.QHT, HEAD)
-        trace[k, TR_QUEUE] = ld(sched.QHT, TAIL) - head
-        trace[k, TR_INFLIGHT] = ld(sched.CTL, CTL_INFLIGHT)
-    return k
-
-
-@cuda.jit(device=True)
-def trace_occupancy(trace, k, j, chan, c):  # type: ignore[no-untyped-def]
-    """Into row ``k`` (a poll's, from trace_poll), the values channel ``c`` holds now: its
-    tail less its head (send and receive tickets taken), as the poll's task's ``j``-th
-    channel. Two relaxed loads, head first, as in trace_poll."""
-    if k < trace.shape[0]:
-        head = ld(chan.CHHT, (c, HEAD))
-        trace[k, TR_CHANNELS + j] = ld(chan.CHHT, (c, TAIL)) - head
-
-
-@cuda.jit(device=True)
-def wake_traced(sched, qmask, trace, w, waker, inst):  # type: ignore[no-untyped-def]
-    t = now_ns()
-    trace_event(trace, sched.CTL, TRACE_WAKE, w, inst, waker, 0, t, t, 0)
-    wake(sched, qmask, inst)
 
 
 @cuda.jit(device=True)
