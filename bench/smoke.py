@@ -103,17 +103,20 @@ def _b7() -> None:
     n = 2 * 8 * 64
     defines = {"GROUPS": 2, "TILES": 8, "TILE": 64, "STAGES": 2, "L": 2, "C": 2}
     prog = gasync.compile(PROGRAMS / "b7_staged.gasync", defines=defines)
-    res = prog.run(backend="sim", timeout=SIM_TIMEOUT_S, inputs=_affine_inputs(n))
-    baselines.check_affine(res.buffers["x"], res.buffers["y"], "B7 gasync")
+    for variant in (prog, unchecked(prog)):
+        res = variant.run(backend="sim", timeout=SIM_TIMEOUT_S, inputs=_affine_inputs(n))
+        baselines.check_affine(res.buffers["x"], res.buffers["y"], "B7 gasync")
 
 
 def _b8() -> None:
     from suite3 import MATMUL
 
-    res = gasync.compile(MATMUL, defines={"N": 16, "T": 8}).run(backend="sim", timeout=SIM_TIMEOUT_S)
-    a, b = res.buffers["a"].astype(np.float64), res.buffers["b"].astype(np.float64)
-    if not np.allclose(res.buffers["c"], a @ b, rtol=1e-5):
-        raise AssertionError("B8 gasync: c != a @ b")
+    prog = gasync.compile(MATMUL, defines={"N": 16, "T": 8})
+    for variant in (prog, unchecked(prog)):
+        res = variant.run(backend="sim", timeout=SIM_TIMEOUT_S)
+        a, b = res.buffers["a"].astype(np.float64), res.buffers["b"].astype(np.float64)
+        if not np.allclose(res.buffers["c"], a @ b, rtol=1e-5):
+            raise AssertionError("B8 gasync: c != a @ b")
 
 
 def _t1() -> None:

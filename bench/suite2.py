@@ -31,6 +31,7 @@ from suite import (
     PartialFailure,
     Row,
     affine_check,
+    checks_note,
     expect_ramp,
     measured,
     median,
@@ -80,9 +81,12 @@ def calibrate_pingpong(prog: Program, target: float) -> int:
     return reps
 
 
-def gasync_handoff(prog: Program, reps: int, cfg: Config, run: dict[str, Any], placement: str, prefix: str = "") -> Row:
+def gasync_handoff(
+    prog: Program, reps: int, cfg: Config, run: dict[str, Any], placement: str, prefix: str = "", checks: str = ""
+) -> Row:
     """gasync's us per hand-off; ``placement`` names where the two tasks ran, or "" to read it off the launch
-    (one block: one SM); ``prefix`` starts the row's case (UNCHECKED for the program without bounds checks)."""
+    (one block: one SM); ``prefix`` starts the row's case (UNCHECKED for the program without bounds checks),
+    and ``checks`` (suite.checks_note) ends such a row's note."""
     inputs = {"reps": np.array([reps], np.int64)}
     run_checked(prog, expect_pingpong(reps), inputs=inputs, **run)
     samples, stats = timed_runs(prog, cfg.reps, inputs=inputs, **run)
@@ -93,7 +97,7 @@ def gasync_handoff(prog: Program, reps: int, cfg: Config, run: dict[str, Any], p
     note = (
         f"{reps:,} round trips; kernel {median(samples) * 1e3:.2f} ms; {stats['executors']} executors in "
         f"{stats['blocks']} block(s); SMs {stats.get('sms')}; {stats.get('waits_in_place', 0):,} waits in place"
-    )
+    ) + (f"; {checks}" if checks else "")
     goal = "" if prefix else "<= 0.3 us"
     return measured("B2", f"{prefix}gasync ping-pong hand-off, {where}", per, "us/hand-off", goal, note)
 
@@ -121,9 +125,10 @@ def b2(cfg: Config) -> list[Row]:
     if CROSS_SM_RUN:
         rows.append(gasync_handoff(prog, reps, cfg, CROSS_SM_RUN, "cross SM"))
     off = unchecked(prog)
-    rows.append(gasync_handoff(off, reps, cfg, {}, "", UNCHECKED))
+    checks = checks_note(prog, off)
+    rows.append(gasync_handoff(off, reps, cfg, {}, "", UNCHECKED, checks))
     if CROSS_SM_RUN:
-        rows.append(gasync_handoff(off, reps, cfg, CROSS_SM_RUN, "cross SM", UNCHECKED))
+        rows.append(gasync_handoff(off, reps, cfg, CROSS_SM_RUN, "cross SM", UNCHECKED, checks))
     rows += hand_written_handoffs(cfg)
     nodes = 1000
     graph = [s * 1e6 for s in baselines.cupy_graph_per_node(nodes, cfg.reps)]

@@ -68,6 +68,7 @@ class Generated:
         return TRACE_WORDS + max((len(c) for c in self.trace_channels), default=0)
 
     checked: bool = True  # buffer accesses not proven in range are checked at run time (codegen/bounds.py)
+    check_sites: int = 0  # the accesses the module tests at run time (its BOUNDS_SITES rows; 0 unchecked)
 
     def gpu_compile_estimate_s(self) -> float:
         """A rough estimate of Numba-CUDA's compile time for the largest dispatch loop: its
@@ -155,6 +156,7 @@ def generate(plan: Plan, trace: bool = False, checked: bool = True, ring_capacit
         tuple(shared.internal_states),
         shared.trace_channels,
         checked,
+        len(shared.checks.sites) if checked else 0,
     )
 
 
