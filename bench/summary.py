@@ -135,7 +135,8 @@ HEADLINES = (
 )
 SAME_CODE = "the same generated code as with checks on"  # the start of suite.SAME_CODE
 UNCHECKED = "unchecked: "  # suite.UNCHECKED: the case prefix of gasync's rows without run-time bounds checks
-CHECKED_PAIRS = ("B1", "B2", "B2_same_sm", "B4", "B5", "B5a", "B7", "B8")  # measured with the checks on (default) and off
+# measured with the checks on (the default) and off
+CHECKED_PAIRS = ("B1", "B2", "B2_same_sm", "B4", "B5", "B5a", "B7", "B8")
 
 
 def _checked_pair(h: Headline) -> tuple[Headline, Headline]:
