@@ -123,6 +123,7 @@ class ExprRenderer:
         # ``buf[var]`` of the element being rendered, with ``var`` the loop's variable
         self.vector_var = ""
         self.vector_loads: dict[str, str] = {}
+        self.cursors: frozenset[str] = frozenset()  # channels whose sender's cursor this poll holds
         self.table: dict[type, Callable[..., str]] = {
             ir.Lit: lambda e: literal(e.value, e.ty),
             ir.Var: lambda e: typed(self.var(e.name), NP[str(e.ty)]),
@@ -134,13 +135,18 @@ class ExprRenderer:
             ir.Binary: self._binary,
             ir.Cast: self._cast,
             ir.Call: self._call,
-            ir.ChannelClose: lambda e: (
-                groups.close(e.name) if groups.is_local(e.name) else f"chan_close(CH_{e.name}, w, {self.self_inst}, G)"
-            ),
+            ir.ChannelClose: self._close,
         }
 
     def __call__(self, e: ir.Expr) -> str:
         return self.table[type(e)](e)
+
+    def _close(self, e: ir.ChannelClose) -> str:
+        if groups.is_local(e.name):
+            return groups.close(e.name)
+        if e.name in self.cursors:  # the crediting sender's own close: its cursor is read again
+            return f"chan_close_own(CH_{e.name}, w, {self.self_inst}, G, cur_{e.name})"
+        return f"chan_close(CH_{e.name}, w, {self.self_inst}, G)"
 
     def index(self, index: tuple[ir.Expr, ...]) -> str:
         return ", ".join(wrap("int64", self(i)) for i in index)

@@ -20,6 +20,10 @@ from gasync.codegen.machine import WAIT_ARGS
 from gasync.planner import ir
 from gasync.planner.frames import future_size
 
+# a crediting sender's value stays in registers from its send's start to its attempts in the
+# same poll (False: every attempt loads it from the frame; a stage of bench/NOTES.md)
+SEND_VALUE_KEPT = True
+
 
 class FutureRenderer:
     """Mixed into the poll emitter; needs ``self.r``, ``self.types``, ``self.shared``."""
@@ -46,6 +50,11 @@ class FutureRenderer:
             value = f"{NP[self._chan(fut.chan).elem]}({self.r(fut.value)})"  # type: ignore[attr-defined]
             if self._chan(fut.chan).elem in ir.FLOATS:
                 return [f"FF[fb_f + {cf}] = float64({value})", f"FI[fb_i + {ci}] = 0"]
+            c = fut.chan
+            if c in self.r.cursors and SEND_VALUE_KEPT:  # type: ignore[attr-defined]
+                # kept in registers too: this poll's attempts send it without a load
+                keep = [f"sv_{c} = int64({value})", f"svok_{c} = True", f"FI[fb_i + {ci} + 1] = sv_{c}"]
+                return [*keep, f"FI[fb_i + {ci}] = 0"]
             return [f"FI[fb_i + {ci} + 1] = int64({value})", f"FI[fb_i + {ci}] = 0"]
         if isinstance(fut, ir.Join):
             lines = [f"FI[fb_i + {ci}] = 0"]
@@ -179,6 +188,12 @@ class FutureRenderer:
         send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {tail})"
         put = f"dsync.chan_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}}, {ring}, TICKETS_{c}, HOW_{c})"
         sh = self.shared  # type: ignore[attr-defined]
+        if c in self.r.cursors:  # type: ignore[attr-defined]  # the sender's tail and credit, in registers
+            if SEND_VALUE_KEPT:  # set by this send's start in this poll, else (a resumed send) in the frame
+                value = f"(sv_{c} if svok_{c} else {value})"
+            args = f"G.chan, CH_{c}, CAP_{c}, {value}, {ring}, TICKETS_{c}, HOW_{c}, cur_{c}"
+            send = f"dsync.credited_send(G.sched, QMASK, {args})"
+            put = f"dsync.credited_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}}, {ring}, TICKETS_{c}, HOW_{c}, cur_{c})"
         flag = f"FI[fb_i + {ci}]"  # set once it waits in line
         sent = f"sent_{rdy}"  # dsync.SEND_DONE, SEND_RING, SEND_CLOSED or SEND_FULL
         full = f"{sent} == dsync.SEND_FULL"
@@ -191,8 +206,8 @@ class FutureRenderer:
             woken = [f"    {sh.wake_one(f'RES_RECV_{c}')}"]
         look = f"dsync.look_for_holders(G.sched, QMASK, G.chan, CH_{c})"  # a deferring sender's
         defer = sh.defers(c)
-        if defer:  # its run of sends ends before it waits: waiting holders are woken first
-            woken = [f"    if {sent} == dsync.SEND_LOOK:", f"        {look}"]
+        if defer:  # it looks as it reads its credits, and before it waits (below)
+            woken = []
         return [
             f"{sent} = {send}",
             *([f"if {full}:", f"    {look}  # the run ends here: wake its waiting holders first"] if defer else []),
@@ -202,8 +217,7 @@ class FutureRenderer:
             f"{rdy} = not ({full})",
             f"if {sent} == dsync.SEND_CLOSED:",
             "    dl.add(G.sched.CTL, dsync.CTL_CLOSED_SENDS, int64(1))  # the value is dropped",
-            f"elif {rdy}:",
-            *woken,
+            *([f"elif {rdy}:", *woken] if woken else []),
             *([f"if {rdy}:", *("    " + x for x in done)] if done else []),
         ]
 

@@ -22,6 +22,7 @@ from gasync.codegen import groups
 from gasync.codegen.awaits import AwaitBlocks
 from gasync.codegen.blocks import expr_reads
 from gasync.codegen.exprs import NP, literal, local, wrap
+from gasync.codegen.futures import SEND_VALUE_KEPT
 from gasync.codegen.liveness import live_at_states
 from gasync.codegen.machine import (
     ABORT,
@@ -65,6 +66,8 @@ class PollEmitter(AwaitBlocks):
         self._cut: dict[int, bool] = {}
         self.task = task
         self.block = block
+        if task is not None and block is None:
+            self.r.cursors = frozenset(shared.cursors(task.name))
         self.frame = shared.frames[fn.name]
         self.sw = "cb_i" if block else "fb_i"  # where this machine's state word is
         if block is None:
@@ -233,6 +236,12 @@ class PollEmitter(AwaitBlocks):
             ty = NP[self.task.var_ty]
             first, start = self.task.first_instance, self.task.start
             em.line(f"{local(self.task.var)} = {ty}({start} + (inst - {first}))")
+        for c in self.r.cursors:  # two int64 (registers, once inlined): runtime/devicechan.py, credited_send
+            em.line(f"cur_{c} = cuda.local.array(2, int64)  # channel {c}'s tail and credit, read at its first send")
+            em.line(f"cur_{c}[0] = -1")
+            if SEND_VALUE_KEPT:
+                em.line(f"sv_{c} = int64(0)  # the value of its send started in this poll")
+                em.line(f"svok_{c} = False")
         em.line("turns = 0")
         em.line("lbl = 0")
         # one that never suspends starts at 0 without reading its state word (a load

@@ -36,6 +36,14 @@ def services(shared: Shared) -> list[str]:
         if shared.has_tickets(ch.name):
             # (a deferring sender's unlooked tickets, below the tail, are looked at as its poll ends)
             out.append(f"        dsync.wake_tickets(G.sched, QMASK, G.chan, CH_{ch.name})")
+    if any(shared.credits(ch.name) for ch in plan.channels):
+        out += ["", "", "@cuda.jit(device=True)", "def chan_close_own(c, w, waker, G, cur):"]
+        out += [
+            "    # a crediting sender's close of its own channel: its cursor is read again at its",
+            "    # next send, which then reads the closed flag (runtime/devicechan.py, credited_send)",
+            "    chan_close(c, w, waker, G)",
+            "    cur[0] = -1",
+        ]
     out += ["", "", "@cuda.jit(device=True)", "def host_pending(G):", "    # a host signal still to come?"]
     for sig in plan.signals:
         out.append(f"    if dsync.host_signal_pending(G.signals, SIGNAL_{sig.name}):")

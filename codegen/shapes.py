@@ -73,6 +73,7 @@ class ChannelShapes:
     tickets: frozenset[str] = frozenset()  # channels whose receive end takes tickets
     how: dict[str, int] = field(default_factory=dict)  # channel -> HOW bits (0 where absent)
     deferring: dict[str, tuple[str, ...]] = field(default_factory=dict)  # task -> the channels it defers on
+    crediting: dict[str, tuple[str, ...]] = field(default_factory=dict)  # task -> its channels with a cursor
 
     @staticmethod
     def of(plan: Plan) -> ChannelShapes:
@@ -102,15 +103,22 @@ class ChannelShapes:
         clean = _Cleanliness(plan, effects)
         how = {ch.name: _how(plan, ch, lone, tickets, clean) for ch in plan.channels}
         deferring: dict[str, tuple[str, ...]] = {}
+        crediting: dict[str, tuple[str, ...]] = {}
         for name, bits in how.items():
+            sender = next((t.name for t in plan.tasks if name in effects[t.name].sends), "")
             if bits & DEFER:
-                sender = next(t.name for t in plan.tasks if name in effects[t.name].sends)
                 deferring[sender] = (*deferring.get(sender, ()), name)
-        return ChannelShapes(lone, bells, tickets, {k: v for k, v in how.items() if v}, deferring)
+            if bits & CREDITS:
+                crediting[sender] = (*crediting.get(sender, ()), name)
+        return ChannelShapes(lone, bells, tickets, {k: v for k, v in how.items() if v}, deferring, crediting)
 
     def defers(self, chan: str) -> bool:
         """Whether the sender of ``chan`` defers its looks for waiting ticket holders."""
         return bool(self.how.get(chan, 0) & DEFER)
+
+    def credits(self, chan: str) -> bool:
+        """Whether the sender of ``chan`` keeps credits, and a cursor of them in its poll."""
+        return bool(self.how.get(chan, 0) & CREDITS)
 
     def is_lone(self, side: str, chan: str) -> bool:
         return (side, chan) in self.lone

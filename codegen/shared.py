@@ -127,6 +127,15 @@ class Shared:
         """Whether channel ``c``'s sender defers its looks for waiting ticket holders."""
         return self.shapes is not None and self.shapes.defers(c)
 
+    def credits(self, c: str) -> bool:
+        """Whether channel ``c``'s sender keeps credits: its sends go through a cursor, two
+        registers of its poll (runtime/devicechan.py, credited_send)."""
+        return self.shapes is not None and self.shapes.credits(c)
+
+    def cursors(self, task: str) -> tuple[str, ...]:
+        """The channels whose cursor task ``task``'s poll holds."""
+        return self.shapes.crediting.get(task, ()) if self.shapes is not None else ()
+
     def is_bell(self, side: str, c: str) -> bool:
         """Whether channel ``c``'s ``side`` end is a bell end (codegen/shapes.py): it waits on
         a bit in the slot word and never joins a wait list."""

@@ -40,7 +40,6 @@ RECV_NONE = 0
 RECV_TOOK = 1
 RECV_RING = 2  # took it, and the bell sender waits for the slot it freed: wake it
 SEND_RING = 3  # sent, and the bell receiver waits for this value: wake it
-SEND_LOOK = 4  # sent, and a deferring sender's run ends: look for waiting ticket holders
 SEND_WAKE = 16  # sent, and the holder of its ticket waits: SEND_WAKE + that instance
 
 
@@ -72,8 +71,6 @@ def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how):  # type:
     takes the ticket, no ``cas``. ``bell``: the receiving end is a bell end (SEND_RING
     when it waits for this value). ``tickets``: the receivers take tickets (SEND_WAKE +
     the holder of this value's ticket, when it waits). ``how``: HOW_c."""
-    if how & CREDITS:
-        return _credited_send(chan, c, cap, value, bell, tickets, how)
     while True:
         # a lone end's ticket is its own word, which it wrote last: a plain load (L1) serves it
         pos = chan.CHHT[c, TAIL] if lone else ld(chan.CHHT, (c, TAIL))
@@ -90,23 +87,34 @@ def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how):  # type:
 
 
 @cuda.jit(device=True)
-def _credited_send(chan, c, cap, value, bell, tickets, how):  # type: ignore[no-untyped-def]
-    """A crediting sender's send: below its CREDIT the slot is known free and the channel was
-    open when it was last read, so the send reads nothing (state.py, Credits)."""
-    pos = chan.CHHT[c, TAIL]
-    looked = False
-    if pos >= chan.CHHT[c, CH_CREDIT]:
-        free = _credit(chan, c, cap, pos, how)
-        if free < 0:
-            return SEND_CLOSED
-        if free == 0:
-            return SEND_FULL
+def credited_send(sched, qmask, chan, c, cap, value, bell, tickets, how, cur):  # type: ignore[no-untyped-def]
+    """A crediting sender's send (how & CREDITS): below its credit the slot is known free and
+    the channel was open when it was last read, so the send reads nothing (state.py, Credits).
+    ``cur`` is the poll's cursor, two int64 in registers: the sender's tail and credit (cur[0]
+    < 0: not read yet this poll; both words are this instance's alone, so a copy stays true
+    until its poll returns, its own close or an in-place put: those reset it)."""
+    pos = cur[0]
+    if pos < 0:
+        pos = chan.CHHT[c, TAIL]
+        cur[1] = chan.CHHT[c, CH_CREDIT]
+    if pos >= cur[1]:
+        free = _credit(sched, qmask, chan, c, cap, pos, how)
+        if free <= 0:
+            cur[0] = pos
+            return SEND_CLOSED if free < 0 else SEND_FULL
+        cur[1] = pos + free
         chan.CHHT[c, CH_CREDIT] = pos + free
-        looked = True
+    cur[0] = pos + 1
     chan.CHHT[c, TAIL] = pos + 1
-    sent = _put(chan, c, cap, chan.CHI, value, pos, bell, tickets, how)
-    # a deferring sender's run of sends ends where it read ahead again: its caller looks then
-    return SEND_LOOK if sent == SEND_DONE and looked and how & DEFER else sent
+    return _put(chan, c, cap, chan.CHI, value, pos, bell, tickets, how)
+
+
+@cuda.jit(device=True)
+def credited_put(chan, c, cap, data, value, pos, bell, tickets, how, cur):  # type: ignore[no-untyped-def]
+    """chan_put for a crediting sender that waited in place for ticket ``pos``: its cursor is
+    read again at its next send."""
+    cur[0] = -1
+    return chan_put(chan, c, cap, data, value, pos, bell, tickets, how)
 
 
 @cuda.jit(device=True)
@@ -117,11 +125,14 @@ def forget_credit(chan, c):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def _credit(chan, c, cap, pos, how):  # type: ignore[no-untyped-def]
+def _credit(sched, qmask, chan, c, cap, pos, how):  # type: ignore[no-untyped-def]
     """How many slots from ticket ``pos`` on are free, in a row (0: none), or -1 if the
     channel is closed: CREDIT_RUN sequences read at once (one round trip: no load waits for
     another), then the closed flag after them. Past the capacity a read meets a slot again,
-    whose sequence is then at most ``2(pos + k - cap)``: the count stops at the capacity."""
+    whose sequence is then at most ``2(pos + k - cap)``: the count stops at the capacity.
+    A deferring sender (DEFER) makes its look for waiting holders of the tickets it sent
+    since its last look here: one ``fence.sc`` serves both (it orders the frees' acquire
+    too), and ``REGISTERED`` is read beside the closed flag."""
     s = chan.CSEQ
     s0 = ld(s, (c, (pos % cap) * SLOT_WORDS))
     s1 = ld(s, (c, ((pos + 1) % cap) * SLOT_WORDS))
@@ -131,11 +142,22 @@ def _credit(chan, c, cap, pos, how):  # type: ignore[no-untyped-def]
     s5 = ld(s, (c, ((pos + 5) % cap) * SLOT_WORDS))
     s6 = ld(s, (c, ((pos + 6) % cap) * SLOT_WORDS))
     s7 = ld(s, (c, ((pos + 7) % cap) * SLOT_WORDS))
-    if not how & QUIET_FREE:
-        # pairs with each receiver's release of its free: what came before it (a close) is
-        # seen by the loads after this fence
-        fence_acq_rel()
-    if ld(chan.CHCLOSED, c) != 0:
+    lo = chan.CHHT[c, CH_CHECKED]
+    if how & DEFER and lo != pos:
+        chan.CHHT[c, CH_CHECKED] = pos
+        # the values sent up to pos are out before the look (a holder: count, write, fence,
+        # look); and, a fortiori, each receiver's release of its free is acquired
+        fence_sc()
+        closed = ld(chan.CHCLOSED, c)
+        if ld(chan.CHHT, (c, CH_REGISTERED)) != 0:
+            _wake_holders(sched, qmask, chan, c, lo, pos)
+    else:
+        if not how & QUIET_FREE:
+            # pairs with each receiver's release of its free: what came before it (a close) is
+            # seen by the loads after this fence
+            fence_acq_rel()
+        closed = ld(chan.CHCLOSED, c)
+    if closed != 0:
         return int64(-1)
     free = int64(0)
     for k, seq in enumerate((s0, s1, s2, s3, s4, s5, s6, s7)):
@@ -210,8 +232,13 @@ def look_for_holders(sched, qmask, chan, c):  # type: ignore[no-untyped-def]
         return
     chan.CHHT[c, CH_CHECKED] = hi
     fence_sc()  # the run's values are out before the look (a holder: count, write, fence, look)
-    if ld(chan.CHHT, (c, CH_REGISTERED)) == 0:
-        return
+    if ld(chan.CHHT, (c, CH_REGISTERED)) != 0:
+        _wake_holders(sched, qmask, chan, c, lo, hi)
+
+
+@cuda.jit(device=True)
+def _wake_holders(sched, qmask, chan, c, lo, hi):  # type: ignore[no-untyped-def]
+    """Wake each holder of a ticket in [lo, hi) that waits (after the looker's fence.sc)."""
     for t in range(lo, hi):
         holder = exch(chan.CTW, (c, t % chan.CTW.shape[1]), int32(0))
         if holder > 0:

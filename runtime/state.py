@@ -142,8 +142,12 @@ only when, after its ``fence.sc``, ``REGISTERED`` is not 0 (the two fences
 order it: either the sender sees the count and the holder's word, or the holder's
 second look sees the value). A ``DEFER`` sender (crediting, with ticketed
 receivers) makes that look once for a run of sends (``CHECKED`` to ``TAIL``):
-before it waits, when a run reaches the capacity, at a close, and when its poll
-returns.
+as it reads its next credits (one ``fence.sc`` then serves the look and the
+frees' acquire, and ``REGISTERED`` is read beside the closed flag), before it
+waits, at a close, and when its poll returns. Within one poll the sender keeps
+its tail and credit in registers (a cursor: ``cur_c``, two int64 the compiler
+keeps out of memory), and the value of a send it started there (``sv_c``): both
+words are its own, so below its credit a send loads nothing at all.
 
 Waiting in place. A channel send or receive awaited on its own (not a
 ``select`` arm or a part of a ``join``) that finds the channel full or empty

@@ -6,7 +6,9 @@ device time is spent. Needs NVRTC: ``pip install nvidia-cuda-nvrtc`` in the venv
 
 Usage: python scripts/ptx_check.py [--registers] [FILE.gasync ...]   (default: every
 sample and every contract case, traced and untraced). ``--registers`` also runs
-``ptxas -v`` for sm_90 on each untraced kernel and prints its registers and spills.
+``ptxas -v`` for sm_90 on each untraced kernel and prints its registers and spills;
+``--ptx DIR`` writes each untraced kernel's PTX there (NAME.ptx), to read its fences,
+atomics and local memory (``ld.local``: an array the compiler did not keep in registers).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0
 
 
 REGISTERS = False  # --registers
+PTX_DIR: Path | None = None  # --ptx DIR
 
 
 def registers(ptx: str) -> str:
@@ -64,6 +67,8 @@ def check(name: str, program: gasync.Program, inputs: dict[str, Any]) -> bool:
             ptx, _ = cuda.compile_ptx(mod.gasync_kernel.py_func, sig, cc=(9, 0))
             if REGISTERS and not trace:
                 print(f"     {name}: {registers(ptx)}")
+            if PTX_DIR is not None and not trace:
+                (PTX_DIR / f"{Path(name).stem}.ptx").write_text(ptx)
         except Exception as exc:  # report every failure, then go on with the next program
             print(f"FAIL {name} (trace={trace}): {type(exc).__name__}: {str(exc)[:2000]}")
             ok = False
@@ -73,9 +78,14 @@ def check(name: str, program: gasync.Program, inputs: dict[str, Any]) -> bool:
 
 
 def main(paths: list[str]) -> int:
-    global REGISTERS
+    global REGISTERS, PTX_DIR
     REGISTERS = "--registers" in paths
     paths = [p for p in paths if p != "--registers"]
+    if "--ptx" in paths:
+        k = paths.index("--ptx")
+        PTX_DIR = Path(paths[k + 1])
+        PTX_DIR.mkdir(parents=True, exist_ok=True)
+        del paths[k : k + 2]
     programs: list[tuple[str, gasync.Program, dict[str, Any]]] = []
     if paths:
         programs = [(p, gasync.compile(p), {}) for p in paths]
