@@ -193,7 +193,8 @@ class FutureRenderer:
                 value = f"(sv_{c} if svok_{c} else {value})"
             args = f"G.chan, CH_{c}, CAP_{c}, {value}, {ring}, TICKETS_{c}, HOW_{c}, cur_{c}"
             send = f"dsync.credited_send(G.sched, QMASK, {args})"
-            put = f"dsync.credited_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}}, {ring}, TICKETS_{c}, HOW_{c}, cur_{c})"
+            rest = f"{{got}}, {ring}, TICKETS_{c}, HOW_{c}, cur_{c}"
+            put = f"dsync.credited_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {rest})"
         flag = f"FI[fb_i + {ci}]"  # set once it waits in line
         sent = f"sent_{rdy}"  # dsync.SEND_DONE, SEND_RING, SEND_CLOSED or SEND_FULL
         full = f"{sent} == dsync.SEND_FULL"
