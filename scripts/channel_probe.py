@@ -8,6 +8,10 @@ row is the median of 3 kernel times, in us per tile handed out, with the run's w
 in place and wakes. It reads: per-send cost with no one else on the channel's lines
 (C = 1, capacity 1,024: the ring never fills), what a crowd of waiting receivers adds
 (C up), and what the ring's turns add (capacity down). Results are checked (y = 2x + 1).
+
+``--shape lone`` runs a lone sender and one lone receiver that sums what it gets (no
+tickets, no fork: the pipeline's own rate); ``--shape crowd`` C ticket-taking receivers
+that each store what they get (tickets, no fork: the crowd without the parallel for).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import json
 import statistics
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -27,6 +32,36 @@ import gasync  # noqa: E402
 
 PROGRAM = ROOT / "bench" / "programs" / "b4_loader.gasync"
 TILE = 32
+SHAPES = {
+    "lone": """
+const N: i64 = 1024;
+const CAP: i64 = 8;
+channel c: i64[CAP];
+buffer out: i64[1] = zeros;
+task s { for t in 0..N { c.send(t).await; } c.close(); }
+task r { let acc: i64 = 0; for await v in c { acc += v; } out[0] = acc; }
+""",
+    "crowd": """
+const N: i64 = 1024;
+const CAP: i64 = 8;
+const C: i64 = 4;
+channel c: i64[CAP];
+buffer out: i64[N] = zeros;
+task s { for t in 0..N { c.send(t).await; } c.close(); }
+task r for w in 0..C { for await v in c { out[v] = 2 * v; } }
+""",
+}
+
+
+def probe_shape(shape: str, tiles: int, c: int, cap: int, reps: int = 3, backend: str = "cuda") -> dict[str, object]:
+    """One of SHAPES: ``tiles`` values sent, ``c`` receivers (crowd), capacity ``cap``."""
+    defines = {"N": tiles, "CAP": cap, **({"C": c} if shape == "crowd" else {})}
+    prog = gasync.compile_source(SHAPES[shape], f"<probe {shape}>", defines)
+    res = prog.run(backend=backend, timeout=60.0)
+    want = [tiles * (tiles - 1) // 2] if shape == "lone" else list(range(0, 2 * tiles, 2))
+    if list(res.buffers["out"]) != want:
+        raise AssertionError(f"{shape} C={c} capacity={cap}: out is wrong")
+    return _timed(prog, {}, c if shape == "crowd" else 1, cap, tiles, reps, backend)
 
 
 def probe(tiles: int, c: int, cap: int, reps: int = 3, backend: str = "cuda") -> dict[str, object]:
@@ -37,7 +72,14 @@ def probe(tiles: int, c: int, cap: int, reps: int = 3, backend: str = "cuda") ->
     res = prog.run(backend=backend, timeout=60.0, inputs=inputs)
     if not np.array_equal(res.buffers["y"], 2 * x + 1):
         raise AssertionError(f"C={c} capacity={cap}: y != 2x + 1")
-    times, stats = [], res.stats
+    return _timed(prog, inputs, c, cap, tiles, reps, backend)
+
+
+def _timed(
+    prog: gasync.Program, inputs: dict[str, Any], c: int, cap: int, tiles: int, reps: int, backend: str
+) -> dict[str, object]:
+    times: list[float] = []
+    stats: dict[str, Any] = {}
     for _ in range(reps):
         stats = prog.run(backend=backend, timeout=60.0, inputs=inputs).stats
         times.append(float(stats["kernel_ms"]))
@@ -62,14 +104,19 @@ def main() -> int:
     ap.add_argument("--backend", default="cuda", help="sim: tiny sizes, to try the script without a GPU")
     ap.add_argument("--compute", default="1,8,64,515", help="the counts of compute tasks, comma-separated")
     ap.add_argument("--capacities", default="8,64,1024")
+    ap.add_argument("--shape", choices=("b4", "lone", "crowd"), default="b4")
     args = ap.parse_args()
     rows = []
     for c in map(int, args.compute.split(",")):
         for cap in map(int, args.capacities.split(",")):
-            row = probe(args.tiles, c, cap, backend=args.backend)
+            if args.shape == "b4":
+                row = probe(args.tiles, c, cap, backend=args.backend)
+            else:
+                row = probe_shape(args.shape, args.tiles, c, cap, backend=args.backend)
             rows.append(row)
             print(
-                f"C={c:4d} capacity={cap:5d}: {row['us_per_tile']:.3f} us/tile (kernel {row['kernel_ms']:.3f} ms; "
+                f"{args.shape} C={c:4d} capacity={cap:5d}: {row['us_per_tile']:.3f} us/tile "
+                f"(kernel {row['kernel_ms']:.3f} ms; "
                 f"{row['waits_in_place']} waits in place, {row['wakes']} wakes, {row['polls']} polls)",
                 flush=True,
             )
