@@ -11,7 +11,9 @@ in place and wakes. It reads: per-send cost with no one else on the channel's li
 
 ``--shape lone`` runs a lone sender and one lone receiver that sums what it gets (no
 tickets, no fork: the pipeline's own rate); ``--shape crowd`` C ticket-taking receivers
-that each store what they get (tickets, no fork: the crowd without the parallel for).
+that each store what they get (tickets, no fork: the crowd without the parallel for);
+``--shape asleep`` the crowd, each receiver asleep for the first 100 us (the sender alone on
+the GPU while its ring has room: with a capacity of N, kernel time less 0.1 ms is its own).
 """
 
 from __future__ import annotations
@@ -50,18 +52,28 @@ buffer out: i64[N] = zeros;
 task s { for t in 0..N { c.send(t).await; } c.close(); }
 task r for w in 0..C { for await v in c { out[v] = 2 * v; } }
 """,
+    "asleep": """
+const N: i64 = 1024;
+const CAP: i64 = 8;
+const C: i64 = 4;
+const S: i64 = 100000;
+channel c: i64[CAP];
+buffer out: i64[N] = zeros;
+task s { for t in 0..N { c.send(t).await; } c.close(); }
+task r for w in 0..C { sleep(S).await; for await v in c { out[v] = 2 * v; } }
+""",
 }
 
 
 def probe_shape(shape: str, tiles: int, c: int, cap: int, reps: int = 3, backend: str = "cuda") -> dict[str, object]:
     """One of SHAPES: ``tiles`` values sent, ``c`` receivers (crowd), capacity ``cap``."""
-    defines = {"N": tiles, "CAP": cap, **({"C": c} if shape == "crowd" else {})}
+    defines = {"N": tiles, "CAP": cap, **({"C": c} if shape != "lone" else {})}
     prog = gasync.compile_source(SHAPES[shape], f"<probe {shape}>", defines)
     res = prog.run(backend=backend, timeout=60.0)
     want = [tiles * (tiles - 1) // 2] if shape == "lone" else list(range(0, 2 * tiles, 2))
     if list(res.buffers["out"]) != want:
         raise AssertionError(f"{shape} C={c} capacity={cap}: out is wrong")
-    return _timed(prog, {}, c if shape == "crowd" else 1, cap, tiles, reps, backend)
+    return _timed(prog, {}, c if shape != "lone" else 1, cap, tiles, reps, backend)
 
 
 def probe(tiles: int, c: int, cap: int, reps: int = 3, backend: str = "cuda") -> dict[str, object]:
@@ -104,7 +116,7 @@ def main() -> int:
     ap.add_argument("--backend", default="cuda", help="sim: tiny sizes, to try the script without a GPU")
     ap.add_argument("--compute", default="1,8,64,515", help="the counts of compute tasks, comma-separated")
     ap.add_argument("--capacities", default="8,64,1024")
-    ap.add_argument("--shape", choices=("b4", "lone", "crowd"), default="b4")
+    ap.add_argument("--shape", choices=("b4", *SHAPES), default="b4")
     args = ap.parse_args()
     rows = []
     for c in map(int, args.compute.split(",")):
