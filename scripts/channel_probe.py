@@ -56,7 +56,7 @@ task r for w in 0..C { for await v in c { out[v] = 2 * v; } }
 const N: i64 = 1024;
 const CAP: i64 = 8;
 const C: i64 = 4;
-const S: i64 = 100000;
+const S: u64 = 100000;
 channel c: i64[CAP];
 buffer out: i64[N] = zeros;
 task s { for t in 0..N { c.send(t).await; } c.close(); }
