@@ -33,55 +33,71 @@ SLOT = 16  # words between two slots' sequences (runtime/state.py SLOT_WORDS: a 
 TAG = (1 << 31) - 1
 
 
-@cuda.jit
-def send_loop(seq, chi, chx, hht, closed, n, cap):  # type: ignore[no-untyped-def]
-    if cuda.threadIdx.x != 0:
-        return
-    pos = int64(0)
-    credit = int64(0)
-    for t in range(n):
-        if pos >= credit:
-            s0 = ld(seq, ((pos % cap) * SLOT))
-            s1 = ld(seq, (((pos + 1) % cap) * SLOT))
-            s2 = ld(seq, (((pos + 2) % cap) * SLOT))
-            s3 = ld(seq, (((pos + 3) % cap) * SLOT))
-            s4 = ld(seq, (((pos + 4) % cap) * SLOT))
-            s5 = ld(seq, (((pos + 5) % cap) * SLOT))
-            s6 = ld(seq, (((pos + 6) % cap) * SLOT))
-            s7 = ld(seq, (((pos + 7) % cap) * SLOT))
-            fence_sc()
-            if ld(closed, 0) != 0:
-                return
-            free = int64(0)
-            for k, s in enumerate((s0, s1, s2, s3, s4, s5, s6, s7)):
-                if free == k and s == 2 * (pos + k):
-                    free += 1
-            if free == 0:
-                return
-            credit = pos + free
-        slot = pos % cap
-        tag = (2 * pos + 1) & TAG
-        v = int64(t)
-        st_relaxed(chi, slot, (tag << 32) | (v & 0xFFFFFFFF))
-        st_relaxed(chx, slot, (tag << 32) | ((v >> 32) & 0xFFFFFFFF))
-        st_relaxed(seq, slot * SLOT, 2 * pos + 1)
-        pos += 1
-        hht[0] = pos
+def make_loop(cap: int, strong: bool = True, fence: bool = True):  # type: ignore[no-untyped-def]
+    """The loop for a ring of ``cap`` slots (a power of two, a constant, as gasync's CAP_c is);
+    ``strong``: the stores as gasync makes them (st.relaxed.gpu), else plain; ``fence``: the
+    credit read's fence.sc."""
+    mask = cap - 1
+
+    @cuda.jit
+    def send_loop(seq, chi, chx, hht, closed, n):  # type: ignore[no-untyped-def]
+        if cuda.threadIdx.x != 0:
+            return
+        pos = int64(0)
+        credit = int64(0)
+        for t in range(n):
+            if pos >= credit:
+                s0 = ld(seq, ((pos & mask) * SLOT))
+                s1 = ld(seq, (((pos + 1) & mask) * SLOT))
+                s2 = ld(seq, (((pos + 2) & mask) * SLOT))
+                s3 = ld(seq, (((pos + 3) & mask) * SLOT))
+                s4 = ld(seq, (((pos + 4) & mask) * SLOT))
+                s5 = ld(seq, (((pos + 5) & mask) * SLOT))
+                s6 = ld(seq, (((pos + 6) & mask) * SLOT))
+                s7 = ld(seq, (((pos + 7) & mask) * SLOT))
+                if fence:
+                    fence_sc()
+                if ld(closed, 0) != 0:
+                    return
+                free = int64(0)
+                for k, s in enumerate((s0, s1, s2, s3, s4, s5, s6, s7)):
+                    if free == k and s == 2 * (pos + k):
+                        free += 1
+                if free == 0:
+                    return
+                credit = pos + free
+            slot = pos & mask
+            tag = (2 * pos + 1) & TAG
+            v = int64(t)
+            lo, hi = (tag << 32) | (v & 0xFFFFFFFF), (tag << 32) | ((v >> 32) & 0xFFFFFFFF)
+            if strong:
+                st_relaxed(chi, slot, lo)
+                st_relaxed(chx, slot, hi)
+                st_relaxed(seq, slot * SLOT, 2 * pos + 1)
+            else:
+                chi[slot] = lo
+                chx[slot] = hi
+                seq[slot * SLOT] = 2 * pos + 1
+            pos += 1
+            hht[0] = pos
+
+    return send_loop
 
 
-def per_send(sends: int, cap: int, reps: int = 5) -> float:
+def per_send(sends: int, cap: int, reps: int = 5, strong: bool = True, fence: bool = True) -> float:
+    send_loop = make_loop(cap, strong, fence)
     seq = cuda.to_device((2 * np.arange(cap, dtype=np.int64)).repeat(SLOT))
     chi, chx = cuda.device_array(cap, np.int64), cuda.device_array(cap, np.int64)
     hht, closed = cuda.to_device(np.zeros(4, np.int64)), cuda.to_device(np.zeros(1, np.int32))
     fresh = seq.copy_to_host()
-    send_loop[1, 32](seq, chi, chx, hht, closed, sends, cap)  # JIT
+    send_loop[1, 32](seq, chi, chx, hht, closed, sends)  # JIT
     cuda.synchronize()
     times = []
     for _ in range(reps):
         seq.copy_to_device(fresh)
         cuda.synchronize()
         t0 = time.perf_counter()
-        send_loop[1, 32](seq, chi, chx, hht, closed, sends, cap)
+        send_loop[1, 32](seq, chi, chx, hht, closed, sends)
         cuda.synchronize()
         times.append(time.perf_counter() - t0)
     if int(hht.copy_to_host()[0]) != sends:
@@ -93,8 +109,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sends", type=int, default=4096)
     args = ap.parse_args()
-    for n in (args.sends // 4, args.sends):
-        print(f"hand-written send loop, {n:,} sends, capacity {n:,}: {per_send(n, n):.3f} us/send", flush=True)
+    n = args.sends
+    for k in (n // 4, n):
+        print(f"hand-written send loop, {k:,} sends, capacity {k:,}: {per_send(k, k):.3f} us/send", flush=True)
+    for strong, fence, what in ((False, True, "plain stores"), (True, False, "no fence.sc"), (False, False, "both")):
+        us = per_send(n, n, strong=strong, fence=fence)
+        print(f"hand-written send loop, {n:,} sends, {what}: {us:.3f} us/send", flush=True)
     return 0
 
 
