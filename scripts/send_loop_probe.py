@@ -4,7 +4,7 @@
 bench/NOTES.md counts for B4's loader: below its credit a send is the two tagged halves and
 the sequence (``st.relaxed.gpu``, gasync's own runtime/order.py helpers) and its tail; every 8
 sends it reads 8 slots' sequences at once, then ``fence.sc`` and the closed flag. No receiver:
-the ring (``--capacity``, default the sends) has room for every send. Prints us per send,
+the ring has a slot for every send. Prints us per send,
 the kernel's time divided by the sends (median of 5, the launch included; a second size
 shows the launch's share), beside gasync's ~0.75-0.85 us (scripts/channel_probe.py --shape
 asleep). If the hand-written loop is several times faster, gasync's cost is in the poll's
