@@ -29,11 +29,13 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 SUMMARY = HERE / "results" / "summary.json"
 THROUGHPUT = ("numba grid-stride kernel", "numba per-warp contiguous kernel", "numba one thread per element")
 PERSISTENT, GRAPH_WHILE = "hand-written persistent kernel", "CUDA graph WHILE loop"  # B3's peers' cases (suite2)
@@ -243,6 +245,28 @@ def merge(old: dict[str, Any] | None, new: dict[str, Any], ran: list[str]) -> di
     return {**new, "benchmarks": merged}
 
 
+def session(docs: list[tuple[dict[str, Any], str]]) -> dict[str, Any]:
+    """The summary of several runs of one session, oldest first (each a results document and its
+    name): each benchmark's entry is from the newest run that ran it; an entry measured at
+    another commit than the newest run's says which (``commit``), so that no figure passes for a
+    measurement of code it was not measured on."""
+    newest = build(*docs[-1])
+    head = str(newest["commit"])
+    benchmarks = dict(newest["benchmarks"])
+    ran_newest = set(docs[-1][0].get("benchmarks") or {r["bench"] for r in docs[-1][0]["rows"]})
+    for doc, source in reversed(docs[:-1]):
+        ran = set(doc.get("benchmarks") or {r["bench"] for r in doc["rows"]})
+        older = build(doc, source)
+        for h in HEADLINES:
+            if h.bench in ran and h.bench not in ran_newest and benchmarks[h.key].get("value") is None:
+                entry_ = dict(older["benchmarks"][h.key])
+                if older["commit"] != head:
+                    entry_["commit"] = str(older["commit"])
+                benchmarks[h.key] = entry_
+        ran_newest |= ran
+    return {**newest, "benchmarks": benchmarks}
+
+
 def write_summary(doc: dict[str, Any], source: str, path: Path = SUMMARY) -> Path | None:
     """Write (or update) the summary from a results document; None for a ``--quick`` run, which writes none."""
     if doc.get("quick"):
@@ -253,6 +277,26 @@ def write_summary(doc: dict[str, Any], source: str, path: Path = SUMMARY) -> Pat
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(summary, indent=2) + "\n")
     return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python3 bench/summary.py RESULTS.json ...`` (oldest first): write summary.json from a
+    session's runs (session)."""
+    paths = [Path(a) for a in (sys.argv[1:] if argv is None else argv)]
+    if not paths:
+        print("usage: bench/summary.py RESULTS.json ... (oldest first)", file=sys.stderr)
+        return 2
+    docs = [(json.loads(p.read_text()), _source(p)) for p in paths]
+    SUMMARY.write_text(json.dumps(session(docs), indent=2) + "\n")
+    print(f"wrote {_source(SUMMARY)}")
+    return 0
+
+
+def _source(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
 
 
 def fmt(v: float) -> str:
@@ -277,7 +321,13 @@ def headline(summary: dict[str, Any] | None, name: str) -> list[str]:
         f"From `{name}`: commit {commit}{' (dirty)' if summary.get('dirty') else ''}, {summary.get('gpu', '?')}, "
         f"{summary.get('date', '?')}; {summary.get('statistic', 'medians')} ({summary.get('reps', '?')} reps). "
         "Ratios are gasync's throughput over the best hand-written kernel of the same work in the same run; "
-        "B3's is gasync's best time per step over the hand-written persistent kernel's (lower is better).",
+        "B3's is gasync's best time per step over the hand-written persistent kernel's (lower is better)."
+        + (
+            " A figure marked \"at\" a commit is from an earlier run of the session, at that commit "
+            "(`bench/summary.py` RESULTS...: each benchmark from the newest run that ran it)."
+            if any(e.get("commit") for e in summary.get("benchmarks", {}).values())
+            else ""
+        ),
         "",
         "| benchmark | figure | gasync | baseline | goal | met |",
         "| --- | --- | ---: | ---: | --- | --- |",
@@ -335,6 +385,8 @@ def _value(e: dict[str, Any]) -> str:
     text = fmt(e["value"]) if e["unit"] == "ratio" else f"{fmt(e['value'])} {e['unit']}"
     if "gasync" in e:
         text += f" ({fmt(e['gasync'])} {e.get('gasync_unit', '')})"
+    if e.get("commit"):  # an earlier run's, at another commit (session)
+        text += f", at {str(e['commit'])[:10]}"
     return text
 
 
@@ -346,3 +398,7 @@ def _baseline(e: dict[str, Any]) -> str:
 
 def _met(ok: bool | None) -> str:
     return "" if ok is None else ("met" if ok else "**not met**")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

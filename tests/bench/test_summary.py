@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from summary import HEADLINES, build, merge, met, write_summary
+from summary import HEADLINES, build, headline, merge, met, session, write_summary
 
 SOURCE = "tests/bench/synthetic-results.json"
 
@@ -131,3 +131,22 @@ def test_checked_and_unchecked_entries_sit_beside_the_headline_keys(synthetic_do
     assert b["B2_same_sm_unchecked"]["value"] == 5.94
     assert b["B4_unchecked"]["gasync"] == pytest.approx(50.5) and b["B5a_unchecked"]["gasync"] == pytest.approx(2958)
     assert b["B2_unchecked"]["value"] is None  # no cross-SM gasync row in this run, checked or not
+
+
+def test_a_sessions_summary_takes_each_benchmark_from_the_newest_run_that_ran_it(
+    synthetic_doc: dict[str, Any],
+) -> None:
+    older = json.loads(json.dumps(synthetic_doc))
+    older["machine"]["commit"] = "0123456789abcdef"
+    newer = json.loads(json.dumps(synthetic_doc))
+    newer["rows"] = [r for r in newer["rows"] if r["bench"] == "B1"]
+    newer["benchmarks"], newer["errors"] = ["B1"], {}
+    for r in newer["rows"]:
+        r["value"] = 2.0 * r["value"]
+    got = session([(older, "old.json"), (newer, "new.json")])
+    b = got["benchmarks"]
+    assert got["commit"] == newer["machine"]["commit"] and b["B1"]["value"] == 3.0 and "commit" not in b["B1"]
+    assert b["B5"]["value"] == build(older, "old.json")["benchmarks"]["B5"]["value"]
+    assert b["B5"]["commit"] == "0123456789abcdef" and b["B5"]["source"] == "old.json"
+    page = "\n".join(headline(got, "summary.json"))
+    assert "| B5 | " in page and ", at 0123456789 |" in page and 'marked "at" a commit' in page
