@@ -323,7 +323,7 @@ def headline(summary: dict[str, Any] | None, name: str) -> list[str]:
         "Ratios are gasync's throughput over the best hand-written kernel of the same work in the same run; "
         "B3's is gasync's best time per step over the hand-written persistent kernel's (lower is better)."
         + (
-            " A figure marked \"at\" a commit is from an earlier run of the session, at that commit "
+            ' A figure marked "at" a commit is from an earlier run of the session, at that commit '
             "(`bench/summary.py` RESULTS...: each benchmark from the newest run that ran it)."
             if any(e.get("commit") for e in summary.get("benchmarks", {}).values())
             else ""
