@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Container
 
 from gasync.codegen import combined, groups, reduce
-from gasync.codegen.exprs import NP, buffer_ref, exact_index, wrap
+from gasync.codegen.exprs import NP, buffer_ref, exact_index, local, wrap
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, source_line
 from gasync.planner import ir
 from gasync.planner.model import Function
@@ -42,7 +42,9 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     updates = combined.find(shared.plan, s.body, captured)
     em = LoopEmitter(shared, fn, updates)
     _check_depth(shared, fn, s)
+    helper = iteration_helper(shared, loop, em, captured, updates.of)
     out = [
+        *helper,
         "@cuda.jit(device=True)",
         f"def par_{loop.gid}(w, lane, AI, AF, G{groups.locals_param(shared.plan, loop.fn)}):",
         f"    {source_line(shared.plan, s.span)}",
@@ -66,11 +68,14 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
         out.append(f"    acc = {reduce.identity_lane(red.op, red.ty)}  # this lane's partial: reduce {red.op}")
     elif is_map(s.body, captured, updates.of):
         out += vector_map(shared, em, s)
-        out += unrolled_map(shared, em, s)
+        out += unrolled_map(shared, em, s, loop if helper else None)
     out.append("    while k < hi:")
-    out.append(f"        {em.assign(s.var, 'k')}")
-    em.loops.append(("native", 0, 0))
-    em.structured(s.body, out, "        ")
+    if helper:  # the iteration's values from its helper, then its stores
+        out += _called_iteration(shared, loop, "k", "t", "        ")
+    else:
+        out.append(f"        {em.assign(s.var, 'k')}")
+        em.loops.append(("native", 0, 0))
+        em.structured(s.body, out, "        ")
     if red is not None:
         value = reduce.lane_value(red, em.r(ir.Var(red.value, red.ty)))
         out.append(f"        acc = {reduce.combine(red.op, red.ty, 'acc', value)}")
@@ -144,25 +149,88 @@ def map_iteration(
     return stores
 
 
-def unrolled_map(shared: Shared, em: Emitter, s: ir.For) -> list[str]:
+def unrolled_map(shared: Shared, em: Emitter, s: ir.For, loop: ParallelLoop | None = None) -> list[str]:
     """UNROLL iterations per turn: each one's lets, stored values and combined updates
-    first, then the stores."""
+    first, then the stores; with ``loop`` (it has an iteration helper) each iteration is a
+    call of the helper."""
     out = [
         f"    {source_line(shared.plan, s.span)}",
         f"    while k + {UNROLL - 1} * LANES < hi:  # a map: the loads of {UNROLL} iterations in flight",
     ]
     stores = []
     for u in range(UNROLL):
+        if loop is not None:
+            out += _called_iteration(shared, loop, f"k + {u} * LANES", f"{u}", "        ", stores)
+            continue
         out.append(f"        {em.assign(s.var, f'k + {u} * LANES')}")
         for j, st in map_iteration(shared, em, s.body, out, "        ", f"{u}", index=True):
-            store = f"{buffer_ref(st.buf)}[ix_{u}_{j}] = val_{u}_{j}"
-            checks = shared.checks
-            if checks is not None and checks.wanted(st):  # skipped where the index is outside
-                stores.append(f"        if db.inside({buffer_ref(st.buf)}, ix_{u}_{j}, {checks.where(st)}):")
-                store = "    " + store
-            stores.append(f"        {store}")
+            stores += _store_lines(shared, st, f"{u}_{j}", "        ")
     out += stores
     out.append(f"        k += {UNROLL} * LANES")
+    return out
+
+
+def _store_lines(shared: Shared, st: ir.Store, tag: str, ind: str) -> list[str]:
+    """The store of an iteration's value ``val_<tag>`` at ``ix_<tag>``, checked where it must be."""
+    store = f"{buffer_ref(st.buf)}[ix_{tag}] = val_{tag}"
+    checks = shared.checks
+    if checks is not None and checks.wanted(st):  # skipped where the index is outside
+        return [f"{ind}if db.inside({buffer_ref(st.buf)}, ix_{tag}, {checks.where(st)}):", f"{ind}    {store}"]
+    return [f"{ind}{store}"]
+
+
+# A map's iteration as a device function of its own (its lets, then each store's index and
+# value, returned): the unrolled loop calls it UNROLL times and the tail loop once, so Numba
+# types and lowers the body once instead of UNROLL + 1 times (B6: a cold compile's typing and
+# lowering are most of it). NVVM inlines it back (forceinline): the same code runs.
+ITERATION_HELPER = True
+
+
+def iteration_helper(
+    shared: Shared, loop: ParallelLoop, em: LoopEmitter, captured: set[str], combined_updates: Container[ir.Expr]
+) -> list[str]:
+    """``it_<gid>``, a map's iteration (see ITERATION_HELPER), or nothing where the body is not
+    a map of lets and stores (a combined update keeps the body in the loop)."""
+    s = loop.loop
+    body = s.body
+    if not ITERATION_HELPER or loop.loop.reduce is not None or not is_map(body, captured, combined_updates):
+        return []
+    if any(isinstance(st, ir.Eval) for st in body):
+        return []
+    out = ["@dl.INLINE", f"def it_{loop.gid}({', '.join(_helper_params(shared, loop))}):"]
+    out.append(f"    {source_line(shared.plan, s.span)}  (one iteration)")
+    values = []
+    for j, st in map_iteration(shared, em, body, out, "    ", "h", index=True):
+        values += [f"ix_h_{j}", f"val_h_{j}"]
+    out.append(f"    return {', '.join(values)}{',' if len(values) == 1 else ''}")
+    return [*out, "", ""]
+
+
+def _helper_params(shared: Shared, loop: ParallelLoop) -> list[str]:
+    """The helper's parameters: the loop's variable, its captured locals, the instance where
+    checks report it, G, and a group's locals."""
+    params = [local(loop.loop.var), *(local(n) for n, _ in loop.captured)]
+    params += ["inst"] if loop.inst_word is not None else []
+    params += ["G"]
+    return params + (["L"] if groups.locals_param(shared.plan, loop.fn) else [])
+
+
+def _called_iteration(
+    shared: Shared, loop: ParallelLoop, k: str, tag: str, ind: str, stores: list[str] | None = None
+) -> list[str]:
+    """A call of the iteration helper for iteration ``k``; its stores go into ``stores``, or
+    (None) right after the call."""
+    names = []
+    kept = []
+    for j, st in enumerate(loop.loop.body):
+        if isinstance(st, ir.Store):
+            names += [f"ix_{tag}_{j}", f"val_{tag}_{j}"]
+            kept += _store_lines(shared, st, f"{tag}_{j}", ind)
+    args = [f"int64({k})", *_helper_params(shared, loop)[1:]]
+    out = [f"{ind}{', '.join(names)} = it_{loop.gid}({', '.join(args)})"]
+    if stores is None:
+        return out + kept
+    stores += kept
     return out
 
 
