@@ -200,9 +200,9 @@ def iteration_helper(
     out = ["@dl.INLINE", f"def it_{loop.gid}({', '.join(_helper_params(shared, loop))}):"]
     out.append(f"    {source_line(shared.plan, s.span)}  (one iteration)")
     values = []
-    for j, st in map_iteration(shared, em, body, out, "    ", "h", index=True):
+    for j, _st in map_iteration(shared, em, body, out, "    ", "h", index=True):
         values += [f"ix_h_{j}", f"val_h_{j}"]
-    out.append(f"    return {', '.join(values)}{',' if len(values) == 1 else ''}")
+    out.append(f"    return {', '.join(values)}")
     return [*out, "", ""]
 
 
