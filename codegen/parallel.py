@@ -43,8 +43,10 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     em = LoopEmitter(shared, fn, updates)
     _check_depth(shared, fn, s)
     helper = iteration_helper(shared, loop, em, captured, updates.of)
+    vhelper = vector_helper(shared, loop, em) if helper else []
     out = [
         *helper,
+        *vhelper,
         "@cuda.jit(device=True)",
         f"def par_{loop.gid}(w, lane, AI, AF, G{groups.locals_param(shared.plan, loop.fn)}):",
         f"    {source_line(shared.plan, s.span)}",
@@ -67,7 +69,7 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     if red is not None:
         out.append(f"    acc = {reduce.identity_lane(red.op, red.ty)}  # this lane's partial: reduce {red.op}")
     elif is_map(s.body, captured, updates.of):
-        out += vector_map(shared, em, s)
+        out += vector_map(shared, em, s, loop if vhelper else None)
         out += unrolled_map(shared, em, s, loop if helper else None)
     out.append("    while k < hi:")
     if helper:  # the iteration's values from its helper, then its stores
@@ -265,10 +267,32 @@ def vector_buffers(shared: Shared, s: ir.For) -> tuple[list[str], int] | None:
     return sorted(found), sizes.pop()
 
 
-def vector_map(shared: Shared, em: LoopEmitter, s: ir.For) -> list[str]:
+def vector_helper(shared: Shared, loop: ParallelLoop, em: LoopEmitter) -> list[str]:
+    """``vit_<gid>``, one iteration of a vector map (ITERATION_HELPER) given its loaded
+    elements: the loop's variable, each read buffer's element (``e_<buffer>``), the captured
+    locals; it returns each store's value. Nothing where the map is not a vector map."""
+    s = loop.loop
+    found = vector_buffers(shared, s) if VECTOR else None
+    if found is None:
+        return []
+    stored = [st.buf for st in s.body if isinstance(st, ir.Store)]
+    read = [b for b in found[0] if b not in stored]
+    params = [local(s.var), *(f"e_{b}" for b in read), *_helper_params(shared, loop)[1:]]
+    out = ["@dl.INLINE", f"def vit_{loop.gid}({', '.join(params)}):"]
+    out.append(f"    {source_line(shared.plan, s.span)}  (one element of a 16-byte step)")
+    em.r.vector_var = s.var
+    em.r.vector_loads = {b: f"e_{b}" for b in read}
+    values = [f"val_h_{n}" for n, _ in map_iteration(shared, em, s.body, out, "    ", "h")]
+    em.r.vector_var, em.r.vector_loads = "", {}
+    out.append(f"    return {', '.join(values)}{',' if len(values) == 1 else ''}")
+    return [*out, "", ""]
+
+
+def vector_map(shared: Shared, em: LoopEmitter, s: ir.For, loop: ParallelLoop | None = None) -> list[str]:
     """Where the warp's range starts on a 16-byte line of every buffer it moves (known only at
     run time: a view may start anywhere), each lane takes VEC consecutive iterations per
-    16-byte load, VEC_STEPS loads in flight; the unrolled and plain loops do the rest."""
+    16-byte load, VEC_STEPS loads in flight; the unrolled and plain loops do the rest. With
+    ``loop`` (it has a vector helper) each element is a call of ``vit_<gid>``."""
     found = vector_buffers(shared, s) if VECTOR else None
     if found is None:
         return []
@@ -292,6 +316,16 @@ def vector_map(shared: Shared, em: LoopEmitter, s: ir.For) -> list[str]:
     for u in range(VEC_STEPS):
         vals: dict[str, list[str]] = {b: [] for b in stored}
         for j in range(vec):
+            if loop is not None:
+                kept = [(n, st) for n, st in enumerate(s.body) if isinstance(st, ir.Store)]
+                names = [f"val_{u}_{j}_{n}" for n, _ in kept]
+                args = [f"int64(vk + {u * vec} * LANES + {j})", *(f"{b}_v{u}[{j}]" for b in read)]
+                args += _helper_params(shared, loop)[1:]
+                target = ", ".join(names) + ("," if len(names) == 1 else "")
+                out.append(f"            {target} = vit_{loop.gid}({', '.join(args)})")
+                for name, (_, st) in zip(names, kept, strict=True):
+                    vals[st.buf].append(name)
+                continue
             em.r.vector_var = s.var
             em.r.vector_loads = {b: f"{b}_v{u}[{j}]" for b in read}
             out.append(f"            {em.assign(s.var, f'vk + {u * vec} * LANES + {j}')}")
