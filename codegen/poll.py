@@ -40,6 +40,10 @@ from gasync.planner import ir
 from gasync.planner.model import FrameLayout, Function, TaskDef
 from gasync.planner.walk import children, stmts_in
 
+# a for of sends on a crediting channel runs its sends below the credit in a row of their own
+# (PollEmitter._send_run; False: each goes through the poll's general send, a stage)
+SEND_RUNS = True
+
 
 def _sites(body: tuple[ir.Stmt, ...]) -> list[int]:
     """Await sites of ``body``, not counting those inside async blocks."""
@@ -200,8 +204,54 @@ class PollEmitter(AwaitBlocks):
             self._bulk(s)
         elif s.kind == "parallel":
             self._fork(s)
+        elif self._send_run(s) is not None:
+            self._send_run_for(s)
         else:
             super()._cfg_For(s)
+
+    def _send_run(self, s: ir.For) -> ir.Send | None:
+        """The send of a ``for`` whose body is one send to a crediting, deferring channel whose
+        cursor this poll holds (and whose receiver is no bell end): such a send below its
+        credit only stores, and the loop may run a row of them on its own (SEND_RUNS)."""
+        if not SEND_RUNS or s.kind != "seq" or len(s.body) != 1:
+            return None
+        st = s.body[0]
+        if not isinstance(st, ir.AwaitS) or not isinstance(st.future, ir.Send) or st.targets:
+            return None
+        c = st.future.chan
+        if c not in self.r.cursors or not self.shared.defers(c) or self.shared.is_bell("RECV", c):
+            return None
+        return st.future
+
+    def _send_run_for(self, s: ir.For) -> None:
+        """A ``for`` of sends (``_send_run``): at each turn, first the sends below the credit
+        in a row (the value, its slot's stores, the tail: no state word, frame word or
+        dispatch), then the send as any other for the one that reads credits, waits or finds
+        the channel closed (runtime/devicechan.py, put_credited)."""
+        send = self._send_run(s)
+        assert send is not None
+        c = send.chan
+        head, body, step, exit_ = self.new_label(), self.new_label(), self.new_label(), self.new_label()
+        self.add([self.assign(s.stop_var, self.r(s.stop))], expr_reads(s.stop), frozenset([s.stop_var]))
+        self.add([self.assign(s.var, self.r(s.start))], expr_reads(s.start), frozenset([s.var]))
+        self.start(head)
+        v, stop, ty = local(s.var), local(s.stop_var), NP[str(self.types[s.var])]
+        value = f"int64({NP[self.shared.plan.channel(c).elem]}({self.r(send.value)}))"
+        run = [
+            f"while {v} < {stop} and cur_{c}[0] >= 0 and cur_{c}[0] < cur_{c}[1]:  # a row of sends below the credit",
+            f"    dsync.put_credited(G.chan, CH_{c}, CAP_{c}, {value}, TICKETS_{c}, HOW_{c}, cur_{c})",
+            f"    {v} = {ty}({v} + {ty}(1))",
+        ]
+        uses = frozenset([s.var, s.stop_var]) | expr_reads(send.value)
+        self.add(run, uses, frozenset([s.var]))
+        self.branch(f"not {v} < {stop}", exit_, body, frozenset([s.var, s.stop_var]))
+        self.start(body)
+        self._loop_body(exit_, step, s.body)
+        self._close(step)
+        self.start(step)
+        self.add([f"{v} = {ty}({v} + {ty}(1))"], frozenset([s.var]), frozenset([s.var]))
+        self.goto(head)
+        self.start(exit_)
 
     # -- the function --
     def head(self) -> list[str]:

@@ -110,6 +110,17 @@ def credited_send(sched, qmask, chan, c, cap, value, bell, tickets, how, cur):  
 
 
 @cuda.jit(device=True)
+def put_credited(chan, c, cap, value, tickets, how, cur):  # type: ignore[no-untyped-def]
+    """A send of a row of sends below the credit (codegen/poll.py, _send_run): the caller saw
+    ``cur[0] < cur[1]``, so the slot is free and nothing is read; a deferring sender's
+    receivers are looked for later, so there is nothing to wake (credited_send's fast path)."""
+    pos = cur[0]
+    cur[0] = pos + 1
+    chan.CHHT[c, TAIL] = pos + 1
+    _put(chan, c, cap, chan.CHI, value, pos, False, tickets, how)
+
+
+@cuda.jit(device=True)
 def credited_put(chan, c, cap, data, value, pos, bell, tickets, how, cur):  # type: ignore[no-untyped-def]
     """chan_put for a crediting sender that waited in place for ticket ``pos``: its cursor is
     read again at its next send."""

@@ -55,6 +55,7 @@ from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls
     halves_carry,
     joined,
     look_for_holders,
+    put_credited,
     ring_me,
     ticket_ended,
     ticket_wait,

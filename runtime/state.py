@@ -147,7 +147,9 @@ frees' acquire, and ``REGISTERED`` is read beside the closed flag), before it
 waits, at a close, and when its poll returns. Within one poll the sender keeps
 its tail and credit in registers (a cursor: ``cur_c``, two int64 the compiler
 keeps out of memory), and the value of a send it started there (``sv_c``): both
-words are its own, so below its credit a send loads nothing at all.
+words are its own, so below its credit a send loads nothing at all. A ``for``
+whose body is one such send runs its sends below the credit in a row of their
+own (``put_credited``: the stores alone, no state word, frame word or dispatch).
 
 Waiting in place. A channel send or receive awaited on its own (not a
 ``select`` arm or a part of a ``join``) that finds the channel full or empty
