@@ -69,7 +69,18 @@ def timed(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
 
 typed_passes.BaseTypeInference.run_pass = timed("typing", typed_passes.BaseTypeInference.run_pass)  # type: ignore[method-assign]
 typed_passes.BaseNativeLowering.run_pass = timed("lowering", typed_passes.BaseNativeLowering.run_pass)  # type: ignore[method-assign]
-nvvm.compile_ir = timed("nvvm", nvvm.compile_ir)
+IR_LINES = [0]  # lines of LLVM IR handed to NVVM: a count without the seconds' spread
+
+
+def _counted(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapper(llvmir: Any, **kw: Any) -> Any:
+        IR_LINES[0] += sum(m.count("\n") for m in ([llvmir] if isinstance(llvmir, str) else llvmir))
+        return fn(llvmir, **kw)
+
+    return wrapper
+
+
+nvvm.compile_ir = timed("nvvm", _counted(nvvm.compile_ir))
 
 
 def ptxas_s(ptx: str) -> float:
@@ -121,6 +132,7 @@ def profile(path: str) -> dict[str, Any]:
         "program": path,
         "generated_lines": lines,
         "ptx_lines": ptx.count("\n"),
+        "llvm_ir_lines": IR_LINES[0],
         "stages_s": stages,
         "functions": len(BY_FN),
         "slowest_functions_s": top,
@@ -135,7 +147,10 @@ def main(argv: list[str]) -> int:
     path = argv[0] if argv else str(ROOT / "samples" / "stencil2d.gasync")
     res = profile(path)
     total = sum(res["stages_s"].values())
-    print(f"{res['program']}: {res['generated_lines']} generated lines, {res['ptx_lines']} PTX lines")
+    print(
+        f"{res['program']}: {res['generated_lines']} generated lines, {res['llvm_ir_lines']:,} lines of LLVM IR "
+        f"to NVVM, {res['ptx_lines']} PTX lines"
+    )
     print("| stage | s | share |\n| --- | ---: | ---: |")
     for name, s in res["stages_s"].items():
         print(f"| {name} | {s:.2f} | {100 * s / total:.0f}% |")
