@@ -56,14 +56,14 @@ class Checks:
     def may_fault(self, e: ir.Expr) -> bool:
         return self.enabled and _unproven_in(e)
 
-    def where(self, e: Access) -> str:
+    def where(self, e: Access, ctl: str = "") -> str:
         """``CTL, site, inst``: what a device helper records a fault of ``e`` with (the same
-        site for every rendering of ``e``)."""
+        site for every rendering of ``e``); ``ctl`` names the fault word where it is not G's."""
         key = id(e)
         if key not in self._site:
             self._site[key] = len(self.sites)
             self.sites.append(e)
-        return f"{CTL}, {self._site[key]}, inst"
+        return f"{ctl or CTL}, {self._site[key]}, inst"
 
     def table(self) -> list[str]:
         """The module's BOUNDS_SITES (nothing where there are no checks)."""

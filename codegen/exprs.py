@@ -124,6 +124,10 @@ class ExprRenderer:
         self.vector_var = ""
         self.vector_loads: dict[str, str] = {}
         self.cursors: frozenset[str] = frozenset()  # channels whose sender's cursor this poll holds
+        # a function given some buffers' arrays (and the fault word) as parameters instead of G:
+        # buffer -> its parameter, and the parameter that stands for bounds.CTL ("" for G's)
+        self.arrays: dict[str, str] = {}
+        self.ctl = ""
         self.table: dict[type, Callable[..., str]] = {
             ir.Lit: lambda e: literal(e.value, e.ty),
             ir.Var: lambda e: typed(self.var(e.name), NP[str(e.ty)]),
@@ -173,9 +177,10 @@ class ExprRenderer:
             return self.vector_loads[e.buf]
         checks = self.checked(e)
         np = NP[str(e.ty)]  # a buffer's elements are of its type exactly (runtime/buffers.py)
+        array = self.arrays.get(e.buf) or buffer_ref(e.buf)
         if checks is not None:  # 0 where the index is outside (the run stops)
-            return typed(f"db.load({buffer_ref(e.buf)}, {self.index_tuple(e.index)}, {checks.where(e)})", np)
-        return typed(f"{buffer_ref(e.buf)}[{self.index(e.index)}]", np)
+            return typed(f"db.load({array}, {self.index_tuple(e.index)}, {checks.where(e, self.ctl)})", np)
+        return typed(f"{array}[{self.index(e.index)}]", np)
 
     def _shared(self, e: ir.SharedOp) -> str:
         """Atomics on a shared scalar (a one-word array; bools are kept as int32 words)."""

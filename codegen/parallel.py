@@ -9,9 +9,11 @@ the body, and the warp issues one atomic per target after the loop.
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections.abc import Container, Iterator
+from contextlib import contextmanager
 
 from gasync.codegen import combined, groups, reduce
+from gasync.codegen.bounds import CTL
 from gasync.codegen.exprs import NP, buffer_ref, exact_index, local, wrap
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, source_line
 from gasync.planner import ir
@@ -202,19 +204,72 @@ def iteration_helper(
     out = ["@dl.INLINE", f"def it_{loop.gid}({', '.join(_helper_params(shared, loop))}):"]
     out.append(f"    {source_line(shared.plan, s.span)}  (one iteration)")
     values = []
-    for j, _st in map_iteration(shared, em, body, out, "    ", "h", index=True):
-        values += [f"ix_h_{j}", f"val_h_{j}"]
+    with _given_arrays(shared, loop, em):
+        for j, _st in map_iteration(shared, em, body, out, "    ", "h", index=True):
+            values += [f"ix_h_{j}", f"val_h_{j}"]
     out.append(f"    return {', '.join(values)}")
     return [*out, "", ""]
 
 
+def _read_buffers(loop: ParallelLoop) -> list[str]:
+    """The global buffers a map's body reads, in order of first appearance."""
+    from gasync.planner.walk import exprs_of, subexprs
+
+    found: dict[str, None] = {}
+    for st in loop.loop.body:
+        for e in exprs_of(st):
+            for sub in subexprs(e):
+                if isinstance(sub, ir.Load) and not groups.is_local(sub.buf):
+                    found.setdefault(sub.buf, None)
+    return list(found)
+
+
+def _checked(shared: Shared, loop: ParallelLoop) -> bool:
+    """Whether a map's body has a load checked at run time (it then needs the fault word)."""
+    from gasync.planner.walk import exprs_of, subexprs
+
+    checks = shared.checks
+    if checks is None:
+        return False
+    return any(
+        isinstance(sub, ir.Load) and checks.wanted(sub)
+        for st in loop.loop.body
+        for e in exprs_of(st)
+        for sub in subexprs(e)
+    )
+
+
+@contextmanager
+def _given_arrays(shared: Shared, loop: ParallelLoop, em: LoopEmitter) -> Iterator[None]:
+    """While a helper's body is rendered: its buffers and fault word are its parameters (each
+    call passes a few arrays, not G, whose many arrays make every call costly to compile:
+    scripts/typing_probe.py)."""
+    em.r.arrays = {b: f"a_{b}" for b in _read_buffers(loop)}
+    em.r.ctl = "ctl" if _checked(shared, loop) else ""
+    try:
+        yield
+    finally:
+        em.r.arrays, em.r.ctl = {}, ""
+
+
 def _helper_params(shared: Shared, loop: ParallelLoop) -> list[str]:
     """The helper's parameters: the loop's variable, its captured locals, the instance where
-    checks report it, G, and a group's locals."""
+    checks report it, the arrays of the buffers it reads, the fault word where it checks,
+    and a group's locals."""
     params = [local(loop.loop.var), *(local(n) for n, _ in loop.captured)]
     params += ["inst"] if loop.inst_word is not None else []
-    params += ["G"]
+    params += [f"a_{b}" for b in _read_buffers(loop)]
+    params += ["ctl"] if _checked(shared, loop) else []
     return params + (["L"] if groups.locals_param(shared.plan, loop.fn) else [])
+
+
+def _helper_args(shared: Shared, loop: ParallelLoop) -> list[str]:
+    """What a call of a helper passes after the loop's variable (``_helper_params``)."""
+    args = [local(n) for n, _ in loop.captured]
+    args += ["inst"] if loop.inst_word is not None else []
+    args += [buffer_ref(b) for b in _read_buffers(loop)]
+    args += [CTL] if _checked(shared, loop) else []
+    return args + (["L"] if groups.locals_param(shared.plan, loop.fn) else [])
 
 
 def _called_iteration(
@@ -228,7 +283,7 @@ def _called_iteration(
         if isinstance(st, ir.Store):
             names += [f"ix_{tag}_{j}", f"val_{tag}_{j}"]
             kept += _store_lines(shared, st, f"{tag}_{j}", ind)
-    args = [f"int64({k})", *_helper_params(shared, loop)[1:]]
+    args = [f"int64({k})", *_helper_args(shared, loop)]
     out = [f"{ind}{', '.join(names)} = it_{loop.gid}({', '.join(args)})"]
     if stores is None:
         return out + kept
@@ -282,7 +337,8 @@ def vector_helper(shared: Shared, loop: ParallelLoop, em: LoopEmitter) -> list[s
     out.append(f"    {source_line(shared.plan, s.span)}  (one element of a 16-byte step)")
     em.r.vector_var = s.var
     em.r.vector_loads = {b: f"e_{b}" for b in read}
-    values = [f"val_h_{n}" for n, _ in map_iteration(shared, em, s.body, out, "    ", "h")]
+    with _given_arrays(shared, loop, em):
+        values = [f"val_h_{n}" for n, _ in map_iteration(shared, em, s.body, out, "    ", "h")]
     em.r.vector_var, em.r.vector_loads = "", {}
     out.append(f"    return {', '.join(values)}{',' if len(values) == 1 else ''}")
     return [*out, "", ""]
@@ -320,7 +376,7 @@ def vector_map(shared: Shared, em: LoopEmitter, s: ir.For, loop: ParallelLoop | 
                 kept = [(n, st) for n, st in enumerate(s.body) if isinstance(st, ir.Store)]
                 names = [f"val_{u}_{j}_{n}" for n, _ in kept]
                 args = [f"int64(vk + {u * vec} * LANES + {j})", *(f"{b}_v{u}[{j}]" for b in read)]
-                args += _helper_params(shared, loop)[1:]
+                args += _helper_args(shared, loop)
                 target = ", ".join(names) + ("," if len(names) == 1 else "")
                 out.append(f"            {target} = vit_{loop.gid}({', '.join(args)})")
                 for name, (_, st) in zip(names, kept, strict=True):
