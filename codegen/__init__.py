@@ -294,6 +294,9 @@ def _header(
     out += [f"QMASK = {capacity - 1}", f"WMASK = {capacity - 1}", f"SMASK = {capacity - 1}"]
     out += [f"TMASK = {capacity - 1}  # a channel's ticket table: more words than instances"]
     out += [f"N_SIGNALS = {len(plan.signals)}", f"HAS_BULK = {has_bulk}"]
+    # service (codegen/services.py) has work only with signals or sleepers: without, Numba
+    # drops its calls (each would pass G, which costs compiling: scripts/typing_probe.py)
+    out += [f"HAS_SERVICE = {bool(plan.signals) or uses_sleep(plan)}"]
     # an idle executor sleeps at most this long (ns) between looks for work: short when a
     # few tasks hand work to each other (latency), longer when thousands of warps would
     # otherwise hammer the same counters

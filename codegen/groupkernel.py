@@ -24,7 +24,7 @@ from gasync.planner.model import GroupDef, Plan, TaskDef
 from gasync.planner.walk import stmts_in
 
 LANES = 32
-SERVICE = "service(w, G)"
+SERVICE = "if HAS_SERVICE: service(w, G)"
 
 
 def module_parts(shared: Shared) -> list[str]:
@@ -276,8 +276,8 @@ def pinned_{g}(inst, w, lane, G, L, GW):
                 pass
             elif r == {ready}:
                 G.sched.ST[inst] = dl.DONE
-                complete(inst, G)
-                flush_done(int64(1), G)
+                complete(inst, G.sched)
+                flush_done(int64(1), G.sched)
                 command = dl.CMD_EXIT
             elif r == {fork}:
                 command = CMD[w, dl.CMD_COMMAND]
@@ -287,7 +287,7 @@ def pinned_{g}(inst, w, lane, G, L, GW):
             else:
                 spins += 1
                 if spins % 64 == 0:
-                    service(w, G)
+                    if HAS_SERVICE: service(w, G)
                     if dl.overdue(CTL):
                         dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
                         command = dl.CMD_EXIT

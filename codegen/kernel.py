@@ -52,14 +52,14 @@ def executor(w, G, timeout_ns):
         else:
             if lo >= hi and fresh != 0:
                 # fresh instances first: a task that keeps yielding must not starve unstarted ones
-                lo, hi, fresh = claim(G)
+                lo, hi, fresh = claim(G.sched)
             if lo < hi:
                 inst = lo
                 lo += 1
             else:
                 inst = int64(dl.queue_pop(G.sched.QSEQ, G.sched.QDATA, G.sched.QHT, QMASK))
                 if inst < 0 and done > 0:
-                    done = flush_done(done, G)
+                    done = flush_done(done, G.sched)
                 if inst < 0 and HAS_BULK:
                     # one word to look at; the slots only when a job was posted since the
                     # last scan that found nothing (the acquire pairs with bulk_post's release)
@@ -88,15 +88,15 @@ def executor(w, G, timeout_ns):
                 break
             if r == {ready}:
                 ST[inst] = dl.DONE
-                complete(inst, G)
+                complete(inst, G.sched)
                 done += 1
                 if done >= 256:
-                    done = flush_done(done, G)
+                    done = flush_done(done, G.sched)
             else:
                 dl.after_poll(G.sched, QMASK, inst)
             if polls % 64 == 0:
                 # a busy executor still honours the deadline, another's exit, timers and the host
-                service(w, G)
+                if HAS_SERVICE: service(w, G)
                 if dl.ld(CTL, dl.CTL_EXIT) != 0:
                     break
                 if dl.past_deadline(CTL, start, timeout_ns):
@@ -106,7 +106,7 @@ def executor(w, G, timeout_ns):
         # the end, the deadline, a deadlock) every 8th time, as each look costs atomics
         idle += 1
         if idle % 8 == 0:
-            service(w, G)
+            if HAS_SERVICE: service(w, G)
             if dl.ld(CTL, dl.CTL_EXIT) != 0:
                 break
             if dl.ld(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
@@ -114,7 +114,7 @@ def executor(w, G, timeout_ns):
                 break
             if dl.past_deadline(CTL, start, timeout_ns):
                 break
-            if dl.ld(CTL, dl.CTL_INFLIGHT) == 0 and not host_pending(G):
+            if dl.ld(CTL, dl.CTL_INFLIGHT) == 0 and not host_pending(G.signals):
                 # nothing ready, running or asleep, no host signal to come, yet instances left:
                 # nothing can ever wake them. In flight is read again after the host signals,
                 # as one that arrived meanwhile counts in it until its waiters are woken.
@@ -126,7 +126,7 @@ def executor(w, G, timeout_ns):
         if backoff < IDLE_BACKOFF_MAX:
             backoff *= 2
     if command == dl.CMD_EXIT:
-        flush_done(done, G)
+        flush_done(done, G.sched)
         done = 0
         STATS[w, dl.STAT_POLLS] = polls
         STATS[w, dl.STAT_IDLE] = idle
@@ -145,10 +145,10 @@ def executor(w, G, timeout_ns):
 
 
 @cuda.jit(device=True)
-def flush_done(done, G):
+def flush_done(done, sched):
     # finished instances are counted in batches: one atomic per batch, not per instance
-    dl.add(G.sched.CTL, dl.CTL_DONE, done)
-    dl.add(G.sched.CTL, dl.CTL_INFLIGHT, -done)
+    dl.add(sched.CTL, dl.CTL_DONE, done)
+    dl.add(sched.CTL, dl.CTL_INFLIGHT, -done)
     return int64(0)
 
 
@@ -207,7 +207,7 @@ def spin_executor(w, G, timeout_ns, executors):
     while dl.ld(CTL, dl.CTL_DONE) < TOTAL_INSTANCES and dl.ld(CTL, dl.CTL_EXIT) == 0:
         if inst >= TOTAL_INSTANCES:
             inst = w
-            service(w, G)
+            if HAS_SERVICE: service(w, G)
             dl.past_deadline(CTL, start, timeout_ns)
             if HAS_BULK:
                 gid = bulk_claim(w, G)
@@ -229,8 +229,8 @@ def spin_executor(w, G, timeout_ns, executors):
                 break
             if r == {ready}:
                 ST[inst] = dl.DONE
-                complete(inst, G)
-                flush_done(int64(1), G)
+                complete(inst, G.sched)
+                flush_done(int64(1), G.sched)
         inst += executors
     if command == dl.CMD_EXIT:
         if dl.ld(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:

@@ -44,9 +44,9 @@ def services(shared: Shared) -> list[str]:
             "    chan_close(c, w, waker, G)",
             "    cur[0] = -1",
         ]
-    out += ["", "", "@cuda.jit(device=True)", "def host_pending(G):", "    # a host signal still to come?"]
+    out += ["", "", "@cuda.jit(device=True)", "def host_pending(signals):", "    # a host signal still to come?"]
     for sig in plan.signals:
-        out.append(f"    if dsync.host_signal_pending(G.signals, SIGNAL_{sig.name}):")
+        out.append(f"    if dsync.host_signal_pending(signals, SIGNAL_{sig.name}):")
         out.append("        return True")
     out.append("    return False")
     out += ["", "", "@cuda.jit(device=True)", "def service(w, G):", "    # host signals and due sleepers"]
@@ -134,7 +134,7 @@ def await_in_place(side, c, cap, lone, own, w, G, how):
             return int64(-2)
         turn += 1
         if turn % 8 == 0:
-            service(w, G)  # others' timers and host signals, while this one waits
+            if HAS_SERVICE: service(w, G)  # others' timers and host signals, while this one waits
             t = dl.now_ns()
             if dl.ld(CTL, dl.CTL_EXIT) != 0 or t - t0 > dl.SPIN_NS:
                 return int64(-1)
@@ -145,7 +145,7 @@ def await_in_place(side, c, cap, lone, own, w, G, how):
                 head, since = h, t
             elif t - since > QUEUE_STALL_NS:
                 return int64(-1)  # no idle executor takes it: go and run it
-            claims, waiting = claimable(G)
+            claims, waiting = claimable(G.sched)
             if not waiting:
                 claims = int64(-1)
             elif claims != claimed:

@@ -73,7 +73,8 @@ def traced_poll_end(shared: Shared, task: TaskDef) -> list[str]:
 
 
 def completion(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
-    out = ["@cuda.jit(device=True)", "def complete(inst, G):"]
+    # these take the one group of G they read: a call passing G costs compiling (scripts/typing_probe.py)
+    out = ["@cuda.jit(device=True)", "def complete(inst, sched):"]
     index = {t.name: t for t in tasks}
     for t in tasks:
         succs = [s for s in tasks if t.name in s.after]
@@ -85,8 +86,8 @@ def completion(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
         # writes to claim's acquire of PRED (a task with no successor needs none: the
         # kernel's end publishes its writes to the host)
         for s in succs:
-            out.append(f"        if dl.add_acq_rel(G.sched.PRED, {s.index}, int64(-1)) == 1:  # {s.name} may start")
-            out.append(f"            dl.add(G.sched.CTL, dl.CTL_INFLIGHT, int64({index[s.name].count}))")
+            out.append(f"        if dl.add_acq_rel(sched.PRED, {s.index}, int64(-1)) == 1:  # {s.name} may start")
+            out.append(f"            dl.add(sched.CTL, dl.CTL_INFLIGHT, int64({index[s.name].count}))")
     out.append("    return  # the executor counts finished instances in batches (flush_done)")
     return out
 
@@ -94,11 +95,11 @@ def completion(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
 def claim(tasks: tuple[TaskDef, ...]) -> list[str]:
     out = [
         "@cuda.jit(device=True)",
-        "def claim(G):",
+        "def claim(sched):",
         "    # (lo, hi, left): a range of fresh instances of a task that may start (or an empty",
         "    # one), and whether any task still has unclaimed instances (0 once all are taken)",
     ]
-    out.append("    CURSOR, PRED = G.sched.CURSOR, G.sched.PRED")
+    out.append("    CURSOR, PRED = sched.CURSOR, sched.PRED")
     for t in tasks:
         if t.count == 0:
             continue
@@ -110,11 +111,11 @@ def claim(tasks: tuple[TaskDef, ...]) -> list[str]:
         out.append(f"            return {t.first_instance} + lo, {t.first_instance} + min(lo + n, {t.count}), int64(1)")
     left = " or ".join(f"dl.ld(CURSOR, {t.index}) < {t.count}" for t in tasks if t.count) or "False"
     out.append(f"    return int64(0), int64(0), int64(1) if {left} else int64(0)")
-    out += ["", "", "@cuda.jit(device=True)", "def claimable(G):"]
+    out += ["", "", "@cuda.jit(device=True)", "def claimable(sched):"]
     out += [
         "    # (claims so far, whether a task that may start has unclaimed instances): a hint for",
         "    # an await waiting in place, which lets fresh instances wait only while others claim",
-        "    CURSOR, PRED = G.sched.CURSOR, G.sched.PRED",
+        "    CURSOR, PRED = sched.CURSOR, sched.PRED",
     ]
     counted = [t for t in tasks if t.count]
     total = " + ".join(f"dl.ld(CURSOR, {t.index})" for t in counted) or "0"
