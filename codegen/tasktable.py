@@ -18,7 +18,7 @@ def chunk_of(task: TaskDef) -> str:
     """
     if task.count < 64:
         return "int64(1)"
-    return f"max(int64(1), min(int64(1024), int64({task.count}) // (4 * G.sched.CTL[dl.CTL_EXECUTORS])))"
+    return f"max(int64(1), min(int64(1024), int64({task.count}) // (4 * sched.CTL[dl.CTL_EXECUTORS])))"
 
 
 def task_of(tasks: tuple[TaskDef, ...]) -> list[str]:
