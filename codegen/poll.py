@@ -227,7 +227,7 @@ class PollEmitter(AwaitBlocks):
         """A ``for`` of sends (``_send_run``): at each turn, first the sends below the credit
         in a row (the value, its slot's stores, the tail: no state word, frame word or
         dispatch), then the send as any other for the one that reads credits, waits or finds
-        the channel closed (runtime/devicechan.py, put_credited)."""
+        the channel closed (runtime/devicecredit.py, put_credited)."""
         send = self._send_run(s)
         assert send is not None
         c = send.chan
@@ -286,7 +286,7 @@ class PollEmitter(AwaitBlocks):
             ty = NP[self.task.var_ty]
             first, start = self.task.first_instance, self.task.start
             em.line(f"{local(self.task.var)} = {ty}({start} + (inst - {first}))")
-        for c in self.r.cursors:  # two int64 (registers, once inlined): runtime/devicechan.py, credited_send
+        for c in self.r.cursors:  # two int64 (registers, once inlined): runtime/devicecredit.py, credited_send
             em.line(f"cur_{c} = cuda.local.array(2, int64)  # channel {c}'s tail and credit, read at its first send")
             em.line(f"cur_{c}[0] = -1")
             if SEND_VALUE_KEPT:

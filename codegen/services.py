@@ -40,7 +40,7 @@ def services(shared: Shared) -> list[str]:
         out += ["", "", "@cuda.jit(device=True)", "def chan_close_own(c, w, waker, G, cur):"]
         out += [
             "    # a crediting sender's close of its own channel: its cursor is read again at its",
-            "    # next send, which then reads the closed flag (runtime/devicechan.py, credited_send)",
+            "    # next send, which then reads the closed flag (runtime/devicecredit.py, credited_send)",
             "    chan_close(c, w, waker, G)",
             "    cur[0] = -1",
         ]

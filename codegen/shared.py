@@ -129,7 +129,7 @@ class Shared:
 
     def credits(self, c: str) -> bool:
         """Whether channel ``c``'s sender keeps credits: its sends go through a cursor, two
-        registers of its poll (runtime/devicechan.py, credited_send)."""
+        registers of its poll (runtime/devicecredit.py, credited_send)."""
         return self.shapes is not None and self.shapes.credits(c)
 
     def cursors(self, task: str) -> tuple[str, ...]:

@@ -49,17 +49,19 @@ from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls
     chan_take_ticket,
     chan_try_recv,
     chan_try_send,
-    credited_put,
-    credited_send,
-    forget_credit,
     halves_carry,
     joined,
     look_for_holders,
-    put_credited,
     ring_me,
     ticket_ended,
     ticket_wait,
     wake_tickets,
+)
+from gasync.runtime.devicecredit import (  # noqa: F401  (the generated code calls them through dsync)
+    credited_put,
+    credited_send,
+    forget_credit,
+    put_credited,
 )
 from gasync.runtime.devicelib import SIM, ld, now_ns, queue_pop, queue_pop_before, queue_push, wake
 from gasync.runtime.order import (

@@ -5,7 +5,7 @@
 # Usage on the device machine, from the repository root, after gpu_check.sh's wheels are installed
 # (PYTHONPATH holding /tmp/site only):
 #   bash scripts/bench_stage.sh OUTDIR NAME ONLY [FILE SED-EXPRESSION]...
-# e.g. bash scripts/bench_stage.sh $OUT unroll4 B4,B5 codegen/parallel.py 's/^UNROLL = 8/UNROLL = 4/'
+# e.g. bash scripts/bench_stage.sh $OUT unroll4 B4,B5 codegen/maps.py 's/^UNROLL = 8/UNROLL = 4/'
 # Each expression must change its file (else the stage would measure the tree as it is: it stops).
 # The stage's results file is copied to OUTDIR/NAME.json.
 set -u

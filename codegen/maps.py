@@ -1,0 +1,321 @@
+"""A parallel loop whose body is a map (``is_map``): its iterations' loads may all come before
+their stores, so the loop is unrolled (UNROLL iterations a turn) and, where its buffers allow,
+moved 16 bytes a load (``vector_map``). One iteration is a device function of its own
+(``it_<gid>``, ``vit_<gid>`` for one element of a 16-byte step; ITERATION_HELPER), which the
+unrolled and tail loops call: Numba types its body once, and NVVM inlines it back. The helper
+takes its buffers' arrays, not G (every call passing G costs compiling:
+scripts/typing_probe.py). codegen/parallel.py writes the loop around these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Iterator
+from contextlib import contextmanager
+
+from gasync.codegen import combined, groups
+from gasync.codegen.bounds import CTL
+from gasync.codegen.exprs import NP, buffer_ref, exact_index, local, wrap
+from gasync.codegen.machine import Emitter, ParallelLoop, Shared, source_line
+from gasync.planner import ir
+
+# iterations per lane per turn of an unrolled map loop: 8 loads in flight per lane, so that a
+# stage of a few warps per SM (B4's compute tasks: 4) still streams; the kernel's registers
+# do not grow with it (ptx_check --registers: B4 71, B5 64, B5a 48 at both 4 and 8; 16 took B5
+# to 72, fewer warps per SM)
+UNROLL = 8
+PURE = (ir.Lit, ir.Var, ir.Load, ir.Unary, ir.Binary, ir.Cast)
+
+
+def is_map(body: tuple[ir.Stmt, ...], captured: set[str], combined_updates: Container[ir.Expr] = ()) -> bool:
+    """Whether a parallel loop's body is a map: straight-line lets, plain stores (one at
+    least) and combined atomic updates (of a register: ``combined_updates``) of pure
+    expressions, reading no buffer that it writes. Then all of an iteration's loads may
+    come before another iteration's stores, which an unrolled loop uses to keep several
+    loads in flight per lane (the compiler cannot: buffers may alias)."""
+    from gasync.planner.walk import exprs_of, subexprs
+
+    read: set[str] = set()
+    written: set[str] = set()
+    for st in body:
+        exprs = list(exprs_of(st))
+        if isinstance(st, ir.Let):
+            if st.var in captured:
+                return False
+        elif isinstance(st, ir.Store) and st.op == "=":
+            written.add(st.buf)
+        elif isinstance(st, ir.Eval) and st.expr in combined_updates:
+            assert isinstance(st.expr, ir.SharedOp | ir.BufAtomic)
+            exprs = [combined.value_of(st.expr)]  # its target is the same in every iteration
+        else:
+            return False
+        for e in exprs:
+            for sub in subexprs(e):
+                if not isinstance(sub, PURE):
+                    return False
+                if isinstance(sub, ir.Load):
+                    read.add(sub.buf)
+    # a body of updates alone is a reduction, which keeps one iteration per turn as a reducing
+    # loop does: its loads in flight would take a register each, for the whole kernel
+    return bool(written) and not (read & written)
+
+
+def map_iteration(
+    shared: Shared, em: Emitter, body: tuple[ir.Stmt, ...], out: list[str], ind: str, tag: str, index: bool = False
+) -> list[tuple[int, ir.Store]]:
+    """One iteration of a map's body into ``out``: its lets and combined updates, and each
+    store's value into ``val_<tag>_<j>`` (with ``index``, its index into ``ix_<tag>_<j>``),
+    ``j`` the store's place in the body. Returns the stores, for the caller to write after
+    the other iterations' loads."""
+    stores = []
+    for j, st in enumerate(body):
+        if isinstance(st, ir.Let | ir.Eval):  # an Eval here is a combined update (is_map)
+            em.structured((st,), out, ind)
+            continue
+        assert isinstance(st, ir.Store)
+        if index:
+            out.append(f"{ind}ix_{tag}_{j} = {em.r.index_tuple(st.index)}")
+        out.append(f"{ind}val_{tag}_{j} = {wrap(NP[shared.plan.buffer(st.buf).elem], em.r(st.value))}")
+        stores.append((j, st))
+    return stores
+
+
+def unrolled_map(shared: Shared, em: Emitter, s: ir.For, loop: ParallelLoop | None = None) -> list[str]:
+    """UNROLL iterations per turn: each one's lets, stored values and combined updates
+    first, then the stores; with ``loop`` (it has an iteration helper) each iteration is a
+    call of the helper."""
+    out = [
+        f"    {source_line(shared.plan, s.span)}",
+        f"    while k + {UNROLL - 1} * LANES < hi:  # a map: the loads of {UNROLL} iterations in flight",
+    ]
+    stores = []
+    for u in range(UNROLL):
+        if loop is not None:
+            out += called_iteration(shared, loop, f"k + {u} * LANES", f"{u}", "        ", stores)
+            continue
+        out.append(f"        {em.assign(s.var, f'k + {u} * LANES')}")
+        for j, st in map_iteration(shared, em, s.body, out, "        ", f"{u}", index=True):
+            stores += _store_lines(shared, st, f"{u}_{j}", "        ")
+    out += stores
+    out.append(f"        k += {UNROLL} * LANES")
+    return out
+
+
+def _store_lines(shared: Shared, st: ir.Store, tag: str, ind: str) -> list[str]:
+    """The store of an iteration's value ``val_<tag>`` at ``ix_<tag>``, checked where it must be."""
+    store = f"{buffer_ref(st.buf)}[ix_{tag}] = val_{tag}"
+    checks = shared.checks
+    if checks is not None and checks.wanted(st):  # skipped where the index is outside
+        return [f"{ind}if db.inside({buffer_ref(st.buf)}, ix_{tag}, {checks.where(st)}):", f"{ind}    {store}"]
+    return [f"{ind}{store}"]
+
+
+# A map's iteration as a device function of its own (its lets, then each store's index and
+# value, returned): the unrolled loop calls it UNROLL times and the tail loop once, so Numba
+# types and lowers the body once instead of UNROLL + 1 times (B6: a cold compile's typing and
+# lowering are most of it). NVVM inlines it back (forceinline): the same code runs.
+ITERATION_HELPER = True
+
+
+def iteration_helper(
+    shared: Shared, loop: ParallelLoop, em: Emitter, captured: set[str], combined_updates: Container[ir.Expr]
+) -> list[str]:
+    """``it_<gid>``, a map's iteration (see ITERATION_HELPER), or nothing where the body is not
+    a map of lets and stores (a combined update keeps the body in the loop)."""
+    s = loop.loop
+    body = s.body
+    if not ITERATION_HELPER or loop.loop.reduce is not None or not is_map(body, captured, combined_updates):
+        return []
+    if any(isinstance(st, ir.Eval) for st in body):
+        return []
+    out = ["@dl.INLINE", f"def it_{loop.gid}({', '.join(_helper_params(shared, loop))}):"]
+    out.append(f"    {source_line(shared.plan, s.span)}  (one iteration)")
+    values = []
+    with _given_arrays(shared, loop, em):
+        for j, _st in map_iteration(shared, em, body, out, "    ", "h", index=True):
+            values += [f"ix_h_{j}", f"val_h_{j}"]
+    out.append(f"    return {', '.join(values)}")
+    return [*out, "", ""]
+
+
+def _read_buffers(loop: ParallelLoop) -> list[str]:
+    """The global buffers a map's body reads, in order of first appearance."""
+    from gasync.planner.walk import exprs_of, subexprs
+
+    found: dict[str, None] = {}
+    for st in loop.loop.body:
+        for e in exprs_of(st):
+            for sub in subexprs(e):
+                if isinstance(sub, ir.Load) and not groups.is_local(sub.buf):
+                    found.setdefault(sub.buf, None)
+    return list(found)
+
+
+def _checked(shared: Shared, loop: ParallelLoop) -> bool:
+    """Whether a map's body has a load checked at run time (it then needs the fault word)."""
+    from gasync.planner.walk import exprs_of, subexprs
+
+    checks = shared.checks
+    if checks is None:
+        return False
+    return any(
+        isinstance(sub, ir.Load) and checks.wanted(sub)
+        for st in loop.loop.body
+        for e in exprs_of(st)
+        for sub in subexprs(e)
+    )
+
+
+@contextmanager
+def _given_arrays(shared: Shared, loop: ParallelLoop, em: Emitter) -> Iterator[None]:
+    """While a helper's body is rendered: its buffers and fault word are its parameters (each
+    call passes a few arrays, not G, whose many arrays make every call costly to compile:
+    scripts/typing_probe.py)."""
+    em.r.arrays = {b: f"a_{b}" for b in _read_buffers(loop)}
+    em.r.ctl = "ctl" if _checked(shared, loop) else ""
+    try:
+        yield
+    finally:
+        em.r.arrays, em.r.ctl = {}, ""
+
+
+def _helper_params(shared: Shared, loop: ParallelLoop) -> list[str]:
+    """The helper's parameters: the loop's variable, its captured locals, the instance where
+    checks report it, the arrays of the buffers it reads, the fault word where it checks,
+    and a group's locals."""
+    params = [local(loop.loop.var), *(local(n) for n, _ in loop.captured)]
+    params += ["inst"] if loop.inst_word is not None else []
+    params += [f"a_{b}" for b in _read_buffers(loop)]
+    params += ["ctl"] if _checked(shared, loop) else []
+    return params + (["L"] if groups.locals_param(shared.plan, loop.fn) else [])
+
+
+def _helper_args(shared: Shared, loop: ParallelLoop) -> list[str]:
+    """What a call of a helper passes after the loop's variable (``_helper_params``)."""
+    args = [local(n) for n, _ in loop.captured]
+    args += ["inst"] if loop.inst_word is not None else []
+    args += [buffer_ref(b) for b in _read_buffers(loop)]
+    args += [CTL] if _checked(shared, loop) else []
+    return args + (["L"] if groups.locals_param(shared.plan, loop.fn) else [])
+
+
+def called_iteration(
+    shared: Shared, loop: ParallelLoop, k: str, tag: str, ind: str, stores: list[str] | None = None
+) -> list[str]:
+    """A call of the iteration helper for iteration ``k``; its stores go into ``stores``, or
+    (None) right after the call."""
+    names = []
+    kept = []
+    for j, st in enumerate(loop.loop.body):
+        if isinstance(st, ir.Store):
+            names += [f"ix_{tag}_{j}", f"val_{tag}_{j}"]
+            kept += _store_lines(shared, st, f"{tag}_{j}", ind)
+    args = [f"int64({k})", *_helper_args(shared, loop)]
+    out = [f"{ind}{', '.join(names)} = it_{loop.gid}({', '.join(args)})"]
+    if stores is None:
+        return out + kept
+    stores += kept
+    return out
+
+
+VECTOR = True  # False: maps move 4 or 8 bytes per access only (what bench/NOTES.md measured against)
+VEC_BYTES = 16
+VEC_STEPS = 8  # 16-byte loads in flight per lane and buffer: 128 bytes, four times UNROLL's 8 x 4
+SIZES = {"f32": 4, "i32": 4, "u32": 4, "f64": 8, "i64": 8, "u64": 8}
+
+
+def vector_buffers(shared: Shared, s: ir.For) -> tuple[list[str], int] | None:
+    """The buffers a map reads or writes at exactly its variable (``buf[i]``) and their
+    element size, if the map can move them 16 bytes at a time: every store is such an
+    access, all of them have one element size of 4 or 8 bytes, none is checked at run time."""
+    from gasync.planner.walk import exprs_of, subexprs
+
+    found: dict[str, ir.Expr | ir.Stmt] = {}
+    for st in s.body:
+        if isinstance(st, ir.Store):
+            if not exact_index(st.index, s.var):
+                return None
+            found.setdefault(st.buf, st)
+        for e in exprs_of(st):
+            for sub in subexprs(e):
+                if isinstance(sub, ir.Load) and exact_index(sub.index, s.var):
+                    found.setdefault(sub.buf, sub)
+    if any(groups.is_local(b) for b in found):  # shared memory: 16-byte loads of global memory only
+        return None
+    sizes = {SIZES.get(shared.plan.buffer(b).elem, 0) for b in found}
+    checks = shared.checks
+    if len(sizes) != 1 or 0 in sizes or (checks is not None and any(checks.wanted(a) for a in found.values())):
+        return None
+    return sorted(found), sizes.pop()
+
+
+def vector_helper(shared: Shared, loop: ParallelLoop, em: Emitter) -> list[str]:
+    """``vit_<gid>``, one iteration of a vector map (ITERATION_HELPER) given its loaded
+    elements: the loop's variable, each read buffer's element (``e_<buffer>``), the captured
+    locals; it returns each store's value. Nothing where the map is not a vector map."""
+    s = loop.loop
+    found = vector_buffers(shared, s) if VECTOR else None
+    if found is None:
+        return []
+    stored = [st.buf for st in s.body if isinstance(st, ir.Store)]
+    read = [b for b in found[0] if b not in stored]
+    params = [local(s.var), *(f"e_{b}" for b in read), *_helper_params(shared, loop)[1:]]
+    out = ["@dl.INLINE", f"def vit_{loop.gid}({', '.join(params)}):"]
+    out.append(f"    {source_line(shared.plan, s.span)}  (one element of a 16-byte step)")
+    em.r.vector_var = s.var
+    em.r.vector_loads = {b: f"e_{b}" for b in read}
+    with _given_arrays(shared, loop, em):
+        values = [f"val_h_{n}" for n, _ in map_iteration(shared, em, s.body, out, "    ", "h")]
+    em.r.vector_var, em.r.vector_loads = "", {}
+    out.append(f"    return {', '.join(values)}{',' if len(values) == 1 else ''}")
+    return [*out, "", ""]
+
+
+def vector_map(shared: Shared, em: Emitter, s: ir.For, loop: ParallelLoop | None = None) -> list[str]:
+    """Where the warp's range starts on a 16-byte line of every buffer it moves (known only at
+    run time: a view may start anywhere), each lane takes VEC consecutive iterations per
+    16-byte load, VEC_STEPS loads in flight; the unrolled and plain loops do the rest. With
+    ``loop`` (it has a vector helper) each element is a call of ``vit_<gid>``."""
+    found = vector_buffers(shared, s) if VECTOR else None
+    if found is None:
+        return []
+    bufs, size = found
+    vec = VEC_BYTES // size
+    span = vec * VEC_STEPS  # iterations per lane per turn
+    stored = [st.buf for st in s.body if isinstance(st, ir.Store)]
+    read = [b for b in bufs if b not in stored]
+    aligned = " and ".join(f"dv.aligned16({buffer_ref(b)}, lo)" for b in bufs)
+    out = [
+        f"    {source_line(shared.plan, s.span)}",
+        "    lo = k - lane",
+        f"    if lo % {vec} == 0 and {aligned}:  # 16-byte loads, {vec} iterations each",
+        f"        while lo + {span} * LANES <= hi:",
+        f"            vk = lo + lane * {vec}",
+    ]
+    for u in range(VEC_STEPS):
+        for b in read:
+            out.append(f"            {b}_v{u} = dv.ld_v{vec}({buffer_ref(b)}, vk + {u * vec} * LANES)")
+    stores: list[str] = []
+    for u in range(VEC_STEPS):
+        vals: dict[str, list[str]] = {b: [] for b in stored}
+        for j in range(vec):
+            if loop is not None:
+                kept = [(n, st) for n, st in enumerate(s.body) if isinstance(st, ir.Store)]
+                names = [f"val_{u}_{j}_{n}" for n, _ in kept]
+                args = [f"int64(vk + {u * vec} * LANES + {j})", *(f"{b}_v{u}[{j}]" for b in read)]
+                args += _helper_args(shared, loop)
+                target = ", ".join(names) + ("," if len(names) == 1 else "")
+                out.append(f"            {target} = vit_{loop.gid}({', '.join(args)})")
+                for name, (_, st) in zip(names, kept, strict=True):
+                    vals[st.buf].append(name)
+                continue
+            em.r.vector_var = s.var
+            em.r.vector_loads = {b: f"{b}_v{u}[{j}]" for b in read}
+            out.append(f"            {em.assign(s.var, f'vk + {u * vec} * LANES + {j}')}")
+            for n, st in map_iteration(shared, em, s.body, out, "            ", f"{u}_{j}"):
+                vals[st.buf].append(f"val_{u}_{j}_{n}")
+        em.r.vector_var, em.r.vector_loads = "", {}
+        for b, names in vals.items():
+            stores.append(f"            dv.st_v{vec}({buffer_ref(b)}, vk + {u * vec} * LANES, ({', '.join(names)}))")
+    out += stores
+    out += [f"            lo += {span} * LANES", "        k = lo + lane"]
+    return out
