@@ -263,15 +263,7 @@ class Emitter:
 
     def pack_args(self, loop: ParallelLoop, ai: str, af: str) -> list[str]:
         """Captured locals into an argument row (``ai``/``af`` are 'ARRAY[row' prefixes)."""
-        out = []
-        ni, nf = 2, 0
-        for name, ty in loop.captured:
-            if ty in ir.FLOATS:
-                out.append(f"{af}, {nf}] = float64({local(name)})")
-                nf += 1
-            else:
-                out.append(f"{ai}, {ni}] = int64({local(name)})")
-                ni += 1
+        out, ni, nf = captured_stores(loop.captured, 2, ai, af)
         red = loop.loop.reduce
         if red is not None:  # the value's word, from the operator's identity (codegen/reduce.py)
             from gasync.codegen.reduce import identity_word
@@ -309,6 +301,33 @@ class Emitter:
         return tuple((n, self.types[n]) for n in used if n not in defined)
 
 
+def captured_stores(captured: tuple[tuple[str, ir.Ty], ...], ni: int, ai: str, af: str) -> tuple[list[str], int, int]:
+    """Lines that store ``captured`` locals into argument rows (``ai``/``af`` are 'ARRAY[row'
+    prefixes; integers from word ``ni``, floats from 0), and the next free words."""
+    out, nf = [], 0
+    for name, ty in captured:
+        if ty in ir.FLOATS:
+            out.append(f"{af}, {nf}] = float64({local(name)})")
+            nf += 1
+        else:
+            out.append(f"{ai}, {ni}] = int64({local(name)})")
+            ni += 1
+    return out, ni, nf
+
+
+def captured_loads(em: Emitter, captured: tuple[tuple[str, ir.Ty], ...], ni: int, ind: str) -> list[str]:
+    """The other side of ``captured_stores``: each local from the rows ``AI``/``AF``."""
+    out, nf = [], 0
+    for name, ty in captured:
+        if ty in ir.FLOATS:
+            out.append(f"{ind}{em.assign(name, f'AF[{nf}]')}")
+            nf += 1
+        else:
+            out.append(f"{ind}{em.assign(name, f'AI[{ni}]')}")
+            ni += 1
+    return out
+
+
 __all__ = [
     "DONE_STATE",
     "FRAME",
@@ -318,6 +337,8 @@ __all__ = [
     "ParallelLoop",
     "Shared",
     "UnsupportedError",
+    "captured_loads",
+    "captured_stores",
     "contains_suspend",
     "literal",
 ]

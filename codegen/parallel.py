@@ -10,7 +10,7 @@ the body, and the warp issues one atomic per target after the loop.
 from __future__ import annotations
 
 from gasync.codegen import combined, groups, reduce
-from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, source_line
+from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, captured_loads, source_line
 from gasync.codegen.maps import called_iteration, is_map, iteration_helper, unrolled_map, vector_helper, vector_map
 from gasync.planner import ir
 from gasync.planner.model import Function
@@ -49,14 +49,7 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
         f"def par_{loop.gid}(w, lane, AI, AF, G{groups.locals_param(shared.plan, loop.fn)}):",
         f"    {source_line(shared.plan, s.span)}",
     ]
-    ni, nf = 2, 0
-    for name, ty in loop.captured:
-        if ty in ir.FLOATS:
-            out.append(f"    {em.assign(name, f'AF[{nf}]')}")
-            nf += 1
-        else:
-            out.append(f"    {em.assign(name, f'AI[{ni}]')}")
-            ni += 1
+    out += captured_loads(em, loop.captured, 2, "    ")
     if loop.inst_word is not None:
         out.append(f"    inst = AI[{loop.inst_word}]")
     out += ["    " + line for line in em.guard_setup(s.body, None)]

@@ -1,7 +1,7 @@
 """Device helpers for a crediting sender (codegen/shapes.py ``CREDITS``; runtime/state.py,
 Flagged words, credits, deferred looks): its sends below the credit read nothing, its
 cursor keeps the tail and credit in registers for a poll, and a credit read takes up to
-CREDIT_RUN slots at once (with the deferred look for waiting ticket holders). The ring
+CREDIT_RUN (state.py) slots at once (with the deferred look for waiting ticket holders). The ring
 itself and the puts are devicechan.py's; devicesync.py re-exports these for the generated
 code (``dsync``).
 """
@@ -10,13 +10,20 @@ from __future__ import annotations
 
 from numba import cuda, int64
 
-from gasync.runtime.devicechan import DEFER, QUIET_FREE, SEND_CLOSED, SEND_FULL, SEQ_MASK, chan_put, wake_holders
+from gasync.runtime.devicechan import (
+    DEFER,
+    QUIET_FREE,
+    SEND_CLOSED,
+    SEND_FULL,
+    SEQ_MASK,
+    chan_put,
+    put_slot,
+    wake_holders,
+)
 from gasync.runtime.devicelib import ld
 from gasync.runtime.order import fence_acq_rel, fence_sc
 from gasync.runtime.state import SLOT_WORDS
 from gasync.runtime.words import CH_CHECKED, CH_CREDIT, CH_REGISTERED, TAIL
-
-CREDIT_RUN = 8  # slots a crediting sender reads at once
 
 
 @cuda.jit(device=True)
@@ -49,6 +56,24 @@ def put_credited(chan, c, cap, value, tickets, how, cur):  # type: ignore[no-unt
     pos = cur[0]
     cur[0] = pos + 1
     chan_put(chan, c, cap, chan.CHI, value, pos, False, tickets, how)
+
+
+@cuda.jit(device=True)
+def put_lane(chan, c, cap, value, pos, tickets, how):  # type: ignore[no-untyped-def]
+    """One lane's send in a row handed to the sender's lanes (codegen/poll.py, LANE_ROWS):
+    ticket ``pos`` is below the credit, so its slot is free; the tail is lane 0's, stored
+    once after the row (end_lane_row). Each lane's stores are its slot's alone; a
+    flagged slot needs no release, and an unflagged one is released by the lane itself."""
+    put_slot(chan, c, cap, chan.CHI, value, pos, False, tickets, how)
+
+
+@cuda.jit(device=True)
+def end_lane_row(chan, c, n, cur):  # type: ignore[no-untyped-def]
+    """After a row of ``n`` sends on the lanes (their warp met, so their stores come first):
+    the sender's tail and cursor move past them."""
+    pos = cur[0] + n
+    cur[0] = pos
+    chan.CHHT[c, TAIL] = pos
 
 
 @cuda.jit(device=True)

@@ -24,6 +24,7 @@ from gasync.runtime.state import (
     STAT_WORDS,
     Cmd,
     Ctl,
+    ticket_words,
 )
 
 
@@ -81,7 +82,7 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_ca
         "CHX": np.zeros((c, chcap), np.int64),
         "CHHT": np.zeros((c, RING_WORDS), np.int64),
         "CHCLOSED": np.zeros(c, np.int32),
-        "CTW": np.zeros((c, cap), np.int32),
+        "CTW": np.zeros((c, ticket_words(cap)), np.int32),
         "HOSTSIG": np.zeros(s, np.int32),
         "HOSTPEND": np.zeros(s, np.int32),
         "SSEQ": np.arange(cap, dtype=np.int64),

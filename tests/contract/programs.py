@@ -1345,6 +1345,31 @@ case(
 )
 
 case(
+    "rows_of_sends_on_the_lanes_with_captured_locals",
+    # codegen/lanerows.py: each row's value is computed by the lane that sends it, from the
+    # loop's variable (an i32 from 3) and locals the loop does not change (an f64 among them);
+    # the loop runs three times, each time from its start, rows cut by the credit (8 of 16)
+    """
+    const N: i32 = 100;
+    channel c: i64[16];
+    buffer out: i64[300] = zeros;
+    task s {
+        let k: i64 = 7;
+        let f: f64 = 2.5;
+        for r in 0..3 {
+            let base: i64 = (r as i64) * 1000;
+            for t in 3..N + 3 { c.send(base + (t as i64) * k + (f as i64)).await; }
+        }
+        c.close();
+    }
+    task q for w in 0..5 {
+        for await v in c { out[(v / 1000) * 100 + ((v % 1000) - 2) / 7 - 3] = v; }
+    }
+    """,
+    {"out": [1000 * r + 7 * (j + 3) + 2 for r in range(3) for j in range(100)]},
+)
+
+case(
     "flagged_ping_pong_with_quiet_frees",
     """
     channel ping: i64[1];
