@@ -19,7 +19,7 @@ import hashlib
 from dataclasses import dataclass
 
 from gasync import __version__
-from gasync.codegen import groupkernel, groups, kernel, lanerows, services, tasktable
+from gasync.codegen import groupkernel, groups, kernel, services, tasktable
 from gasync.codegen.blocks import emit_plain
 from gasync.codegen.bounds import Checks
 from gasync.codegen.flatten import flatten_plan
@@ -107,8 +107,8 @@ def generate(plan: Plan, trace: bool = False, checked: bool = True, ring_capacit
     while capacity < plan.instances + 1 and not ring_capacity:
         capacity *= 2
     capacity = ring_capacity or capacity
-    pi = max([2, *(p.n_int for p in [*shared.parallel, *shared.rows])])
-    pf = max([1, *(p.n_float for p in [*shared.parallel, *shared.rows])])
+    pi = max([2, *(p.n_int for p in shared.parallel)])
+    pf = max([1, *(p.n_float for p in shared.parallel)])
     bulk = [p for p in shared.parallel if p.bulk]
     jobargs = (max([2, *(p.n_int for p in bulk)]), max([1, *(p.n_float for p in bulk)])) if bulk else (0, 0)
     head = _header(plan, bases, capacity, bool(bulk), arrays, shared.wait_in_place, shared.shapes, shared.checks)
@@ -244,8 +244,6 @@ def _functions(shared: Shared) -> list[str]:
         done += 1
     for loop in shared.parallel:
         out += [*emit_parallel_body(shared, loop), "", ""]
-    for row in shared.rows:
-        out += [*lanerows.row_function(shared, row), "", ""]
     return out
 
 

@@ -17,7 +17,7 @@ leaves together, when thread 0 has seen the run's exit.
 
 from __future__ import annotations
 
-from gasync.codegen import groups, lanerows, tasktable
+from gasync.codegen import groups, tasktable
 from gasync.codegen.machine import ABORT, FORK, READY, Shared
 from gasync.planner import ir
 from gasync.planner.model import GroupDef, Plan, TaskDef
@@ -142,7 +142,6 @@ def _run_parallel(shared: Shared, g: GroupDef) -> list[str]:
             continue
         out.append(f"    if command == {loop.gid}:")
         out.append(f"        par_{loop.gid}(w, lane, G.exec.PARGS_I[w], G.exec.PARGS_F[w], G{', L' if owner else ''})")
-    out += lanerows.dispatch_lines(shared, "    ")
     out.append("    return")
     return out
 

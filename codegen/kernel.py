@@ -14,7 +14,7 @@ when nothing is ready or running while instances remain (a deadlock). Lanes
 
 from __future__ import annotations
 
-from gasync.codegen import groups, lanerows
+from gasync.codegen import groups
 from gasync.codegen.machine import ABORT, FORK, READY, Shared
 
 EXECUTOR = """
@@ -284,7 +284,6 @@ def run_parallel(shared: Shared) -> list[str]:
             out.append(f"        par_{loop.gid}(w, lane, G.jobs.JOBARGS_I[j], G.jobs.JOBARGS_F[j], G)")
         else:
             out.append(f"        par_{loop.gid}(w, lane, G.exec.PARGS_I[w], G.exec.PARGS_F[w], G)")
-    out += lanerows.dispatch_lines(shared, "    ")
     out.append("    return")
     return out
 

@@ -18,7 +18,7 @@ block.
 from __future__ import annotations
 
 from gasync.codegen import blockir as bir
-from gasync.codegen import groups, lanerows
+from gasync.codegen import groups
 from gasync.codegen.awaits import AwaitBlocks
 from gasync.codegen.blocks import expr_reads
 from gasync.codegen.exprs import NP, literal, local, wrap
@@ -237,16 +237,12 @@ class PollEmitter(AwaitBlocks):
         self.add([self.assign(s.var, self.r(s.start))], expr_reads(s.start), frozenset([s.var]))
         self.start(head)
         v, stop, ty = local(s.var), local(s.stop_var), NP[str(self.types[s.var])]
-        row = lanerows.lane_row(self.shared, self, s, send)
-        if row is not None:  # a row on the warp's lanes
-            run = lanerows.poll_lines(self, row)
-        else:
-            value = f"int64({NP[self.shared.plan.channel(c).elem]}({self.r(send.value)}))"
-            run = [
-                f"while {v} < {stop} and cur_{c}[0] >= 0 and cur_{c}[0] < cur_{c}[1]:  {ROW_NOTE}",
-                f"    dsync.put_credited(G.chan, CH_{c}, CAP_{c}, {value}, TICKETS_{c}, HOW_{c}, cur_{c})",
-                f"    {v} = {ty}({v} + {ty}(1))",
-            ]
+        value = f"int64({NP[self.shared.plan.channel(c).elem]}({self.r(send.value)}))"
+        run = [
+            f"while {v} < {stop} and cur_{c}[0] >= 0 and cur_{c}[0] < cur_{c}[1]:  {ROW_NOTE}",
+            f"    dsync.put_credited(G.chan, CH_{c}, CAP_{c}, {value}, TICKETS_{c}, HOW_{c}, cur_{c})",
+            f"    {v} = {ty}({v} + {ty}(1))",
+        ]
         uses = frozenset([s.var, s.stop_var]) | expr_reads(send.value)
         self.add(run, uses, frozenset([s.var]))
         self.branch(f"not {v} < {stop}", exit_, body, frozenset([s.var, s.stop_var]))

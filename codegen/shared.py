@@ -5,7 +5,6 @@ returns (split out of machine.py, which re-exports them)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from gasync.codegen.bounds import Checks
 from gasync.codegen.jobs import JobWidths
@@ -54,7 +53,6 @@ class Shared:
     suspends: dict[str, bool]
     frames: dict[str, FrameLayout]
     parallel: list[ParallelLoop] = field(default_factory=list)
-    rows: list[Any] = field(default_factory=list)  # rows of sends on the lanes (codegen/lanerows.py, LaneRow)
     blocks: list[tuple[ir.AsyncBlock, str]] = field(default_factory=list)  # (block, enclosing function)
     has_sleep: bool = False
     trace: bool = False  # record polls and wakes into TRACE

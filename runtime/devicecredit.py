@@ -17,7 +17,6 @@ from gasync.runtime.devicechan import (
     SEND_FULL,
     SEQ_MASK,
     chan_put,
-    put_slot,
     wake_holders,
 )
 from gasync.runtime.devicelib import ld
@@ -56,24 +55,6 @@ def put_credited(chan, c, cap, value, tickets, how, cur):  # type: ignore[no-unt
     pos = cur[0]
     cur[0] = pos + 1
     chan_put(chan, c, cap, chan.CHI, value, pos, False, tickets, how)
-
-
-@cuda.jit(device=True)
-def put_lane(chan, c, cap, value, pos, tickets, how):  # type: ignore[no-untyped-def]
-    """One lane's send in a row handed to the sender's lanes (codegen/poll.py, LANE_ROWS):
-    ticket ``pos`` is below the credit, so its slot is free; the tail is lane 0's, stored
-    once after the row (end_lane_row). Each lane's stores are its slot's alone; a
-    flagged slot needs no release, and an unflagged one is released by the lane itself."""
-    put_slot(chan, c, cap, chan.CHI, value, pos, False, tickets, how)
-
-
-@cuda.jit(device=True)
-def end_lane_row(chan, c, n, cur):  # type: ignore[no-untyped-def]
-    """After a row of ``n`` sends on the lanes (their warp met, so their stores come first):
-    the sender's tail and cursor move past them."""
-    pos = cur[0] + n
-    cur[0] = pos
-    chan.CHHT[c, TAIL] = pos
 
 
 @cuda.jit(device=True)

@@ -60,10 +60,8 @@ from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls
 from gasync.runtime.devicecredit import (  # noqa: F401  (the generated code calls them through dsync)
     credited_put,
     credited_send,
-    end_lane_row,
     forget_credit,
     put_credited,
-    put_lane,
 )
 from gasync.runtime.devicelib import SIM, ld, now_ns, queue_pop, queue_pop_before, queue_push, wake
 from gasync.runtime.order import (

@@ -1,5 +1,4 @@
-"""Which loops of sends run their sends below the credit in a row (codegen/poll.py, _send_run),
-and which rows the sender's lanes send (codegen/lanerows.py).
+"""Which loops of sends run their sends below the credit in a row (codegen/poll.py, _send_run).
 
 Their values are checked on every backend by the contract cases with flagged, crediting
 channels (``flagged_values_*``); this checks the choice itself and what the row is made of.
@@ -9,10 +8,8 @@ from __future__ import annotations
 
 import gasync
 from gasync.codegen import generate
-from gasync.codegen.lanerows import ROW_COMMAND
 
 ROW = "# a row of sends below the credit"
-LANES = "# rows of sends below the credit, a lane each"
 
 
 def source(text: str) -> str:
@@ -25,20 +22,8 @@ def test_a_loop_of_sends_to_ticket_holders_runs_rows() -> None:
         "task s { for t in 0..N { c.send(t * 3).await; } c.close(); }\n"
         "task r for w in 0..4 { for await v in c { out[v / 3] = v; } }\n"
     )
-    assert src.count(LANES) == 1 and ROW not in src  # its value is arithmetic: the lanes send the rows
-    assert "row_1(w, 0, G.exec.PARGS_I[w], G.exec.PARGS_F[w], G)" in src  # lane 0's own lane of the row
-    assert "dsync.put_lane(G.chan, CH_c, CAP_c, int64(int64((v_t * 3))), AI[2] + lane, TICKETS_c, HOW_c)" in src
-    assert f"    if command == {ROW_COMMAND + 1}:\n        row_1(w, lane," in src  # the other lanes' case
-
-
-def test_a_row_whose_value_loads_stays_on_lane_0() -> None:
-    src = source(
-        "const N: i64 = 64;\nchannel c: i64[8];\nbuffer x: i64[N] = zeros;\nbuffer out: i64[N] = zeros;\n"
-        "task s { for t in 0..N { c.send(x[t] + t).await; } c.close(); }\n"
-        "task r for w in 0..4 { for await v in c { out[v % N] = v; } }\n"
-    )
-    assert src.count(ROW) == 1 and LANES not in src and "def row_" not in src
-    assert "dsync.put_credited(G.chan, CH_c, CAP_c," in src
+    assert src.count(ROW) == 1
+    assert "dsync.put_credited(G.chan, CH_c, CAP_c, int64(int64((v_t * 3))), TICKETS_c, HOW_c, cur_c)" in src
 
 
 def test_no_row_where_a_send_has_more_to_do_or_the_loop_more_than_a_send() -> None:
