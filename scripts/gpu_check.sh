@@ -153,6 +153,14 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
       echo "exit $? $(grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool-$b.log" | tail -1)"
     done
   done
+  # racecheck beside a correct release/acquire hand-off (reported too) and a barrier one (not):
+  # what racecheck can see (docs/groups.md, Known limits)
+  for k in flag barrier; do
+    printf 'racecheck probe %s: ' "$k"
+    timeout 90 /usr/local/cuda/bin/compute-sanitizer --tool racecheck --report-api-errors no \
+      python3 scripts/racecheck_probe.py "$k" > "$out/racecheck-probe-$k.log" 2>&1
+    echo "exit $? $(grep -h 'RACECHECK SUMMARY' "$out/racecheck-probe-$k.log" | tail -1)"
+  done
   fi
   if in_part bench all; then
   echo "== benchmarks: the whole suite, median of 3 runs, in three parts"
