@@ -205,8 +205,8 @@ class PollEmitter(AwaitBlocks):
             self._bulk(s)
         elif s.kind == "parallel":
             self._fork(s)
-        elif self._send_run(s) is not None:
-            self._send_run_for(s)
+        elif (send := self._send_run(s)) is not None:
+            self._send_run_for(s, send)
         else:
             super()._cfg_For(s)
 
@@ -224,13 +224,11 @@ class PollEmitter(AwaitBlocks):
             return None
         return st.future
 
-    def _send_run_for(self, s: ir.For) -> None:
+    def _send_run_for(self, s: ir.For, send: ir.Send) -> None:
         """A ``for`` of sends (``_send_run``): at each turn, first the sends below the credit
         in a row (the value, its slot's stores, the tail: no state word, frame word or
         dispatch), then the send as any other for the one that reads credits, waits or finds
         the channel closed (runtime/devicecredit.py, put_credited)."""
-        send = self._send_run(s)
-        assert send is not None
         c = send.chan
         head, body, step, exit_ = self.new_label(), self.new_label(), self.new_label(), self.new_label()
         self.add([self.assign(s.stop_var, self.r(s.stop))], expr_reads(s.stop), frozenset([s.stop_var]))

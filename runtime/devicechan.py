@@ -79,7 +79,7 @@ def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how):  # type:
             if lone:
                 return chan_put(chan, c, cap, data, value, pos, bell, tickets, how)
             if cas(chan.CHHT, (c, TAIL), pos, pos + 1) == pos:
-                return put_slot(chan, c, cap, data, value, pos, bell, tickets, how)
+                return _put(chan, c, cap, data, value, pos, bell, tickets, how)
         elif seq < 2 * pos:
             return SEND_FULL
 
@@ -89,7 +89,7 @@ def chan_put(chan, c, cap, data, value, pos, bell, tickets, how):  # type: ignor
     """The lone sender's send with ticket ``pos``, whose slot it saw free (an acquire of its
     sequence): it takes the ticket with a store."""
     chan.CHHT[c, TAIL] = pos + 1
-    return put_slot(chan, c, cap, data, value, pos, bell, tickets, how)
+    return _put(chan, c, cap, data, value, pos, bell, tickets, how)
 
 
 @cuda.jit(device=True)
@@ -113,7 +113,7 @@ def _write_seq(chan, c, slot, seq, relaxed, bell):  # type: ignore[no-untyped-de
 
 
 @cuda.jit(device=True)
-def put_slot(chan, c, cap, data, value, pos, bell, tickets, how):  # type: ignore[no-untyped-def]
+def _put(chan, c, cap, data, value, pos, bell, tickets, how):  # type: ignore[no-untyped-def]
     """The value and sequence of ticket ``pos``'s slot, whose ticket the caller holds."""
     slot = pos % cap
     seq = int64(2 * pos + 1)
@@ -236,7 +236,7 @@ def _take(chan, c, cap, data, out, k, pos, bell, how):  # type: ignore[no-untype
     rang = _write_seq(chan, c, slot, free, how & QUIET_FREE, bell)
     if bell:
         return RECV_RING if rang else RECV_TOOK
-    fence_sc()  # the free is out before the caller looks for waiting senders (as in put_slot)
+    fence_sc()  # the free is out before the caller looks for waiting senders (as in _put)
     return RECV_TOOK
 
 

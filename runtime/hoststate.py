@@ -13,6 +13,7 @@ from gasync.codegen import JOB_SLOTS, Generated
 from gasync.runtime import buffers
 from gasync.runtime.state import (
     CMD_WORDS,
+    CREDIT_RUN,
     CTL_WORDS,
     EVENT_WORDS,
     EXS_INITIAL,
@@ -24,8 +25,17 @@ from gasync.runtime.state import (
     STAT_WORDS,
     Cmd,
     Ctl,
-    ticket_words,
 )
+
+
+def ticket_words(instances_ring: int) -> int:
+    """Words of a channel's ticket table (CTW): a power of two past every ticket that can be
+    registered and not yet looked at. A holder holds one ticket at a time and a deferring
+    sender looks once per credit read, so those tickets lie in [CHECKED, HEAD), at most the
+    receivers (below the run queue's capacity, ``instances_ring``) past the tail, which is at
+    most CREDIT_RUN past CHECKED. A table of the instances alone let a slow holder's word be
+    overwritten by a holder of a ticket one table later, before the look that would wake it."""
+    return 1 << (instances_ring + CREDIT_RUN - 1).bit_length()
 
 
 def _slot_lines(channels: int, slots: int) -> np.ndarray[Any, Any]:

@@ -118,9 +118,10 @@ slot again after a ``fence.sc``; the sender of ticket ``t``, after its publish
 and fence, exchanges that word with 0 and wakes whoever it held (at most one
 ticket per receiving instance is out, and the table has a word for more tickets
 than there are instances and a deferring sender's run between two looks together
-(``ticket_words``), so live tickets never share a word; a stale entry only gives a
-spurious wake, after which its holder registers again). A close wakes the holders of every ticket past the
-tail; a ticket at or past the tail of a closed channel is never served.
+(hoststate.py, ``ticket_words``), so live tickets never share a word; a stale entry
+only gives a spurious wake, after which its holder registers again). A close wakes
+the holders of every ticket past the tail; a ticket at or past the tail of a closed
+channel is never served.
 
 Flagged words, credits, deferred looks (codegen/shapes.py, ``HOW_c``). Where the
 one sending instance does nothing before a send that another task must see
@@ -204,19 +205,6 @@ from typing import Any, NamedTuple
 LINE = 16  # int64 words per 128-byte line
 SLOT_WORDS = LINE  # CSEQ words per channel slot: each slot's sequence on a line of its own
 CREDIT_RUN = 8  # slots a crediting sender's credit read takes at once (runtime/devicecredit.py)
-
-
-def ticket_words(instances_ring: int) -> int:
-    """Words of a channel's ticket table (CTW): a power of two past every ticket that can be
-    registered and not yet looked at. A holder holds one ticket at a time and a deferring
-    sender looks once per credit read, so those tickets lie in [CHECKED, HEAD), at most the
-    receivers (below the run queue's capacity, ``instances_ring``) past the tail, which is at
-    most CREDIT_RUN past CHECKED. A table of the instances alone let a slow holder's word be
-    overwritten by a holder of a ticket one table later, before the look that would wake it."""
-    words = 1
-    while words < instances_ring + CREDIT_RUN:
-        words *= 2
-    return words
 
 
 class Frames(NamedTuple):
