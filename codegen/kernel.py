@@ -61,10 +61,11 @@ def executor(w, G, timeout_ns):
                 if inst < 0 and done > 0:
                     done = flush_done(done, G.sched)
                 if inst < 0 and HAS_BULK:
-                    # one word to look at; the slots only when a job was posted since the
-                    # last scan that found nothing (the acquire pairs with bulk_post's release)
-                    now_epoch = dl.ld_acquire(CTL, dsync.CTL_JOB_EPOCH)
+                    # one word to look at (relaxed: no invalidation of L1 at each look); the
+                    # slots only when a job was posted since the last scan that found nothing
+                    now_epoch = dl.ld(CTL, dsync.CTL_JOB_EPOCH)
                     if now_epoch != epoch:
+                        dl.fence_acquire()  # pairs with bulk_post's release of the epoch
                         gid = bulk_claim(w, G)
                         if gid > 0:
                             command = gid

@@ -112,11 +112,15 @@ def await_in_place(side, c, cap, lone, own, w, G, how):
             if halves:  # loaded before the acquire, so that all three are in flight at once
                 lo = dl.ld(G.chan.CHI, (c, ticket % cap))
                 hi = dl.ld(G.chan.CHX, (c, ticket % cap))
-            # pairs with the other end's release of the slot: what it wrote before is visible
-            seq = dl.ld_acquire(G.chan.CSEQ, (c, (ticket % cap) * dl.SLOT_WORDS)) & dsync.SEQ_MASK
+            # relaxed, look after look: an acquire load would invalidate this SM's L1 each time
+            seq = dl.ld(G.chan.CSEQ, (c, (ticket % cap) * dl.SLOT_WORDS)) & dsync.SEQ_MASK
             # (a value already sent is taken even once closed; a send to a closed channel drops)
             if seq == 2 * ticket + 1 - side and not (closed and side == 1):
-                G.exec.STATS[w, dl.STAT_SPUN] += 1
+                if not how & (dsync.CALM_RECV if side == 0 else dsync.CALM_SEND):
+                    # pairs with the other end's release of the slot: what it wrote before is
+                    # visible (a calm end's other end released nothing: runtime/state.py)
+                    dl.fence_acquire()
+                dl.add(G.exec.STATS, (w, dl.STAT_SPUN), int64(1))  # (no load: nothing waits for it)
                 if halves and dsync.halves_carry(lo, hi, ticket):
                     G.exec.SCRATCH_I[w] = dsync.joined(lo, hi)
                     return ticket | dsync.PREREAD
@@ -130,7 +134,7 @@ def await_in_place(side, c, cap, lone, own, w, G, how):
         else:
             ready = dsync.chan_can_send(G.chan, c, cap)
         if ready or closed:
-            G.exec.STATS[w, dl.STAT_SPUN] += 1
+            dl.add(G.exec.STATS, (w, dl.STAT_SPUN), int64(1))
             return int64(-2)
         turn += 1
         if turn % 8 == 0:

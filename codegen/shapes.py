@@ -18,7 +18,9 @@ Channels and No lost wake, says what each buys).
   last send (``clean``, below) sends *flagged* values with relaxed stores; receivers that are
   all as clean free slots with relaxed stores; a flagged sender whose only awaits are its
   sends of the channel keeps *credits*; and with ticketed receivers it *defers* its looks
-  for waiting holders to the end of a run of sends.
+  for waiting holders to the end of a run of sends. An end whose other end writes the slots'
+  sequences relaxed, and that reads nothing another task writes, is *calm*: it reads the
+  sequences relaxed too (no acquire, which on sm_90 invalidates the SM's L1 at every look).
 """
 
 from __future__ import annotations
@@ -33,7 +35,15 @@ from gasync.planner.walk import stmts_in
 
 SIDES = ("SEND", "RECV")
 # HOW_c's bits (the same values as runtime/devicechan.py's, which the generated code passes)
-FLAGGED, QUIET_FREE, CREDITS, DEFER = 1, 2, 4, 8
+FLAGGED, QUIET_FREE, CREDITS, DEFER, CALM_RECV, CALM_SEND = 1, 2, 4, 8, 16, 32
+HOW_NAMES = (
+    ("FLAGGED", FLAGGED),
+    ("QUIET_FREE", QUIET_FREE),
+    ("CREDITS", CREDITS),
+    ("DEFER", DEFER),
+    ("CALM_RECV", CALM_RECV),
+    ("CALM_SEND", CALM_SEND),
+)
 RELAXED = True  # False: every channel orders as a release (what bench/NOTES.md measured against)
 
 
@@ -138,11 +148,7 @@ class ChannelShapes:
             out.append(f"BELL_{side}_{chan} = {-1 if inst is None else inst}  # {note}")
         out.append(f"TICKETS_{chan} = {chan in self.tickets}  # True: each receive takes a ticket first")
         how = self.how.get(chan, 0)
-        names = [
-            n
-            for n, bit in (("FLAGGED", FLAGGED), ("QUIET_FREE", QUIET_FREE), ("CREDITS", CREDITS), ("DEFER", DEFER))
-            if how & bit
-        ]
+        names = [n for n, bit in HOW_NAMES if how & bit]
         out.append(f"HOW_{chan} = {how}  # {' | '.join(names) or 'nothing relaxed'} (runtime/state.py, Flagged words)")
         return out
 
@@ -165,6 +171,12 @@ def _how(
                 how |= DEFER
     if all(clean.before_last(t, "RECV", ch.name) for t in receivers):
         how |= QUIET_FREE
+    # an end whose other end writes the sequence relaxed acquires nothing by reading it; where it
+    # also reads nothing another task writes, no line of its L1 can be stale: it reads relaxed
+    if how & FLAGGED and all(clean.reads_nothing_written(t) for t in receivers):
+        how |= CALM_RECV
+    if how & QUIET_FREE and all(clean.reads_nothing_written(t) for t in senders):
+        how |= CALM_SEND
     return how
 
 
@@ -185,6 +197,11 @@ class _Cleanliness:
         if (eff.reads | eff.shared_reads) & self.written:
             return False
         return all(self._clean(self.fns[c]) for c in eff.calls if c in self.fns)
+
+    def reads_nothing_written(self, t: TaskDef) -> bool:
+        """Whether task ``t`` (its callees too) reads no buffer or shared scalar that a task writes."""
+        eff = self.effects[t.name]
+        return not ((eff.reads | eff.shared_reads) & self.written)
 
     def only_sends(self, t: TaskDef, chan: str) -> bool:
         """Whether every await of task ``t`` is a send of ``chan`` by itself in the task's body

@@ -52,9 +52,21 @@ FLAGGED = 1  # the lone sender orders nothing before its sends: relaxed, tagged 
 QUIET_FREE = 2  # nor do the receivers before their receives: relaxed frees
 CREDITS = 4  # the flagged sender awaits only its sends: it reads the slots ahead, a run at a time
 DEFER = 8  # ... and its receivers take tickets: it looks for waiting holders once per run
+CALM_RECV = 16  # the receivers read a sequence relaxed: the sends are, and they read nothing written
+CALM_SEND = 32  # the senders read a sequence relaxed: the frees are, and they read nothing written
 TAG_MASK = (1 << 31) - 1  # a flagged half's tag: its ticket's sequence 2t + 1, 31 bits
 HALF = (1 << 32) - 1
 PREREAD = 1 << 61  # on a receive's ticket: its flagged value is already in the scratch word
+
+
+@cuda.jit(device=True)
+def seq_of(chan, c, slot, calm):  # type: ignore[no-untyped-def]
+    """Slot ``slot``'s sequence, read as an acquire that pairs with the other end's release of
+    it; relaxed where ``calm`` (HOW_c's CALM_RECV or CALM_SEND for this end: the other end's
+    write is relaxed, so there is nothing to acquire, and this end reads nothing that another
+    task writes, so no line of its SM's L1 can be stale): no invalidation of that L1."""
+    at = (c, slot * SLOT_WORDS)
+    return (ld(chan.CSEQ, at) if calm else ld_acquire(chan.CSEQ, at)) & SEQ_MASK
 
 
 @cuda.jit(device=True)
@@ -74,7 +86,7 @@ def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how):  # type:
         pos = chan.CHHT[c, TAIL] if lone else ld(chan.CHHT, (c, TAIL))
         if ld(chan.CHCLOSED, c) != 0:
             return SEND_CLOSED
-        seq = ld_acquire(chan.CSEQ, (c, (pos % cap) * SLOT_WORDS)) & SEQ_MASK  # pairs with the receiver's release
+        seq = seq_of(chan, c, pos % cap, how & CALM_SEND)  # pairs with the receiver's release
         if seq == 2 * pos:
             if lone:
                 return chan_put(chan, c, cap, data, value, pos, bell, tickets, how)
@@ -174,7 +186,7 @@ def chan_try_recv(chan, c, cap, data, out, k, lone, bell, how):  # type: ignore[
     ``bell``: the sending end is a bell end (RECV_RING when it waits for the slot freed)."""
     while True:
         pos = chan.CHHT[c, HEAD] if lone else ld(chan.CHHT, (c, HEAD))  # (as in chan_try_send)
-        seq = ld_acquire(chan.CSEQ, (c, (pos % cap) * SLOT_WORDS)) & SEQ_MASK  # pairs with the sender's release
+        seq = seq_of(chan, c, pos % cap, how & CALM_RECV)  # pairs with the sender's release
         if seq == 2 * pos + 1:
             if lone:
                 return chan_take(chan, c, cap, data, out, k, pos, bell, how)
@@ -246,7 +258,7 @@ def chan_take_ticket(chan, c, cap, data, out, k, t, bell, how):  # type: ignore[
     value is there, else RECV_NONE."""
     if t & PREREAD:  # its value was read beside the sequence, which was seen
         return _take(chan, c, cap, data, out, k, t, bell, how)
-    if (ld_acquire(chan.CSEQ, (c, (t % cap) * SLOT_WORDS)) & SEQ_MASK) == 2 * t + 1:  # pairs with the publish
+    if seq_of(chan, c, t % cap, how & CALM_RECV) == 2 * t + 1:  # pairs with the publish
         return _take(chan, c, cap, data, out, k, t, bell, how)
     return RECV_NONE
 

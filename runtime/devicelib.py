@@ -39,6 +39,7 @@ from gasync.runtime.order import (  # noqa: F401  (the generated code calls thes
     cas_release,
     exch,
     exch_release,
+    fence_acquire,
     fence_sc,
     ld_acquire,
     ld_relaxed,
@@ -249,9 +250,12 @@ def queue_pop_before(qseq, qdata, qht, mask, limit):  # type: ignore[no-untyped-
         pos = ld(qht, HEAD)
         if pos >= limit:
             return int32(-1)
-        seq = ld_acquire(qseq, pos & mask)  # pairs with the producer's release of seq
+        # relaxed: an idle executor looks here again and again, and an acquire load would
+        # invalidate its SM's L1 at every look; the fence below acquires once it took one
+        seq = ld(qseq, pos & mask)
         if seq == pos + 1:
             if cas(qht, HEAD, pos, pos + 1) == pos:
+                fence_acquire()  # pairs with the producer's release of seq: the value, the frame
                 value = ld(qdata, pos & mask)
                 st_release(qseq, pos & mask, pos + mask + 1)  # frees the slot: the next producer acquires it
                 return value

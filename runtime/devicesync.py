@@ -29,6 +29,8 @@ from __future__ import annotations
 from numba import cuda, int32, int64
 
 from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls them through dsync)
+    CALM_RECV,
+    CALM_SEND,
     FLAGGED,
     PREREAD,
     RECV_NONE,

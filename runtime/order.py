@@ -45,6 +45,9 @@ if SIM:
     def fence_acq_rel():  # type: ignore[no-untyped-def]
         return None
 
+    def fence_acquire():  # type: ignore[no-untyped-def]
+        return None
+
     def fence_sc():  # type: ignore[no-untyped-def]
         return None  # the simulator's threads take turns: every order is sequential there
 
@@ -196,14 +199,20 @@ else:
 
         return rmw
 
-    @intrinsic
-    def _fence_acq_rel(typingctx):  # type: ignore[no-untyped-def]
-        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [])
-            builder.call(llvm_ir.InlineAsm(fty, "fence.acq_rel.gpu;", "~{memory}", side_effect=True), [])
-            return context.get_dummy_value()
+    def _fence(asm):  # type: ignore[no-untyped-def]
+        @intrinsic
+        def fence(typingctx):  # type: ignore[no-untyped-def]
+            def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+                fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [])
+                builder.call(llvm_ir.InlineAsm(fty, asm, "~{memory}", side_effect=True), [])
+                return context.get_dummy_value()
 
-        return types.void(), codegen
+            return types.void(), codegen
+
+        return fence
+
+    _fence_acq_rel = _fence("fence.acq_rel.gpu;")
+    _fence_acquire = _fence("fence.acquire.gpu;")
 
     _ld_acquire = _load("acquire")
     _ld_relaxed = _load("relaxed")
@@ -235,6 +244,14 @@ else:
     @INLINE
     def fence_acq_rel():  # type: ignore[no-untyped-def]
         _fence_acq_rel()
+
+    @INLINE
+    def fence_acquire():  # type: ignore[no-untyped-def]
+        """``fence.acquire.gpu`` after a relaxed load that saw a released value: the acquire
+        pattern of the memory model, at the price of one invalidation of this SM's L1
+        (``CCTL.IVALL``, no round trip), where ``ld.acquire`` pays that invalidation at every
+        look of a spin loop."""
+        _fence_acquire()
 
     @INLINE
     def fence_sc():  # type: ignore[no-untyped-def]

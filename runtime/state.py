@@ -152,6 +152,10 @@ keeps out of memory), and the value of a send it started there (``sv_c``): both
 words are its own, so below its credit a send loads nothing at all. A ``for``
 whose body is one such send runs its sends below the credit in a row of their
 own (``put_credited``: the stores alone, no state word, frame word or dispatch).
+A *calm* end (``CALM_RECV``: the sends are flagged; ``CALM_SEND``: the frees are quiet;
+and every task of that end reads no buffer or scalar a task writes) reads the sequences
+relaxed: the other end's write released nothing, and no line of its L1 can be stale. Other
+ends spin relaxed too and acquire once with ``fence.acquire`` when the slot is ready.
 
 Waiting in place. A channel send or receive awaited on its own (not a
 ``select`` arm or a part of a ``join``) that finds the channel full or empty
