@@ -145,6 +145,7 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
         head, exit_ = self.new_label(), self.new_label()
         self.start(head)
         self.add([f"FI[fb_i + {ci}] = 0"])
+        self.add(self.turn_flush((*s.body, s)))  # each turn (its own receive: recv_lines)
         self.resume_at(s.site)
         self.current_site = s.site
         alone = self.own_body

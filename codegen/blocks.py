@@ -17,6 +17,7 @@ from gasync.codegen import blockir as bir
 from gasync.codegen.exprs import NP, literal, local
 from gasync.codegen.machine import Emitter, Shared, UnsupportedError, source_line
 from gasync.codegen.render import Lines, dispatch
+from gasync.codegen.shapes import all_ops
 from gasync.planner import ir
 from gasync.planner.model import Function
 from gasync.planner.walk import children, exprs_of, stmts_in, subexprs
@@ -54,6 +55,19 @@ def kills(s: ir.Stmt) -> frozenset[str]:
     return frozenset([s.var]) if isinstance(s, ir.Let) else frozenset()
 
 
+def late_rings(shared: Shared, body: tuple[ir.Stmt, ...]) -> tuple[tuple[str, str], ...]:
+    """(the end to wake, channel) for each channel operation of ``body`` (not of the async
+    blocks inside it, which are polls of their own) whose other end is a bell end: the
+    exchange of its slot tells whether that end waits (BlockEmitter.ring_flush)."""
+    out: dict[tuple[str, str], None] = {}
+    for st in stmts_in(body, into_futures=False):
+        for side, c in all_ops(st):
+            other = "RECV" if side == "SEND" else "SEND"
+            if shared.is_bell(other, c):
+                out[(other, c)] = None
+    return tuple(out)
+
+
 class BlockEmitter(Emitter):
     """The block machinery shared by poll functions and deeply nested plain functions."""
 
@@ -69,6 +83,41 @@ class BlockEmitter(Emitter):
         self.exits: list[int] = []  # states the op being built may suspend to from inside
         self._depth: dict[int, tuple[int, int]] = {}
         self._jumps: dict[int, bool] = {}
+        # late rings: (the end to wake, channel) of each bell end this function's awaits may
+        # have to wake (codegen/futures.py); a poll sets them, a plain function has none
+        self.rings: tuple[tuple[str, str], ...] = ()
+
+    # -- late rings --
+    def ring_word(self, side: str, c: str) -> str:
+        """Where an exchange of channel ``c``'s slot leaves its old word when the other end
+        (``side``) is a bell end: the poll's local ``ring_<side>_<c>``, one int64 in a register,
+        which ``ring_flush`` tests later; else the scratch row, never written then."""
+        if (side, c) not in self.rings:
+            return "G.exec.SCRATCH_I"
+        return f"ring_{side.lower()}_{c}"
+
+    def turn_flush(self, body: tuple[ir.Stmt, ...]) -> list[str]:
+        """A loop's turn: the late rings of the ends that no operation in the loop's ``body``
+        rings (those ring again in each turn, and flush their own word first)."""
+        inside = late_rings(self.shared, body)
+        return self.ring_flush(tuple(r for r in self.rings if r not in inside))
+
+    def ring_flush(self, only: tuple[tuple[str, str], ...] | None = None) -> list[str]:
+        """Wake each bell end whose bit an earlier exchange of this poll found set (``only``:
+        those ends alone). A ring is late on purpose: tested where the exchange's result has
+        long arrived (at the next operation of that end, before any wait, at a loop's turn and
+        where the poll returns), not right after it, where the test would wait a round trip."""
+        out = []
+        for side, c in self.rings:
+            if only is not None and (side, c) not in only:
+                continue
+            word = self.ring_word(side, c)
+            out += [
+                f"if {word}[0] & dsync.WAIT_BIT:  # channel {c}'s {side.lower()} end waits for this poll: wake it",
+                f"    {word}[0] = 0",
+                f"    {self.shared.wake(f'BELL_{side}_{c}', 'inst')}",
+            ]
+        return out
 
     # -- building blocks --
     def new_label(self) -> int:
@@ -181,6 +230,8 @@ class BlockEmitter(Emitter):
                 self.goto(brk if isinstance(s, ir.Break) else cont)
             elif not self.must_cut(s):
                 lines: list[str] = []
+                if isinstance(s, LOOPS):  # a loop that awaits nothing may run long: wake first
+                    lines += self.ring_flush()
                 self.stmt(s, lines, "")
                 self.add(lines, reads((s,)), kills(s))
             else:
@@ -223,6 +274,7 @@ class BlockEmitter(Emitter):
         head, exit_ = self.new_label(), self.new_label()
         self.start(head)
         self.add(self.guard(""))
+        self.add(self.turn_flush(s.body))  # (a loop that never waits must not hold a wake back)
         self._loop_body(exit_, head, s.body)
         self._close(head)
         self.start(exit_)
@@ -231,6 +283,7 @@ class BlockEmitter(Emitter):
         head, body, exit_ = self.new_label(), self.new_label(), self.new_label()
         self.start(head)
         self.add(self.guard(""))
+        self.add(self.turn_flush(s.body))
         self.branch(f"not {self.r(s.cond)}", exit_, body, expr_reads(s.cond))
         self.start(body)
         self._loop_body(exit_, head, s.body)
@@ -249,6 +302,7 @@ class BlockEmitter(Emitter):
         self._loop_body(exit_, step, s.body)
         self._close(step)
         self.start(step)
+        self.add(self.turn_flush(s.body))
         ty = NP[str(self.types[s.var])]
         self.add([f"{local(s.var)} = {ty}({local(s.var)} + {ty}(1))"], frozenset([s.var]), frozenset([s.var]))
         self.goto(head)

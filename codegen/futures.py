@@ -120,6 +120,7 @@ class FutureRenderer:
         got = f"got_{outcome}"
         return [
             f"if {failed}:",
+            *("    " + x for x in self.ring_flush()),  # the other ends it waits on may wait for them
             f"    {got} = {spin}",
             f"    if {got} >= 0:",
             f"        {outcome} = {owned.format(got=got)}",
@@ -184,23 +185,24 @@ class FutureRenderer:
         value = f"FF[fb_f + {cf}]" if self._chan(c).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
         data = "G.chan.CHF" if self._chan(c).elem in ir.FLOATS else "G.chan.CHI"
         ring = f"BELL_RECV_{c} >= 0"  # the receiver is a bell end: the put's exchange tells
-        tail = f"LONE_SEND_{c}, {ring}, TICKETS_{c}, HOW_{c}"
+        word = self.ring_word("RECV", c)
+        tail = f"LONE_SEND_{c}, {ring}, TICKETS_{c}, HOW_{c}, {word}"
         send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {tail})"
-        put = f"dsync.chan_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}}, {ring}, TICKETS_{c}, HOW_{c})"
+        put = f"dsync.chan_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}}, {ring}, TICKETS_{c}, HOW_{c}, {word})"
         sh = self.shared  # type: ignore[attr-defined]
         if c in self.r.cursors:  # type: ignore[attr-defined]  # the sender's tail and credit, in registers
             if SEND_VALUE_KEPT:  # set by this send's start in this poll, else (a resumed send) in the frame
                 value = f"(sv_{c} if svok_{c} else {value})"
-            args = f"G.chan, CH_{c}, CAP_{c}, {value}, {ring}, TICKETS_{c}, HOW_{c}, cur_{c}"
+            args = f"G.chan, CH_{c}, CAP_{c}, {value}, {ring}, TICKETS_{c}, HOW_{c}, cur_{c}, {word}"
             send = f"dsync.credited_send(G.sched, QMASK, {args})"
-            rest = f"{{got}}, {ring}, TICKETS_{c}, HOW_{c}, cur_{c}"
+            rest = f"{{got}}, {ring}, TICKETS_{c}, HOW_{c}, cur_{c}, {word}"
             put = f"dsync.credited_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {rest})"
         flag = f"FI[fb_i + {ci}]"  # set once it waits in line
-        sent = f"sent_{rdy}"  # dsync.SEND_DONE, SEND_RING, SEND_CLOSED or SEND_FULL
+        sent = f"sent_{rdy}"  # dsync.SEND_DONE, SEND_CLOSED or SEND_FULL
         full = f"{sent} == dsync.SEND_FULL"
         done = sh.chan_done("SEND", c, flag)
         if sh.is_bell("RECV", c):
-            woken = [f"    if {sent} == dsync.SEND_RING:", f"        {sh.wake(f'BELL_RECV_{c}', 'inst')}"]
+            woken = []  # a late ring (ring_flush)
         elif sh.has_tickets(c):
             woken = [f"    if {sent} >= dsync.SEND_WAKE:", f"        {sh.wake(f'{sent} - dsync.SEND_WAKE', 'inst')}"]
         else:
@@ -210,6 +212,7 @@ class FutureRenderer:
         if defer:  # it looks as it reads its credits, and before it waits (below)
             woken = []
         return [
+            *self.ring_flush((("RECV", c),)),  # the last send's, before this one's takes its word
             f"{sent} = {send}",
             *([f"if {full}:", f"    {look}  # the run ends here: wake its waiting holders first"] if defer else []),
             *(self._in_place("SEND", c, full, sent, send, put) if alone else []),
@@ -227,6 +230,7 @@ class FutureRenderer:
         again. A bell end (codegen/shapes.py) sets its bit in its slot's word instead, whose
         old value is its second look: it attempts again only if that found the slot ready."""
         sh = self.shared  # type: ignore[attr-defined]
+        # (no late ring here: registering waits for nothing, and the suspend exit rings them)
         if sh.is_bell(side, c):
             k = 0 if side == "RECV" else 1
             return [
@@ -249,13 +253,16 @@ class FutureRenderer:
         is_float = self._chan(c).elem in ir.FLOATS
         data, scratch = ("G.chan.CHF", "G.exec.SCRATCH_F") if is_float else ("G.chan.CHI", "G.exec.SCRATCH_I")
         ring = f"BELL_SEND_{c} >= 0"  # the sender is a bell end: the take's exchange tells
-        take = f"dsync.chan_try_recv(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, LONE_RECV_{c}, {ring}, HOW_{c})"
-        owned = f"dsync.chan_take(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {{got}}, {ring}, HOW_{c})"
-        took = f"took_{rdy}"  # dsync.RECV_TOOK, RECV_RING or RECV_NONE
+        word = self.ring_word("SEND", c)
+        ring = f"{ring}, HOW_{c}, {word}"
+        take = f"dsync.chan_try_recv(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, LONE_RECV_{c}, {ring})"
+        owned = f"dsync.chan_take(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {{got}}, {ring})"
+        took = f"took_{rdy}"  # dsync.RECV_TOOK or RECV_NONE
         none = f"{took} == dsync.RECV_NONE"
         if sh.has_tickets(c):
             return self._ticket_lines(c, flag, data, scratch, ring, took, rdy, target, ended, alone)
         lines = [
+            *self.ring_flush((("SEND", c),)),  # the last receive's, before this one's takes its word
             f"{took} = {take}",
             *(self._in_place("RECV", c, none, took, take, owned) if alone else []),
             f"if {none}:",
@@ -269,10 +276,10 @@ class FutureRenderer:
                 f"    {ended} = {none}",
             ]
         lines += [f"{rdy} = not ({none})", f"if {rdy}:"]
-        if sh.is_bell("SEND", c):
-            lines += [f"    if {took} == dsync.RECV_RING:", f"        {sh.wake(f'BELL_SEND_{c}', 'inst')}"]
-        else:
+        if not sh.is_bell("SEND", c):  # (a bell sender's: a late ring, ring_flush)
             lines += [f"    {sh.wake_one(f'RES_SEND_{c}')}"]
+        else:
+            lines += ["    pass"]
         lines += ["    " + x for x in sh.chan_done("RECV", c, flag)]
         lines += ["    " + x for x in self.out_target(target, f"{scratch}[w]")]
         return lines
@@ -297,10 +304,11 @@ class FutureRenderer:
         none = f"{took} == dsync.RECV_NONE"
 
         def take_of(t: str) -> str:
-            return f"dsync.chan_take_ticket(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {t}, {ring}, HOW_{c})"
+            return f"dsync.chan_take_ticket(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {t}, {ring})"
 
         take = take_of(tk)
         lines = [
+            *self.ring_flush((("SEND", c),)),
             f"{tk} = {word} - 1",
             f"if {tk} < 0:  # its ticket: one atomic, no race with the other receivers",
             f"    {tk} = dl.add(G.chan.CHHT, (CH_{c}, dl.HEAD), int64(1))",
@@ -311,7 +319,14 @@ class FutureRenderer:
             spin = f"await_in_place(0, CH_{c}, CAP_{c}, False, {tk}, w, G, HOW_{c})"
             got = f"got_{took}"  # the ticket (with dsync.PREREAD once its value is in the scratch word)
             took_got = take_of(f"{got} if {got} >= 0 else {tk}")
-            lines += [f"if {none}:", f"    {got} = {spin}", f"    if {got} != -1:", f"        {took} = {took_got}"]
+            flush = ["    " + x for x in self.ring_flush()]
+            lines += [
+                f"if {none}:",
+                *flush,
+                f"    {got} = {spin}",
+                f"    if {got} != -1:",
+                f"        {took} = {took_got}",
+            ]
         lines += [
             f"if {none} and dsync.ticket_wait(G.chan, G.wait.WAITON, CH_{c}, CAP_{c}, {tk}, inst, RES_RECV_{c}):",
             f"    {took} = {take}",
@@ -319,11 +334,9 @@ class FutureRenderer:
         if ended is not None:
             lines += [f"{ended} = {none} and dsync.ticket_ended(G.chan, CH_{c}, {tk})"]
         lines += [f"{rdy} = not ({none})", f"if {rdy}:"]
-        if sh.is_bell("SEND", c):
-            lines += [f"    if {took} == dsync.RECV_RING:", f"        {sh.wake(f'BELL_SEND_{c}', 'inst')}"]
-        else:
+        if not sh.is_bell("SEND", c):  # (a bell sender's: a late ring, ring_flush)
             lines += [f"    {sh.wake_one(f'RES_SEND_{c}')}"]
-        lines += ["    " + x for x in self.out_target(target, f"{scratch}[w]")]
+        lines += ["    " + x for x in self.out_target(target, f"{scratch}[w]")] or ["    pass"]
         return lines
 
     def _poll_Join(self, fut: ir.Join, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from gasync.codegen import blockir as bir
 from gasync.codegen import groups
 from gasync.codegen.awaits import AwaitBlocks
-from gasync.codegen.blocks import expr_reads
+from gasync.codegen.blocks import expr_reads, late_rings
 from gasync.codegen.exprs import NP, literal, local, wrap
 from gasync.codegen.futures import SEND_VALUE_KEPT
 from gasync.codegen.liveness import live_at_states
@@ -91,6 +91,7 @@ class PollEmitter(AwaitBlocks):
         self.first_calls = {}
         self.state_notes: dict[int, str] = {}  # internal state -> what it waits for
         self.takes_args = task is None and block is None  # an async fn: first poll's arguments
+        self.rings = late_rings(shared, body)
 
     def new_state(self) -> int:
         self.n_states += 1
@@ -144,7 +145,7 @@ class PollEmitter(AwaitBlocks):
     def finish_lines(self, value: ir.Expr | None) -> list[str]:
         """A block stores its value and spills its locals (its parent's); a task or a block
         marks its state word done (an async fn's caller knows from what it returns)."""
-        out = []
+        out = self.ring_flush()  # before it returns: nothing after it would wake them
         if self.block is not None:
             if value is not None and self.block.result is not None:
                 out.append(self.assign(self.block.result, self.r(value)))
@@ -285,6 +286,11 @@ class PollEmitter(AwaitBlocks):
             ty = NP[self.task.var_ty]
             first, start = self.task.first_instance, self.task.start
             em.line(f"{local(self.task.var)} = {ty}({start} + (inst - {first}))")
+        for side, c in self.rings:  # one int64 (a register, once inlined): BlockEmitter.ring_flush
+            em.line(
+                f"{self.ring_word(side, c)} = cuda.local.array(1, int64)  # late ring: the last exchange's old word"
+            )
+            em.line(f"{self.ring_word(side, c)}[0] = 0")
         for c in self.r.cursors:  # two int64 (registers, once inlined): runtime/devicecredit.py, credited_send
             em.line(f"cur_{c} = cuda.local.array(2, int64)  # channel {c}'s tail and credit, read at its first send")
             em.line(f"cur_{c}[0] = -1")
@@ -334,6 +340,7 @@ class PollEmitter(AwaitBlocks):
         """The one way out of a suspending poll: save the state and the locals live there
         (a block: all of them), and return ``rc`` (PENDING, or FORK)."""
         em.line("# the suspend exit: the state, and the locals live there, into the frame")
+        em.lines(self.ring_flush())  # (a late ring: nothing in this poll would wake them after it)
         em.line(f"FI[{self.sw}] = st")
         if self.block is not None:
             em.lines(spill_lines(self.frame, self.domain))

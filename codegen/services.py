@@ -105,7 +105,7 @@ def await_in_place(side, c, cap, lone, own, w, G, how):
     if lone:
         ticket = G.chan.CHHT[c, dl.HEAD if side == 0 else dl.TAIL]  # a lone end's own (it wrote it last)
     while True:
-        closed = dl.ld(G.chan.CHCLOSED, c) != 0
+        closed = False if how & dsync.OPEN else dl.ld(G.chan.CHCLOSED, c) != 0
         far = 0
         if ticket >= 0:
             halves = side == 0 and how & dsync.FLAGGED

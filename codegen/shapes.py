@@ -21,6 +21,7 @@ Channels and No lost wake, says what each buys).
   for waiting holders to the end of a run of sends. An end whose other end writes the slots'
   sequences relaxed, and that reads nothing another task writes, is *calm*: it reads the
   sequences relaxed too (no acquire, which on sm_90 invalidates the SM's L1 at every look).
+  A channel no task closes is *open*: no end reads its closed flag.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from gasync.planner.walk import stmts_in
 
 SIDES = ("SEND", "RECV")
 # HOW_c's bits (the same values as runtime/devicechan.py's, which the generated code passes)
-FLAGGED, QUIET_FREE, CREDITS, DEFER, CALM_RECV, CALM_SEND = 1, 2, 4, 8, 16, 32
+FLAGGED, QUIET_FREE, CREDITS, DEFER, CALM_RECV, CALM_SEND, OPEN = 1, 2, 4, 8, 16, 32, 64
 HOW_NAMES = (
     ("FLAGGED", FLAGGED),
     ("QUIET_FREE", QUIET_FREE),
@@ -43,6 +44,7 @@ HOW_NAMES = (
     ("DEFER", DEFER),
     ("CALM_RECV", CALM_RECV),
     ("CALM_SEND", CALM_SEND),
+    ("OPEN", OPEN),
 )
 RELAXED = True  # False: every channel orders as a release (what bench/NOTES.md measured against)
 
@@ -58,7 +60,7 @@ def _ops(f: ir.Future) -> list[tuple[str, str]]:
     return []
 
 
-def _all_ops(st: ir.Stmt) -> list[tuple[str, str]]:
+def all_ops(st: ir.Stmt) -> list[tuple[str, str]]:
     if isinstance(st, ir.AwaitS):
         return _ops(st.future)
     if isinstance(st, ir.Select):
@@ -97,7 +99,7 @@ class ChannelShapes:
         every: Counter[tuple[str, str]] = Counter()
         for fn in [*plan.functions, *(t.body for t in plan.tasks)]:
             for st in stmts_in(fn.body):
-                every.update(_all_ops(st))
+                every.update(all_ops(st))
         alone: Counter[tuple[str, str]] = Counter()
         for t in plan.tasks:
             for st in stmts_in(t.body.body, into_futures=False):
@@ -162,6 +164,8 @@ def _how(
     if not senders or not receivers or not RELAXED:
         return 0
     how = 0
+    if not any(ch.name in e.closes for e in clean.effects.values()):
+        how |= OPEN  # (the effects are each task's, its callees' included)
     if ("SEND", ch.name) in lone and ch.elem not in ir.FLOATS and clean.before_last(senders[0], "SEND", ch.name):
         how |= FLAGGED
         # (a group's task is polled by its pinned warp, whose poll ends look at nothing)
@@ -216,7 +220,7 @@ class _Cleanliness:
 
     def before_last(self, t: TaskDef, side: str, chan: str) -> bool:
         body = t.body.body
-        ops = [i for i, st in enumerate(body) if any((side, chan) in _all_ops(s) for s in stmts_in((st,)))]
+        ops = [i for i, st in enumerate(body) if any((side, chan) in all_ops(s) for s in stmts_in((st,)))]
         if not ops:  # its operations are in a callee's body: not looked into, so not clean
             return False
         last = ops[-1]

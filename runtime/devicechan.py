@@ -37,8 +37,6 @@ WAIT_BIT = 1 << 62
 SEQ_MASK = WAIT_BIT - 1
 RECV_NONE = 0
 RECV_TOOK = 1
-RECV_RING = 2  # took it, and the bell sender waits for the slot it freed: wake it
-SEND_RING = 3  # sent, and the bell receiver waits for this value: wake it
 SEND_WAKE = 16  # sent, and the holder of its ticket waits: SEND_WAKE + that instance
 
 
@@ -54,6 +52,7 @@ CREDITS = 4  # the flagged sender awaits only its sends: it reads the slots ahea
 DEFER = 8  # ... and its receivers take tickets: it looks for waiting holders once per run
 CALM_RECV = 16  # the receivers read a sequence relaxed: the sends are, and they read nothing written
 CALM_SEND = 32  # the senders read a sequence relaxed: the frees are, and they read nothing written
+OPEN = 64  # no task closes it: no end reads the closed flag
 TAG_MASK = (1 << 31) - 1  # a flagged half's tag: its ticket's sequence 2t + 1, 31 bits
 HALF = (1 << 32) - 1
 PREREAD = 1 << 61  # on a receive's ticket: its flagged value is already in the scratch word
@@ -70,38 +69,40 @@ def seq_of(chan, c, slot, calm):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how):  # type: ignore[no-untyped-def]
+def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how, ring):  # type: ignore[no-untyped-def]
     """Append ``value`` to channel ``c`` if it is open and has room: SEND_DONE if it did,
     SEND_CLOSED if the channel is closed (the value is dropped), SEND_FULL if it has no room.
     ``chan`` is G.chan (state.Channels), ``data`` the channel's value slots in it (CHI or CHF).
 
-    The closed flag is read beside the tail (both loads in flight at once: no round trip of
-    its own), relaxed: a sender reads nothing the closer wrote. ``lone``: the program has
-    one sending instance for ``c`` (state.py, Channels), so the tail is its own: a store
-    takes the ticket, no ``cas``. ``bell``: the receiving end is a bell end (SEND_RING
-    when it waits for this value). ``tickets``: the receivers take tickets (SEND_WAKE +
-    the holder of this value's ticket, when it waits). ``how``: HOW_c."""
+    The closed flag is read beside the slot's sequence (both loads in flight at once: no round
+    trip of its own), relaxed: a sender reads nothing the closer wrote; not at all where no
+    task closes the channel (``OPEN``). ``lone``: the program has one sending instance for
+    ``c`` (state.py, Channels), so the tail is its own: a store takes the ticket, no ``cas``.
+    ``bell``: the receiving end is a bell end (the publish's old word, whose WAIT_BIT says it
+    waits for this value, into ``ring[0]``). ``tickets``: the receivers take tickets
+    (SEND_WAKE + the holder of this value's ticket, when it waits). ``how``: HOW_c."""
     while True:
         # a lone end's ticket is its own word, which it wrote last: a plain load (L1) serves it
         pos = chan.CHHT[c, TAIL] if lone else ld(chan.CHHT, (c, TAIL))
-        if ld(chan.CHCLOSED, c) != 0:
-            return SEND_CLOSED
+        closed = False if how & OPEN else ld(chan.CHCLOSED, c) != 0
         seq = seq_of(chan, c, pos % cap, how & CALM_SEND)  # pairs with the receiver's release
+        if closed:  # (tested after the sequence's load is out: both loads in flight at once)
+            return SEND_CLOSED
         if seq == 2 * pos:
             if lone:
-                return chan_put(chan, c, cap, data, value, pos, bell, tickets, how)
+                return chan_put(chan, c, cap, data, value, pos, bell, tickets, how, ring)
             if cas(chan.CHHT, (c, TAIL), pos, pos + 1) == pos:
-                return _put(chan, c, cap, data, value, pos, bell, tickets, how)
+                return _put(chan, c, cap, data, value, pos, bell, tickets, how, ring)
         elif seq < 2 * pos:
             return SEND_FULL
 
 
 @cuda.jit(device=True)
-def chan_put(chan, c, cap, data, value, pos, bell, tickets, how):  # type: ignore[no-untyped-def]
+def chan_put(chan, c, cap, data, value, pos, bell, tickets, how, ring):  # type: ignore[no-untyped-def]
     """The lone sender's send with ticket ``pos``, whose slot it saw free (an acquire of its
     sequence): it takes the ticket with a store."""
     chan.CHHT[c, TAIL] = pos + 1
-    return _put(chan, c, cap, data, value, pos, bell, tickets, how)
+    return _put(chan, c, cap, data, value, pos, bell, tickets, how, ring)
 
 
 @cuda.jit(device=True)
@@ -110,22 +111,23 @@ def _tagged(tag, half):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def _write_seq(chan, c, slot, seq, relaxed, bell):  # type: ignore[no-untyped-def]
+def _write_seq(chan, c, slot, seq, relaxed, bell, ring):  # type: ignore[no-untyped-def]
     """Write slot ``slot``'s sequence: relaxed, or as a release. A bell end's side exchanges
-    it, one RMW both ends meet on, and gets back whether the other end's WAIT_BIT was set."""
+    it, one RMW both ends meet on, and leaves the old word in ``ring[0]`` (a local of the
+    poll, in a register once inlined): the poll tests its WAIT_BIT later, where the result
+    has long arrived (codegen/futures.py, late rings), not here, where the test would wait
+    a round trip for the exchange."""
     at = (c, slot * SLOT_WORDS)
     if bell:
-        old = exch(chan.CSEQ, at, seq) if relaxed else exch_release(chan.CSEQ, at, seq)
-        return (old & WAIT_BIT) != 0
-    if relaxed:
+        ring[0] = exch(chan.CSEQ, at, seq) if relaxed else exch_release(chan.CSEQ, at, seq)
+    elif relaxed:
         st_relaxed(chan.CSEQ, at, seq)
     else:
         st_release(chan.CSEQ, at, seq)
-    return False
 
 
 @cuda.jit(device=True)
-def _put(chan, c, cap, data, value, pos, bell, tickets, how):  # type: ignore[no-untyped-def]
+def _put(chan, c, cap, data, value, pos, bell, tickets, how, ring):  # type: ignore[no-untyped-def]
     """The value and sequence of ticket ``pos``'s slot, whose ticket the caller holds."""
     slot = pos % cap
     seq = int64(2 * pos + 1)
@@ -136,9 +138,9 @@ def _put(chan, c, cap, data, value, pos, bell, tickets, how):  # type: ignore[no
     else:
         data[c, slot] = value
     # the release (where one is needed) pairs with the receiver's acquire of the sequence
-    rang = _write_seq(chan, c, slot, seq, how & FLAGGED, bell)
+    _write_seq(chan, c, slot, seq, how & FLAGGED, bell, ring)
     if bell:
-        return SEND_RING if rang else SEND_DONE
+        return SEND_DONE
     if how & DEFER:
         return SEND_DONE  # the look for a waiting holder comes once per run (look_for_holders)
     # the value is out before the caller looks for waiting receivers: a receiver registers
@@ -179,29 +181,29 @@ def wake_holders(sched, qmask, chan, c, lo, hi):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def chan_try_recv(chan, c, cap, data, out, k, lone, bell, how):  # type: ignore[no-untyped-def]
+def chan_try_recv(chan, c, cap, data, out, k, lone, bell, how, ring):  # type: ignore[no-untyped-def]
     """Take the oldest value of channel ``c`` (from its slots ``data``, CHI or CHF) into
-    ``out[k]``: RECV_TOOK (or RECV_RING) if there was one, else RECV_NONE. ``lone``: one
-    receiving instance, whose own the head is (a store takes the ticket, no ``cas``).
-    ``bell``: the sending end is a bell end (RECV_RING when it waits for the slot freed)."""
+    ``out[k]``: RECV_TOOK if there was one, else RECV_NONE. ``lone``: one receiving instance,
+    whose own the head is (a store takes the ticket, no ``cas``). ``bell``: the sending end
+    is a bell end (the free's old word, whose WAIT_BIT says it waits, into ``ring[0]``)."""
     while True:
         pos = chan.CHHT[c, HEAD] if lone else ld(chan.CHHT, (c, HEAD))  # (as in chan_try_send)
         seq = seq_of(chan, c, pos % cap, how & CALM_RECV)  # pairs with the sender's release
         if seq == 2 * pos + 1:
             if lone:
-                return chan_take(chan, c, cap, data, out, k, pos, bell, how)
+                return chan_take(chan, c, cap, data, out, k, pos, bell, how, ring)
             if cas(chan.CHHT, (c, HEAD), pos, pos + 1) == pos:
-                return _take(chan, c, cap, data, out, k, pos, bell, how)
+                return _take(chan, c, cap, data, out, k, pos, bell, how, ring)
         elif seq < 2 * pos + 1:
             return RECV_NONE
 
 
 @cuda.jit(device=True)
-def chan_take(chan, c, cap, data, out, k, pos, bell, how):  # type: ignore[no-untyped-def]
+def chan_take(chan, c, cap, data, out, k, pos, bell, how, ring):  # type: ignore[no-untyped-def]
     """The lone receiver's receive of ticket ``pos``, whose value it saw there (an acquire of
     its sequence): it takes the ticket with a store."""
     chan.CHHT[c, HEAD] = (pos & ~PREREAD) + 1
-    return _take(chan, c, cap, data, out, k, pos, bell, how)
+    return _take(chan, c, cap, data, out, k, pos, bell, how, ring)
 
 
 @cuda.jit(device=True)
@@ -232,7 +234,7 @@ def _halves(chan, c, slot, tag):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def _take(chan, c, cap, data, out, k, pos, bell, how):  # type: ignore[no-untyped-def]
+def _take(chan, c, cap, data, out, k, pos, bell, how, ring):  # type: ignore[no-untyped-def]
     preread = pos & PREREAD
     pos &= ~PREREAD
     slot = pos % cap
@@ -245,21 +247,21 @@ def _take(chan, c, cap, data, out, k, pos, bell, how):  # type: ignore[no-untype
     # the free comes after the value's loads, on whose values it depends (QUIET_FREE: relaxed)
     free = int64(2 * (pos + cap))
     # (the release, where one is needed, frees the slot for the sender's acquire)
-    rang = _write_seq(chan, c, slot, free, how & QUIET_FREE, bell)
+    _write_seq(chan, c, slot, free, how & QUIET_FREE, bell, ring)
     if bell:
-        return RECV_RING if rang else RECV_TOOK
+        return RECV_TOOK
     fence_sc()  # the free is out before the caller looks for waiting senders (as in _put)
     return RECV_TOOK
 
 
 @cuda.jit(device=True)
-def chan_take_ticket(chan, c, cap, data, out, k, t, bell, how):  # type: ignore[no-untyped-def]
-    """Ticket ``t``'s receive (runtime/state.py, Tickets): RECV_TOOK (or RECV_RING) if its
-    value is there, else RECV_NONE."""
+def chan_take_ticket(chan, c, cap, data, out, k, t, bell, how, ring):  # type: ignore[no-untyped-def]
+    """Ticket ``t``'s receive (runtime/state.py, Tickets): RECV_TOOK if its value is there,
+    else RECV_NONE."""
     if t & PREREAD:  # its value was read beside the sequence, which was seen
-        return _take(chan, c, cap, data, out, k, t, bell, how)
+        return _take(chan, c, cap, data, out, k, t, bell, how, ring)
     if seq_of(chan, c, t % cap, how & CALM_RECV) == 2 * t + 1:  # pairs with the publish
-        return _take(chan, c, cap, data, out, k, t, bell, how)
+        return _take(chan, c, cap, data, out, k, t, bell, how, ring)
     return RECV_NONE
 
 

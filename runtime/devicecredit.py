@@ -26,7 +26,7 @@ from gasync.runtime.words import CH_CHECKED, CH_CREDIT, CH_REGISTERED, TAIL
 
 
 @cuda.jit(device=True)
-def credited_send(sched, qmask, chan, c, cap, value, bell, tickets, how, cur):  # type: ignore[no-untyped-def]
+def credited_send(sched, qmask, chan, c, cap, value, bell, tickets, how, cur, ring):  # type: ignore[no-untyped-def]
     """A crediting sender's send (how & CREDITS): below its credit the slot is known free and
     the channel was open when it was last read, so the send reads nothing (state.py, Credits).
     ``cur`` is the poll's cursor, two int64 in registers: the sender's tail and credit (cur[0]
@@ -44,7 +44,7 @@ def credited_send(sched, qmask, chan, c, cap, value, bell, tickets, how, cur):  
         cur[1] = pos + free
         chan.CHHT[c, CH_CREDIT] = pos + free
     cur[0] = pos + 1
-    return chan_put(chan, c, cap, chan.CHI, value, pos, bell, tickets, how)
+    return chan_put(chan, c, cap, chan.CHI, value, pos, bell, tickets, how, ring)
 
 
 @cuda.jit(device=True)
@@ -54,15 +54,15 @@ def put_credited(chan, c, cap, value, tickets, how, cur):  # type: ignore[no-unt
     receivers are looked for later, so there is nothing to wake (credited_send's fast path)."""
     pos = cur[0]
     cur[0] = pos + 1
-    chan_put(chan, c, cap, chan.CHI, value, pos, False, tickets, how)
+    chan_put(chan, c, cap, chan.CHI, value, pos, False, tickets, how, cur)  # (no bell: no ring word)
 
 
 @cuda.jit(device=True)
-def credited_put(chan, c, cap, data, value, pos, bell, tickets, how, cur):  # type: ignore[no-untyped-def]
+def credited_put(chan, c, cap, data, value, pos, bell, tickets, how, cur, ring):  # type: ignore[no-untyped-def]
     """chan_put for a crediting sender that waited in place for ticket ``pos``: its cursor is
     read again at its next send."""
     cur[0] = -1
-    return chan_put(chan, c, cap, data, value, pos, bell, tickets, how)
+    return chan_put(chan, c, cap, data, value, pos, bell, tickets, how, ring)
 
 
 @cuda.jit(device=True)

@@ -50,7 +50,8 @@ def main() -> int:
             return 1
         st = res.stats
         per = float(st["kernel_ms"]) * 1e3 / (2 * args.reps)
-        print(f"{per:.3f} us/hand-off  kernel {st['kernel_ms']} ms  SMs {st['sms']}  waits in place {st['waits_in_place']}")
+        where = f"SMs {st['sms']}, {st['waits_in_place']} waits in place"
+        print(f"{per:.3f} us/hand-off  kernel {st['kernel_ms']} ms  {where}")
     return 0
 
 

@@ -32,8 +32,9 @@ def how(text: str, chan: str) -> set[str]:
 
 
 def test_ends_that_read_nothing_written_are_calm_both_ways() -> None:
-    assert how(PINGPONG, "ping") == {"FLAGGED", "QUIET_FREE", "CALM_RECV", "CALM_SEND"}
-    assert how(PINGPONG, "pong") == {"FLAGGED", "QUIET_FREE", "CALM_RECV", "CALM_SEND"}
+    # (and no task closes either channel: OPEN, no end reads the closed flag)
+    assert how(PINGPONG, "ping") == {"FLAGGED", "QUIET_FREE", "CALM_RECV", "CALM_SEND", "OPEN"}
+    assert how(PINGPONG, "pong") == {"FLAGGED", "QUIET_FREE", "CALM_RECV", "CALM_SEND", "OPEN"}
 
 
 def test_a_receiver_that_reads_what_a_task_writes_acquires() -> None:
@@ -54,3 +55,12 @@ def test_a_sender_whose_receivers_free_with_a_release_acquires() -> None:
     bits = how(text, "c")
     assert "QUIET_FREE" not in bits and "CALM_SEND" not in bits
     assert "CALM_RECV" in bits  # the receivers read x, which no task writes
+    assert "OPEN" not in bits  # s closes it
+
+
+def test_a_close_in_a_called_fn_counts() -> None:
+    text = PINGPONG.replace("task a {", "fn shut() { ping.close(); }\ntask a {").replace(
+        "out[0] = acc; }", "shut(); out[0] = acc; }"
+    )
+    assert "OPEN" not in how(text, "ping")
+    assert "OPEN" in how(text, "pong")
