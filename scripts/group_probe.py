@@ -1,0 +1,56 @@
+"""B7's staged pipeline alone, for a profiler: ``python3 scripts/group_probe.py [--tiles N]
+[--runs K] [--lineinfo]`` on the GPU.
+
+Runs bench/programs/b7_staged.gasync (128 group instances of 4 loader and 4 compute warps,
+tiles of 1,024 f32 through 8 stages of shared memory) with ``--tiles`` tiles a group
+(2,048 in the benchmark), checks y = 2x + 1, and prints the kernel's time and GB/s for each
+run. ``--lineinfo`` compiles with line information (a fresh cache directory), as
+scripts/handoff_probe.py does, for
+``ncu --section SourceCounters -k regex:gasync_kernel -c 1 -o b7 python3 scripts/group_probe.py --lineinfo``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT.parent))  # the repository root is the package gasync
+
+GROUPS, TILE = 128, 1024
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tiles", type=int, default=256)
+    ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--lineinfo", action="store_true")
+    args = ap.parse_args()
+    cache_dir = None
+    if args.lineinfo:
+        from numba import cuda
+
+        cuda.jit = functools.partial(cuda.jit, lineinfo=True)  # the generated module's decorators
+        cache_dir = tempfile.mkdtemp(prefix="gasync-lineinfo-")
+    import gasync
+
+    prog = gasync.compile(ROOT / "bench" / "programs" / "b7_staged.gasync", defines={"TILES": args.tiles})
+    n = GROUPS * args.tiles * TILE
+    x = (np.arange(n) % 1000).astype(np.float32)
+    for _ in range(args.runs):
+        res = prog.run(backend="cuda", inputs={"x": x, "y": np.zeros(n, np.float32)}, cache_dir=cache_dir)
+        if not np.array_equal(res.buffers["y"], 2 * x + 1):
+            print("wrong result: y != 2x + 1")
+            return 1
+        ms = float(res.stats["kernel_ms"])
+        print(f"kernel {ms:.3f} ms, {2 * 4 * n / ms / 1e6:.1f} GB/s ({n:,} f32 in and out)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
