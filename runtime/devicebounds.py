@@ -35,12 +35,29 @@ def bounds_fault(ctl, site, dim, index, inst):  # type: ignore[no-untyped-def]
 @INLINE
 def inside(arr, ix, ctl, site, inst):  # type: ignore[no-untyped-def]
     """Whether index tuple ``ix`` lies inside ``arr`` (an unsigned compare per dimension);
-    if not, the fault is recorded."""
-    for d in range(len(ix)):
+    if not, the fault is recorded. The first three dimensions are compared at constant
+    positions of the tuples (padded, so that each position exists): a loop over ``ix[d]``
+    made Numba spill both tuples and index them at run time, ~70 instructions a check on
+    B7's loops (Nsight Compute, bench/NOTES.md), where these are two or three."""
+    n = len(ix)
+    at = ix + (int64(0), int64(0))
+    shape = arr.shape + (1, 1)
+    if uint64(at[0]) >= uint64(shape[0]):
+        return _fault(ctl, site, 0, at[0], inst)
+    if n > 1 and uint64(at[1]) >= uint64(shape[1]):
+        return _fault(ctl, site, 1, at[1], inst)
+    if n > 2 and uint64(at[2]) >= uint64(shape[2]):
+        return _fault(ctl, site, 2, at[2], inst)
+    for d in range(3, n):  # (more than three dimensions: the loop, as before)
         if uint64(ix[d]) >= uint64(arr.shape[d]):
-            bounds_fault(ctl, site, d, ix[d], inst)
-            return False
+            return _fault(ctl, site, d, ix[d], inst)
     return True
+
+
+@cuda.jit(device=True)
+def _fault(ctl, site, dim, index, inst):  # type: ignore[no-untyped-def]
+    bounds_fault(ctl, site, dim, index, inst)
+    return False
 
 
 @INLINE

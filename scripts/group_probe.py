@@ -4,7 +4,8 @@
 Runs bench/programs/b7_staged.gasync (128 group instances of 4 loader and 4 compute warps,
 tiles of 1,024 f32 through 8 stages of shared memory) with ``--tiles`` tiles a group
 (2,048 in the benchmark), checks y = 2x + 1, and prints the kernel's time and GB/s for each
-run. ``--lineinfo`` compiles with line information (a fresh cache directory), as
+run (``--unchecked``: without the bounds checks the compiler could not prove).
+``--lineinfo`` compiles with line information (a fresh cache directory), as
 scripts/handoff_probe.py does, for
 ``ncu --section SourceCounters -k regex:gasync_kernel -c 1 -o b7 python3 scripts/group_probe.py --lineinfo``.
 """
@@ -30,6 +31,7 @@ def main() -> int:
     ap.add_argument("--tiles", type=int, default=256)
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--lineinfo", action="store_true")
+    ap.add_argument("--unchecked", action="store_true", help="without the run-time bounds checks")
     args = ap.parse_args()
     cache_dir = None
     if args.lineinfo:
@@ -43,7 +45,8 @@ def main() -> int:
     n = GROUPS * args.tiles * TILE
     x = (np.arange(n) % 1000).astype(np.float32)
     for _ in range(args.runs):
-        res = prog.run(backend="cuda", inputs={"x": x, "y": np.zeros(n, np.float32)}, cache_dir=cache_dir)
+        y = np.zeros(n, np.float32)
+        res = prog.run(backend="cuda", inputs={"x": x, "y": y}, cache_dir=cache_dir, checked=not args.unchecked)
         if not np.array_equal(res.buffers["y"], 2 * x + 1):
             print("wrong result: y != 2x + 1")
             return 1
