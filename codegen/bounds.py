@@ -40,6 +40,7 @@ class Checks:
         self.sites: list[Access] = []  # site k is sites[k]
         self._site: dict[int, int] = {}  # id of an access -> its site
         self.inst_fns: set[str] = set()  # plain functions that take `inst`
+        self.hoisted = False  # rendering a map's unchecked variant (codegen/hoist.py)
         self.any = enabled and any(fn.run_time_indices and unproven(fn.body) for fn in _bodies(plan))
         if self.any:
             for fn in plan.functions:  # callees come before their callers

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from gasync.codegen import combined, groups
 from gasync.codegen.bounds import CTL
 from gasync.codegen.exprs import NP, buffer_ref, exact_index, local, wrap
+from gasync.codegen.hoist import helper_name
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, source_line
 from gasync.planner import ir
 
@@ -127,7 +128,8 @@ def iteration_helper(
         return []
     if any(isinstance(st, ir.Eval) for st in body):
         return []
-    out = ["@dl.INLINE", f"def it_{loop.gid}({', '.join(_helper_params(shared, loop))}):"]
+    name = helper_name(shared, "it", loop.gid)
+    out = ["@dl.INLINE", f"def {name}({', '.join(_helper_params(shared, loop))}):"]
     out.append(f"    {source_line(shared.plan, s.span)}  (one iteration)")
     values = []
     with _given_arrays(shared, loop, em):
@@ -210,7 +212,7 @@ def called_iteration(
             names += [f"ix_{tag}_{j}", f"val_{tag}_{j}"]
             kept += _store_lines(shared, st, f"{tag}_{j}", ind)
     args = [f"int64({k})", *_helper_args(shared, loop)]
-    out = [f"{ind}{', '.join(names)} = it_{loop.gid}({', '.join(args)})"]
+    out = [f"{ind}{', '.join(names)} = {helper_name(shared, 'it', loop.gid)}({', '.join(args)})"]
     if stores is None:
         return out + kept
     stores += kept
@@ -259,7 +261,7 @@ def vector_helper(shared: Shared, loop: ParallelLoop, em: Emitter) -> list[str]:
     stored = [st.buf for st in s.body if isinstance(st, ir.Store)]
     read = [b for b in found[0] if b not in stored]
     params = [local(s.var), *(f"e_{b}" for b in read), *_helper_params(shared, loop)[1:]]
-    out = ["@dl.INLINE", f"def vit_{loop.gid}({', '.join(params)}):"]
+    out = ["@dl.INLINE", f"def {helper_name(shared, 'vit', loop.gid)}({', '.join(params)}):"]
     out.append(f"    {source_line(shared.plan, s.span)}  (one element of a 16-byte step)")
     em.r.vector_var = s.var
     em.r.vector_loads = {b: f"e_{b}" for b in read}
@@ -304,7 +306,7 @@ def vector_map(shared: Shared, em: Emitter, s: ir.For, loop: ParallelLoop | None
                 args = [f"int64(vk + {u * vec} * LANES + {j})", *(f"{b}_v{u}[{j}]" for b in read)]
                 args += _helper_args(shared, loop)
                 target = ", ".join(names) + ("," if len(names) == 1 else "")
-                out.append(f"            {target} = vit_{loop.gid}({', '.join(args)})")
+                out.append(f"            {target} = {helper_name(shared, 'vit', loop.gid)}({', '.join(args)})")
                 for name, (_, st) in zip(names, kept, strict=True):
                     vals[st.buf].append(name)
                 continue

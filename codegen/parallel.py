@@ -9,7 +9,7 @@ the body, and the warp issues one atomic per target after the loop.
 
 from __future__ import annotations
 
-from gasync.codegen import combined, groups, reduce
+from gasync.codegen import combined, groups, hoist, reduce
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, captured_loads, source_line
 from gasync.codegen.maps import called_iteration, is_map, iteration_helper, unrolled_map, vector_helper, vector_map
 from gasync.planner import ir
@@ -42,9 +42,18 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     _check_depth(shared, fn, s)
     helper = iteration_helper(shared, loop, em, captured, updates.of)
     vhelper = vector_helper(shared, loop, em) if helper else []
+    hoisted = is_map(s.body, captured, updates.of) and hoist.hoistable(shared, loop)
+    helper_u: list[str] = []
+    vhelper_u: list[str] = []
+    if hoisted:  # its unchecked variant's helpers too
+        with hoist.unchecked(shared):
+            helper_u = iteration_helper(shared, loop, em, captured, updates.of)
+            vhelper_u = vector_helper(shared, loop, em) if helper_u else []
     out = [
         *helper,
         *vhelper,
+        *helper_u,
+        *vhelper_u,
         "@cuda.jit(device=True)",
         f"def par_{loop.gid}(w, lane, AI, AF, G{groups.locals_param(shared.plan, loop.fn)}):",
         f"    {source_line(shared.plan, s.span)}",
@@ -59,7 +68,32 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     red = s.reduce
     if red is not None:
         out.append(f"    acc = {reduce.identity_lane(red.op, red.ty)}  # this lane's partial: reduce {red.op}")
-    elif is_map(s.body, captured, updates.of):
+    if hoisted:
+        out += hoist.range_lines(shared, em, loop)
+        with hoist.unchecked(shared):
+            fast = _loops(shared, em, loop, captured, updates, bool(helper_u), bool(vhelper_u))
+        slow = _loops(shared, em, loop, captured, updates, bool(helper), bool(vhelper))
+        out += ["    if inrange:", *("    " + x for x in fast), "    else:", *("    " + x for x in slow)]
+    else:
+        out += _loops(shared, em, loop, captured, updates, bool(helper), bool(vhelper))
+    out += combined.flush_lines(updates, em.r, "    ")
+    if red is not None:
+        assert loop.result is not None
+        out += reduce.warp_lines(red.op, red.ty, "    ")
+        out += reduce.store_lines(red, loop.result, loop.bulk, "    ")
+    return out
+
+
+def _loops(
+    shared: Shared, em: LoopEmitter, loop: ParallelLoop, captured: set[str], updates: combined.Combined,
+    helper: bool, vhelper: bool,
+) -> list[str]:  # fmt: skip
+    """The lanes' loops over the warp's range: a map's vector and unrolled loops, then one
+    iteration a turn (``helper``, ``vhelper``: the iteration helpers exist)."""
+    s = loop.loop
+    red = s.reduce
+    out: list[str] = []
+    if red is None and is_map(s.body, captured, updates.of):
         out += vector_map(shared, em, s, loop if vhelper else None)
         out += unrolled_map(shared, em, s, loop if helper else None)
     out.append("    while k < hi:")
@@ -73,11 +107,6 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
         value = reduce.lane_value(red, em.r(ir.Var(red.value, red.ty)))
         out.append(f"        acc = {reduce.combine(red.op, red.ty, 'acc', value)}")
     out.append("        k += LANES")
-    out += combined.flush_lines(updates, em.r, "    ")
-    if red is not None:
-        assert loop.result is not None
-        out += reduce.warp_lines(red.op, red.ty, "    ")
-        out += reduce.store_lines(red, loop.result, loop.bulk, "    ")
     return out
 
 

@@ -54,6 +54,23 @@ def inside(arr, ix, ctl, site, inst):  # type: ignore[no-untyped-def]
     return True
 
 
+@INLINE
+def within(arr, ix):  # type: ignore[no-untyped-def]
+    """Whether index tuple ``ix`` lies inside ``arr``, recording nothing (a hoisted check,
+    codegen/hoist.py: the loop it guards runs checked where this says no)."""
+    n = len(ix)
+    at = ix + (int64(0), int64(0))
+    shape = arr.shape + (1, 1)
+    ok = uint64(at[0]) < uint64(shape[0])
+    if n > 1:
+        ok = ok and uint64(at[1]) < uint64(shape[1])
+    if n > 2:
+        ok = ok and uint64(at[2]) < uint64(shape[2])
+    for d in range(3, n):
+        ok = ok and uint64(ix[d]) < uint64(arr.shape[d])
+    return ok
+
+
 @cuda.jit(device=True)
 def _fault(ctl, site, dim, index, inst):  # type: ignore[no-untyped-def]
     bounds_fault(ctl, site, dim, index, inst)

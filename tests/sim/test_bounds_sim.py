@@ -184,3 +184,23 @@ def test_the_host_words_a_u64_index_unsigned_and_a_site_of_two_dimensions() -> N
     assert [n.message for n in info.value.notes] == [
         "32 more out-of-bounds accesses were counted before the run stopped"
     ]
+
+
+def test_a_map_with_affine_indices_checks_the_ends_of_its_range_once() -> None:
+    """codegen/hoist.py: where every checked index of a map is affine (i64) in its variable, the warp
+    looks at the two ends of its range and runs the loop unchecked when both are inside; a range
+    that leaves the buffer runs the checked loop, which faults as any checked loop does."""
+    body = "task main {\n    let k = at[0];\n    parallel for i in k..k + 3 { out[i] = x[i - k] as i32 + 1; }\n}\n"
+    prog = gasync.compile_source(HEAD + body, "h.gasync")
+    assert "db.within(G.B_out, (v_i,))" in prog.source and "def itu_" in prog.source
+    assert prog.run(backend="sim", inputs=AT, timeout=120).buffers["out"].tolist() == [0, 1, 2, 3]
+    err = fault(body, {"at": np.array([2, 0, 0, 0], np.int64)})  # out[2..5]: the last is outside
+    assert str(err) == f"b.gasync:7:38: {OOB} main: the length of 'out' is 4 but the index is 4"
+    assert err.faults == 1  # lane 2's write, checked in the checked loop
+
+
+def test_a_map_whose_index_is_not_affine_keeps_a_check_per_iteration() -> None:
+    for index in ("at[i - k]", "i * i - k", "i / 2"):
+        body = f"task main {{\n    let k = at[0];\n    parallel for i in k..k + 3 {{ out[{index}] = 1; }}\n}}\n"
+        source = gasync.compile_source(HEAD + body, "n.gasync").source
+        assert "db.inside(G.B_out" in source and "db.within(" not in source, index
