@@ -56,6 +56,8 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
 
     t0 = time.perf_counter()
     groupgrid.check_executor(gen.plan, options.executor)
+    if not sim:
+        groupgrid.check_shared(gen.plan)
     module, path = load(gen, options.cache_dir, options.cache_max_bytes)
     kernel = kernel_of(module, options)
     timeout_ns = np.int64(int(options.timeout_s * 1e9))

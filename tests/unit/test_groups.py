@@ -243,3 +243,33 @@ def test_codegen_knows_a_rings_words() -> None:
     from gasync.runtime import state
 
     assert cg.LCH_WORDS == state.LCH_WORDS
+
+
+BIG = """\
+const N: i64 = 16384;
+buffer y: f32[N] = zeros;
+group g for k in 0..1 {
+    local buffer stage: f32[N];
+    task fill {
+        parallel for i in 0..N { stage[i] = 1.0; }
+        parallel for i in 0..N { y[i] = stage[i] + 1.0; }
+    }
+}
+"""
+
+
+def test_a_group_over_the_static_shared_limit_is_a_located_error_on_the_gpu_only() -> None:
+    """64 KiB of local buffers: within the H200's 227 KiB (the planner accepts it, and the
+    simulator runs it), but over what the launch can give a block yet (docs/groups.md)."""
+    from gasync.runtime import groupgrid
+    from gasync.runtime.errors import DeviceError
+
+    big = plan_of(BIG)
+    with pytest.raises(DeviceError) as info:
+        groupgrid.check_shared(big)
+    assert str(info.value).startswith(
+        "t.gasync:3:1: group 'g' needs 65536 bytes of shared memory, and on the GPU this version of gasync"
+        " gives a block at most 49152 bytes (48 KiB) of static shared memory"
+    )
+    assert info.value.code == "E0305"
+    groupgrid.check_shared(plan_of(PIPE))  # 512 bytes of stages and a channel: fits
