@@ -20,7 +20,7 @@ from pathlib import Path
 from types import ModuleType
 
 from gasync.codegen import Generated
-from gasync.runtime import cache, externs
+from gasync.runtime import cache, externs, numbafast
 
 
 def default_cache_dir() -> Path:
@@ -104,6 +104,7 @@ def load(gen: Generated, cache_dir: str | None, max_bytes: int = cache.DEFAULT_M
 
     Writing a new module first evicts the oldest cached programs beyond ``max_bytes``.
     """
+    numbafast.install()  # (the kernel compiles after this: runtime/numbafast.py)
     path = module_path(gen, cache_dir)
     path.parent.mkdir(parents=True, exist_ok=True)
     if not path.exists() or path.read_text() != gen.source:
