@@ -141,7 +141,9 @@ def _run_parallel(shared: Shared, g: GroupDef) -> list[str]:
         if loop.bulk or (owner is not None and owner.name != g.name):
             continue
         out.append(f"    if command == {loop.gid}:")
-        out.append(f"        par_{loop.gid}(w, lane, G.exec.PARGS_I[w], G.exec.PARGS_F[w], G{', L' if owner else ''})")
+        state = shared.par_g(loop.gid)
+        locals_ = ", L" if owner else ""
+        out.append(f"        par_{loop.gid}(w, lane, G.exec.PARGS_I[w], G.exec.PARGS_F[w], {state}{locals_})")
     out.append("    return")
     return out
 
