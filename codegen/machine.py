@@ -301,31 +301,32 @@ class Emitter:
         return tuple((n, self.types[n]) for n in used if n not in defined)
 
 
-def captured_stores(captured: tuple[tuple[str, ir.Ty], ...], ni: int, ai: str, af: str) -> tuple[list[str], int, int]:
-    """Lines that store ``captured`` locals into argument rows (``ai``/``af`` are 'ARRAY[row'
-    prefixes; integers from word ``ni``, floats from 0), and the next free words."""
+def _slots(captured: tuple[tuple[str, ir.Ty], ...], ni: int) -> tuple[list[tuple[str, str, int]], int, int]:
+    """Each captured local's row and word in the argument rows: ('AF', k) for a float (from 0),
+    ('AI', k) for the rest (from word ``ni``); and the next free int and float words."""
     out, nf = [], 0
     for name, ty in captured:
         if ty in ir.FLOATS:
-            out.append(f"{af}, {nf}] = float64({local(name)})")
+            out.append((name, "AF", nf))
             nf += 1
         else:
-            out.append(f"{ai}, {ni}] = int64({local(name)})")
+            out.append((name, "AI", ni))
             ni += 1
+    return out, ni, nf
+
+
+def captured_stores(captured: tuple[tuple[str, ir.Ty], ...], ni: int, ai: str, af: str) -> tuple[list[str], int, int]:
+    """Lines that store ``captured`` locals into argument rows (``ai``/``af`` are 'ARRAY[row'
+    prefixes; integers from word ``ni``, floats from 0), and the next free words."""
+    slots, ni, nf = _slots(captured, ni)
+    cast = {"AF": "float64", "AI": "int64"}
+    out = [f"{af if row == 'AF' else ai}, {k}] = {cast[row]}({local(name)})" for name, row, k in slots]
     return out, ni, nf
 
 
 def captured_loads(em: Emitter, captured: tuple[tuple[str, ir.Ty], ...], ni: int, ind: str) -> list[str]:
     """The other side of ``captured_stores``: each local from the rows ``AI``/``AF``."""
-    out, nf = [], 0
-    for name, ty in captured:
-        if ty in ir.FLOATS:
-            out.append(f"{ind}{em.assign(name, f'AF[{nf}]')}")
-            nf += 1
-        else:
-            out.append(f"{ind}{em.assign(name, f'AI[{ni}]')}")
-            ni += 1
-    return out
+    return [f"{ind}{em.assign(name, f'{row}[{k}]')}" for name, row, k in _slots(captured, ni)[0]]
 
 
 __all__ = [

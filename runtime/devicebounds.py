@@ -33,31 +33,13 @@ def bounds_fault(ctl, site, dim, index, inst):  # type: ignore[no-untyped-def]
 
 
 @INLINE
-def inside(arr, ix, ctl, site, inst):  # type: ignore[no-untyped-def]
-    """Whether index tuple ``ix`` lies inside ``arr`` (an unsigned compare per dimension);
-    if not, the fault is recorded. The first three dimensions are compared at constant
-    positions of the tuples (padded, so that each position exists): a loop over ``ix[d]``
-    made Numba spill both tuples and index them at run time, ~70 instructions a check on
-    B7's loops (Nsight Compute, bench/NOTES.md), where these are two or three."""
-    n = len(ix)
-    at = ix + (int64(0), int64(0))
-    shape = arr.shape + (1, 1)
-    if uint64(at[0]) >= uint64(shape[0]):
-        return _fault(ctl, site, 0, at[0], inst)
-    if n > 1 and uint64(at[1]) >= uint64(shape[1]):
-        return _fault(ctl, site, 1, at[1], inst)
-    if n > 2 and uint64(at[2]) >= uint64(shape[2]):
-        return _fault(ctl, site, 2, at[2], inst)
-    for d in range(3, n):  # (more than three dimensions: the loop, as before)
-        if uint64(ix[d]) >= uint64(arr.shape[d]):
-            return _fault(ctl, site, d, ix[d], inst)
-    return True
-
-
-@INLINE
 def within(arr, ix):  # type: ignore[no-untyped-def]
-    """Whether index tuple ``ix`` lies inside ``arr``, recording nothing (a hoisted check,
-    codegen/hoist.py: the loop it guards runs checked where this says no)."""
+    """Whether index tuple ``ix`` lies inside ``arr``: an unsigned compare per dimension (a
+    negative index is a huge unsigned one), recording nothing (``inside`` records; a hoisted
+    check, codegen/hoist.py, runs its loop checked where this says no). The first three are
+    compared at constant positions of the tuples (padded, so that each position exists): a
+    loop over ``ix[d]`` made Numba index both tuples at run time, ~70 instructions a check on
+    B7's loops (Nsight Compute, bench/NOTES.md), where these are two or three."""
     n = len(ix)
     at = ix + (int64(0), int64(0))
     shape = arr.shape + (1, 1)
@@ -71,9 +53,16 @@ def within(arr, ix):  # type: ignore[no-untyped-def]
     return ok
 
 
-@cuda.jit(device=True)
-def _fault(ctl, site, dim, index, inst):  # type: ignore[no-untyped-def]
-    bounds_fault(ctl, site, dim, index, inst)
+@INLINE
+def inside(arr, ix, ctl, site, inst):  # type: ignore[no-untyped-def]
+    """Whether index tuple ``ix`` lies inside ``arr`` (``within``); if not, the fault is
+    recorded with the dimension that is out (found only then, off the path of every check)."""
+    if within(arr, ix):
+        return True
+    for d in range(len(ix)):
+        if uint64(ix[d]) >= uint64(arr.shape[d]):
+            bounds_fault(ctl, site, d, ix[d], inst)
+            break
     return False
 
 
