@@ -119,10 +119,9 @@ class ExprRenderer:
         self.var = var
         self.self_inst = self_inst  # the running instance's id, or "int64(-1)" where there is none
         self.checks = checks
-        # a vector map's loads (codegen/parallel.py): buffer -> the component that holds
-        # ``buf[var]`` of the element being rendered, with ``var`` the loop's variable
-        self.vector_var = ""
-        self.vector_loads: dict[str, str] = {}
+        # a vector map's loads (codegen/maps.py): (buffer, index) -> the component that holds
+        # that access of the element being rendered
+        self.vector_loads: dict[tuple[str, tuple[ir.Expr, ...]], str] = {}
         self.cursors: frozenset[str] = frozenset()  # channels whose sender's cursor this poll holds
         # a function given some buffers' arrays (and the fault word) as parameters instead of G:
         # buffer -> its parameter, and the parameter that stands for bounds.CTL ("" for G's)
@@ -173,8 +172,9 @@ class ExprRenderer:
         return wrap(NP[ty], self(e.expr))
 
     def _load(self, e: ir.Load) -> str:
-        if e.buf in self.vector_loads and exact_index(e.index, self.vector_var):
-            return self.vector_loads[e.buf]
+        vector = self.vector_loads.get((e.buf, e.index))
+        if vector is not None:
+            return vector
         checks = self.checked(e)
         np = NP[str(e.ty)]  # a buffer's elements are of its type exactly (runtime/buffers.py)
         array = self.arrays.get(e.buf) or buffer_ref(e.buf)

@@ -1,7 +1,7 @@
 """A parallel loop whose body is a map (``is_map``): its iterations' loads may all come before
 their stores, so the loop is unrolled (UNROLL iterations a turn) and, where its buffers allow,
-moved 16 bytes a load (``vector_map``). One iteration is a device function of its own
-(``it_<gid>``, ``vit_<gid>`` for one element of a 16-byte step; ITERATION_HELPER), which the
+moved 16 bytes a load (codegen/vectors.py). One iteration is a device function of its own
+(``it_<gid>``, and ``vit_<gid>`` for one element of a 16-byte step; ITERATION_HELPER), which the
 unrolled and tail loops call: Numba types its body once, and NVVM inlines it back. The helper
 takes its buffers' arrays, not G (every call passing G costs compiling:
 scripts/typing_probe.py). codegen/parallel.py writes the loop around these.
@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 from gasync.codegen import combined, groups
 from gasync.codegen.bounds import CTL
-from gasync.codegen.exprs import NP, buffer_ref, exact_index, local, wrap
+from gasync.codegen.exprs import NP, buffer_ref, local, wrap
 from gasync.codegen.hoist import helper_name
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, source_line
 from gasync.planner import ir
@@ -216,108 +216,4 @@ def called_iteration(
     if stores is None:
         return out + kept
     stores += kept
-    return out
-
-
-VECTOR = True  # False: maps move 4 or 8 bytes per access only (what bench/NOTES.md measured against)
-VEC_BYTES = 16
-VEC_STEPS = 8  # 16-byte loads in flight per lane and buffer: 128 bytes, four times UNROLL's 8 x 4
-SIZES = {"f32": 4, "i32": 4, "u32": 4, "f64": 8, "i64": 8, "u64": 8}
-
-
-def vector_buffers(shared: Shared, s: ir.For) -> tuple[list[str], int] | None:
-    """The buffers a map reads or writes at exactly its variable (``buf[i]``) and their
-    element size, if the map can move them 16 bytes at a time: every store is such an
-    access, all of them have one element size of 4 or 8 bytes, none is checked at run time."""
-    from gasync.planner.walk import exprs_of, subexprs
-
-    found: dict[str, ir.Expr | ir.Stmt] = {}
-    for st in s.body:
-        if isinstance(st, ir.Store):
-            if not exact_index(st.index, s.var):
-                return None
-            found.setdefault(st.buf, st)
-        for e in exprs_of(st):
-            for sub in subexprs(e):
-                if isinstance(sub, ir.Load) and exact_index(sub.index, s.var):
-                    found.setdefault(sub.buf, sub)
-    if any(groups.is_local(b) for b in found):  # shared memory: 16-byte loads of global memory only
-        return None
-    sizes = {SIZES.get(shared.plan.buffer(b).elem, 0) for b in found}
-    checks = shared.checks
-    if len(sizes) != 1 or 0 in sizes or (checks is not None and any(checks.wanted(a) for a in found.values())):
-        return None
-    return sorted(found), sizes.pop()
-
-
-def vector_helper(shared: Shared, loop: ParallelLoop, em: Emitter) -> list[str]:
-    """``vit_<gid>``, one iteration of a vector map (ITERATION_HELPER) given its loaded
-    elements: the loop's variable, each read buffer's element (``e_<buffer>``), the captured
-    locals; it returns each store's value. Nothing where the map is not a vector map."""
-    s = loop.loop
-    found = vector_buffers(shared, s) if VECTOR else None
-    if found is None:
-        return []
-    stored = [st.buf for st in s.body if isinstance(st, ir.Store)]
-    read = [b for b in found[0] if b not in stored]
-    params = [local(s.var), *(f"e_{b}" for b in read), *_helper_params(shared, loop)[1:]]
-    out = ["@dl.INLINE", f"def {helper_name(shared, 'vit', loop.gid)}({', '.join(params)}):"]
-    out.append(f"    {source_line(shared.plan, s.span)}  (one element of a 16-byte step)")
-    em.r.vector_var = s.var
-    em.r.vector_loads = {b: f"e_{b}" for b in read}
-    with _given_arrays(shared, loop, em):
-        values = [f"val_h_{n}" for n, _ in map_iteration(shared, em, s.body, out, "    ", "h")]
-    em.r.vector_var, em.r.vector_loads = "", {}
-    out.append(f"    return {', '.join(values)}{',' if len(values) == 1 else ''}")
-    return [*out, "", ""]
-
-
-def vector_map(shared: Shared, em: Emitter, s: ir.For, loop: ParallelLoop | None = None) -> list[str]:
-    """Where the warp's range starts on a 16-byte line of every buffer it moves (known only at
-    run time: a view may start anywhere), each lane takes VEC consecutive iterations per
-    16-byte load, VEC_STEPS loads in flight; the unrolled and plain loops do the rest. With
-    ``loop`` (it has a vector helper) each element is a call of ``vit_<gid>``."""
-    found = vector_buffers(shared, s) if VECTOR else None
-    if found is None:
-        return []
-    bufs, size = found
-    vec = VEC_BYTES // size
-    span = vec * VEC_STEPS  # iterations per lane per turn
-    stored = [st.buf for st in s.body if isinstance(st, ir.Store)]
-    read = [b for b in bufs if b not in stored]
-    aligned = " and ".join(f"dv.aligned16({buffer_ref(b)}, lo)" for b in bufs)
-    out = [
-        f"    {source_line(shared.plan, s.span)}",
-        "    lo = k - lane",
-        f"    if lo % {vec} == 0 and {aligned}:  # 16-byte loads, {vec} iterations each",
-        f"        while lo + {span} * LANES <= hi:",
-        f"            vk = lo + lane * {vec}",
-    ]
-    for u in range(VEC_STEPS):
-        for b in read:
-            out.append(f"            {b}_v{u} = dv.ld_v{vec}({buffer_ref(b)}, vk + {u * vec} * LANES)")
-    stores: list[str] = []
-    for u in range(VEC_STEPS):
-        vals: dict[str, list[str]] = {b: [] for b in stored}
-        for j in range(vec):
-            if loop is not None:
-                kept = [(n, st) for n, st in enumerate(s.body) if isinstance(st, ir.Store)]
-                names = [f"val_{u}_{j}_{n}" for n, _ in kept]
-                args = [f"int64(vk + {u * vec} * LANES + {j})", *(f"{b}_v{u}[{j}]" for b in read)]
-                args += _helper_args(shared, loop)
-                target = ", ".join(names) + ("," if len(names) == 1 else "")
-                out.append(f"            {target} = {helper_name(shared, 'vit', loop.gid)}({', '.join(args)})")
-                for name, (_, st) in zip(names, kept, strict=True):
-                    vals[st.buf].append(name)
-                continue
-            em.r.vector_var = s.var
-            em.r.vector_loads = {b: f"{b}_v{u}[{j}]" for b in read}
-            out.append(f"            {em.assign(s.var, f'vk + {u * vec} * LANES + {j}')}")
-            for n, st in map_iteration(shared, em, s.body, out, "            ", f"{u}_{j}"):
-                vals[st.buf].append(f"val_{u}_{j}_{n}")
-        em.r.vector_var, em.r.vector_loads = "", {}
-        for b, names in vals.items():
-            stores.append(f"            dv.st_v{vec}({buffer_ref(b)}, vk + {u * vec} * LANES, ({', '.join(names)}))")
-    out += stores
-    out += [f"            lo += {span} * LANES", "        k = lo + lane"]
     return out

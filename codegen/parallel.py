@@ -13,7 +13,8 @@ import re
 
 from gasync.codegen import combined, groups, hoist, reduce
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, captured_loads, source_line
-from gasync.codegen.maps import called_iteration, is_map, iteration_helper, unrolled_map, vector_helper, vector_map
+from gasync.codegen.maps import called_iteration, is_map, iteration_helper, unrolled_map
+from gasync.codegen.vectors import vector_helper, vector_map
 from gasync.planner import ir
 from gasync.planner.model import Function
 
@@ -117,7 +118,7 @@ def _loops(
     red = s.reduce
     out: list[str] = []
     if red is None and is_map(s.body, captured, updates.of):
-        out += vector_map(shared, em, s, loop if vhelper else None)
+        out += vector_map(shared, em, loop, vhelper)
         out += unrolled_map(shared, em, s, loop if helper else None)
     out.append("    while k < hi:")
     if helper:  # the iteration's values from its helper, then its stores

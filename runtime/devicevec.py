@@ -3,9 +3,11 @@
 A lane that moves 16 bytes per instruction keeps four times the bytes of a 4-byte load in
 flight, which a stage of a few warps per SM needs to stream (B4's compute tasks). On the GPU
 each is one PTX instruction (``ld.global.v4.b32``, ``st.global.v2.b64`` ...) through a small
-``@intrinsic``; the address must be a multiple of 16, which ``aligned16`` tells at run time
-(the loop falls back to its 4-byte form where it is not: a view of a buffer may start
-anywhere). Under the simulator they are plain element accesses and tuples.
+``@intrinsic``; the address must be a multiple of 16, and the elements of the index's last
+dimension adjacent, which ``aligned16`` tells at run time (the loop falls back to its 4-byte
+form where it is not: a view of a buffer may start anywhere). A group's local buffers move
+with ``ld.shared``/``st.shared`` (``lds_v4`` ...). The index is an element's or a tuple.
+Under the simulator they are plain element accesses and tuples.
 """
 
 from __future__ import annotations
@@ -16,21 +18,31 @@ SIM = bool(config.ENABLE_CUDASIM)
 
 if SIM:
 
+    def _at(i, j):  # type: ignore[no-untyped-def]
+        """The index ``j`` elements on from ``i`` along its last dimension."""
+        return (*i[:-1], i[-1] + j) if isinstance(i, tuple) else i + j
+
     def aligned16(arr, i):  # type: ignore[no-untyped-def]
-        """Whether ``arr[i]`` starts a 16-byte line (the simulator: its offset in the array)."""
-        return (i * arr.dtype.itemsize) % 16 == 0
+        """Whether ``arr[i]`` starts a 16-byte line (the simulator: its offset in the array)
+        and its last dimension's elements are adjacent."""
+        ix = i if isinstance(i, tuple) else (i,)
+        offset = sum(int(k) * st for k, st in zip(ix, arr.strides, strict=True))
+        return offset % 16 == 0 and arr.strides[-1] == arr.dtype.itemsize
 
     def ld_v4(arr, i):  # type: ignore[no-untyped-def]
-        return (arr[i], arr[i + 1], arr[i + 2], arr[i + 3])
+        return (arr[i], arr[_at(i, 1)], arr[_at(i, 2)], arr[_at(i, 3)])
 
     def ld_v2(arr, i):  # type: ignore[no-untyped-def]
-        return (arr[i], arr[i + 1])
+        return (arr[i], arr[_at(i, 1)])
 
     def st_v4(arr, i, v):  # type: ignore[no-untyped-def]
-        arr[i], arr[i + 1], arr[i + 2], arr[i + 3] = v
+        arr[i], arr[_at(i, 1)], arr[_at(i, 2)], arr[_at(i, 3)] = v
 
     def st_v2(arr, i, v):  # type: ignore[no-untyped-def]
-        arr[i], arr[i + 1] = v
+        arr[i], arr[_at(i, 1)] = v
+
+    # a group's local buffers (shared memory) are arrays like the others under the simulator
+    lds_v4, lds_v2, sts_v4, sts_v2 = ld_v4, ld_v2, st_v4, st_v2
 
 else:
     from llvmlite import ir as llvm_ir
@@ -49,7 +61,12 @@ else:
 
         return types.boolean(arr, idx), codegen
 
-    def _vec_load(n):  # type: ignore[no-untyped-def]
+    def _in_shared(addr, op):  # type: ignore[no-untyped-def]
+        """PTX for ``op`` at ``[%sa]``: the address of a group's local buffer is generic
+        (runtime/order.py), and a shared-memory move takes its shared-window form."""
+        return f"{{ .reg .u64 %sa; cvta.to.shared.u64 %sa, {addr}; {op} }}"
+
+    def _vec_load(n, space="global"):  # type: ignore[no-untyped-def]
         @intrinsic
         def load(typingctx, arr, idx):  # type: ignore[no-untyped-def]
             tup = types.UniTuple(arr.dtype, n)
@@ -61,7 +78,11 @@ else:
                 fty = llvm_ir.FunctionType(llvm_ir.LiteralStructType([llvm_ir.IntType(w)] * n), [ptr.type])
                 regs = ", ".join(f"${k}" for k in range(n))
                 cons = ",".join([f"={_reg(w)}"] * n) + ",l"
-                asm = llvm_ir.InlineAsm(fty, f"ld.global.v{n}.b{w} {{{regs}}}, [${n}];", cons, side_effect=True)
+                if space == "shared":
+                    text = _in_shared(f"${n}", f"ld.shared.v{n}.b{w} {{{regs}}}, [%sa];")
+                else:
+                    text = f"ld.global.v{n}.b{w} {{{regs}}}, [${n}];"
+                asm = llvm_ir.InlineAsm(fty, text, cons, side_effect=True)
                 raw = builder.call(asm, [ptr])
                 vals = [_unbits(builder, builder.extract_value(raw, k), aryty.dtype) for k in range(n)]
                 return context.make_tuple(builder, tup, vals)
@@ -70,7 +91,7 @@ else:
 
         return load
 
-    def _vec_store(n):  # type: ignore[no-untyped-def]
+    def _vec_store(n, space="global"):  # type: ignore[no-untyped-def]
         @intrinsic
         def store(typingctx, arr, idx, vals):  # type: ignore[no-untyped-def]
             def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
@@ -83,7 +104,11 @@ else:
                 fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [ptr.type] + [llvm_ir.IntType(w)] * n)
                 regs = ", ".join(f"${k + 1}" for k in range(n))
                 cons = "l," + ",".join([_reg(w)] * n) + ",~{memory}"
-                asm = llvm_ir.InlineAsm(fty, f"st.global.v{n}.b{w} [$0], {{{regs}}};", cons, side_effect=True)
+                if space == "shared":
+                    text = _in_shared("$0", f"st.shared.v{n}.b{w} [%sa], {{{regs}}};")
+                else:
+                    text = f"st.global.v{n}.b{w} [$0], {{{regs}}};"
+                asm = llvm_ir.InlineAsm(fty, text, cons, side_effect=True)
                 builder.call(asm, [ptr, *items])
                 return context.get_dummy_value()
 
@@ -93,11 +118,14 @@ else:
 
     _ld_v4, _ld_v2 = _vec_load(4), _vec_load(2)
     _st_v4, _st_v2 = _vec_store(4), _vec_store(2)
+    # a group's local buffers (shared memory): the intrinsics themselves, called from device code
+    lds_v4, lds_v2 = _vec_load(4, "shared"), _vec_load(2, "shared")
+    sts_v4, sts_v2 = _vec_store(4, "shared"), _vec_store(2, "shared")
 
     @cuda.jit(device=True, inline=True)
     def aligned16(arr, i):  # type: ignore[no-untyped-def]
-        """Whether ``arr[i]`` starts a 16-byte line."""
-        return _aligned16(arr, i)
+        """Whether ``arr[i]`` starts a 16-byte line and its last dimension's elements are adjacent."""
+        return _aligned16(arr, i) and arr.strides[-1] == arr.itemsize
 
     @cuda.jit(device=True, inline=True)
     def ld_v4(arr, i):  # type: ignore[no-untyped-def]

@@ -1,0 +1,209 @@
+"""A map's 16-byte moves: where every store of a map (codegen/maps.py) and some of its loads
+access their buffers at consecutive elements of the loop's variable, each lane moves VEC
+consecutive iterations with one 16-byte load or store an access (``vector_map``), VEC_STEPS
+of them in flight, so that a stage of a few warps per SM streams (B4's compute tasks, B7's
+loader warps). An access qualifies when its index is the variable itself (``buf[i]``) or
+the variable plus an offset the loop does not change, in its last dimension, with other
+dimensions the loop does not change either (``x[t * TILE + i]``, ``stage[s, i]``, with
+``t`` and ``s`` captured): elements ``i .. i + VEC - 1`` are then neighbours in memory.
+Global buffers move with ``ld.global``/``st.global``; a group's local buffers (shared memory)
+with ``ld.shared``/``st.shared`` (runtime/devicevec.py). Whether every access starts a
+16-byte line, its last dimension's elements adjacent, is known only at run time (a view may
+start anywhere, a device array may be strided): the loop tests it at the warp's first
+iteration and falls back to the unrolled 4- or 8-byte form where it does not hold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from gasync.codegen import groups
+from gasync.codegen.exprs import buffer_ref, local
+from gasync.codegen.hoist import helper_name
+from gasync.codegen.machine import Emitter, ParallelLoop, Shared, source_line
+from gasync.codegen.maps import PURE, _given_arrays, _helper_args, _helper_params, map_iteration
+from gasync.planner import ir
+from gasync.planner.walk import exprs_of, subexprs
+
+VECTOR = True  # False: maps move 4 or 8 bytes per access only (what bench/NOTES.md measured against)
+OFFSET = True  # False: only ``buf[i]`` itself moves 16 bytes (what bench/NOTES.md measured against)
+VEC_BYTES = 16
+VEC_STEPS = 8  # 16-byte loads in flight per lane and access: 128 bytes, four times UNROLL's 8 x 4
+SIZES = {"f32": 4, "i32": 4, "u32": 4, "f64": 8, "i64": 8, "u64": 8}
+
+Access = tuple[str, tuple[ir.Expr, ...]]  # (buffer, index): one vector access of the map
+
+
+def _invariant(e: ir.Expr, captured: set[str]) -> bool:
+    """Whether ``e`` has the same value in every iteration: literals and captured locals,
+    with pure operations (no load: another task may write the buffer meanwhile)."""
+    return all(
+        isinstance(x, PURE) and not isinstance(x, ir.Load) and (not isinstance(x, ir.Var) or x.name in captured)
+        for x in subexprs(e)
+    )
+
+
+def _is_var(e: ir.Expr, var: str) -> bool:
+    return isinstance(e, ir.Var) and e.name == var
+
+
+def vector_index(index: tuple[ir.Expr, ...], var: str, captured: set[str]) -> bool:
+    """Whether consecutive values of ``var`` give consecutive elements at ``index``: its last
+    dimension ``var`` or ``var + c`` (``c + var``), ``c`` and the other dimensions invariant."""
+    *outer, last = index
+    if not all(_invariant(e, captured) for e in outer):
+        return False
+    if _is_var(last, var):
+        return True
+    if not OFFSET or not (isinstance(last, ir.Binary) and last.op == "+" and last.ty == "i64"):
+        return False
+    for this, other in ((last.left, last.right), (last.right, last.left)):
+        if _is_var(this, var) and _invariant(other, captured):
+            return True
+    return False
+
+
+def vector_accesses(shared: Shared, loop: ParallelLoop) -> tuple[list[Access], list[Access], int] | None:
+    """The map's vector loads and stores (each access once, in order of appearance) and their
+    element size, if it can move them all 16 bytes at a time: every load and store is a
+    vector access, each buffer's accesses at one index, all of one element size of 4 or 8
+    bytes, none checked at run time."""
+    s = loop.loop
+    captured = {n for n, _ in loop.captured}
+    loads: dict[Access, ir.Load] = {}
+    stores: dict[Access, ir.Store] = {}
+    for st in s.body:
+        if isinstance(st, ir.Store):
+            if not vector_index(st.index, s.var, captured) or (st.buf, st.index) in stores:
+                return None
+            stores[(st.buf, st.index)] = st
+        for e in exprs_of(st):
+            for sub in subexprs(e):
+                if isinstance(sub, ir.Load):
+                    if not vector_index(sub.index, s.var, captured):
+                        return None
+                    loads.setdefault((sub.buf, sub.index), sub)
+    if len({a[0] for a in loads}) < len(loads):
+        return None  # a stencil's neighbours (x[i], x[i + 1]) cannot all start 16-byte lines
+    found = [*loads.values(), *stores.values()]
+    sizes = {SIZES.get(shared.plan.buffer(a.buf).elem, 0) for a in found}
+    checks = shared.checks
+    if len(sizes) != 1 or 0 in sizes or (checks is not None and any(checks.wanted(a) for a in found)):
+        return None
+    return list(loads), list(stores), sizes.pop()
+
+
+def _names(accesses: list[Access]) -> dict[Access, str]:
+    """A Python name for each access: its buffer's (``pipe.stage`` -> ``pipe_stage``), numbered
+    where a buffer has more than one."""
+    out: dict[Access, str] = {}
+    for a in accesses:
+        base = a[0].replace(".", "_")
+        many = sum(1 for b in accesses if b[0] == a[0]) > 1
+        out[a] = f"{base}_{sum(1 for b in out if b[0] == a[0])}" if many else base
+    return out
+
+
+@contextmanager
+def _at(em: Emitter, var: str, value: str) -> Iterator[None]:
+    """While an index is rendered: the loop's variable stands for ``value``."""
+    outer = em.r.var
+    em.r.var = lambda n: f"int64({value})" if n == var else outer(n)
+    try:
+        yield
+    finally:
+        em.r.var = outer
+
+
+def _address(em: Emitter, var: str, a: Access, value: str) -> str:
+    """The index argument of access ``a``'s 16-byte move at ``var = value``: the element
+    itself where the index is the variable (``buf[i]``), else the index tuple."""
+    index = a[1]
+    if len(index) == 1 and _is_var(index[0], var):
+        return value
+    with _at(em, var, value):
+        return em.r.index_tuple(index)
+
+
+def _space(buf: str) -> str:
+    """The devicevec suffix of a buffer's memory: a group's local is in shared memory."""
+    return "s" if groups.is_local(buf) else ""
+
+
+def vector_helper(shared: Shared, loop: ParallelLoop, em: Emitter) -> list[str]:
+    """``vit_<gid>``, one iteration of a vector map (ITERATION_HELPER) given its loaded
+    elements: the loop's variable, each vector load's element (``e_<buffer>``), the captured
+    locals; it returns each store's value. Nothing where the map is not a vector map."""
+    s = loop.loop
+    found = vector_accesses(shared, loop) if VECTOR else None
+    if found is None:
+        return []
+    loads, _, _ = found
+    names = _names(loads)
+    params = [local(s.var), *(f"e_{names[a]}" for a in loads), *_helper_params(shared, loop)[1:]]
+    out = ["@dl.INLINE", f"def {helper_name(shared, 'vit', loop.gid)}({', '.join(params)}):"]
+    out.append(f"    {source_line(shared.plan, s.span)}  (one element of a 16-byte step)")
+    em.r.vector_loads = {a: f"e_{names[a]}" for a in loads}
+    with _given_arrays(shared, loop, em):
+        values = [f"val_h_{n}" for n, _ in map_iteration(shared, em, s.body, out, "    ", "h")]
+    em.r.vector_loads = {}
+    out.append(f"    return {', '.join(values)}{',' if len(values) == 1 else ''}")
+    return [*out, "", ""]
+
+
+def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) -> list[str]:
+    """Where every vector access starts a 16-byte line at the warp's first iteration, each
+    lane takes VEC consecutive iterations per 16-byte move, VEC_STEPS loads in flight an
+    access; the unrolled and plain loops do the rest. With ``helper`` (the map has a vector
+    helper) each element is a call of ``vit_<gid>``."""
+    s = loop.loop
+    found = vector_accesses(shared, loop) if VECTOR else None
+    if found is None:
+        return []
+    loads, stores, size = found
+    names = _names([*loads, *stores])
+    vec = VEC_BYTES // size
+    span = vec * VEC_STEPS  # iterations per lane per turn
+    aligned = " and ".join(
+        f"dv.aligned16({buffer_ref(a[0])}, {_address(em, s.var, a, 'lo')})" for a in [*loads, *stores]
+    )
+    out = [
+        f"    {source_line(shared.plan, s.span)}",
+        "    lo = k - lane",
+        f"    if {aligned}:  # 16-byte moves, {vec} iterations each",
+        f"        while lo + {span} * LANES <= hi:",
+        f"            vk = lo + lane * {vec}",
+    ]
+    for u in range(VEC_STEPS):
+        at = f"vk + {u * vec} * LANES"
+        for a in loads:
+            ref = buffer_ref(a[0])
+            out.append(f"            {names[a]}_v{u} = dv.ld{_space(a[0])}_v{vec}({ref}, {_address(em, s.var, a, at)})")
+    kept = [(n, st) for n, st in enumerate(s.body) if isinstance(st, ir.Store)]  # by place in the body
+    moves: list[str] = []
+    for u in range(VEC_STEPS):
+        at = f"vk + {u * vec} * LANES"
+        vals: dict[Access, list[str]] = {a: [] for a in stores}
+        em.r.vector_loads = {}
+        for j in range(vec):
+            given = {a: f"{names[a]}_v{u}[{j}]" for a in loads}
+            if helper:
+                targets = [f"val_{u}_{j}_{n}" for n, _ in kept]
+                args = [f"int64({at} + {j})", *given.values(), *_helper_args(shared, loop)]
+                target = ", ".join(targets) + ("," if len(targets) == 1 else "")
+                out.append(f"            {target} = {helper_name(shared, 'vit', loop.gid)}({', '.join(args)})")
+                for name, (_, st) in zip(targets, kept, strict=True):
+                    vals[(st.buf, st.index)].append(name)
+                continue
+            em.r.vector_loads = given
+            out.append(f"            {em.assign(s.var, f'{at} + {j}')}")
+            for n, st in map_iteration(shared, em, s.body, out, "            ", f"{u}_{j}"):
+                vals[(st.buf, st.index)].append(f"val_{u}_{j}_{n}")
+        em.r.vector_loads = {}
+        for a, values in vals.items():
+            where = _address(em, s.var, a, at)
+            moves.append(f"            dv.st{_space(a[0])}_v{vec}({buffer_ref(a[0])}, {where}, ({', '.join(values)}))")
+    out += moves
+    out += [f"            lo += {span} * LANES", "        k = lo + lane"]
+    return out

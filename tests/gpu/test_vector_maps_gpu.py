@@ -1,0 +1,32 @@
+"""Maps that move 16 bytes an access (codegen/vectors.py) on a real GPU: ``ld.global.v4`` and
+``ld.shared.v4`` (a group's stages) give the same values as the 4- and 8-byte forms, which
+run where an access does not start a 16-byte line (tests/vector_programs.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from vector_programs import OFFSET, ROWS, STAGED, offset_want, rows_want, staged_want
+
+import gasync
+
+pytestmark = [pytest.mark.gpu, pytest.mark.timeout(300)]
+
+
+def run(source: str, defines: dict[str, int]) -> dict[str, np.ndarray]:
+    return gasync.compile_source(source, "v.gasync", defines).run(backend="cuda", timeout=120).buffers
+
+
+@pytest.mark.parametrize("off", [0, 1, 4])
+def test_an_offset_index_on_gpu(off: int) -> None:
+    np.testing.assert_array_equal(run(OFFSET, {"OFF": off})["y"], offset_want(off))
+
+
+@pytest.mark.parametrize("cols", [1100, 1101])
+def test_the_rows_of_a_2d_buffer_on_gpu(cols: int) -> None:
+    np.testing.assert_array_equal(run(ROWS, {"C": cols})["o"], rows_want(cols))
+
+
+@pytest.mark.parametrize("off", [0, 1])
+def test_a_groups_stages_through_shared_memory_on_gpu(off: int) -> None:
+    np.testing.assert_array_equal(run(STAGED, {"OFF": off})["y"], staged_want(off))

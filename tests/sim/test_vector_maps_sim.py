@@ -1,0 +1,88 @@
+"""Maps that move 16 bytes an access (codegen/vectors.py) on the simulator: offset indices
+(``y[b + i]``), rows of a 2-D buffer, and a group's shared-memory stages compute the same
+values whether their accesses start 16-byte lines (the 16-byte form runs) or not (the
+4- or 8-byte form runs), and which form ran is seen by counting the simulator's moves."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from vector_programs import offset_want, rows_want, staged_want
+
+import gasync
+from gasync.codegen import vectors
+
+pytestmark = [pytest.mark.sim, pytest.mark.timeout(300)]
+CHILD = Path(__file__).with_name("vector_moves_child.py")
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GASYNC_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def run(program: str, defines: dict[str, int]) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """The buffers of ``program`` (a name in tests/vector_programs.py) run on the simulator in a
+    child that counts the 16-byte loads and stores (vector_moves_child.py)."""
+    args = [f"{k}={v}" for k, v in defines.items()]
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONWARNINGS="ignore")
+    done = subprocess.run(
+        [sys.executable, str(CHILD), program, *args], env=env, capture_output=True, text=True, timeout=280, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    return {k: np.array(v) for k, v in out["buffers"].items()}, {"ld": out["ld"], "st": out["st"]}
+
+
+@pytest.mark.parametrize(("off", "vector"), [(0, True), (4, True), (1, False)])
+def test_an_offset_index_moves_16_bytes_where_its_range_starts_a_line(off: int, vector: bool) -> None:
+    out, moves = run("OFFSET", {"OFF": off})
+    np.testing.assert_array_equal(out["y"], offset_want(off))
+    # each task's 1,100 iterations: one turn of 32 lanes x 8 loads of 4 elements, then 76 more
+    assert moves == ({"ld": 2 * 32 * 8, "st": 2 * 32 * 8} if vector else {"ld": 0, "st": 0})
+
+
+@pytest.mark.parametrize("cols", [1100, 1101])
+def test_the_rows_of_a_2d_buffer_move_16_bytes_where_each_row_starts_a_line(cols: int) -> None:
+    out, moves = run("ROWS", {"C": cols})
+    np.testing.assert_array_equal(out["o"], rows_want(cols))
+    rows = 3 if cols == 1100 else 2  # 1,101 f64 a row: row 1 starts 8 bytes past a line
+    # a turn of 32 lanes x 8 moves of 2 f64 is 512 iterations: two a row, then 76 more
+    assert moves == {"ld": rows * 2 * 32 * 8, "st": rows * 2 * 32 * 8}
+
+
+@pytest.mark.parametrize(("off", "vector"), [(0, True), (1, False)])
+def test_a_groups_stages_move_16_bytes_through_shared_memory(off: int, vector: bool) -> None:
+    out, moves = run("STAGED", {"OFF": off})
+    np.testing.assert_array_equal(out["y"], staged_want(off))
+    turns = 2 * 3 * 32 * 8  # each of 6 tiles: the loader's and the compute warp's one vector turn
+    assert moves == ({"ld": 2 * turns, "st": 2 * turns} if vector else {"ld": 0, "st": 0})
+
+
+def test_only_maps_whose_every_access_is_consecutive_in_the_variable_are_vector_maps() -> None:
+    head = "const N: i64 = 64;\nbuffer x: f32[N] = iota;\nbuffer y: f32[N] = zeros;\nbuffer z: f64[N] = zeros;\n"
+    head += "buffer m: f32[4, N] = zeros;\nbuffer at: i64[1] = zeros;\n"
+
+    def vectorised(body: str) -> bool:
+        text = head + "task s {\n    let b: i64 = at[0];\n    parallel for i in 1..N - 8 { " + body + " }\n}\n"
+        code = gasync.compile_source(text, "v.gasync").generated.source
+        return "dv.ld_v" in code or "dv.st_v" in code
+
+    assert vectorised("y[i] = x[i];")
+    assert vectorised("y[b + i] = x[i + b] + 1.0;")
+    assert vectorised("m[b, i] = x[i];")
+    assert vectorised("y[i] = 1.0;")
+    assert not vectorised("y[i] = x[i - 1];")  # a subtraction: not an offset form
+    assert not vectorised("y[i] = x[i] + x[i + 1];")  # neighbours cannot all start lines
+    assert not vectorised("y[i] = x[2 * i];")
+    assert not vectorised("y[i] = x[at[0] + i];")  # a load in the offset: another task may write it
+    assert not vectorised("m[i, b] = x[i];")  # the variable in an outer dimension
+    assert not vectorised("z[i] = x[i] as f64;")  # two element sizes
+    assert vectors.VECTOR and vectors.OFFSET
