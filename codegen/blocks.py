@@ -14,6 +14,7 @@ writes them as ``while True: if lbl == k: ...``.
 from __future__ import annotations
 
 from gasync.codegen import blockir as bir
+from gasync.codegen import groups
 from gasync.codegen.exprs import NP, literal, local
 from gasync.codegen.machine import Emitter, Shared, UnsupportedError, source_line
 from gasync.codegen.render import Lines, dispatch
@@ -68,6 +69,27 @@ def late_rings(shared: Shared, body: tuple[ir.Stmt, ...]) -> tuple[tuple[str, st
     return tuple(out)
 
 
+EARLY_LOOKS = True  # False: every send loads its slot's sequence itself (what bench/NOTES.md measured against)
+
+
+def early_looks(shared: Shared, body: tuple[ir.Stmt, ...]) -> tuple[str, ...]:
+    """The channels whose next send's slot a poll of ``body`` looks at as it completes a
+    receive (``BlockEmitter.look_lines``): each it sends on whose sender looks early
+    (``Shared.looks_early``), where it receives on a channel too. A pipeline stage's send
+    comes after its receive, and the receive's acquire has seen the frees that came before
+    the value (B2's two tasks: the look finds the slot free)."""
+    if not EARLY_LOOKS:
+        return ()
+    sends: dict[str, None] = {}
+    receives = False
+    for st in stmts_in(body, into_futures=False):
+        for side, c in all_ops(st):
+            if side == "SEND" and shared.looks_early(c):
+                sends[c] = None
+            receives = receives or (side == "RECV" and not groups.is_local(c))
+    return tuple(sends) if receives else ()
+
+
 class BlockEmitter(Emitter):
     """The block machinery shared by poll functions and deeply nested plain functions."""
 
@@ -86,6 +108,7 @@ class BlockEmitter(Emitter):
         # late rings: (the end to wake, channel) of each bell end this function's awaits may
         # have to wake (codegen/futures.py); a poll sets them, a plain function has none
         self.rings: tuple[tuple[str, str], ...] = ()
+        self.looks: tuple[str, ...] = ()  # early looks (early_looks): a poll sets them too
 
     # -- late rings --
     def ring_word(self, side: str, c: str) -> str:
@@ -95,6 +118,19 @@ class BlockEmitter(Emitter):
         if (side, c) not in self.rings:
             return "G.exec.SCRATCH_I"
         return f"ring_{side.lower()}_{c}"
+
+    def look_lines(self) -> list[str]:
+        """A receive is complete (or its slot is seen ready): look at each early-looking send's
+        next slot now, the load in flight beside the receive's own (runtime/devicechan.py,
+        chan_look), into the poll's local ``seen_<c>``, which that send takes."""
+        return [
+            f"seen_{c} = dsync.chan_look(G.chan, CH_{c}, CAP_{c})  # early look: its next send's slot"
+            for c in self.looks
+        ]
+
+    def seen_arg(self, c: str) -> str:
+        """What a send on ``c`` passes as its early look (-1: none)."""
+        return f"seen_{c}" if c in self.looks else "int64(-1)"
 
     def turn_flush(self, body: tuple[ir.Stmt, ...]) -> list[str]:
         """A loop's turn: the late rings of the ends that no operation in the loop's ``body``

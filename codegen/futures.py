@@ -110,10 +110,12 @@ class FutureRenderer:
         lines: list[str] = method(fut, ci, cf, rdy, target)
         return lines
 
-    def _in_place(self, side: str, c: str, failed: str, outcome: str, attempt: str, owned: str) -> list[str]:
+    def _in_place(
+        self, side: str, c: str, failed: str, outcome: str, attempt: str, owned: str, ready: tuple[str, ...] = ()
+    ) -> list[str]:
         """Where the first attempt ``failed``: wait in place, then attempt again into
         ``outcome``, or (a lone end, which waited on its own ticket ``got``) finish with
-        ``owned`` (runtime/state.py, Waiting in place)."""
+        ``owned``, after ``ready``'s lines (runtime/state.py, Waiting in place)."""
         if not self.shared.wait_in_place:  # type: ignore[attr-defined]
             return []
         spin = self.shared.spin(side, c)  # type: ignore[attr-defined]
@@ -123,6 +125,7 @@ class FutureRenderer:
             *("    " + x for x in self.ring_flush()),  # the other ends it waits on may wait for them
             f"    {got} = {spin}",
             f"    if {got} >= 0:",
+            *("        " + x for x in ready),
             f"        {outcome} = {owned.format(got=got)}",
             f"    elif {got} == -2:",
             f"        {outcome} = {attempt}",
@@ -187,7 +190,7 @@ class FutureRenderer:
         ring = f"BELL_RECV_{c} >= 0"  # the receiver is a bell end: the put's exchange tells
         word = self.ring_word("RECV", c)
         tail = f"LONE_SEND_{c}, {ring}, TICKETS_{c}, HOW_{c}, {word}"
-        send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {tail})"
+        send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {tail}, {self.seen_arg(c)})"
         put = f"dsync.chan_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}}, {ring}, TICKETS_{c}, HOW_{c}, {word})"
         sh = self.shared  # type: ignore[attr-defined]
         if c in self.r.cursors:  # type: ignore[attr-defined]  # the sender's tail and credit, in registers
@@ -261,10 +264,12 @@ class FutureRenderer:
         none = f"{took} == dsync.RECV_NONE"
         if sh.has_tickets(c):
             return self._ticket_lines(c, flag, data, scratch, ring, took, rdy, target, ended, alone)
+        looks = tuple(self.look_lines())  # early looks (blocks.early_looks): as soon as a value is seen
         lines = [
             *self.ring_flush((("SEND", c),)),  # the last receive's, before this one's takes its word
             f"{took} = {take}",
-            *(self._in_place("RECV", c, none, took, take, owned) if alone else []),
+            *([f"if not ({none}):", *("    " + x for x in looks)] if looks else []),
+            *(self._in_place("RECV", c, none, took, take, owned, looks) if alone else []),
             f"if {none}:",
             *("    " + x for x in self._wait_in_line("RECV", c, flag, took, take)),
         ]

@@ -20,7 +20,7 @@ from __future__ import annotations
 from gasync.codegen import blockir as bir
 from gasync.codegen import groups
 from gasync.codegen.awaits import AwaitBlocks
-from gasync.codegen.blocks import expr_reads, late_rings
+from gasync.codegen.blocks import early_looks, expr_reads, late_rings
 from gasync.codegen.exprs import NP, literal, local, wrap
 from gasync.codegen.futures import SEND_VALUE_KEPT
 from gasync.codegen.liveness import live_at_states
@@ -92,6 +92,7 @@ class PollEmitter(AwaitBlocks):
         self.state_notes: dict[int, str] = {}  # internal state -> what it waits for
         self.takes_args = task is None and block is None  # an async fn: first poll's arguments
         self.rings = late_rings(shared, body)
+        self.looks = early_looks(shared, body)
 
     def new_state(self) -> int:
         self.n_states += 1
@@ -291,6 +292,8 @@ class PollEmitter(AwaitBlocks):
                 f"{self.ring_word(side, c)} = cuda.local.array(1, int64)  # late ring: the last exchange's old word"
             )
             em.line(f"{self.ring_word(side, c)}[0] = 0")
+        for c in self.looks:  # one int64 (a register): BlockEmitter.look_lines
+            em.line(f"seen_{c} = int64(-1)  # channel {c}'s early look at its next send's slot (-1: none)")
         for c in self.r.cursors:  # two int64 (registers, once inlined): runtime/devicecredit.py, credited_send
             em.line(f"cur_{c} = cuda.local.array(2, int64)  # channel {c}'s tail and credit, read at its first send")
             em.line(f"cur_{c}[0] = -1")

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gasync.codegen import groups
 from gasync.codegen.bounds import Checks
 from gasync.codegen.jobs import JobWidths
-from gasync.codegen.shapes import ChannelShapes
+from gasync.codegen.shapes import OPEN, ChannelShapes
 from gasync.planner import ir
 from gasync.planner.model import FrameLayout, Plan
 
@@ -142,6 +143,15 @@ class Shared:
     def cursors(self, task: str) -> tuple[str, ...]:
         """The channels whose cursor task ``task``'s poll holds."""
         return self.shapes.crediting.get(task, ()) if self.shapes is not None else ()
+
+    def looks_early(self, c: str) -> bool:
+        """Whether channel ``c``'s sender looks at its next send's slot early, as its poll
+        completes a receive (runtime/devicechan.py, chan_look): one sending instance, no task
+        closes the channel, and no credits (a crediting sender reads its slots ahead already)."""
+        s = self.shapes
+        if s is None or groups.is_local(c) or not s.is_lone("SEND", c) or s.credits(c):
+            return False
+        return bool(s.how.get(c, 0) & OPEN)
 
     def is_bell(self, side: str, c: str) -> bool:
         """Whether channel ``c``'s ``side`` end is a bell end (codegen/shapes.py): it waits on

@@ -15,6 +15,7 @@ from gasync.runtime.order import (
     cas,
     exch,
     exch_release,
+    fence_acquire,
     fence_sc,
     ld_acquire,
     st_relaxed,
@@ -69,7 +70,19 @@ def seq_of(chan, c, slot, calm):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how, ring):  # type: ignore[no-untyped-def]
+def chan_look(chan, c, cap):  # type: ignore[no-untyped-def]
+    """The lone sender's early look at the sequence of its next send's slot (relaxed), which
+    its poll takes as it completes a receive (codegen/futures.py, early looks): in flight
+    beside the receive's own loads, not after them, when the send comes. A slot seen free
+    stays free until this sender fills it, so the look stays true however old it is; and
+    ``seen == 2 * pos`` holds for ticket ``pos``'s slot alone (each slot's sequences are
+    ``2p`` and ``2p + 1`` for its own tickets ``p``), so a look at an older ticket's slot
+    is simply not used."""
+    return ld(chan.CSEQ, (c, (chan.CHHT[c, TAIL] % cap) * SLOT_WORDS)) & SEQ_MASK
+
+
+@cuda.jit(device=True)
+def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how, ring, seen):  # type: ignore[no-untyped-def]
     """Append ``value`` to channel ``c`` if it is open and has room: SEND_DONE if it did,
     SEND_CLOSED if the channel is closed (the value is dropped), SEND_FULL if it has no room.
     ``chan`` is G.chan (state.Channels), ``data`` the channel's value slots in it (CHI or CHF).
@@ -80,7 +93,16 @@ def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how, ring):  #
     ``c`` (state.py, Channels), so the tail is its own: a store takes the ticket, no ``cas``.
     ``bell``: the receiving end is a bell end (the publish's old word, whose WAIT_BIT says it
     waits for this value, into ``ring[0]``). ``tickets``: the receivers take tickets
-    (SEND_WAKE + the holder of this value's ticket, when it waits). ``how``: HOW_c."""
+    (SEND_WAKE + the holder of this value's ticket, when it waits). ``how``: HOW_c.
+    ``seen``: the lone sender's early look at an open channel (``chan_look``; -1: none): where
+    it saw this send's slot free, the send loads nothing (an acquire fence where the frees
+    are releases: the look was relaxed)."""
+    if lone and how & OPEN:
+        pos = chan.CHHT[c, TAIL]
+        if seen == 2 * pos:
+            if not how & CALM_SEND:
+                fence_acquire()  # with the relaxed look: pairs with the receiver's release of the slot
+            return chan_put(chan, c, cap, data, value, pos, bell, tickets, how, ring)
     while True:
         # a lone end's ticket is its own word, which it wrote last: a plain load (L1) serves it
         pos = chan.CHHT[c, TAIL] if lone else ld(chan.CHHT, (c, TAIL))

@@ -45,6 +45,7 @@ from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls
     chan_can_recv,
     chan_can_send,
     chan_closed,
+    chan_look,
     chan_put,
     chan_take,
     chan_take_ticket,

@@ -159,6 +159,10 @@ A *calm* end (``CALM_RECV``: the sends are flagged; ``CALM_SEND``: the frees are
 and every task of that end reads no buffer or scalar a task writes) reads the sequences
 relaxed: the other end's write released nothing, and no line of its L1 can be stale. Other
 ends spin relaxed too and acquire once with ``fence.acquire`` when the slot is ready.
+*Early looks* (devicechan.py, ``chan_look``): the lone sender of an ``OPEN`` channel that
+also receives loads its next send's slot sequence (relaxed) as a receive completes, beside
+the receive's own loads; the send takes it where it equals ``2 * TAIL`` (a slot seen free
+stays free until its one sender fills it), with ``fence.acquire`` unless calm.
 
 Waiting in place. A channel send or receive awaited on its own (not a
 ``select`` arm or a part of a ``join``) that finds the channel full or empty

@@ -1,0 +1,65 @@
+"""Which sends look at their next slot early (codegen/blocks.py, early_looks; runtime/devicechan.py,
+chan_look): a lone sender of a channel no task closes, in a poll that also receives, looks as
+the receive completes, and the send takes that look instead of loading the slot's sequence.
+The values are checked on every backend by the contract cases, the channel property test and
+the ping-pong run below; this checks the choice, from the generated code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+import gasync
+
+# B2's program (the benchmark's own): a sends on ping and receives on pong, b the other way
+PINGPONG = (Path(__file__).parents[2] / "bench" / "programs" / "b2_pingpong.gasync").read_text()
+
+
+def poll(text: str, task: str) -> str:
+    src = gasync.compile_source(text, "<looks>").source
+    m = re.search(rf"^def poll_{task}\(.*?(?=^@cuda\.jit|\Z)", src, re.M | re.S)
+    assert m is not None
+    return m.group(0)
+
+
+def sends(code: str, chan: str) -> set[str]:
+    """The early look each try of a send on ``chan`` passes (its last argument)."""
+    return set(re.findall(rf"dsync\.chan_try_send\(G\.chan, CH_{chan}, .*, ([^,()]+|int64\(-1\))\)$", code, re.M))
+
+
+def test_each_pingpong_task_looks_at_its_sends_slot_as_its_receive_completes() -> None:
+    a, b = poll(PINGPONG, "a"), poll(PINGPONG, "b")
+    assert "seen_ping = int64(-1)" in a and "seen_pong = int64(-1)" in b
+    # after the first try's success, and after the wait in place before the take
+    assert a.count("seen_ping = dsync.chan_look(G.chan, CH_ping, CAP_ping)") == 2
+    assert b.count("seen_pong = dsync.chan_look(G.chan, CH_pong, CAP_pong)") == 2
+    assert sends(a, "ping") == {"seen_ping"} and sends(b, "pong") == {"seen_pong"}
+    assert "seen_pong" not in a and "seen_ping" not in b  # a receive end looks at nothing
+
+
+def test_a_channel_that_a_task_closes_is_not_looked_at_early() -> None:
+    # a send seen free before a close would then land after it: the send loads its slot
+    text = PINGPONG.replace("out[1] = got;", "out[1] = got;\n    pong.close();")
+    assert text != PINGPONG
+    b = poll(text, "b")
+    assert "chan_look" not in b and sends(b, "pong") == {"int64(-1)"}
+    assert sends(poll(text, "a"), "ping") == {"seen_ping"}
+
+
+def test_a_channel_with_two_senders_or_a_poll_without_receives_is_not_looked_at_early() -> None:
+    two = PINGPONG + "task c { pong.send(0).await; }\n"
+    assert "chan_look" not in poll(two, "b") and sends(poll(two, "b"), "pong") == {"int64(-1)"}
+    only = (
+        "buffer out: i32[1] = zeros;\nchannel c: i32[1];\n"
+        "task s { for k in 0..4 { c.send(k).await; } }\n"
+        "task r { for k in 0..4 { let v = c.recv().await; out[0] = v; } }\n"
+    )
+    assert "chan_look" not in poll(only, "s")
+
+
+def test_the_pingpong_with_early_looks_computes_its_values_on_the_simulator() -> None:
+    program = gasync.compile_source(PINGPONG, "<looks>")
+    out = program.run(backend="sim", inputs={"reps": np.array([40], np.int64)}, timeout=120).buffers["out"]
+    assert out.tolist() == [sum(k + 1 for k in range(40)), 40]  # a sums b's replies k + 1; b counts
