@@ -55,7 +55,8 @@ def fields(g: GroupDef) -> list[tuple[str, str, str]]:
 def declarations(plan: Plan) -> list[str]:
     """Each group's ``Locals_<group>``: its shared arrays, which the kernel declares (a shared
     array cannot be returned by a device function) and hands to the functions that use them."""
-    out = []
+    # a global, which Numba reads as a constant (an attribute of dv it would not)
+    out = ["LOCAL_ALIGN = dv.LOCAL_ALIGN  # a local buffer's alignment: a 16-byte line (None: the simulator's)"]
     for g in plan.groups:
         names = ", ".join(f'"{f}"' for f, _, _ in fields(g)) or '"none"'
         out.append(f'Locals_{g.name} = namedtuple("Locals_{g.name}", ({names},))  # group {g.name}\'s shared memory')
@@ -68,7 +69,10 @@ def alloc_lines(plan: Plan, ind: str) -> list[str]:
     out = []
     for g in plan.groups:
         for f, shape, dtype in fields(g):
-            out.append(f"{ind}{g.name}__{f} = cuda.shared.array({shape}, {dtype})")
+            # a local buffer starts a 16-byte line, so that a map may move it 16 bytes at a time
+            # (codegen/vectors.py; the simulator takes no alignment: LOCAL_ALIGN is None there)
+            align = ", alignment=LOCAL_ALIGN" if f.startswith("b_") else ""
+            out.append(f"{ind}{g.name}__{f} = cuda.shared.array({shape}, {dtype}{align})")
         args = ", ".join(f"{g.name}__{f}" for f, _, _ in fields(g)) or "BW"
         out.append(f"{ind}L_{g.name} = Locals_{g.name}({args})")
     return out

@@ -15,6 +15,9 @@ from __future__ import annotations
 from numba import config
 
 SIM = bool(config.ENABLE_CUDASIM)
+# the alignment of a group's local buffers (codegen/groups.py): a 16-byte line, where a
+# static shared array of 4-byte elements would get 4 (the simulator takes none)
+LOCAL_ALIGN = None if SIM else 16
 
 if SIM:
 
