@@ -69,6 +69,9 @@ class Generated:
 
     checked: bool = True  # buffer accesses not proven in range are checked at run time (codegen/bounds.py)
     check_sites: int = 0  # the accesses the module tests at run time (its BOUNDS_SITES rows; 0 unchecked)
+    # bytes of dynamic shared memory a block takes: its groups' locals where static arrays cannot
+    # hold them (codegen/groups.py, dynamic_shared), else 0
+    dynamic_shared: int = 0
 
     def gpu_compile_estimate_s(self) -> float:
         """A rough estimate of Numba-CUDA's compile time for the largest dispatch loop: its
@@ -157,6 +160,7 @@ def generate(plan: Plan, trace: bool = False, checked: bool = True, ring_capacit
         shared.trace_channels,
         checked,
         len(shared.checks.sites) if checked else 0,
+        groups.dynamic_shared(plan) if plan.groups else 0,
     )
 
 

@@ -12,9 +12,23 @@ A local channel's send and receive are one attempt each
 polls it again (codegen/groupkernel.py): nothing waits on a wait list, and a
 wake inside a group never leaves the SM. This module imports nothing from the
 rest of codegen, which imports it.
+
+Static shared arrays may hold 48 KiB per block (ptxas refuses more). Where the
+program's groups and the kernel's own words need more, every local is instead a
+view of the block's dynamic shared memory (``dynamic_shared``): one
+``cuda.shared.array(0, dtype)`` per dtype (all of them alias the same bytes),
+sliced at the local's fixed byte offset (a multiple of 16 for a buffer, of 8
+for a ring) and given its two dimensions where it has two (``dgroups.rows``),
+so every local has the type its static array would have and no other code
+changes. A block
+runs one group instance at a time, so every group's locals start at offset 0
+and the launch asks for the largest group's bytes (runtime/launch.py, which
+opts the kernel in to them first).
 """
 
 from __future__ import annotations
+
+import math
 
 from gasync.planner import ir
 from gasync.planner.model import BufferDef, ChannelDef, GroupDef, Plan, TaskDef
@@ -22,6 +36,7 @@ from gasync.planner.model import BufferDef, ChannelDef, GroupDef, Plan, TaskDef
 LCH_WORDS = 4  # runtime/state.py's LCH_WORDS (a test keeps them equal): a ring's words before its sequences
 NUMBA = {"bool": "boolean", "i32": "int32", "i64": "int64", "u32": "uint32", "u64": "uint64"}
 NUMBA |= {"f32": "float32", "f64": "float64"}
+STATIC_SHARED = 48 * 1024  # what a kernel's static shared arrays may hold (ptxas)
 
 
 def is_local(name: str) -> bool:
@@ -40,16 +55,55 @@ def ring(name: str) -> str:
     return f"L.ch_{item(name)}, L.chv_{item(name)}, 0, {{cap}}"
 
 
+def _arrays(g: GroupDef) -> list[tuple[str, tuple[int, ...], str, int]]:
+    """Each shared array of group ``g``: (field of its Locals, shape, dtype, bytes per element);
+    its buffers first, then each channel's words and values."""
+    out = [(f"b_{item(b.name)}", b.shape, NUMBA[b.elem], ir.BITS[b.elem] // 8) for b in g.buffers]
+    for c in g.channels:
+        out.append((f"ch_{item(c.name)}", (LCH_WORDS + c.capacity,), "int64", 8))
+        out.append((f"chv_{item(c.name)}", (c.capacity,), "float64" if c.elem in ir.FLOATS else "int64", 8))
+    return out
+
+
 def fields(g: GroupDef) -> list[tuple[str, str, str]]:
     """(field of the group's Locals, its shared array's shape, its dtype), in order."""
     out = []
-    for b in g.buffers:
-        shape = f"({', '.join(map(str, b.shape))}{',' if len(b.shape) == 1 else ''})"
-        out.append((f"b_{item(b.name)}", shape, NUMBA[b.elem]))
-    for c in g.channels:
-        out.append((f"ch_{item(c.name)}", str(LCH_WORDS + c.capacity), "int64"))
-        out.append((f"chv_{item(c.name)}", str(c.capacity), "float64" if c.elem in ir.FLOATS else "int64"))
+    for k, (f, shape, dtype, _) in enumerate(_arrays(g)):
+        if k < len(g.buffers):  # a buffer's shape is a tuple; a ring's, its length
+            out.append((f, f"({', '.join(map(str, shape))}{',' if len(shape) == 1 else ''})", dtype))
+        else:
+            out.append((f, str(shape[0]), dtype))
     return out
+
+
+def _offsets(g: GroupDef) -> list[int]:
+    """Each shared array's byte offset in the dynamic shared memory, in _arrays' order: buffers
+    each rounded up to 16 bytes, then the rings' words (8 bytes each), so the last ends at
+    ``g.shared_bytes`` (planner/groups.py, shared_bytes)."""
+    out, at = [], 0
+    for k, (_, shape, _, size) in enumerate(_arrays(g)):
+        out.append(at)
+        nbytes = size * math.prod(shape)
+        at += -(-nbytes // 16) * 16 if k < len(g.buffers) else nbytes
+    assert at == g.shared_bytes, (g.name, at, g.shared_bytes)
+    return out
+
+
+def kernel_shared() -> int:
+    """The bytes of the group kernel's own static shared arrays: its block words and each
+    warp's wait word (codegen/groupkernel.py, KERNEL)."""
+    from gasync.runtime.state import BW_WORDS  # (not at the top: the runtime package imports codegen)
+
+    return 8 * (BW_WORDS + 32)
+
+
+def dynamic_shared(plan: Plan) -> int:
+    """The bytes of dynamic shared memory a block of ``plan``'s kernel takes: 0 where every
+    group's locals (the kernel declares them all) fit static arrays beside the kernel's own,
+    else the largest group's (each group's locals start at 0: a block runs one at a time)."""
+    if sum(g.shared_bytes for g in plan.groups) + kernel_shared() <= STATIC_SHARED:
+        return 0
+    return max(g.shared_bytes for g in plan.groups)
 
 
 def declarations(plan: Plan) -> list[str]:
@@ -65,7 +119,10 @@ def declarations(plan: Plan) -> list[str]:
 
 def alloc_lines(plan: Plan, ind: str) -> list[str]:
     """The kernel's declarations of every group's shared arrays, one per line (the simulator
-    tells its shared arrays apart by their line)."""
+    tells its static shared arrays apart by their line); views of the dynamic shared memory
+    where the program needs more than static arrays may hold (the module's text)."""
+    if dynamic_shared(plan):
+        return _dynamic_lines(plan, ind)
     out = []
     for g in plan.groups:
         for f, shape, dtype in fields(g):
@@ -73,8 +130,29 @@ def alloc_lines(plan: Plan, ind: str) -> list[str]:
             # (codegen/vectors.py; the simulator takes no alignment: LOCAL_ALIGN is None there)
             align = ", alignment=LOCAL_ALIGN" if f.startswith("b_") else ""
             out.append(f"{ind}{g.name}__{f} = cuda.shared.array({shape}, {dtype}{align})")
-        args = ", ".join(f"{g.name}__{f}" for f, _, _ in fields(g)) or "BW"
-        out.append(f"{ind}L_{g.name} = Locals_{g.name}({args})")
+        out.append(_locals_line(g, ind))
+    return out
+
+
+def _locals_line(g: GroupDef, ind: str) -> str:
+    args = ", ".join(f"{g.name}__{f}" for f, _, _ in fields(g)) or "BW"
+    return f"{ind}L_{g.name} = Locals_{g.name}({args})"
+
+
+def _dynamic_lines(plan: Plan, ind: str) -> list[str]:
+    """One dynamic shared array per dtype, and each local a view of it at its byte offset."""
+    used = sorted({dtype for g in plan.groups for _, _, dtype, _ in _arrays(g)})
+    total = dynamic_shared(plan)
+    out = [f"{ind}# {total} bytes of dynamic shared memory (the launch's); each group's locals from byte 0"]
+    out += [f"{ind}DYN_{dtype} = cuda.shared.array(0, {dtype})" for dtype in used]
+    for g in plan.groups:
+        for (f, shape, dtype, size), at in zip(_arrays(g), _offsets(g), strict=True):
+            first, n = at // size, math.prod(shape)
+            view = f"DYN_{dtype}[{first}:{first + n}]"
+            if len(shape) > 1:  # a view with two dimensions (runtime/devicegroups.py)
+                view = f"dgroups.rows({view}, {shape[0]}, {shape[1]})"
+            out.append(f"{ind}{g.name}__{f} = {view}  # bytes {at}..{at + n * size - 1}")
+        out.append(_locals_line(g, ind))
     return out
 
 

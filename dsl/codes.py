@@ -305,7 +305,8 @@ CODES: tuple[Code, ...] = (
     Code(
         "E0305", "device limit reached",
         "The kernel stopped on one of the executor's internal limits (its run queue filled up, lanes were"
-        " lost).",
+        " lost), or a group's block does not fit this GPU (its registers, or its shared memory beyond the"
+        " device's opt-in maximum per block: the error names the group and the limit).",
         checked=False,
     ),
     Code(

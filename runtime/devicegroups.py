@@ -6,18 +6,52 @@ which acquire pairs with which release. The generated kernel declares each
 local buffer and channel as a ``cuda.shared.array`` (one static allocation per
 block) and hands them to the group's functions (codegen/groups.py). On the simulator every
 block's shared arrays are its own, as on the GPU, and the ``.cta`` orders are
-plain accesses under the one lock of runtime/order.py.
+plain accesses under the one lock of runtime/order.py. Where the locals are views of
+the block's dynamic shared memory instead (codegen/groups.py, ``dynamic_shared``),
+``rows`` gives a two-dimensional buffer its shape.
 """
 
 from __future__ import annotations
 
-from numba import cuda, int64
+from numba import config, cuda, int64
 
 from gasync.runtime.order import cas_acq_rel_cta, ld_acquire_cta, st_release_cta
 from gasync.runtime.state import LCH_CLOSED, LCH_RECV, LCH_SEND, LCH_WORDS
 
 LCH_FULL, LCH_SENT, LCH_CLOSED_SEND = 0, 1, 2  # lch_try_send's outcomes
 LCH_NONE, LCH_TOOK, LCH_ENDED = 0, 1, 2  # lch_try_recv's outcomes
+
+if config.ENABLE_CUDASIM:
+
+    def rows(flat, n, m):  # type: ignore[no-untyped-def]
+        """``flat`` (n * m contiguous elements) as an n x m array, the same memory."""
+        return flat.reshape((n, m))
+
+else:
+    from numba import types
+    from numba.cuda import cgutils
+    from numba.cuda.extending import intrinsic
+
+    @intrinsic
+    def rows(typingctx, flat, n, m):  # type: ignore[no-untyped-def]
+        """``flat`` (n * m contiguous elements) as an n x m C-ordered array, the same memory:
+        built in place, where ndarray.reshape would call numba-cuda's linked C helper and lose
+        the shared address space."""
+
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+            from numba.cuda.np.arrayobj import make_array, populate_array
+
+            src = make_array(signature.args[0])(context, builder, args[0])
+            out = make_array(signature.return_type)(context, builder)
+            (_, rows_ty, cols_ty), (_, nrows, ncols) = signature.args, args
+            nrows = context.cast(builder, nrows, rows_ty, types.intp)
+            ncols = context.cast(builder, ncols, cols_ty, types.intp)
+            shape = cgutils.pack_array(builder, [nrows, ncols])
+            strides = cgutils.pack_array(builder, [builder.mul(ncols, src.itemsize), src.itemsize])
+            populate_array(out, src.data, shape, strides, src.itemsize, src.meminfo, src.parent)
+            return out._getvalue()
+
+        return types.Array(flat.dtype, 2, "C")(flat, n, m), codegen
 
 
 @cuda.jit(device=True)

@@ -1,18 +1,17 @@
 """What a launch of a program with groups needs (docs/groups.md): blocks that hold its largest
-group instance, and the queue executor. No Numba here."""
+group instance, its shared memory within the device's, and the queue executor. No Numba here
+(the launch hands in its ``cuda``)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from gasync.codegen import Generated, groups
+from gasync.planner.groups import H200_SHARED_PER_BLOCK
 from gasync.planner.model import Plan
 from gasync.runtime.errors import DeviceError, InputError, worded
-from gasync.runtime.state import BW_WORDS
 
-# What a block's static shared arrays may hold on the GPU. The H200 gives a block up to 227 KiB
-# (the planner's limit, planner/groups.py), but only as dynamic shared memory with the
-# kernel's opt-in attribute, which the launch does not set yet (docs/groups.md, Known limits):
-# a kernel over this fails in the driver's ptxas, so the launch says so first.
-STATIC_SHARED = 48 * 1024
-KERNEL_SHARED = 8 * (BW_WORDS + 32)  # the block words and each warp's wait word (codegen/groupkernel.py)
+KERNEL_SHARED = groups.kernel_shared()  # the kernel's block words and each warp's wait word
 
 
 def group_warps(plan: Plan) -> int:
@@ -40,18 +39,30 @@ def fit_error(plan: Plan, warps: int, regs: int) -> DeviceError:
     )
 
 
-def check_shared(plan: Plan) -> None:
-    """On the GPU: every group's shared arrays (the kernel declares them all) must fit the
-    static limit; else a located error naming the largest group, before any compiling."""
-    need = sum(g.shared_bytes for g in plan.groups) + KERNEL_SHARED
-    if not plan.groups or need <= STATIC_SHARED:
+def shared_limit(cuda: Any) -> int:
+    """The shared memory a block may take on the current device (its opt-in maximum,
+    MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: 232,448 bytes on an H100 or H200); the H200's, the
+    planner's limit, where the device does not say."""
+    try:
+        return int(cuda.get_current_device().MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+    except AttributeError:  # a driver binding without the attribute
+        return H200_SHARED_PER_BLOCK
+
+
+def check_shared(gen: Generated, limit: int) -> None:
+    """On the GPU: a block's shared memory (the largest group's locals in dynamic shared memory,
+    or every group's as static arrays, with the kernel's own words) must fit ``limit``, the
+    device's; else a located error naming the largest group, before any compiling."""
+    plan = gen.plan
+    if not plan.groups:
+        return
+    need = (gen.dynamic_shared or sum(g.shared_bytes for g in plan.groups)) + KERNEL_SHARED
+    if need <= limit:
         return
     g = max(plan.groups, key=lambda g: g.shared_bytes)
     where = f"{plan.path}:{g.span.line}:{g.span.column}: " if g.span.line else ""
     raise DeviceError(
-        f"{where}group '{g.name}' needs {g.shared_bytes} bytes of shared memory"
-        + (f" (the program's groups {need} with the kernel's own)" if len(plan.groups) > 1 else "")
-        + f", and on the GPU this version of gasync gives a block at most {STATIC_SHARED} bytes (48 KiB) of"
-        " static shared memory: the H200's 227 KiB needs dynamic shared memory, which the launch does not set up"
-        " yet; make the group's local buffers smaller, or run it on the simulator (--backend sim)"
+        f"{where}group '{g.name}' needs {g.shared_bytes} bytes of shared memory, {need} with the kernel's own"
+        f" {KERNEL_SHARED}, and this GPU gives a block at most {limit} bytes ({limit / 1024:.1f} KiB, its opt-in"
+        " maximum); make the group's local buffers smaller"
     )

@@ -10,6 +10,9 @@ cuda.core 1.0 on, ``cooperative_launch`` before), and call cuda.core's
 these with Numba's own functions, keeping the parameters; runtime/prepared.py keeps
 one per prepared launch.
 
+It also opts a kernel in to more than 48 KiB of dynamic shared memory a block
+(:func:`opt_in_shared`, the launch's first step for a program whose groups need it).
+
 Anything that moved raises :class:`Unsupported`, naming it, and the run takes the
 compiled kernel's own launch (with a warning): so does a kernel compiled with
 argument extensions or ``debug=True`` (whose launch does more), an argument Numba
@@ -25,7 +28,31 @@ from typing import Any
 
 import numpy as np
 
+from gasync.runtime.errors import BackendError
 from gasync.runtime.slab import Slot
+
+
+def opt_in_shared(kern: Any, nbytes: int) -> None:
+    """Let the compiled kernel ``kern`` (``dispatcher.overloads[sig]``) take ``nbytes`` of dynamic
+    shared memory a block. Above 48 KiB the driver needs the kernel's
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES raised first, which numba-cuda has no call
+    for (its issue #94): set here as numba-cuda sets its own carveout attribute
+    (``CudaPythonFunction.set_shared_memory_carveout``), with cuda-python's
+    ``cuKernelSetAttribute`` on the kernel's CUkernel for its device."""
+    what = f"the kernel's {nbytes} bytes of dynamic shared memory a block (its groups' locals)"
+    try:
+        from numba.cuda.cudadrv.driver import CudaAPIError, binding, driver
+
+        cufunc = kern._codelibrary.get_cufunc()
+        attr = binding.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        handle, device = cufunc.handle, cufunc.device.id
+    except (ImportError, AttributeError) as exc:
+        raise BackendError(f"numba-cuda's kernel internals are not those of 0.30.x ({_named(exc)}): {what}"
+                           " cannot be set up") from exc  # fmt: skip
+    try:
+        driver.cuKernelSetAttribute(attr, nbytes, handle, device)
+    except CudaAPIError as exc:
+        raise BackendError(f"the driver refused {what} ({_named(exc)})") from exc
 
 
 class Unsupported(Exception):

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from gasync.codegen import LANES, Generated
-from gasync.runtime import groupgrid, outputs, prepared, simmath, slab
+from gasync.runtime import groupgrid, kernelargs, outputs, prepared, simmath, slab
 from gasync.runtime.errors import InputError, worded
 from gasync.runtime.exits import check_exit, is_out_of_memory, out_of_memory
 from gasync.runtime.hoststate import device_state, host_arrays  # noqa: F401  (launch.host_arrays: scripts, prepared.py)
@@ -56,8 +56,8 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
 
     t0 = time.perf_counter()
     groupgrid.check_executor(gen.plan, options.executor)
-    if not sim:
-        groupgrid.check_shared(gen.plan)
+    if not sim and gen.plan.groups:
+        groupgrid.check_shared(gen, groupgrid.shared_limit(cuda))
     module, path = load(gen, options.cache_dir, options.cache_max_bytes)
     kernel = kernel_of(module, options)
     timeout_ns = np.int64(int(options.timeout_s * 1e9))
@@ -96,7 +96,7 @@ def _launch_sim(
     timers = [threading.Timer(delay, hostsig.__setitem__, (k, 1)) for delay, k in schedule]
     for t in timers:
         t.start()
-    kernel[blocks, threads](args, *scalars)
+    kernel[blocks, threads, 0, gen.dynamic_shared](args, *scalars)
     launch_s = time.perf_counter() - t2
     for t in timers:
         t.cancel()
@@ -121,8 +121,9 @@ def _launch_gpu(
         if not why:
             entry, device, why = _prepare(cuda, gen, options, module, sig, grid, host, host_outputs)
         if entry is None:
-            kernel = kernel_of(module, options)
-            return _launch_compiled(cuda, module, kernel, sig, grid, host, schedule, scalars, (compile_s, t1), why)
+            # its grid, block, stream and dynamic shared memory, as cuda.core takes them
+            cfg = kernel_of(module, options)[grid[1], grid[2], 0, gen.dynamic_shared]
+            return _launch_compiled(cuda, module, cfg, sig, grid, host, schedule, scalars, (compile_s, t1), why)
         assert key is not None
         prepared.CACHE.insert(key, entry)  # checked out to this run until it is released
     try:
@@ -149,7 +150,7 @@ def _prepare(cuda: Any, gen: Generated, options: RunOptions, module: Any, sig: A
     buffers = {b.name for b in gen.plan.buffers}
     layout = slab.plan_layout(host, slab.roles_of(host, options.inputs, buffers, host_outputs))
     to_device, state_of = functools.partial(_to_device, cuda), functools.partial(device_state, module)
-    target = prepared.Target(kernel_of(module, options), sig, grid, to_device, state_of)
+    target = prepared.Target(kernel_of(module, options), sig, grid, to_device, state_of, gen.dynamic_shared)
     return prepared.build(cuda, target, layout, host, options.inputs)
 
 
@@ -168,10 +169,12 @@ def _compile(
 
     deep(kernel.compile, sig)
     compile_s = time.perf_counter() - t1
+    if gen.dynamic_shared:  # before the occupancy query, which counts only what the kernel may take
+        kernelargs.opt_in_shared(kernel.overloads[sig], gen.dynamic_shared)
     return sig, compile_s, _grid(kernel.overloads[sig], gen, options)
 
 
-def _launch_compiled(cuda: Any, module: Any, kernel: Any, sig: Any, grid: tuple[int, int, int], host: dict[str, Any],
+def _launch_compiled(cuda: Any, module: Any, cfg: Any, sig: Any, grid: tuple[int, int, int], host: dict[str, Any],
                      schedule: list[tuple[float, int]], scalars: tuple[Any, Any], times: tuple[float, float],
                      why: str) -> Launched:  # fmt: skip
     """The compiled kernel's own launch, past the dispatcher's look-up by argument types (it
@@ -182,8 +185,7 @@ def _launch_compiled(cuda: Any, module: Any, kernel: Any, sig: Any, grid: tuple[
     args = device_state(module, device)
     t2 = time.perf_counter()
     # Asynchronous: no host arrays among the arguments.
-    cfg = kernel[grid[1], grid[2]]  # its grid, block and stream, as cuda.core takes them
-    kernel.overloads[sig].launch((args, *scalars), cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
+    cfg.dispatcher.overloads[sig].launch((args, *scalars), cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
     launch_s = time.perf_counter() - t2
     _deliver(schedule, hostsig, t2)
     cuda.synchronize()
@@ -308,7 +310,7 @@ def _to_device(cuda: Any, arr: Any) -> Any:
 def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int]:
     per_block = max(options.warps_per_block or WARPS_PER_BLOCK, groupgrid.group_warps(gen.plan))
     threads = per_block * LANES
-    max_blocks = int(kern.max_cooperative_grid_blocks(threads))
+    max_blocks = int(kern.max_cooperative_grid_blocks(threads, gen.dynamic_shared))
     if max_blocks < 1 and gen.plan.groups:
         raise groupgrid.fit_error(gen.plan, per_block, int(kern.regs_per_thread))
     # one warp per task instance, and the whole GPU when a bulk for spreads chunks over idle warps

@@ -207,6 +207,7 @@ class Target:
     grid: tuple[int, int, int]  # executors, blocks, threads per block
     to_device: Callable[[Any], Any]  # launch's conversion of an input to a Numba device array
     state_of: Callable[[dict[str, Any]], Any]  # G, from the arrays by name
+    sharedmem: int = 0  # bytes of dynamic shared memory a block takes (codegen/groups.py, dynamic_shared)
 
 
 class Prepared:
@@ -218,7 +219,8 @@ class Prepared:
         self.cuda, self.sig, self.layout = cuda, target.sig, layout
         self.to_device, self.state_of, self.typeof = target.to_device, target.state_of, target.kernel.typeof_pyval
         self.executors, self.blocks, self.threads = target.grid
-        cfg = target.kernel[self.blocks, self.threads]  # grid, block and stream as the kernel's own launch takes them
+        # grid, block, stream and dynamic shared memory as the kernel's own launch takes them
+        cfg = target.kernel[self.blocks, self.threads, 0, target.sharedmem]
         self.stream = cfg.stream  # the default stream, as cuda.core takes it
         self.args = KernelArgs(target.kernel.overloads[self.sig], cfg.griddim, cfg.blockdim, cfg.sharedmem)
         self.context = cuda.current_context()  # its id is in the key: held, so that the id stays its own

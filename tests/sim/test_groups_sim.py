@@ -4,6 +4,7 @@ finish, a trace's names, the block's size)."""
 from __future__ import annotations
 
 import pytest
+from contract import bigshared
 
 import gasync
 from gasync.runtime.errors import DeadlockError
@@ -46,3 +47,12 @@ def test_trace_names_group_instances_and_block_holds_the_group() -> None:
     assert result.trace is not None
     names = {instance_name(result.trace, e[2]) for e in result.trace.polls()}
     assert names == {f"t[{k}] in p[{k // 3}]" for k in range(6)}
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("name", sorted(bigshared.PROGRAMS))
+def test_groups_over_48_kib_run_from_dynamic_shared_memory(name: str) -> None:
+    """96 KiB of one group's locals, and two groups of 60 KiB sharing the block's (tests/contract/bigshared.py)."""
+    program = gasync.compile_source(bigshared.PROGRAMS[name][0], f"{name}.gasync")
+    assert program.generated.dynamic_shared > 48 * 1024
+    bigshared.check(name, program.run(backend="sim", timeout=120).buffers)

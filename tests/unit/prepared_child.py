@@ -162,8 +162,11 @@ class FakeKernel:
     def typeof_pyval(val: Any) -> Any:
         return typeof(val, Purpose.argument)
 
-    def __getitem__(self, grid: tuple[int, int]) -> Any:
-        return SimpleNamespace(stream=0, griddim=(grid[0], 1, 1), blockdim=(grid[1], 1, 1), sharedmem=0)
+    def __getitem__(self, grid: tuple[int, ...]) -> Any:
+        """A launch configuration: grid, block, and (as the launch gives them) stream and dynamic shared memory."""
+        sharedmem = grid[3] if len(grid) > 3 else 0
+        return SimpleNamespace(stream=0, griddim=(grid[0], 1, 1), blockdim=(grid[1], 1, 1), sharedmem=sharedmem,
+                               dispatcher=self)  # fmt: skip
 
 
 def run(n: int, x: Any, **options: Any) -> Any:

@@ -258,18 +258,49 @@ group g for k in 0..1 {
 """
 
 
-def test_a_group_over_the_static_shared_limit_is_a_located_error_on_the_gpu_only() -> None:
-    """64 KiB of local buffers: within the H200's 227 KiB (the planner accepts it, and the
-    simulator runs it), but over what the launch can give a block yet (docs/groups.md)."""
+def test_a_group_over_the_static_shared_limit_takes_dynamic_shared_memory() -> None:
+    """64 KiB of local buffers: more than static arrays may hold (48 KiB), so the kernel takes
+    them from dynamic shared memory, which the launch asks for; 512 bytes stay static."""
+    from gasync.codegen import generate
+
+    assert generate(plan_of(BIG)).dynamic_shared == 65536
+    assert generate(plan_of(PIPE)).dynamic_shared == 0
+
+
+def test_a_block_over_the_devices_shared_memory_is_a_located_error_naming_group_and_limit() -> None:
+    """On the GPU the launch checks a block's shared memory against the device's opt-in maximum
+    (the H200's 232,448 bytes where the device does not say): the largest group's locals and the
+    kernel's own 272 bytes."""
+    from gasync.codegen import generate
     from gasync.runtime import groupgrid
     from gasync.runtime.errors import DeviceError
 
-    big = plan_of(BIG)
+    big = generate(plan_of(BIG))
+    groupgrid.check_shared(big, groupgrid.H200_SHARED_PER_BLOCK)  # 64 KiB: fits the H200
     with pytest.raises(DeviceError) as info:
-        groupgrid.check_shared(big)
-    assert str(info.value).startswith(
-        "t.gasync:3:1: group 'g' needs 65536 bytes of shared memory, and on the GPU this version of gasync"
-        " gives a block at most 49152 bytes (48 KiB) of static shared memory"
+        groupgrid.check_shared(big, 48 * 1024)  # a device without the opt-in
+    assert str(info.value) == (
+        "t.gasync:3:1: group 'g' needs 65536 bytes of shared memory, 65808 with the kernel's own 272, and this"
+        " GPU gives a block at most 49152 bytes (48.0 KiB, its opt-in maximum); make the group's local buffers"
+        " smaller"
     )
     assert info.value.code == "E0305"
-    groupgrid.check_shared(plan_of(PIPE))  # 512 bytes of stages and a channel: fits
+    # within the planner's 227 KiB, but not with the kernel's own words
+    edge = generate(plan_of(BIG.replace("16384", "29040").replace("f32", "f64")))
+    assert edge.plan.groups[0].shared_bytes == 232320
+    with pytest.raises(DeviceError) as info:
+        groupgrid.check_shared(edge, groupgrid.H200_SHARED_PER_BLOCK)
+    assert "232592 with the kernel's own 272" in str(info.value)
+    assert "at most 232448 bytes (227.0 KiB, its opt-in maximum)" in str(info.value)
+    groupgrid.check_shared(generate(plan_of(PIPE)), 48 * 1024)  # 512 bytes of stages and a channel: fits
+
+
+def test_the_device_says_its_shared_memory_limit() -> None:
+    from types import SimpleNamespace
+
+    from gasync.runtime import groupgrid
+
+    h100 = SimpleNamespace(get_current_device=lambda: SimpleNamespace(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN=232448))
+    ada = SimpleNamespace(get_current_device=lambda: SimpleNamespace(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN=101376))
+    silent = SimpleNamespace(get_current_device=lambda: SimpleNamespace())
+    assert [groupgrid.shared_limit(c) for c in (h100, ada, silent)] == [232448, 101376, 232448]

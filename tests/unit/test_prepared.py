@@ -325,3 +325,56 @@ def test_the_gpu_path_on_a_cpu_stand_in_starts_every_run_fresh(tmp_path: Path) -
     assert facts["device_inputs"] == [True, True, True]  # the caller's arrays, in place, re-marshalled
     assert facts["compiled"] == ["compiled kernel: prepared launches are off (prepared.CACHE.max_entries is 0)", True]
     assert all(facts["same_stats"].values()) and facts["stat_keys"] == [] and facts["prepare_ms"] is True
+
+
+OPT_IN_CHILD = """
+import json
+from types import SimpleNamespace
+from numba.cuda.cudadrv import driver as drv
+from gasync.runtime import kernelargs
+from gasync.runtime.errors import BackendError
+
+calls = []
+def refuse(*a):
+    raise drv.CudaAPIError(1, "CUDA_ERROR_INVALID_VALUE")
+drv.driver = SimpleNamespace(cuKernelSetAttribute=lambda *a: calls.append([a[0].name, *map(str, a[1:])]))
+cufunc = SimpleNamespace(handle="the CUkernel", device=SimpleNamespace(id=3))
+kern = SimpleNamespace(_codelibrary=SimpleNamespace(get_cufunc=lambda: cufunc))
+kernelargs.opt_in_shared(kern, 98416)
+drv.driver = SimpleNamespace(cuKernelSetAttribute=refuse)
+try:
+    kernelargs.opt_in_shared(kern, 300000)
+    refused = "no error"
+except BackendError as exc:
+    refused = str(exc)
+print(json.dumps({"calls": calls, "refused": refused}))
+"""
+
+
+def test_the_launch_opts_a_kernel_in_to_its_dynamic_shared_memory(tmp_path: Path) -> None:
+    """runtime/kernelargs.py's ``opt_in_shared``, in a child process (Numba's CUDA target, its
+    driver replaced): cuKernelSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes, CUkernel, device)."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    res = subprocess.run([sys.executable, "-c", OPT_IN_CHILD], capture_output=True, text=True, timeout=300, env=env)
+    assert res.returncode == 0, res.stderr[-3000:]
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["calls"] == [["CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", "98416",
+                             "the CUkernel", "3"]]  # fmt: skip
+    assert out["refused"] == (
+        "the driver refused the kernel's 300000 bytes of dynamic shared memory a block (its groups' locals)"
+        " (CudaAPIError: [1] CUDA_ERROR_INVALID_VALUE)"
+    )
+
+
+def test_the_grid_counts_the_dynamic_shared_memory_a_block_takes() -> None:
+    """The occupancy query is asked with the block's dynamic shared memory: a cooperative grid of
+    more blocks than fit would not launch."""
+    from types import SimpleNamespace
+
+    from contract.bigshared import ONE_GROUP
+
+    gen = gasync.compile_source(ONE_GROUP, "big.gasync").generated
+    asked: list[tuple[int, int]] = []
+    kern = SimpleNamespace(max_cooperative_grid_blocks=lambda threads, dyn=0: asked.append((threads, dyn)) or 132)
+    assert launch._grid(kern, gen, RunOptions()) == (8, 2, 128)  # blocks for its 6 task instances
+    assert asked == [(128, 98416)]
