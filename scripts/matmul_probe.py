@@ -1,0 +1,55 @@
+"""B8's tiled matrix product alone, for a profiler: ``python3 scripts/matmul_probe.py [--n N]
+[--runs K] [--lineinfo] [--unchecked]`` on the GPU.
+
+Runs samples/tiled_matmul.gasync at ``-D N=<n> -D T=32`` (a group instance a 32 x 32 tile of C:
+a loader warp and a compute warp), checks C against NumPy's A @ B (1e-4 relative), and prints
+the kernel's time and GFLOP/s for each run. ``--lineinfo`` compiles with line information (a
+fresh cache directory), as scripts/group_probe.py does, for
+``ncu --section SourceCounters -k regex:gasync_kernel -c 1 -o b8 python3 scripts/matmul_probe.py --lineinfo``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT.parent))  # the repository root is the package gasync
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1024)
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--lineinfo", action="store_true")
+    ap.add_argument("--unchecked", action="store_true", help="without the run-time bounds checks")
+    args = ap.parse_args()
+    cache_dir = None
+    if args.lineinfo:
+        from numba import cuda
+
+        cuda.jit = functools.partial(cuda.jit, lineinfo=True)  # the generated module's decorators
+        cache_dir = tempfile.mkdtemp(prefix="gasync-lineinfo-")
+    import gasync
+
+    n = args.n
+    prog = gasync.compile(ROOT / "samples" / "tiled_matmul.gasync", defines={"N": n, "T": 32})
+    for _ in range(args.runs):
+        res = prog.run(backend="cuda", cache_dir=cache_dir, checked=not args.unchecked)
+        a, b, c = (res.buffers[k] for k in "abc")
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        if not np.allclose(c, want, rtol=1e-4, atol=1e-3):
+            print("wrong result: c != a @ b")
+            return 1
+        ms = float(res.stats["kernel_ms"])
+        print(f"kernel {ms:.3f} ms, {2 * n**3 / ms / 1e6:.1f} GFLOP/s (N = {n:,})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
