@@ -22,6 +22,10 @@ task s for w in 0..W {
 """
 
 
+# the same of 8-byte integers: two elements a 16-byte move
+OFFSET_I64 = OFFSET.replace("f32", "i64").replace("2.0 * x[b + i] + 1.0", "2 * x[b + i] + 1")
+
+
 def offset_want(off: int, w: int = 2, ch: int = 1100) -> np.ndarray:
     x = np.arange(w * ch + 8, dtype=np.float32)
     y = np.zeros_like(x)

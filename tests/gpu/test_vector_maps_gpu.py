@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from vector_programs import OFFSET, ROWS, STAGED, offset_want, rows_want, staged_want
+from vector_programs import OFFSET, OFFSET_I64, ROWS, STAGED, offset_want, rows_want, staged_want
 
 import gasync
 
@@ -20,6 +20,11 @@ def run(source: str, defines: dict[str, int]) -> dict[str, np.ndarray]:
 @pytest.mark.parametrize("off", [0, 1, 4])
 def test_an_offset_index_on_gpu(off: int) -> None:
     np.testing.assert_array_equal(run(OFFSET, {"OFF": off})["y"], offset_want(off))
+
+
+@pytest.mark.parametrize("off", [0, 1])
+def test_an_offset_index_of_8_byte_integers_on_gpu(off: int) -> None:
+    np.testing.assert_array_equal(run(OFFSET_I64, {"OFF": off})["y"], offset_want(off).astype(np.int64))
 
 
 @pytest.mark.parametrize("cols", [1100, 1101])

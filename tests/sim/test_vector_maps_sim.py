@@ -49,6 +49,14 @@ def test_an_offset_index_moves_16_bytes_where_its_range_starts_a_line(off: int, 
     assert moves == ({"ld": 2 * 32 * 8, "st": 2 * 32 * 8} if vector else {"ld": 0, "st": 0})
 
 
+@pytest.mark.parametrize(("off", "vector"), [(0, True), (1, False)])
+def test_an_offset_index_of_8_byte_integers_moves_two_a_load(off: int, vector: bool) -> None:
+    out, moves = run("OFFSET_I64", {"OFF": off})
+    np.testing.assert_array_equal(out["y"], offset_want(off).astype(np.int64))
+    # a turn of 32 lanes x 8 loads of 2 i64 is 512 iterations: two of each task's 1,100
+    assert moves == ({"ld": 2 * 2 * 32 * 8, "st": 2 * 2 * 32 * 8} if vector else {"ld": 0, "st": 0})
+
+
 @pytest.mark.parametrize("cols", [1100, 1101])
 def test_the_rows_of_a_2d_buffer_move_16_bytes_where_each_row_starts_a_line(cols: int) -> None:
     out, moves = run("ROWS", {"C": cols})
