@@ -95,7 +95,8 @@ class Program:
         ``outputs``: 'host' for NumPy buffers, 'device' for device arrays, 'auto' for device
         arrays where an input was one (on a GPU; the simulator gives NumPy arrays);
         ``trace`` records every poll and wake (``Result.trace``, ``Result.profile``);
-        ``warps_per_block`` shapes the GPU launch (0: 4 warps per block; 1: executors spread
+        ``warps_per_block`` shapes the GPU launch (0: 4 warps per block, or a program with groups
+        its largest group's warps; 1: executors spread
         over SMs, which ``stats["sms"]`` lists);
         ``checked=False`` leaves out the run-time bounds checks of the buffer accesses that
         the compiler could not prove in range (an index out of bounds is then undefined);

@@ -308,7 +308,11 @@ def _to_device(cuda: Any, arr: Any) -> Any:
 
 
 def _grid(kern: Any, gen: Generated, options: RunOptions) -> tuple[int, int, int]:
-    per_block = max(options.warps_per_block or WARPS_PER_BLOCK, groupgrid.group_warps(gen.plan))
+    # a program with groups: blocks of its largest instance's warps (a block runs one instance at
+    # a time, and warps beyond its tasks only wait at the block's meeting: B8's two-warp groups
+    # in blocks of four left half an SM's resident warps idle)
+    grouped = groupgrid.group_warps(gen.plan)
+    per_block = max(options.warps_per_block or grouped or WARPS_PER_BLOCK, grouped)
     threads = per_block * LANES
     max_blocks = int(kern.max_cooperative_grid_blocks(threads, gen.dynamic_shared))
     if max_blocks < 1 and gen.plan.groups:

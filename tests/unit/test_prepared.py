@@ -376,5 +376,19 @@ def test_the_grid_counts_the_dynamic_shared_memory_a_block_takes() -> None:
     gen = gasync.compile_source(ONE_GROUP, "big.gasync").generated
     asked: list[tuple[int, int]] = []
     kern = SimpleNamespace(max_cooperative_grid_blocks=lambda threads, dyn=0: asked.append((threads, dyn)) or 132)
-    assert launch._grid(kern, gen, RunOptions()) == (8, 2, 128)  # blocks for its 6 task instances
-    assert asked == [(128, 98416)]
+    assert launch._grid(kern, gen, RunOptions()) == (6, 3, 64)  # blocks of its 2-warp group, for 6 instances
+    assert asked == [(64, 98416)]
+
+
+def test_a_program_with_groups_has_blocks_of_its_largest_group_and_others_blocks_of_four() -> None:
+    """A block runs one group instance at a time: warps beyond its tasks would only wait."""
+    from types import SimpleNamespace
+
+    from contract.bigshared import ONE_GROUP
+
+    kern = SimpleNamespace(max_cooperative_grid_blocks=lambda threads, dyn=0: 264)
+    grouped = gasync.compile_source(ONE_GROUP, "big.gasync").generated
+    plain = gasync.compile_source("buffer y: i32[8] = zeros;\ntask t for i in 0..8 { y[i] = 1; }\n", "p.gasync")
+    assert launch._grid(kern, grouped, RunOptions()) == (6, 3, 64)
+    assert launch._grid(kern, plain.generated, RunOptions()) == (8, 2, 128)
+    assert launch._grid(kern, grouped, RunOptions(warps_per_block=4)) == (8, 2, 128)  # asked for: kept
