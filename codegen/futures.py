@@ -264,7 +264,7 @@ class FutureRenderer:
         none = f"{took} == dsync.RECV_NONE"
         if sh.has_tickets(c):
             return self._ticket_lines(c, flag, data, scratch, ring, took, rdy, target, ended, alone)
-        looks = tuple(self.look_lines())  # early looks (blocks.early_looks): as soon as a value is seen
+        looks = tuple(self.look_lines())  # early looks (ends.early_looks): as soon as a value is seen
         lines = [
             *self.ring_flush((("SEND", c),)),  # the last receive's, before this one's takes its word
             f"{took} = {take}",

@@ -20,7 +20,8 @@ from __future__ import annotations
 from gasync.codegen import blockir as bir
 from gasync.codegen import groups
 from gasync.codegen.awaits import AwaitBlocks
-from gasync.codegen.blocks import early_looks, expr_reads, late_rings
+from gasync.codegen.blocks import expr_reads
+from gasync.codegen.ends import early_looks, late_rings
 from gasync.codegen.exprs import NP, literal, local, wrap
 from gasync.codegen.futures import SEND_VALUE_KEPT
 from gasync.codegen.liveness import live_at_states
@@ -287,13 +288,7 @@ class PollEmitter(AwaitBlocks):
             ty = NP[self.task.var_ty]
             first, start = self.task.first_instance, self.task.start
             em.line(f"{local(self.task.var)} = {ty}({start} + (inst - {first}))")
-        for side, c in self.rings:  # one int64 (a register, once inlined): BlockEmitter.ring_flush
-            em.line(
-                f"{self.ring_word(side, c)} = cuda.local.array(1, int64)  # late ring: the last exchange's old word"
-            )
-            em.line(f"{self.ring_word(side, c)}[0] = 0")
-        for c in self.looks:  # one int64 (a register): BlockEmitter.look_lines
-            em.line(f"seen_{c} = int64(-1)  # channel {c}'s early look at its next send's slot (-1: none)")
+        em.lines(self.end_locals())
         for c in self.r.cursors:  # two int64 (registers, once inlined): runtime/devicecredit.py, credited_send
             em.line(f"cur_{c} = cuda.local.array(2, int64)  # channel {c}'s tail and credit, read at its first send")
             em.line(f"cur_{c}[0] = -1")

@@ -185,7 +185,6 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
     for u in range(VEC_STEPS):
         at = f"vk + {u * vec} * LANES"
         vals: dict[Access, list[str]] = {a: [] for a in stores}
-        em.r.vector_loads = {}
         for j in range(vec):
             given = {a: f"{names[a]}_v{u}[{j}]" for a in loads}
             if helper:

@@ -8,7 +8,7 @@ from typing import Any
 
 from gasync.codegen import Generated, groups
 from gasync.planner.groups import H200_SHARED_PER_BLOCK
-from gasync.planner.model import Plan
+from gasync.planner.model import GroupDef, Plan
 from gasync.runtime.errors import DeviceError, InputError, worded
 
 KERNEL_SHARED = groups.kernel_shared()  # the kernel's block words and each warp's wait word
@@ -28,12 +28,16 @@ def check_executor(plan: Plan, executor: str) -> None:
         )
 
 
+def _at(plan: Plan, g: GroupDef) -> str:
+    """``file:line:col: `` of group ``g``, where it has a place."""
+    return f"{plan.path}:{g.span.line}:{g.span.column}: " if g.span.line else ""
+
+
 def fit_error(plan: Plan, warps: int, regs: int) -> DeviceError:
     """No block of ``warps`` warps fits an SM of this GPU: the group's registers (or shared memory)."""
     g = max(plan.groups, key=lambda g: g.warps)
-    where = f"{plan.path}:{g.span.line}:{g.span.column}: " if g.span.line else ""
     return DeviceError(
-        f"{where}group '{g.name}' does not fit one SM of this GPU: a block of {warps} warps at {regs} registers"
+        f"{_at(plan, g)}group '{g.name}' does not fit one SM of this GPU: a block of {warps} warps at {regs} registers"
         f" per thread needs {warps * 32 * regs} registers, and {g.shared_bytes} bytes of shared memory; give the"
         " group fewer tasks"
     )
@@ -60,9 +64,8 @@ def check_shared(gen: Generated, limit: int) -> None:
     if need <= limit:
         return
     g = max(plan.groups, key=lambda g: g.shared_bytes)
-    where = f"{plan.path}:{g.span.line}:{g.span.column}: " if g.span.line else ""
     raise DeviceError(
-        f"{where}group '{g.name}' needs {g.shared_bytes} bytes of shared memory, {need} with the kernel's own"
+        f"{_at(plan, g)}group '{g.name}' needs {g.shared_bytes} bytes of shared memory, {need} with the kernel's own"
         f" {KERNEL_SHARED}, and this GPU gives a block at most {limit} bytes ({limit / 1024:.1f} KiB, its opt-in"
         " maximum); make the group's local buffers smaller"
     )

@@ -49,7 +49,7 @@ A bell end (codegen/shapes.py: a lone end that awaits each operation on its
 own) needs neither: it waits by setting ``WAIT_BIT`` in the sequence word of its
 slot with an RMW (its old value is the second look), and the other end writes
 that slot with an exchange, which returns the bit: one word both sides meet on.
-The exchanger tests the bit late (codegen/blocks.py, ``ring_flush``): the old word
+The exchanger tests the bit late (codegen/ends.py, ``ring_flush``): the old word
 stays in a register until its next operation of that end, a wait in place, a
 loop's turn or the poll's return, so no hand-off waits for the exchange's result.
 

@@ -12,31 +12,18 @@ instruction, e.g.
 
 from __future__ import annotations
 
-import argparse
-import functools
 import sys
-import tempfile
-from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT.parent))  # the repository root is the package gasync
+from probing import ROOT, cache_for, parser
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__, runs=1)
     ap.add_argument("--reps", type=int, default=5000)
-    ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--same-sm", action="store_true")
-    ap.add_argument("--lineinfo", action="store_true")
     args = ap.parse_args()
-    cache_dir = None
-    if args.lineinfo:
-        from numba import cuda
-
-        cuda.jit = functools.partial(cuda.jit, lineinfo=True)  # the generated module's decorators
-        cache_dir = tempfile.mkdtemp(prefix="gasync-lineinfo-")
+    cache_dir = cache_for(args.lineinfo)
     import gasync
 
     prog = gasync.compile(ROOT / "bench" / "programs" / "b2_pingpong.gasync")

@@ -1,4 +1,4 @@
-"""Which sends look at their next slot early (codegen/blocks.py, early_looks; runtime/devicechan.py,
+"""Which sends look at their next slot early (codegen/ends.py, early_looks; runtime/devicechan.py,
 chan_look): a lone sender of a channel no task closes, in a poll that also receives, looks as
 the receive completes, and the send takes that look instead of loading the slot's sequence.
 The values are checked on every backend by the contract cases, the channel property test and
