@@ -26,8 +26,22 @@ from gasync.planner.walk import exprs_of, subexprs
 HOIST = True  # False: every iteration checks its own accesses (what bench/NOTES.md measured against)
 
 
+INTS = ("i32", "i64", "u32", "u64")
+_PURE = (ir.Lit, ir.Var, ir.Unary, ir.Binary, ir.Cast)  # no load: another task may write the buffer meanwhile
+
+
+def loop_invariant(e: ir.Expr, invariant: set[str]) -> bool:
+    """Whether ``e`` has the same value in every iteration of a loop that captures
+    ``invariant``: literals and those locals, with pure operations."""
+    return all(isinstance(x, _PURE) and (not isinstance(x, ir.Var) or x.name in invariant) for x in subexprs(e))
+
+
 def _affine(e: ir.Expr, var: str, invariant: set[str]) -> bool:
-    """Whether ``e`` is an i64 affine function of ``var``, its other leaves ``invariant``."""
+    """Whether ``e`` is an i64 affine function of ``var``, its other leaves ``invariant``; a
+    part without ``var`` may be of any integer type (``stage[s, i]`` with ``s`` an i32): it
+    is one value for the whole loop."""
+    if getattr(e, "ty", None) in INTS and not _mentions(e, var) and loop_invariant(e, invariant):
+        return True
     if getattr(e, "ty", None) != "i64":
         return False
     if isinstance(e, ir.Lit):

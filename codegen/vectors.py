@@ -20,28 +20,20 @@ from contextlib import contextmanager
 
 from gasync.codegen import groups
 from gasync.codegen.exprs import buffer_ref, local
-from gasync.codegen.hoist import helper_name
+from gasync.codegen.hoist import helper_name, loop_invariant
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, source_line
-from gasync.codegen.maps import PURE, _given_arrays, _helper_args, _helper_params, map_iteration
+from gasync.codegen.maps import _given_arrays, _helper_args, _helper_params, map_iteration
 from gasync.planner import ir
 from gasync.planner.walk import exprs_of, subexprs
 
 VECTOR = True  # False: maps move 4 or 8 bytes per access only (what bench/NOTES.md measured against)
 OFFSET = True  # False: only ``buf[i]`` itself moves 16 bytes (what bench/NOTES.md measured against)
+ASYNC_COPY = True  # False: a copy into a local buffer loads into registers, then stores (bench/NOTES.md)
 VEC_BYTES = 16
 VEC_STEPS = 8  # 16-byte loads in flight per lane and access: 128 bytes, four times UNROLL's 8 x 4
 SIZES = {"f32": 4, "i32": 4, "u32": 4, "f64": 8, "i64": 8, "u64": 8}
 
 Access = tuple[str, tuple[ir.Expr, ...]]  # (buffer, index): one vector access of the map
-
-
-def _invariant(e: ir.Expr, captured: set[str]) -> bool:
-    """Whether ``e`` has the same value in every iteration: literals and captured locals,
-    with pure operations (no load: another task may write the buffer meanwhile)."""
-    return all(
-        isinstance(x, PURE) and not isinstance(x, ir.Load) and (not isinstance(x, ir.Var) or x.name in captured)
-        for x in subexprs(e)
-    )
 
 
 def _is_var(e: ir.Expr, var: str) -> bool:
@@ -52,14 +44,14 @@ def vector_index(index: tuple[ir.Expr, ...], var: str, captured: set[str]) -> bo
     """Whether consecutive values of ``var`` give consecutive elements at ``index``: its last
     dimension ``var`` or ``var + c`` (``c + var``), ``c`` and the other dimensions invariant."""
     *outer, last = index
-    if not all(_invariant(e, captured) for e in outer):
+    if not all(loop_invariant(e, captured) for e in outer):
         return False
     if _is_var(last, var):
         return True
     if not OFFSET or not (isinstance(last, ir.Binary) and last.op == "+" and last.ty == "i64"):
         return False
     for this, other in ((last.left, last.right), (last.right, last.left)):
-        if _is_var(this, var) and _invariant(other, captured):
+        if _is_var(this, var) and loop_invariant(other, captured):
             return True
     return False
 
@@ -126,6 +118,25 @@ def _address(em: Emitter, var: str, a: Access, value: str) -> str:
         return em.r.index_tuple(index)
 
 
+def async_copy(shared: Shared, loop: ParallelLoop) -> bool:
+    """Whether the map only copies a global buffer into a group's local one
+    (``stage[s, i] = x[t * TILE + i]``): its 16-byte moves can then go from global to shared
+    memory without passing through registers (``cp.async``, runtime/devicevec.py), so that a
+    lane keeps all of its range in flight, not VEC_STEPS moves of it."""
+    body = loop.loop.body
+    if not ASYNC_COPY or len(body) != 1 or not isinstance(body[0], ir.Store):
+        return False
+    st = body[0]
+    src = st.value
+    return (
+        st.op == "="
+        and isinstance(src, ir.Load)
+        and groups.is_local(st.buf)
+        and not groups.is_local(src.buf)
+        and shared.plan.buffer(src.buf).elem == shared.plan.buffer(st.buf).elem
+    )
+
+
 def _space(buf: str) -> str:
     """The devicevec suffix of a buffer's memory: a group's local is in shared memory."""
     return "s" if groups.is_local(buf) else ""
@@ -137,7 +148,7 @@ def vector_helper(shared: Shared, loop: ParallelLoop, em: Emitter) -> list[str]:
     locals; it returns each store's value. Nothing where the map is not a vector map."""
     s = loop.loop
     found = vector_accesses(shared, loop) if VECTOR else None
-    if found is None:
+    if found is None or async_copy(shared, loop):
         return []
     loads, _, _ = found
     names = _names(loads)
@@ -168,9 +179,25 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
     aligned = " and ".join(
         f"dv.aligned16({buffer_ref(a[0])}, {_address(em, s.var, a, 'lo')})" for a in [*loads, *stores]
     )
-    out = [
-        f"    {source_line(shared.plan, s.span)}",
-        "    lo = k - lane",
+    out = [f"    {source_line(shared.plan, s.span)}", "    lo = k - lane"]
+    if async_copy(shared, loop):
+        (src,), (dst,) = loads, stores
+        at = "vk + {} * LANES"
+        out += [
+            f"    if {aligned}:  # 16-byte copies into shared memory, {vec} iterations each, none waited for",
+            f"        while lo + {span} * LANES <= hi:",
+            f"            vk = lo + lane * {vec}",
+            *(
+                f"            dv.cp_async16({buffer_ref(dst[0])}, {_address(em, s.var, dst, at.format(u * vec))}, "
+                f"{buffer_ref(src[0])}, {_address(em, s.var, src, at.format(u * vec))})"
+                for u in range(VEC_STEPS)
+            ),
+            f"            lo += {span} * LANES",
+            "        dv.cp_async_wait()  # this lane's copies are in shared memory (the lanes meet after the map)",
+            "        k = lo + lane",
+        ]
+        return out
+    out += [
         f"    if {aligned}:  # 16-byte moves, {vec} iterations each",
         f"        while lo + {span} * LANES <= hi:",
         f"            vk = lo + lane * {vec}",

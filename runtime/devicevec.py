@@ -47,6 +47,14 @@ if SIM:
     # a group's local buffers (shared memory) are arrays like the others under the simulator
     lds_v4, lds_v2, sts_v4, sts_v2 = ld_v4, ld_v2, st_v4, st_v2
 
+    def cp_async16(dst, i, src, j):  # type: ignore[no-untyped-def]
+        """16 bytes from ``src[j]`` on to ``dst[i]`` on (the GPU: one ``cp.async``)."""
+        for k in range(16 // dst.dtype.itemsize):
+            dst[_at(i, k)] = src[_at(j, k)]
+
+    def cp_async_wait():  # type: ignore[no-untyped-def]
+        return None
+
 else:
     from llvmlite import ir as llvm_ir
     from numba import cuda, types
@@ -124,6 +132,37 @@ else:
     # a group's local buffers (shared memory): the intrinsics themselves, called from device code
     lds_v4, lds_v2 = _vec_load(4, "shared"), _vec_load(2, "shared")
     sts_v4, sts_v2 = _vec_store(4, "shared"), _vec_store(2, "shared")
+
+    @intrinsic
+    def cp_async16(typingctx, dst, i, src, j):  # type: ignore[no-untyped-def]
+        """16 bytes from global ``src[j]`` on to shared ``dst[i]`` on, without passing through
+        registers: ``cp.async.cg`` (sm_80 on), complete only at ``cp_async_wait``. Both
+        addresses start 16-byte lines (``aligned16``)."""
+
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+            dty, ity, sty, jty = signature.args
+            to = _pointer(context, builder, dty, ity, args[0], args[1])
+            frm = _pointer(context, builder, sty, jty, args[2], args[3])
+            fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [to.type, frm.type])
+            text = _in_shared("$0", "cp.async.cg.shared.global [%sa], [$1], 16;")
+            asm = llvm_ir.InlineAsm(fty, text, "l,l,~{memory}", side_effect=True)
+            builder.call(asm, [to, frm])
+            return context.get_dummy_value()
+
+        return types.void(dst, i, src, j), codegen
+
+    @intrinsic
+    def cp_async_wait(typingctx):  # type: ignore[no-untyped-def]
+        """Until every ``cp_async16`` of this thread has landed in shared memory
+        (``cp.async.wait_all``); the warp's lanes then meet (``warp_sync``), which orders them
+        before lane 0 publishes the stage."""
+
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+            fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [])
+            builder.call(llvm_ir.InlineAsm(fty, "cp.async.wait_all;", "~{memory}", side_effect=True), [])
+            return context.get_dummy_value()
+
+        return types.void(), codegen
 
     @cuda.jit(device=True, inline=True)
     def aligned16(arr, i):  # type: ignore[no-untyped-def]

@@ -1,10 +1,11 @@
 """B7's staged pipeline alone, for a profiler: ``python3 scripts/group_probe.py [--tiles N]
-[--runs K] [--lineinfo]`` on the GPU.
+[--tile T] [--stages S] [--runs K] [--lineinfo]`` on the GPU.
 
 Runs bench/programs/b7_staged.gasync (128 group instances of 4 loader and 4 compute warps,
-tiles of 1,024 f32 through 8 stages of shared memory) with ``--tiles`` tiles a group
-(2,048 in the benchmark), checks y = 2x + 1, and prints the kernel's time and GB/s for each
-run (``--unchecked``: without the bounds checks the compiler could not prove).
+tiles of ``--tile`` f32, 4,096 as in the benchmark, through ``--stages`` stages of shared
+memory) with ``--tiles`` tiles a group (512 in the benchmark), checks y = 2x + 1, and
+prints the kernel's time and GB/s for each run (``--unchecked``: without the bounds checks the
+compiler could not prove).
 ``--lineinfo`` compiles with line information (a fresh cache directory), as
 scripts/handoff_probe.py does, for
 ``ncu --section SourceCounters -k regex:gasync_kernel -c 1 -o b7 python3 scripts/group_probe.py --lineinfo``.
@@ -17,19 +18,24 @@ import sys
 import numpy as np
 from probing import ROOT, cache_for, parser
 
-GROUPS, TILE = 128, 1024
+GROUPS = 128
 
 
 def main() -> int:
     ap = parser(__doc__, runs=2)
-    ap.add_argument("--tiles", type=int, default=256)
+    ap.add_argument("--tiles", type=int, default=128)
+    ap.add_argument("--tile", type=int, default=4096)
+    ap.add_argument("--stages", type=int, default=8)
     ap.add_argument("--unchecked", action="store_true", help="without the run-time bounds checks")
     args = ap.parse_args()
     cache_dir = cache_for(args.lineinfo)
     import gasync
 
-    prog = gasync.compile(ROOT / "bench" / "programs" / "b7_staged.gasync", defines={"TILES": args.tiles})
-    n = GROUPS * args.tiles * TILE
+    prog = gasync.compile(
+        ROOT / "bench" / "programs" / "b7_staged.gasync",
+        defines={"TILES": args.tiles, "TILE": args.tile, "STAGES": args.stages},
+    )
+    n = GROUPS * args.tiles * args.tile
     x = (np.arange(n) % 1000).astype(np.float32)
     for _ in range(args.runs):
         y = np.zeros(n, np.float32)

@@ -89,6 +89,13 @@ group pipe for g in 0..GROUPS {
 }
 """
 
+# STAGED as the language spec writes its group: stages named by i32 channels
+SPEC_STAGED = (
+    STAGED.replace("channel full: i64[STAGES]", "channel full: i32[2]")
+    .replace("channel free: i64[STAGES]", "channel free: i32[2]")
+    .replace("for s in 0..STAGES", "for s in 0..2")
+)
+
 
 def staged_want(off: int, groups: int = 2, tiles: int = 3, tile: int = 1056) -> np.ndarray:
     return offset_want(off, groups * tiles, tile)

@@ -1,12 +1,12 @@
-"""Maps that move 16 bytes an access (codegen/vectors.py) on a real GPU: ``ld.global.v4`` and
-``ld.shared.v4`` (a group's stages) give the same values as the 4- and 8-byte forms, which
-run where an access does not start a 16-byte line (tests/vector_programs.py)."""
+"""Maps that move 16 bytes an access (codegen/vectors.py) on a real GPU: ``ld.global.v4``,
+``ld.shared.v4`` and ``cp.async`` (a group's stages) give the same values as the 4- and 8-byte
+forms, which run where an access does not start a 16-byte line (tests/vector_programs.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from vector_programs import OFFSET, OFFSET_I64, ROWS, STAGED, offset_want, rows_want, staged_want
+from vector_programs import OFFSET, OFFSET_I64, ROWS, SPEC_STAGED, STAGED, offset_want, rows_want, staged_want
 
 import gasync
 
@@ -35,3 +35,11 @@ def test_the_rows_of_a_2d_buffer_on_gpu(cols: int) -> None:
 @pytest.mark.parametrize("off", [0, 1])
 def test_a_groups_stages_through_shared_memory_on_gpu(off: int) -> None:
     np.testing.assert_array_equal(run(STAGED, {"OFF": off})["y"], staged_want(off))
+
+
+@pytest.mark.parametrize("program", [STAGED, SPEC_STAGED])
+def test_many_stages_copied_without_registers_are_whole_when_computed_on(program: str) -> None:
+    """64 tiles a group through 2 stages: a compute warp that read a stage before its
+    ``cp.async`` copies had landed would see the tile before it."""
+    got = run(program, {"GROUPS": 8, "TILES": 64})["y"]
+    np.testing.assert_array_equal(got, staged_want(0, groups=8, tiles=64))
