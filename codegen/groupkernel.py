@@ -25,13 +25,18 @@ from gasync.planner.walk import stmts_in
 
 LANES = 32
 SERVICE = "if HAS_SERVICE: service(w, G)"
+# a pinned warp whose task waits on a local channel naps (up to QUIET_NAPS naps of QUIET_NAP_NS)
+# until another warp moves one, before it polls again; 0: it polls again at once (bench/NOTES.md)
+QUIET_NAPS = 32
+QUIET_NAP_NS = 32
 
 
 def module_parts(shared: Shared) -> list[str]:
     """The device functions of groups: claims, one runner per group, the pinned loop."""
     plan = shared.plan
     grouped = tuple(t for t in plan.tasks if t.group is not None)
-    out = [*_claim(plan), "", "", *WANT.strip("\n").splitlines(), "", "", *_wanted(plan), "", ""]
+    out = [f"QUIET_NAPS = {QUIET_NAPS}", f"QUIET_NAP_NS = {QUIET_NAP_NS}", "", ""]
+    out += [*_claim(plan), "", "", *WANT.strip("\n").splitlines(), "", "", *_wanted(plan), "", ""]
     for k, g in enumerate(plan.groups):
         out += [*_dispatch(shared, g, [t for t in grouped if t.group == g.name]), "", ""]
         out += [*_run_parallel(shared, g), "", ""]
@@ -107,13 +112,20 @@ def _local_wait(shared: Shared, g: GroupDef) -> list[str]:
 
 
 def _stuck(g: GroupDef) -> list[str]:
-    view = " + ".join(f"L.ch_{groups.item(c.name)}[0] + L.ch_{groups.item(c.name)}[1] + L.ch_{groups.item(c.name)}[2]"
-                      for c in g.channels) or "0"  # fmt: skip
+    words = [(f"L.ch_{groups.item(c.name)}", k) for c in g.channels for k in range(3)]
+    view = " + ".join(f"{a}[{k}]" for a, k in words) or "0"
+    fresh = " + ".join(f"ordr.ld_relaxed_cta({a}, {k})" for a, k in words) or "0"
     return [
         "@cuda.jit(device=True)",
         f"def view_{g.name}(L):",
         "    # every local channel's positions and closed flag: a local operation changes the sum",
         f"    return int64({view})",
+        "",
+        "",
+        "@cuda.jit(device=True)",
+        f"def quiet_{g.name}(L, v):",
+        "    # whether no local channel has moved since view v (each word read afresh: a spin's look)",
+        f"    return int64({fresh}) == v",
         "",
         "",
         "@cuda.jit(device=True)",
@@ -270,6 +282,14 @@ def pinned_{g}(inst, w, lane, G, L, GW):
                         if dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_DEADLOCK)) == 0:
                             CTL[dl.CTL_DETAIL] = inst
                         command = dl.CMD_EXIT
+                    elif QUIET_NAPS > 0:
+                        # a poll again before another warp moves a local channel would find
+                        # the same: nap until one does (a poll reloads its frame from global
+                        # memory and takes issue slots from the block's working warps)
+                        naps = 0
+                        while naps < QUIET_NAPS and quiet_{g}(L, v):
+                            dl.pause(QUIET_NAP_NS)
+                            naps += 1
                 else:
                     ordr.st_release_cta(GW, wl, int64(-1))
             else:

@@ -96,6 +96,7 @@ if SIM:
     add_release = add_acq_rel = add
     # the .cta forms (a group's shared memory, runtime/devicegroups.py)
     ld_acquire_cta = ld_acquire
+    ld_relaxed_cta = ld_relaxed
     st_release_cta = st_release
     cas_acq_rel_cta = cas
 
@@ -325,6 +326,7 @@ else:
     # (runtime/devicegroups.py). A shared array returned by a device function is a generic
     # pointer, so these name no state space; the scope is the block's.
     _ld_acquire_cta = _load("acquire", "cta")
+    _ld_relaxed_cta = _load("relaxed", "cta")
     _st_release_cta = _store("release", "cta")
     _cas_acq_rel_cta = _cas("acq_rel", "cta")
 
@@ -332,6 +334,12 @@ else:
     def ld_acquire_cta(arr, i):  # type: ignore[no-untyped-def]
         """Pairs with ``st_release_cta`` of the same word by another warp of the block."""
         return _ld_acquire_cta(arr, i)
+
+    @cuda.jit(device=True, inline=True)
+    def ld_relaxed_cta(arr, i):  # type: ignore[no-untyped-def]
+        """A word another warp of the block writes, read afresh each time (a spin's look: never
+        hoisted out of its loop), ordering nothing."""
+        return _ld_relaxed_cta(arr, i)
 
     @cuda.jit(device=True, inline=True)
     def st_release_cta(arr, i, value):  # type: ignore[no-untyped-def]

@@ -1,5 +1,5 @@
 """B7's staged pipeline alone, for a profiler: ``python3 scripts/group_probe.py [--tiles N]
-[--tile T] [--stages S] [--runs K] [--lineinfo]`` on the GPU.
+[--tile T] [--stages S] [-D NAME=VALUE] [--runs K] [--lineinfo]`` on the GPU.
 
 Runs bench/programs/b7_staged.gasync (128 group instances of 4 loader and 4 compute warps,
 tiles of ``--tile`` f32, 4,096 as in the benchmark, through ``--stages`` stages of shared
@@ -27,13 +27,15 @@ def main() -> int:
     ap.add_argument("--tile", type=int, default=4096)
     ap.add_argument("--stages", type=int, default=8)
     ap.add_argument("--unchecked", action="store_true", help="without the run-time bounds checks")
+    ap.add_argument("-D", dest="defines", action="append", default=[], help="another const: NAME=VALUE (L, C)")
     args = ap.parse_args()
     cache_dir = cache_for(args.lineinfo)
     import gasync
 
     prog = gasync.compile(
         ROOT / "bench" / "programs" / "b7_staged.gasync",
-        defines={"TILES": args.tiles, "TILE": args.tile, "STAGES": args.stages},
+        defines={"TILES": args.tiles, "TILE": args.tile, "STAGES": args.stages}
+        | {k: int(v) for k, v in (d.split("=", 1) for d in args.defines)},
     )
     n = GROUPS * args.tiles * args.tile
     x = (np.arange(n) % 1000).astype(np.float32)
