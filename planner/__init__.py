@@ -110,7 +110,7 @@ def _plan(
     errors.extend(d for d in diags if d.severity == "error")
     if errors:
         raise ErrorGroup(_sorted(errors))
-    functions, tasks = bounds.prove(functions, tasks, tuple(syms.buffers.values()))
+    functions, tasks = bounds.prove(functions, tasks, tuple(syms.buffers.values()), tuple(plan_groups))
     index = {t.name: t.index for t in tasks}
     result = Plan(
         path=program.path,

@@ -13,7 +13,7 @@ not visited here. Any other index is proven when
 value can wrap; and a variable has a range when every value it can ever hold
 is known to lie in one:
 
-- the task's instance variable: the task's ``start..stop``;
+- the task's instance variable, and its group's: their ``start..stop``;
 - the variable of a ``for``, ``parallel for`` or ``bulk for`` whose bounds
   have ranges (it is read-only);
 - the variable of a ``for await``, or the one target of a ``recv()`` awaited
@@ -41,8 +41,8 @@ from functools import cached_property
 
 from gasync.planner import ir
 from gasync.planner.footprints import Interval, interval
-from gasync.planner.model import BufferDef, Function, TaskDef
-from gasync.planner.walk import operands, rebuild, replaced, stmts_in
+from gasync.planner.model import BufferDef, Function, GroupDef, TaskDef
+from gasync.planner.walk import operands, rebuild, replaced, stmts_in, subexprs
 
 ROUNDS = 4  # passes over the program for ranges of values that travel through channels
 
@@ -51,10 +51,16 @@ Channels = dict[str, Interval | None]  # a channel's values; absent or None: unk
 
 
 def prove(
-    functions: list[Function], tasks: list[TaskDef], buffers: tuple[BufferDef, ...]
+    functions: list[Function],
+    tasks: list[TaskDef],
+    buffers: tuple[BufferDef, ...],
+    groups: tuple[GroupDef, ...] = (),
 ) -> tuple[list[Function], list[TaskDef]]:
     """``functions`` and ``tasks`` with every access whose indices are proven in range marked so."""
-    bodies = [_Body(f, None) for f in functions] + [_Body(t.body, _instance(t)) for t in tasks]
+    by_name = {g.name: g for g in groups}
+    bodies = [_Body(f, ()) for f in functions] + [
+        _Body(t.body, _instance(t, by_name.get(t.group or ""))) for t in tasks
+    ]
     if not any(b.fn.run_time_indices for b in bodies):
         return functions, tasks  # every index is a constant: proven where it was checked (E0218)
     channels = channel_ranges(bodies)
@@ -64,15 +70,19 @@ def prove(
     return marked[: len(functions)], out_tasks
 
 
-def _instance(t: TaskDef) -> tuple[str, int, int] | None:
-    return (t.var, t.start, t.stop) if t.var is not None else None
+def _instance(t: TaskDef, group: GroupDef | None) -> tuple[tuple[str, int, int], ...]:
+    """The ranges of a task's instance variable and of its group's (``start..stop``)."""
+    out = [(t.var, t.start, t.stop)] if t.var is not None else []
+    if group is not None and group.var is not None:
+        out.append((group.var, group.start, group.stop))
+    return tuple(out)
 
 
 class _Body:
     """A function or task body, walked once, when first asked: its statements in order, its
     locals assigned in one place, and its sends."""
 
-    def __init__(self, fn: Function, instance: tuple[str, int, int] | None):
+    def __init__(self, fn: Function, instance: tuple[tuple[str, int, int], ...]):
         self.fn = fn
         self.instance = instance
 
@@ -97,14 +107,25 @@ class _Body:
 
     def ranges(self, channels: Channels) -> Env:
         """The range of every variable that has one (see the module's docstring)."""
+        return self.ranges_waiting(channels, set())[0]
+
+    def ranges_waiting(self, channels: Channels, empty: set[str]) -> tuple[Env, set[str]]:
+        """``ranges``, and the locals whose every value comes from a channel in ``empty`` (one
+        nothing is known to be sent on yet), directly or through the ``let``s of them."""
         env: Env = {}
-        if self.instance is not None:
-            env[self.instance[0]] = (self.instance[1], self.instance[2])
+        waiting: set[str] = set()
+        for var, start, stop in self.instance:
+            env[var] = (start, stop)  # half-open, as every range here
         for s in self.stmts:
+            fed = _fed_by(s)
             for name, rng in _assigned(s, env, channels):
-                if name in self.once and rng is not None:
+                if name not in self.once:
+                    continue
+                if fed.get(name) in empty or (isinstance(s, ir.Let) and _mentions(s.value, waiting)):
+                    waiting.add(name)
+                elif rng is not None:
                     env[name] = rng
-        return env
+        return env, waiting
 
 
 def channel_ranges(bodies: list[_Body]) -> Channels:
@@ -113,6 +134,9 @@ def channel_ranges(bodies: list[_Body]) -> Channels:
     if not any(b.receives for b in bodies if b.fn.run_time_indices):
         return found  # nothing reads a channel's value into a variable that an index could use
     senders = [b for b in bodies if b.sends]
+    least = _least_ranges(senders)
+    if least is not None:
+        return least
     for _ in range(ROUNDS):
         now: Channels = {}
         for b in senders:
@@ -125,6 +149,57 @@ def channel_ranges(bodies: list[_Body]) -> Channels:
             break
         found = now
     return found
+
+
+def _least_ranges(senders: list[_Body]) -> Channels | None:
+    """The channels' ranges where values go round a cycle of channels (``free`` gives the stage
+    that ``full`` is sent, ``full`` the one ``free`` is sent back), or None where they do not
+    settle within ROUNDS. Every channel starts with nothing sent; each round a send adds its
+    value's range, except a value that depends on what a channel with nothing sent yet gives
+    (nothing can be received there yet). When a round changes nothing, every send's value lies
+    in its channel's range given that every value received does: by induction over the sends
+    of a run, every value a channel ever carries lies in its range. A channel that stays empty
+    is never sent anything; its receivers' ranges stay unknown."""
+    found: Channels = {}
+    for _ in range(ROUNDS):
+        now: Channels = {}
+        empty = {send.chan for b in senders for send in b.sends} - set(found)
+        for b in senders:
+            env, waiting = b.ranges_waiting(found, empty)
+            for send in b.sends:
+                if _mentions(send.value, waiting):
+                    continue
+                rng = interval(send.value, env)
+                if send.chan not in now:
+                    now[send.chan] = rng
+                else:
+                    before = now[send.chan]
+                    now[send.chan] = _hull(before, rng) if before is not None and rng is not None else None
+        if now == found:
+            return found
+        found = now
+    return None
+
+
+def _mentions(e: ir.Expr, names: set[str]) -> bool:
+    return bool(names) and any(isinstance(x, ir.Var) and x.name in names for x in subexprs(e))
+
+
+def _fed_by(s: ir.Stmt) -> dict[str, str]:
+    """The locals statement ``s`` receives into, each with its channel."""
+    out: dict[str, str] = {}
+    if isinstance(s, ir.ForAwait):
+        out[s.var] = s.chan
+    elif isinstance(s, ir.AwaitS):
+        futures = s.future.futures if isinstance(s.future, ir.Join) else (s.future,)
+        for target, fut in zip(s.targets, futures, strict=False):
+            if target is not None and isinstance(fut, ir.Recv):
+                out[target] = fut.chan
+    elif isinstance(s, ir.Select):
+        for arm in s.arms:
+            if arm.target is not None and isinstance(arm.future, ir.Recv):
+                out[arm.target] = arm.future.chan
+    return out
 
 
 def _assigned(s: ir.Stmt, env: Env, channels: Channels) -> Iterator[tuple[str, Interval | None]]:

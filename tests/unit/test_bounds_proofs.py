@@ -126,3 +126,50 @@ def test_a_range_travels_through_a_chain_of_channels() -> None:
 def test_a_loop_variable_that_is_reassigned_is_not_trusted() -> None:
     body = "for await t in c {\n    t = t + 8;\n    x[t] = 1.0;\n}"
     assert task(body, SENDER + "task main") == ["x: checked"]
+
+
+# the language spec's group: stages go round two local channels, each value sent on one
+# received from the other, seeded by a loop over 0..2
+STAGES = """group pipe for g in 0..4 {
+    local buffer stage: f32[2, N];
+    local buffer tile_of: i64[2];
+    local channel full: i32[2];
+    local channel free: i32[2];
+    task loader {
+        for s in 0..2 { free.send(s).await; }
+        for k in 0..4 {
+            let s = free.recv().await;
+            tile_of[s] = (g as i64) * 4 + (k as i64);
+            parallel for i in 0..N { stage[s, i] = 1.0; }
+            full.send(s).await;
+        }
+        full.close();
+    }
+    task main {
+        for await s in full {
+            let t = tile_of[s];
+            parallel for i in 0..N { h[g] = 1; x[i] = stage[s, i]; }
+            free.send(STEP).await;
+        }
+    }
+}
+"""
+
+
+def group_task(step: str, name: str = "main") -> list[str]:
+    return accesses(plan(parse(HEAD + STAGES.replace("STEP", step), "p.gasync")), name)
+
+
+def test_values_that_go_round_a_cycle_of_channels_keep_the_range_they_started_with() -> None:
+    """``free`` gives the stage that is sent on ``full``, ``full`` the one sent back on ``free``:
+    every value either channel carries is one of the two stages, so ``stage[s, i]`` and
+    ``tile_of[s]`` need no check, and neither does ``h[g]`` (the group's variable: 0..4)."""
+    assert group_task("s") == ["pipe.tile_of: proven", "h: proven", "x: proven", "pipe.stage: proven"]
+    assert group_task("s", "loader") == ["pipe.tile_of: proven", "pipe.stage: proven"]
+
+
+def test_values_that_grow_round_a_cycle_stay_checked() -> None:
+    """``free.send(s + 1)``: each turn the range grows, it never settles, so nothing received
+    from either channel is trusted."""
+    assert group_task("s + 1") == ["pipe.tile_of: checked", "h: proven", "x: proven", "pipe.stage: checked"]
+    assert group_task("s + 1", "loader") == ["pipe.tile_of: checked", "pipe.stage: checked"]
