@@ -42,13 +42,15 @@ REGISTERS = False  # --registers
 PTX_DIR: Path | None = None  # --ptx DIR
 
 
-def registers(ptx: str) -> str:
-    """ptxas's line on registers and spills of the kernel, for sm_90."""
+def registers(ptx: str, cap: int | None) -> str:
+    """ptxas's line on registers and spills of the kernel, for sm_90, at the generated module's
+    ``MAX_REGISTERS`` (``cap``) where it has one, as numba-cuda hands it to the linker."""
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "k.ptx"
         src.write_text(ptx)
         ptxas = Path(os.environ["CUDA_HOME"]) / "bin" / "ptxas"
-        run = subprocess.run([str(ptxas), "-v", "-arch=sm_90", str(src), "-o", str(Path(tmp) / "k.cubin")],
+        limit = [f"--maxrregcount={cap}"] if cap else []
+        run = subprocess.run([str(ptxas), "-v", "-arch=sm_90", *limit, str(src), "-o", str(Path(tmp) / "k.cubin")],
                              capture_output=True, text=True, check=False)  # fmt: skip
     used = re.findall(r"Used \d+ registers[^\n]*", run.stderr)
     spills = re.findall(r"\d+ bytes spill stores, \d+ bytes spill loads", run.stderr)
@@ -66,7 +68,7 @@ def check(name: str, program: gasync.Program, inputs: dict[str, Any]) -> bool:
         try:
             ptx, _ = cuda.compile_ptx(mod.gasync_kernel.py_func, sig, cc=(9, 0))
             if REGISTERS and not trace:
-                print(f"     {name}: {registers(ptx)}")
+                print(f"     {name}: {registers(ptx, getattr(mod, 'MAX_REGISTERS', None))}")
             if PTX_DIR is not None and not trace:
                 (PTX_DIR / f"{Path(name).stem}.ptx").write_text(ptx)
         except Exception as exc:  # report every failure, then go on with the next program
