@@ -33,7 +33,7 @@ def cap(path: Path, defines: dict[str, int]) -> str:
         (MATMUL, {}, "None"),  # the simulator's size: 16 instances
     ],
 )
-def test_the_cap_leaves_room_for_the_blocks_an_sm_is_wanted_to_hold(path: Path, defines: dict, want: str) -> None:
+def test_the_cap_leaves_room_for_the_blocks_an_sm_wants(path: Path, defines: dict[str, int], want: str) -> None:
     assert cap(path, defines) == want
 
 
