@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|probe|sanitize|groups|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|probe|sanitize|groups|traces|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -161,6 +161,14 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
       python3 scripts/racecheck_probe.py "$k" > "$out/racecheck-probe-$k.log" 2>&1
     echo "exit $? $(grep -h 'RACECHECK SUMMARY' "$out/racecheck-probe-$k.log" | tail -1)"
   done
+  fi
+  if in_part traces; then
+  # where a group instance's time goes (bench/NOTES.md, run 22: B8's ~150 us a k-stage): each
+  # task's polls, the time in them, its life and the gaps between polls, from a traced run
+  echo "== B8 traced: samples/tiled_matmul.gasync at N = 1,024 (scripts/matmul_probe.py --trace)"
+  timeout 200 python3 scripts/matmul_probe.py --n 1024 --runs 2 --trace 2>&1 | tail -8
+  echo "== B7 traced: 128 instances of 128 tiles of 4,096 (scripts/group_probe.py --trace)"
+  timeout 200 python3 scripts/group_probe.py --tiles 128 --runs 2 --trace 2>&1 | tail -8
   fi
   if in_part bench all; then
   echo "== benchmarks: the whole suite, median of 3 runs, in three parts"

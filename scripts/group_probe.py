@@ -1,5 +1,5 @@
 """B7's staged pipeline alone, for a profiler: ``python3 scripts/group_probe.py [--tiles N]
-[--tile T] [--stages S] [-D NAME=VALUE] [--runs K] [--lineinfo]`` on the GPU.
+[--tile T] [--stages S] [-D NAME=VALUE] [--runs K] [--lineinfo] [--trace]`` on the GPU.
 
 Runs bench/programs/b7_staged.gasync (128 group instances of 4 loader and 4 compute warps,
 tiles of ``--tile`` f32, 4,096 as in the benchmark, through ``--stages`` stages of shared
@@ -9,6 +9,8 @@ compiler could not prove).
 ``--lineinfo`` compiles with line information (a fresh cache directory), as
 scripts/handoff_probe.py does, for
 ``ncu --section SourceCounters -k regex:gasync_kernel -c 1 -o b7 python3 scripts/group_probe.py --lineinfo``.
+``--trace`` runs once more traced and prints what each task's instances spend their time on
+(scripts/trace_summary.py).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ def main() -> int:
     ap.add_argument("--tile", type=int, default=4096)
     ap.add_argument("--stages", type=int, default=8)
     ap.add_argument("--unchecked", action="store_true", help="without the run-time bounds checks")
+    ap.add_argument("--trace", action="store_true", help="then a traced run's time by task")
     ap.add_argument("-D", dest="defines", action="append", default=[], help="another const: NAME=VALUE (L, C)")
     args = ap.parse_args()
     cache_dir = cache_for(args.lineinfo)
@@ -47,6 +50,12 @@ def main() -> int:
             return 1
         ms = float(res.stats["kernel_ms"])
         print(f"kernel {ms:.3f} ms, {2 * 4 * n / ms / 1e6:.1f} GB/s ({n:,} f32 in and out)")
+    if args.trace:
+        from trace_summary import summarize
+
+        y = np.zeros(n, np.float32)
+        traced = prog.run(backend="cuda", inputs={"x": x, "y": y}, trace=True, trace_events=1 << 22)
+        print("\n".join(summarize(traced.trace)))
     return 0
 
 
