@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from gasync.codegen import groups
 from gasync.planner import ir
 from gasync.planner.effects import Effects, direct_effects, task_effects, transitive_effects
 from gasync.planner.model import ChannelDef, Plan, TaskDef
@@ -94,6 +95,8 @@ class ChannelShapes:
         for t in plan.tasks:
             for side, names in (("SEND", effects[t.name].sends), ("RECV", effects[t.name].recvs)):
                 for name in names:
+                    if groups.is_local(name):  # a group's own ring in shared memory: none of these shapes
+                        continue
                     ends.setdefault((side, name), []).extend(range(t.first_instance, t.first_instance + t.count))
         lone = frozenset(k for k, insts in ends.items() if len(insts) == 1)
         every: Counter[tuple[str, str]] = Counter()

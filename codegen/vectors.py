@@ -56,24 +56,62 @@ def vector_index(index: tuple[ir.Expr, ...], var: str, captured: set[str]) -> bo
     return False
 
 
+def _plus(e: ir.Expr, captured: set[str]) -> ir.Expr | None:
+    """``x`` of ``c + x`` or ``x + c`` (``c`` invariant), or ``e`` itself."""
+    if isinstance(e, ir.Binary) and e.op == "+" and e.ty == "i64":
+        if loop_invariant(e.left, captured):
+            return e.right
+        if loop_invariant(e.right, captured):
+            return e.left
+    return e
+
+
+def tile_width(index: tuple[ir.Expr, ...], var: str, captured: set[str]) -> int | None:
+    """``T`` where ``index`` walks a tile of rows ``T`` wide as ``var`` counts: its last two
+    dimensions ``r + var / T`` and ``c + var % T`` (``r``, ``c`` and the other dimensions
+    invariant, ``T`` a literal), as ``a[row0 + e / T, k0 + e % T]``. Where ``T`` is a multiple
+    of the elements a 16-byte move holds and the move's first value of ``var`` is too, the
+    move's elements are neighbours in one row."""
+    if not OFFSET or len(index) < 2 or not all(loop_invariant(e, captured) for e in index[:-2]):
+        return None
+    row, col = _plus(index[-2], captured), _plus(index[-1], captured)
+    widths = set()
+    for part, op in ((row, "/"), (col, "%")):
+        if not (isinstance(part, ir.Binary) and part.op == op and _is_var(part.left, var)):
+            return None
+        if not (isinstance(part.right, ir.Lit) and type(part.right.value) is int and part.right.value > 0):
+            return None
+        widths.add(part.right.value)
+    return widths.pop() if len(widths) == 1 else None
+
+
 def vector_accesses(shared: Shared, loop: ParallelLoop) -> tuple[list[Access], list[Access], int] | None:
     """The map's vector loads and stores (each access once, in order of appearance) and their
     element size, if it can move them all 16 bytes at a time: every load and store is a
-    vector access, each buffer's accesses at one index, all of one element size of 4 or 8
-    bytes, none checked at run time."""
+    vector access (consecutive, or a tile's rows of a width the move divides), each buffer's
+    accesses at one index, all of one element size of 4 or 8 bytes, none checked at run time."""
     s = loop.loop
     captured = {n for n, _ in loop.captured}
     loads: dict[Access, ir.Load] = {}
     stores: dict[Access, ir.Store] = {}
+    widths: set[int] = set()
+
+    def vector(index: tuple[ir.Expr, ...]) -> bool:
+        if vector_index(index, s.var, captured):
+            return True
+        width = tile_width(index, s.var, captured)
+        widths.add(width or 0)
+        return width is not None
+
     for st in s.body:
         if isinstance(st, ir.Store):
-            if not vector_index(st.index, s.var, captured) or (st.buf, st.index) in stores:
+            if not vector(st.index) or (st.buf, st.index) in stores:
                 return None
             stores[(st.buf, st.index)] = st
         for e in exprs_of(st):
             for sub in subexprs(e):
                 if isinstance(sub, ir.Load):
-                    if not vector_index(sub.index, s.var, captured):
+                    if not vector(sub.index):
                         return None
                     loads.setdefault((sub.buf, sub.index), sub)
     if len({a[0] for a in loads}) < len(loads):
@@ -83,7 +121,10 @@ def vector_accesses(shared: Shared, loop: ParallelLoop) -> tuple[list[Access], l
     checks = shared.checks
     if len(sizes) != 1 or 0 in sizes or (checks is not None and any(checks.wanted(a) for a in found)):
         return None
-    return list(loads), list(stores), sizes.pop()
+    size = sizes.pop()
+    if any(w % (VEC_BYTES // size) for w in widths):
+        return None  # a tile's row would end inside a 16-byte move
+    return list(loads), list(stores), size
 
 
 def _names(accesses: list[Access]) -> dict[Access, str]:
@@ -119,22 +160,35 @@ def _address(em: Emitter, var: str, a: Access, value: str) -> str:
 
 
 def async_copy(shared: Shared, loop: ParallelLoop) -> bool:
-    """Whether the map only copies a global buffer into a group's local one
-    (``stage[s, i] = x[t * TILE + i]``): its 16-byte moves can then go from global to shared
-    memory without passing through registers (``cp.async``, runtime/devicevec.py), so that a
-    lane keeps all of its range in flight, not VEC_STEPS moves of it."""
+    """Whether the map only copies global buffers into a group's local ones
+    (``stage[s, i] = x[t * TILE + i]``; ``ta[s, e] = a[row0 + e / T, k0 + e % T]`` and its
+    neighbour for ``tb``): its 16-byte moves can then go from global to shared memory without
+    passing through registers (``cp.async``, runtime/devicevec.py), so that a lane keeps all
+    of its range in flight, not VEC_STEPS moves of it."""
     body = loop.loop.body
-    if not ASYNC_COPY or len(body) != 1 or not isinstance(body[0], ir.Store):
+    if not ASYNC_COPY or not body:
         return False
-    st = body[0]
-    src = st.value
-    return (
-        st.op == "="
-        and isinstance(src, ir.Load)
+    return all(
+        isinstance(st, ir.Store)
+        and st.op == "="
+        and isinstance(st.value, ir.Load)
         and groups.is_local(st.buf)
-        and not groups.is_local(src.buf)
-        and shared.plan.buffer(src.buf).elem == shared.plan.buffer(st.buf).elem
+        and not groups.is_local(st.value.buf)
+        and shared.plan.buffer(st.value.buf).elem == shared.plan.buffer(st.buf).elem
+        for st in body
     )
+
+
+def _tiles_line_up(loop: ParallelLoop, accesses: list[Access]) -> str:
+    """The run-time part of a tile's 16-byte moves (``tile_width``): the range's start a
+    multiple of the move's elements, each tiled buffer's rows 16-byte multiples apart (its
+    first move's line then holds for every row); "" where no access is a tile."""
+    s = loop.loop
+    captured = {n for n, _ in loop.captured}
+    tiled = sorted({a[0] for a in accesses if tile_width(a[1], s.var, captured) is not None})
+    if not tiled:
+        return ""
+    return "".join(f" and dv.rows16({buffer_ref(b)})" for b in tiled)
 
 
 def _space(buf: str) -> str:
@@ -179,9 +233,12 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
     aligned = " and ".join(
         f"dv.aligned16({buffer_ref(a[0])}, {_address(em, s.var, a, 'lo')})" for a in [*loads, *stores]
     )
+    rows = _tiles_line_up(loop, [*loads, *stores])
+    if rows:
+        aligned = f"lo % {vec} == 0 and {aligned}{rows}"
     out = [f"    {source_line(shared.plan, s.span)}", "    lo = k - lane"]
     if async_copy(shared, loop):
-        (src,), (dst,) = loads, stores
+        pairs = [((st.buf, st.index), (st.value.buf, st.value.index)) for st in s.body if isinstance(st, ir.Store)]
         at = "vk + {} * LANES"
         out += [
             f"    if {aligned}:  # 16-byte copies into shared memory, {vec} iterations each, none waited for",
@@ -191,6 +248,7 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
                 f"            dv.cp_async16({buffer_ref(dst[0])}, {_address(em, s.var, dst, at.format(u * vec))}, "
                 f"{buffer_ref(src[0])}, {_address(em, s.var, src, at.format(u * vec))})"
                 for u in range(VEC_STEPS)
+                for dst, src in pairs
             ),
             f"            lo += {span} * LANES",
             "        dv.cp_async_wait()  # this lane's copies are in shared memory (the lanes meet after the map)",

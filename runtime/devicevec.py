@@ -32,6 +32,10 @@ if SIM:
         offset = sum(int(k) * st for k, st in zip(ix, arr.strides, strict=True))
         return offset % 16 == 0 and arr.strides[-1] == arr.dtype.itemsize
 
+    def rows16(arr):  # type: ignore[no-untyped-def]
+        """Whether ``arr``'s rows (its next-to-last dimension) start 16-byte multiples apart."""
+        return arr.strides[-2] % 16 == 0
+
     def ld_v4(arr, i):  # type: ignore[no-untyped-def]
         return (arr[i], arr[_at(i, 1)], arr[_at(i, 2)], arr[_at(i, 3)])
 
@@ -168,6 +172,12 @@ else:
     def aligned16(arr, i):  # type: ignore[no-untyped-def]
         """Whether ``arr[i]`` starts a 16-byte line and its last dimension's elements are adjacent."""
         return _aligned16(arr, i) and arr.strides[-1] == arr.itemsize
+
+    @cuda.jit(device=True, inline=True)
+    def rows16(arr):  # type: ignore[no-untyped-def]
+        """Whether ``arr``'s rows (its next-to-last dimension) start 16-byte multiples apart: a
+        tile's 16-byte moves then start lines in every row if they do in its first."""
+        return arr.strides[len(arr.shape) - 2] % 16 == 0
 
     @cuda.jit(device=True, inline=True)
     def ld_v4(arr, i):  # type: ignore[no-untyped-def]

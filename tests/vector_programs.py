@@ -6,6 +6,8 @@ each range is longer than one vector turn (32 lanes x 8 moves of 16 bytes) with 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 # an offset index in one dimension: y[b + i] with b captured; x is iota
@@ -99,3 +101,7 @@ SPEC_STAGED = (
 
 def staged_want(off: int, groups: int = 2, tiles: int = 3, tile: int = 1056) -> np.ndarray:
     return offset_want(off, groups * tiles, tile)
+
+# the tiled matrix product sample: its loader copies two tiles of rows T wide (``a[row0 + e / T,
+# k0 + e % T]``) into shared memory, its last map writes C's tile back the same way
+MATMUL = (Path(__file__).resolve().parents[1] / "samples" / "tiled_matmul.gasync").read_text()

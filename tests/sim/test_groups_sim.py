@@ -3,6 +3,9 @@ finish, a trace's names, the block's size)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 from contract import bigshared
 
@@ -56,3 +59,14 @@ def test_groups_over_48_kib_run_from_dynamic_shared_memory(name: str) -> None:
     program = gasync.compile_source(bigshared.PROGRAMS[name][0], f"{name}.gasync")
     assert program.generated.dynamic_shared > 48 * 1024
     bigshared.check(name, program.run(backend="sim", timeout=120).buffers)
+
+
+@pytest.mark.timeout(180)
+def test_a_group_of_one_instance_runs_its_local_channels_as_any_other() -> None:
+    """One instance of the spec's pipeline: its local channels then have one sender and one
+    receiver task instance in the whole program, which the executor's shapes of global channels
+    (bell ends, late rings) must not take them for (a NameError in the generated poll before)."""
+    path = Path(__file__).resolve().parents[2] / "samples" / "staged_pipeline.gasync"
+    res = gasync.compile(path, defines={"GROUPS": 1}).run(backend="sim", timeout=120)
+    np.testing.assert_array_equal(res.buffers["y"], 2 * res.buffers["x"] + 1)
+    assert (int(res.shared["tiles"]), int(res.shared["checked"])) == (4, 1)

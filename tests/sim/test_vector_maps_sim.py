@@ -100,3 +100,14 @@ def test_only_maps_whose_every_access_is_consecutive_in_the_variable_are_vector_
     assert not vectorised("m[i, b] = x[i];")  # the variable in an outer dimension
     assert not vectorised("z[i] = x[i] as f64;")  # two element sizes
     assert vectors.VECTOR and vectors.OFFSET
+
+
+def test_a_tiles_rows_are_copied_16_bytes_at_a_time_and_written_back_so() -> None:
+    """tiled_matmul with one 32 x 32 tile: its loader copies the tiles of A and B in one vector
+    turn (2 copies x 8 steps a lane: ``cp.async`` on the GPU), and the instance writes C's
+    tile in one (8 loads of ``acc`` and 8 stores into ``c`` a lane); C is A @ B."""
+    out, moves = run("MATMUL", {"N": 32, "T": 32})
+    a = np.random.default_rng(1).random((32, 32)).astype(np.float32)
+    b = np.random.default_rng(2).random((32, 32)).astype(np.float32)
+    np.testing.assert_allclose(out["c"], a @ b, rtol=1e-5)
+    assert moves == {"cp": 2 * 8 * 32, "ld": 8 * 32, "st": 8 * 32}
