@@ -102,6 +102,7 @@ SPEC_STAGED = (
 def staged_want(off: int, groups: int = 2, tiles: int = 3, tile: int = 1056) -> np.ndarray:
     return offset_want(off, groups * tiles, tile)
 
+
 # the tiled matrix product sample: its loader copies two tiles of rows T wide (``a[row0 + e / T,
 # k0 + e % T]``) into shared memory, its last map writes C's tile back the same way
 MATMUL = (Path(__file__).resolve().parents[1] / "samples" / "tiled_matmul.gasync").read_text()
