@@ -17,7 +17,7 @@ leaves together, when thread 0 has seen the run's exit.
 
 from __future__ import annotations
 
-from gasync.codegen import groups, tasktable
+from gasync.codegen import groups, occupancy, tasktable
 from gasync.codegen.machine import ABORT, FORK, READY, Shared
 from gasync.planner import ir
 from gasync.planner.model import GroupDef, Plan, TaskDef
@@ -29,15 +29,6 @@ SERVICE = "if HAS_SERVICE: service(w, G)"
 # until another warp moves one, before it polls again; 0: it polls again at once (bench/NOTES.md)
 QUIET_NAPS = 32
 QUIET_NAP_NS = 32
-# an H200's SM, for how many blocks of a group could share one (gpu-notes.md): the kernel's
-# registers are capped where its instances outnumber the SMs and registers alone would keep
-# a second block off (bench/NOTES.md); CAP_REGISTERS = False: never capped
-CAP_REGISTERS = True
-H200_SMS = 132
-SM_REGISTERS = 64 * 1024
-SM_SHARED = 228 * 1024  # an SM's shared memory, 1 KiB of it kept by the driver for each block
-SM_BLOCKS, SM_WARPS = 32, 64
-FEWEST_REGISTERS = 64  # below this ptxas spills too much to gain (B7's kernel: 216 bytes at 96)
 
 
 def module_parts(shared: Shared) -> list[str]:
@@ -45,21 +36,7 @@ def module_parts(shared: Shared) -> list[str]:
     plan = shared.plan
     grouped = tuple(t for t in plan.tasks if t.group is not None)
     out = [f"QUIET_NAPS = {QUIET_NAPS}", f"QUIET_NAP_NS = {QUIET_NAP_NS}"]
-    cap, blocks = register_cap(plan)
-    g = max(plan.groups, key=lambda g: g.warps)
-    if cap is not None:
-        why = [f"# at most this many registers a thread, so that {blocks} blocks of group {g.name}'s {g.warps} warps"]
-        why.append("# can share an SM of an H200 (codegen/groupkernel.py, register_cap)")
-    else:
-        why = [f"# the kernel's registers as ptxas likes: {blocks} block(s) of group {g.name}'s {g.warps} warps an SM"]
-        why.append("# is what its instances call for, or all a cap could give (codegen/groupkernel.py, register_cap)")
-    out += [
-        *why,
-        f"MAX_REGISTERS = {cap}",
-        'KERNEL_OPTIONS = {} if dl.SIM or MAX_REGISTERS is None else {"max_registers": MAX_REGISTERS}',
-        "",
-        "",
-    ]
+    out += [*occupancy.kernel_options(plan), "", ""]
     out += [*_claim(plan), "", "", *WANT.strip("\n").splitlines(), "", "", *_wanted(plan), "", ""]
     for k, g in enumerate(plan.groups):
         out += [*_dispatch(shared, g, [t for t in grouped if t.group == g.name]), "", ""]
@@ -257,21 +234,6 @@ def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
         )
         lo = hi
     return out
-
-
-def register_cap(plan: Plan) -> tuple[int | None, int]:
-    """The registers a thread may take (None: as ptxas likes) and the blocks an SM that leaves
-    room for: as many blocks of the largest group as its instances call for on an H200's SMs,
-    within an SM's shared memory, blocks and warps. Only where two or more are wanted: a
-    block an SM needs no cap (ptxas's own choice is at most 255, and 8 warps of 255 fit)."""
-    g = max(plan.groups, key=lambda g: g.warps)
-    instances = sum(max(0, grp.stop - grp.start) for grp in plan.groups)
-    by_shared = SM_SHARED // (g.shared_bytes + groups.kernel_shared() + 1024)
-    blocks = max(1, min(-(-instances // H200_SMS), by_shared, SM_BLOCKS, SM_WARPS // g.warps))
-    if not CAP_REGISTERS or blocks < 2:
-        return None, blocks
-    cap = SM_REGISTERS // (blocks * g.warps * LANES) // 8 * 8  # ptxas allocates 8 at a time
-    return (min(cap, 255) if cap >= FEWEST_REGISTERS else None), blocks
 
 
 def _run_group(plan: Plan) -> list[str]:

@@ -1,4 +1,4 @@
-"""The kernel's register cap for programs with groups (codegen/groupkernel.py, register_cap): a
+"""The kernel's register cap for programs with groups (codegen/occupancy.py): a
 cap only where a group's instances outnumber an H200's SMs and more than one of its blocks
 could share an SM, at what lets them; the generated module says which and why."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import gasync
-from gasync.codegen import groupkernel
+from gasync.codegen import occupancy
 
 ROOT = Path(__file__).resolve().parents[2]
 B7 = ROOT / "bench" / "programs" / "b7_staged.gasync"
@@ -46,5 +46,5 @@ def test_no_cap_where_it_would_be_below_what_ptxas_can_use_without_spilling_much
 
 
 def test_without_the_cap_every_kernel_takes_what_ptxas_likes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(groupkernel, "CAP_REGISTERS", False)
+    monkeypatch.setattr(occupancy, "CAP_REGISTERS", False)
     assert cap(B7, {"GROUPS": 256, "TILES": 256, "STAGES": 4}) == "None"
