@@ -1,5 +1,6 @@
 """scripts/trace_summary.py, what a traced run's task instances spend their time on, over a
-hand-written trace: two loader polls and three compute polls an instance, times in ns."""
+hand-written trace: two loader polls and three compute polls an instance, times in ns, each
+poll leaving its instance in state 1 (``s1``: no label given)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def test_each_task_gets_its_polls_time_life_and_gaps_and_the_run_its_concurrency
     raw = RawTrace(events, 0, 64, [("loader", 0, 2), ("compute", 2, 2)], {}, 2, "sim")
     lines = trace_summary.summarize(raw)
     assert lines[2:] == [
-        "| compute | 2 | 3 | 6.00 | 10.0 | 2.00 |",
-        "| loader | 2 | 2 | 2.00 | 6.0 | 4.00 |",
+        "| loader | 2 | 2 | 2.00 | 4.00 | s1 | 6.0 |",
+        "| compute | 2 | 3 | 6.00 | 4.00 | s1 | 10.0 |",
         "at most 2 task instances alive at once; 0 events dropped",
     ]
