@@ -111,3 +111,16 @@ def test_a_tiles_rows_are_copied_16_bytes_at_a_time_and_written_back_so() -> Non
     b = np.random.default_rng(2).random((32, 32)).astype(np.float32)
     np.testing.assert_allclose(out["c"], a @ b, rtol=1e-5)
     assert moves == {"cp": 2 * 8 * 32, "ld": 8 * 32, "st": 8 * 32}
+
+
+def test_a_tile_moves_16_bytes_only_where_its_width_is_a_multiple_of_the_move() -> None:
+    def vectorised(width: int, elem: str) -> bool:
+        text = (
+            f"buffer t: {elem}[64 / {width} + 1, {width}] = zeros;\n"
+            f"task s {{ parallel for i in 0..64 {{ t[i / {width}, i % {width}] = 1 as {elem}; }} }}\n"
+        )
+        code = gasync.compile_source(text, "t.gasync").generated.source
+        return "dv.st_v" in code
+
+    assert vectorised(8, "f32") and vectorised(4, "f32") and vectorised(2, "f64")
+    assert not vectorised(6, "f32") and not vectorised(2, "f32")  # a row would end inside a move
