@@ -113,20 +113,15 @@ def _local_wait(shared: Shared, g: GroupDef) -> list[str]:
 
 
 def _stuck(g: GroupDef) -> list[str]:
-    words = [(f"L.ch_{groups.item(c.name)}", k) for c in g.channels for k in range(3)]
-    view = " + ".join(f"{a}[{k}]" for a, k in words) or "0"
-    fresh = " + ".join(f"ordr.ld_relaxed_cta({a}, {k})" for a, k in words) or "0"
+    view = (
+        " + ".join(f"ordr.ld_relaxed_cta(L.ch_{groups.item(c.name)}, {k})" for c in g.channels for k in range(3)) or "0"
+    )
     return [
         "@cuda.jit(device=True)",
         f"def view_{g.name}(L):",
         "    # every local channel's positions and closed flag: a local operation changes the sum",
+        "    # (each word read afresh, so that a nap's look at it is never hoisted out of its loop)",
         f"    return int64({view})",
-        "",
-        "",
-        "@cuda.jit(device=True)",
-        f"def quiet_{g.name}(L, v):",
-        "    # whether no local channel has moved since view v (each word read afresh: a spin's look)",
-        f"    return int64({fresh}) == v",
         "",
         "",
         "@cuda.jit(device=True)",
@@ -288,7 +283,7 @@ def pinned_{g}(inst, w, lane, G, L, GW):
                         # the same: nap until one does (a poll reloads its frame from global
                         # memory and takes issue slots from the block's working warps)
                         naps = 0
-                        while naps < QUIET_NAPS and quiet_{g}(L, v):
+                        while naps < QUIET_NAPS and view_{g}(L) == v:
                             dl.pause(QUIET_NAP_NS)
                             naps += 1
                 else:
