@@ -151,12 +151,24 @@ class ExprRenderer:
             return f"chan_close_own(CH_{e.name}, w, {self.self_inst}, G, cur_{e.name})"
         return f"chan_close(CH_{e.name}, w, {self.self_inst}, G)"
 
-    def index(self, index: tuple[ir.Expr, ...]) -> str:
-        return ", ".join(wrap("int64", self(i)) for i in index)
+    def index(self, index: tuple[ir.Expr, ...], inside: bool = False) -> str:
+        """An access's index, each part an ``int64``; ``inside`` (``inside``): each a ``uint64``."""
+        if not inside:
+            return ", ".join(wrap("int64", self(i)) for i in index)
+        parts = (self(i) for i in index)
+        return ", ".join(f"uint64({getattr(p, 'lit', '') or getattr(p, 'bare', '') or p})" for p in parts)
 
-    def index_tuple(self, index: tuple[ir.Expr, ...]) -> str:
-        """The index as a tuple, ``(int64(i),)`` or ``(int64(r), int64(c))``."""
-        return f"({self.index(index)},)" if len(index) == 1 else f"({self.index(index)})"
+    def index_tuple(self, index: tuple[ir.Expr, ...], inside: bool = False) -> str:
+        """The index as a tuple, ``(int64(i),)`` or ``(int64(r), int64(c))`` (``uint64`` inside)."""
+        return f"({self.index(index, inside)},)" if len(index) == 1 else f"({self.index(index, inside)})"
+
+    def inside(self, e: ir.Load | ir.Store) -> bool:
+        """Whether access ``e`` is known to lie inside its buffer where it is rendered: proven by
+        the planner, or tested once for the whole of a hoisted map (codegen/hoist.py). Its index
+        is then rendered unsigned, and Numba leaves out what it adds to every signed index for
+        Python's negative ones (``a[-1]``): ~3 instructions a dimension on the path of each
+        access, ~2/3 of the instructions of B8's inner loop (bench/NOTES.md)."""
+        return e.proven or (self.checks is not None and self.checks.hoisted)
 
     def checked(self, e: ir.Load | ir.BufAtomic) -> Checks | None:
         """The checks, where access ``e`` is one of them."""
@@ -180,7 +192,7 @@ class ExprRenderer:
         array = self.arrays.get(e.buf) or buffer_ref(e.buf)
         if checks is not None:  # 0 where the index is outside (the run stops)
             return typed(f"db.load({array}, {self.index_tuple(e.index)}, {checks.where(e, self.ctl)})", np)
-        return typed(f"{array}[{self.index(e.index)}]", np)
+        return typed(f"{array}[{self.index(e.index, self.inside(e))}]", np)
 
     def _shared(self, e: ir.SharedOp) -> str:
         """Atomics on a shared scalar (a one-word array; bools are kept as int32 words)."""

@@ -198,12 +198,13 @@ class Emitter:
         ty = NP[elem]
         checks = self.shared.checks if self.shared.checks is not None and self.shared.checks.wanted(s) else None
         if s.op == "=" and checks is None:
-            out.append(ind + f"{buffer_ref(s.buf)}[{self.r.index(s.index)}] = {wrap(ty, self.r(s.value))}")
+            index = self.r.index(s.index, self.r.inside(s))
+            out.append(ind + f"{buffer_ref(s.buf)}[{index}] = {wrap(ty, self.r(s.value))}")
             return
         first = s.op == "=" and checks is not None and value_first(checks, s)
         if first:
             out.append(ind + f"val = {wrap(ty, self.r(s.value))}")
-        out.append(ind + f"ix = {self.r.index_tuple(s.index)}")
+        out.append(ind + f"ix = {self.r.index_tuple(s.index, checks is None and self.r.inside(s))}")
         if checks is not None:  # skipped where the index is outside (the run stops)
             out.append(ind + f"if db.inside({buffer_ref(s.buf)}, ix, {checks.where(s)}):")
             ind += "    "

@@ -74,7 +74,7 @@ def map_iteration(
             continue
         assert isinstance(st, ir.Store)
         if index:
-            out.append(f"{ind}ix_{tag}_{j} = {em.r.index_tuple(st.index)}")
+            out.append(f"{ind}ix_{tag}_{j} = {em.r.index_tuple(st.index, em.r.inside(st))}")
         out.append(f"{ind}val_{tag}_{j} = {wrap(NP[shared.plan.buffer(st.buf).elem], em.r(st.value))}")
         stores.append((j, st))
     return stores

@@ -107,6 +107,6 @@ def test_emit_py_shows_the_combined_atomic_beside_its_source_line(tmp_path) -> N
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
     at = next(k for k, line in enumerate(lines) if "if x[i] > 1.0 { n.fetch_add(1); }" in line)
-    assert lines[at + 1].strip() == "if (G.B_x[v_i] > float32(1.0)):"
+    assert lines[at + 1].strip() == "if (G.B_x[uint64(v_i)] > float32(1.0)):"
     assert lines[at + 2].strip() == "t_atom_0 = int64(t_atom_0 + int64(1))  # n.fetch_add: this lane's part"
     assert sum("dl.add(G.S_n, 0, t_atom_0)" in line for line in lines) == 1
