@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|probe|sanitize|groups|traces|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|probe|sanitize|groups|traces|ncu|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -169,6 +169,18 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   timeout 200 python3 scripts/matmul_probe.py --n 1024 --runs 2 --trace 2>&1 | tail -8
   echo "== B7 traced: 128 instances of 128 tiles of 4,096 (scripts/group_probe.py --trace)"
   timeout 200 python3 scripts/group_probe.py --tiles 128 --runs 2 --trace 2>&1 | tail -8
+  fi
+  if in_part ncu; then
+  # B8 at N = 1,024 by SASS instruction (no line information: NVVM refuses the product with it,
+  # bench/NOTES.md): executed instructions and stall samples, to set against the counted ones
+  echo "== Nsight Compute: B8 (scripts/matmul_probe.py --n 1024) by SASS instruction"
+  timeout 240 ncu --clock-control none --section SourceCounters --section WarpStateStats --section Occupancy --section LaunchStats \
+    -k regex:gasync_kernel -c 1 -f -o "$out/b8" python3 scripts/matmul_probe.py --n 1024 > "$out/ncu-b8.log" 2>&1
+  tail -3 "$out/ncu-b8.log"
+  ncu --import "$out/b8.ncu-rep" --page source --csv --print-source sass 2>/dev/null | gzip > "$out/ncu-b8-sass.csv.gz"
+  ncu --import "$out/b8.ncu-rep" --page details --csv 2>/dev/null > "$out/ncu-b8-details.csv"
+  grep -E "Registers Per|Achieved Occupancy|Theoretical Occupancy|Warp Cycles Per Issued|Issued Warp|Block Limit" "$out/ncu-b8-details.csv" | cut -c1-200
+  rm -f "$out/b8.ncu-rep"
   fi
   if in_part bench all; then
   echo "== benchmarks: the whole suite, median of 3 runs, in three parts"
