@@ -84,9 +84,11 @@ class Emitter:
         self.comments = 0  # source-line comments written so far
 
     # -- helpers --
+    notes = True  # source-line comments (off for codegen/jam.py's later copies of an iteration)
+
     def comment(self, out: list[str], ind: str, span: object) -> None:
         line = getattr(span, "line", 0)
-        if line and line != self._last_line:
+        if self.notes and line and line != self._last_line:
             self._last_line = line
             text = source_line(self.shared.plan, span)
             if text:
@@ -95,7 +97,7 @@ class Emitter:
 
     def assign(self, var: str, value: str) -> str:
         ty = self.types[var]
-        return f"{local(var)} = {wrap(NP[str(ty)], value)}"
+        return f"{self.r.var(var)} = {wrap(NP[str(ty)], value)}"  # r.var: local, but for codegen/jam.py's copies
 
     def return_value(self, value: ir.Expr) -> str:
         return wrap(NP[str(self.fn.ret)], self.r(value))

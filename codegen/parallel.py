@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from gasync.codegen import combined, groups, hoist, reduce
+from gasync.codegen import combined, groups, hoist, jam, reduce
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, captured_loads, source_line
 from gasync.codegen.maps import called_iteration, is_map, iteration_helper, unrolled_map
 from gasync.codegen.vectors import vector_helper, vector_map
@@ -120,6 +120,10 @@ def _loops(
     if red is None and is_map(s.body, captured, updates.of):
         out += vector_map(shared, em, loop, vhelper)
         out += unrolled_map(shared, em, s, loop if helper else None)
+    elif red is None and not helper:
+        inner = jam.inner_loop(s, captured)
+        if inner is not None:
+            out += jam.jammed_loop(em, s, inner)
     out.append("    while k < hi:")
     if helper:  # the iteration's values from its helper, then its stores
         out += called_iteration(shared, loop, "k", "t", "        ")
