@@ -208,7 +208,7 @@ def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
     line = plan.source.splitlines()[g.span.line - 1].strip() if g.span.line > 0 else ""
     out = [
         "@cuda.jit(device=True)",
-        f"def group_{g.name}(k, w, lane, G, L, GW):",
+        f"def group_{g.name}(k, w, lane, G, L, GW, turn):",
         f"    # line {g.span.line}: {line}",
         f"    # instance k of {g.count}: {g.warps} warps, {g.shared_bytes} bytes of shared memory",
         "    t = cuda.threadIdx.x",
@@ -217,7 +217,9 @@ def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
         "    if t < LANES:",
         "        GW[t] = -1  # each warp's wait (runtime/state.py, groups): none yet",
         "    cuda.syncthreads()  # its locals are fresh before any of its tasks starts",
-        "    wl = t // LANES",
+        "    # the task layout turned round the block's warps (runtime/state.py, TURN): each",
+        "    # task's warps spread over the SM's four schedulers across the blocks that share it",
+        "    wl = (t // LANES + turn) % (nt // LANES)",
     ]
     lo = 0
     for j, t in enumerate(_tasks(plan, g)):
@@ -233,10 +235,10 @@ def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
 
 def _run_group(plan: Plan) -> list[str]:
     args = ", ".join(f"L_{g.name}" for g in plan.groups)
-    out = ["@cuda.jit(device=True)", f"def run_group(pick, w, lane, G, GW, {args}):", "    g = pick >> 32"]
+    out = ["@cuda.jit(device=True)", f"def run_group(pick, w, lane, G, GW, turn, {args}):", "    g = pick >> 32"]
     out.append("    k = pick & 0xFFFFFFFF")
     for j, grp in enumerate(plan.groups):
-        out += [f"    if g == {j}:", f"        group_{grp.name}(k, w, lane, G, L_{grp.name}, GW)"]
+        out += [f"    if g == {j}:", f"        group_{grp.name}(k, w, lane, G, L_{grp.name}, GW, turn)"]
     return out
 
 
@@ -329,11 +331,13 @@ def gasync_kernel(G, timeout_ns, mode):
     tid = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
     w = tid // LANES
     lane = tid % LANES
-    BW = cuda.shared.array(BW_WORDS, int64)  # PICK, STOP (runtime/state.py, groups)
+    BW = cuda.shared.array(BW_WORDS, int64)  # PICK, STOP, TURN (runtime/state.py, groups)
     GW = cuda.shared.array(LANES, int64)  # each warp's wait in a group instance
 {alloc}
     if tid == 0 and timeout_ns > 0:
         dl.cas(CTL, dl.CTL_DEADLINE, int64(0), dl.now_ns() + timeout_ns)
+    if cuda.threadIdx.x == 0:
+        BW[BW_TURN] = dgroups.warp_slot() // 4  # the loop's first syncthreads publishes it
     while True:
         if cuda.threadIdx.x == 0:
             BW[BW_STOP] = dl.ld(CTL, dl.CTL_EXIT)
@@ -344,7 +348,7 @@ def gasync_kernel(G, timeout_ns, mode):
             return
         pick = BW[BW_PICK]
         if pick >= 0:
-            run_group(pick, w, lane, G, GW, {locals})
+            run_group(pick, w, lane, G, GW, BW[BW_TURN], {locals})
         else:
             while True:
                 if lane == 0:
@@ -380,6 +384,6 @@ def header(plan: Plan) -> list[str]:
     return [
         "from gasync.runtime import devicegroups as dgroups",
         "from gasync.runtime import order as ordr",
-        "from gasync.runtime.state import BW_PICK, BW_STOP, BW_WORDS, CMD_GROUPS",
+        "from gasync.runtime.state import BW_PICK, BW_STOP, BW_TURN, BW_WORDS, CMD_GROUPS",
         "from gasync.runtime.words import EXS_WANT",
     ]

@@ -481,6 +481,10 @@ TRACE_WORDS = int(TraceCol.CHANNELS)  # a row's words before the channels' (a pr
 #   executor (command CMD_GROUPS) when it sees it (relaxed loads: it orders nothing). Thread 0
 #   clears it as the block meets.
 # - STOP: CTL's EXIT as thread 0 read it after the block met: the whole block leaves together.
+# - TURN: how far the block turns its group's task layout round its warps, its first warp's
+#   hardware slot / 4 (devicegroups.warp_slot), set once by thread 0: an SM's scheduler k
+#   issues the warps of slots k, k + 4, ..., so a two-warp group laid out the same in every
+#   block would put all its compute warps on two of the four (codegen/groupkernel.py).
 # A local channel is a ring of ``cap`` slots in shared memory (Vyukov's bounded queue): words
 # SEND (positions claimed by senders), RECV (by receivers), CLOSED, then ``cap`` sequence words
 # and ``cap`` value words. A sender claims position p with a cas_acq_rel_cta of SEND when slot
@@ -491,6 +495,6 @@ TRACE_WORDS = int(TraceCol.CHANNELS)  # a row's words before the channels' (a pr
 # st_release_cta(CLOSED, 1): a receiver that finds the ring empty acquires it and ends only
 # when no sender has claimed a position it has not seen (SEND == RECV). Nothing in a group
 # instance waits on a wait list for a local channel: its task's warp polls it again.
-BW_PICK, BW_STOP, BW_WORDS = 0, 1, 2
+BW_PICK, BW_STOP, BW_TURN, BW_WORDS = 0, 1, 2, 3
 LCH_SEND, LCH_RECV, LCH_CLOSED, LCH_WORDS = 0, 1, 2, 4
 CMD_GROUPS = -2  # an executor's command: leave for the block's group phase
