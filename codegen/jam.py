@@ -29,7 +29,7 @@ from gasync.codegen.machine import Emitter
 from gasync.planner import ir
 from gasync.planner.walk import exprs_of, subexprs
 
-JAM = 4  # iterations a lane turn (0: never jam, what bench/NOTES.md measured against)
+JAM = 0  # iterations a lane turn; 0: never jam (B8 measured 18% and 9% slower with 4: bench/NOTES.md)
 STRAIGHT = (ir.Let, ir.Store)  # what may stand around and inside the inner loop
 
 

@@ -175,11 +175,12 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   # bench/NOTES.md): executed instructions and stall samples, to set against the counted ones
   echo "== Nsight Compute: B8 (scripts/matmul_probe.py --n 1024) by SASS instruction"
   timeout 240 ncu --clock-control none --section SourceCounters --section WarpStateStats --section Occupancy --section LaunchStats \
+    --section SpeedOfLight --section SchedulerStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis_Tables \
     -k regex:gasync_kernel -c 1 -f -o "$out/b8" python3 scripts/matmul_probe.py --n 1024 > "$out/ncu-b8.log" 2>&1
   tail -3 "$out/ncu-b8.log"
   ncu --import "$out/b8.ncu-rep" --page source --csv --print-source sass 2>/dev/null | gzip > "$out/ncu-b8-sass.csv.gz"
   ncu --import "$out/b8.ncu-rep" --page details --csv 2>/dev/null > "$out/ncu-b8-details.csv"
-  grep -E "Registers Per|Achieved Occupancy|Theoretical Occupancy|Warp Cycles Per Issued|Issued Warp|Block Limit" "$out/ncu-b8-details.csv" | cut -c1-200
+  grep -E "Duration|Elapsed Cycles|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issued Warp|Issue Slots|Eligible|Pipe|Bank" "$out/ncu-b8-details.csv" | cut -c1-200
   rm -f "$out/b8.ncu-rep"
   fi
   if in_part bench all; then

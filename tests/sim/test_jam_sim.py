@@ -14,6 +14,15 @@ import gasync
 from gasync.codegen import jam
 
 pytestmark = [pytest.mark.sim, pytest.mark.timeout(240)]
+
+
+@pytest.fixture(autouse=True)
+def jammed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jam on (JAM is 0 by default while it measures slower: bench/NOTES.md): the mechanism's
+    meaning is tested for when a program is bound by its chains' latency."""
+    monkeypatch.setattr(jam, "JAM", 4)
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # rows of m (R x K) times v, each row's sum in k order: R = 200 is 6 jammed turns of
