@@ -1,0 +1,68 @@
+"""Whether a warp's 32 lanes run a parallel loop together: ``python3 scripts/converge_probe.py``
+on the GPU.
+
+Nsight Compute counts ~16 threads an executed instruction in every parallel loop measured
+(B7, B8, the channel probe: bench/NOTES.md), which is what a warp split into lane 0 and
+lanes 1-31 gives when each part runs the loop on its own. This runs the real generated
+kernel with one store of each loop patched to write ``popc(activemask())`` (the lanes running
+that iteration together) in place of its value, and prints the counts seen: a group's
+compute warp (samples/tiled_matmul.gasync, the accumulator's last stage) and an executor's
+parallel loop (samples/async_double.gasync). ``--variant NAME`` patches the module's warp
+loops first (VARIANTS): the fixes tried. A probe only: the patched programs' results are
+the counts, not their values.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import hashlib
+import sys
+
+import numpy as np
+from probing import ROOT, parser
+
+COUNT = "float32(cuda.popc(cuda.activemask()))"
+# where each program's loop stores its value: (text, its replacement)
+PATCHES = {
+    "tiled_matmul": ("        L.b_acc[uint64(v_e)] = v_sum\n", f"        L.b_acc[uint64(v_e)] = {COUNT}\n"),
+}
+# the warp loops' reconvergence tried: (text in the module, its replacement)
+VARIANTS: dict[str, list[tuple[str, str]]] = {
+    "as-is": [],
+    # the command read by all lanes from lane 0's register, not from memory
+    "shfl": [
+        (
+            "        dl.warp_sync(CMD, w)\n        command = CMD[w, dl.CMD_COMMAND]\n",
+            "        command = cuda.shfl_sync(0xFFFFFFFF, CMD[w, dl.CMD_COMMAND] if lane == 0 else int64(0), 0)\n",
+        )
+    ],
+}
+
+
+def patched(prog, edits):  # type: ignore[no-untyped-def]
+    src = prog.generated.source
+    for old, new in edits:
+        if old not in src:
+            raise SystemExit(f"patch not found: {old!r}")
+        src = src.replace(old, new)
+    gen = dataclasses.replace(prog.generated, source=src, digest=hashlib.sha256(src.encode()).hexdigest())
+    return dataclasses.replace(prog, generated=gen)
+
+
+def main() -> int:
+    ap = parser(__doc__, runs=1)
+    ap.add_argument("--variant", default="as-is", choices=sorted(VARIANTS))
+    args = ap.parse_args()
+    import gasync
+
+    prog = gasync.compile(ROOT / "samples" / "tiled_matmul.gasync", defines={"N": 256, "T": 32})
+    prog = patched(prog, [PATCHES["tiled_matmul"], *VARIANTS[args.variant]])
+    res = prog.run(backend="cuda", timeout=60)
+    counts = collections.Counter(np.asarray(res.buffers["c"]).ravel().astype(int).tolist())
+    print(f"{args.variant}: tiled_matmul's compute loop, lanes together: {dict(sorted(counts.items()))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
