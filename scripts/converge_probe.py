@@ -30,6 +30,10 @@ PATCHES = {
 # the warp loops' reconvergence tried: (text in the module, its replacement)
 VARIANTS: dict[str, list[tuple[str, str]]] = {
     "as-is": [],
+    # no naps between looks at a local channel (codegen/groupkernel.py QUIET_NAPS)
+    "nonaps": [("QUIET_NAPS = 32\n", "QUIET_NAPS = 0\n")],
+    # no service or deadline look every 64 pending polls
+    "nospin": [("                if spins % 64 == 0:\n", "                if False:\n")],
     # the command read by all lanes from lane 0's register, not from memory
     "shfl": [
         (
