@@ -23,9 +23,28 @@ import numpy as np
 from probing import ROOT, parser
 
 COUNT = "float32(cuda.popc(cuda.activemask()))"
-# where each program's loop stores its value: (text, its replacement)
-PATCHES = {
-    "tiled_matmul": ("        L.b_acc[uint64(v_e)] = v_sum\n", f"        L.b_acc[uint64(v_e)] = {COUNT}\n"),
+STORE = "        L.b_acc[uint64(v_e)] = v_sum\n"  # the compute loop's store of its sum
+MARK = "    L.b_acc[uint64(lane + 32 * wl)] = " + COUNT  # a pinned warp's count, at its lanes' places
+# where the count is taken (--at): the compute loop's iterations, or each pinned warp (loader
+# 0..31, compute 32..63 of every tile) as it starts its task, or at its loop's last turn
+AT = {
+    "loop": [(STORE, f"        L.b_acc[uint64(v_e)] = {COUNT}\n")],
+    "entry": [
+        (STORE, "        v_sum = v_sum\n"),
+        (
+            "    wl = cuda.threadIdx.x // LANES\n    if lane == 0:\n        G.sched.ST[inst] = dl.RUNNING\n",
+            "    wl = cuda.threadIdx.x // LANES\n"
+            + MARK
+            + "\n    if lane == 0:\n        G.sched.ST[inst] = dl.RUNNING\n",
+        ),
+    ],
+    "looptop": [
+        (STORE, "        v_sum = v_sum\n"),
+        (
+            "    while True:\n        if lane == 0:\n            command = int64(0)\n",
+            "    while True:\n    " + MARK + "\n        if lane == 0:\n            command = int64(0)\n",
+        ),
+    ],
 }
 # the warp loops' reconvergence tried: (text in the module, its replacement)
 VARIANTS: dict[str, list[tuple[str, str]]] = {
@@ -57,14 +76,15 @@ def patched(prog, edits):  # type: ignore[no-untyped-def]
 def main() -> int:
     ap = parser(__doc__, runs=1)
     ap.add_argument("--variant", default="as-is", choices=sorted(VARIANTS))
+    ap.add_argument("--at", default="loop", choices=sorted(AT))
     args = ap.parse_args()
     import gasync
 
     prog = gasync.compile(ROOT / "samples" / "tiled_matmul.gasync", defines={"N": 256, "T": 32})
-    prog = patched(prog, [PATCHES["tiled_matmul"], *VARIANTS[args.variant]])
+    prog = patched(prog, [*AT[args.at], *VARIANTS[args.variant]])
     res = prog.run(backend="cuda", timeout=60)
     counts = collections.Counter(np.asarray(res.buffers["c"]).ravel().astype(int).tolist())
-    print(f"{args.variant}: tiled_matmul's compute loop, lanes together: {dict(sorted(counts.items()))}")
+    print(f"{args.variant}, at {args.at}: tiled_matmul's lanes together: {dict(sorted(counts.items()))}")
     return 0
 
 
