@@ -53,6 +53,28 @@ VARIANTS: dict[str, list[tuple[str, str]]] = {
     "nonaps": [("QUIET_NAPS = 32\n", "QUIET_NAPS = 0\n")],
     # no service or deadline look every 64 pending polls
     "nospin": [("                if spins % 64 == 0:\n", "                if False:\n")],
+    # the loop's second meeting (after the parallel loop) left out
+    "onesync": [
+        (
+            "            run_parallel_mm(command, w, lane, G, L)\n        dl.warp_sync(CMD, w)\n",
+            "            run_parallel_mm(command, w, lane, G, L)\n",
+        )
+    ],
+    # a full-warp vote after the first meeting
+    "vote": [
+        (
+            "        dl.warp_sync(CMD, w)\n        command = CMD[w, dl.CMD_COMMAND]\n",
+            "        dl.warp_sync(CMD, w)\n        cuda.all_sync(0xFFFFFFFF, True)\n"
+            "        command = CMD[w, dl.CMD_COMMAND]\n",
+        )
+    ],
+    # the end of the run leaves the loop by break, not return
+    "break": [
+        (
+            "        if command == dl.CMD_EXIT:\n            return\n",
+            "        if command == dl.CMD_EXIT:\n            break\n",
+        )
+    ],
     # the command read by all lanes from lane 0's register, not from memory
     "shfl": [
         (
