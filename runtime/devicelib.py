@@ -345,4 +345,10 @@ else:
 
     @INLINE
     def warp_sync(cmd, w):  # type: ignore[no-untyped-def]
+        """The warp's 32 lanes meet, their memory ordered (``syncwarp``), and go on as one: a
+        full-warp vote after it. ``syncwarp`` alone left a warp that lane 0's poll had split
+        still split in two, lane 0 and lanes 1-31 each running the parallel loop that follows on
+        its own, every loop instruction issued twice (scripts/converge_probe.py measured 1 and 31
+        lanes together, then 32 with the vote: bench/NOTES.md)."""
         cuda.syncwarp()
+        cuda.all_sync(0xFFFFFFFF, True)
