@@ -152,7 +152,8 @@ class ExprRenderer:
         return f"chan_close(CH_{e.name}, w, {self.self_inst}, G)"
 
     def index(self, index: tuple[ir.Expr, ...], inside: bool = False) -> str:
-        """An access's index, each part an ``int64``; ``inside`` (``inside``): each a ``uint64``."""
+        """An access's index, each part an ``int64``, or with ``inside`` (the access lies inside its
+        buffer: ``ExprRenderer.inside``) each a ``uint64``."""
         if not inside:
             return ", ".join(wrap("int64", self(i)) for i in index)
         parts = (self(i) for i in index)

@@ -6,8 +6,9 @@ multiply-adds an iteration: the lane waits out each one's latency, and with a fe
 (a group's compute warps) nothing hides it. Here a lane takes JAM iterations a turn (``e``,
 ``e + 32``, ...), runs their statements before the inner loop one iteration after the other,
 then one inner loop whose body is each iteration's body in turn, then their statements after
-it: JAM independent chains in flight, and the loads the iterations share (``tb[s, kk * T + q]``
-of the same ``q``) read once. A parallel loop's iterations may run in any order and at once
+it: JAM independent chains in flight. (Loads the iterations share, ``tb[s, kk * T + q]`` of
+the same ``q``, are still read once each: LLVM cannot see that ``(e + 32) % T == e % T``.) A
+parallel loop's iterations may run in any order and at once
 (the lanes already run 32 of them together), so interleaving them is the program's meaning;
 each iteration's own statements keep their order, and its sums their order (no reassociation).
 

@@ -32,6 +32,7 @@ if config.ENABLE_CUDASIM:
         return int64(0)
 
 else:
+    from llvmlite import ir as llvm_ir
     from numba import types
     from numba.cuda import cgutils
     from numba.cuda.extending import intrinsic
@@ -58,22 +59,17 @@ else:
         return types.Array(flat.dtype, 2, "C")(flat, n, m), codegen
 
     @intrinsic
-    def _warpid(typingctx):  # type: ignore[no-untyped-def]
-        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            from llvmlite import ir as llvm_ir
+    def warp_slot(typingctx):  # type: ignore[no-untyped-def]
+        """The calling warp's slot on its SM (PTX ``%warpid``); slot % 4 is the scheduler that
+        issues its instructions. PTX allows it to change where a warp is preempted, so it
+        decides only where work goes, never what is correct."""
 
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
             fty = llvm_ir.FunctionType(llvm_ir.IntType(32), [])
             slot = builder.call(llvm_ir.InlineAsm(fty, "mov.u32 $0, %warpid;", "=r", side_effect=True), [])
             return builder.zext(slot, llvm_ir.IntType(64))
 
         return types.int64(), codegen
-
-    @cuda.jit(device=True, inline=True)
-    def warp_slot():  # type: ignore[no-untyped-def]
-        """The calling warp's slot on its SM (PTX ``%warpid``); slot % 4 is the scheduler that
-        issues its instructions. PTX allows it to change where a warp is preempted, so it
-        decides only where work goes, never what is correct."""
-        return _warpid()
 
 
 @cuda.jit(device=True)

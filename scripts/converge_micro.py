@@ -17,91 +17,58 @@ ROUNDS = 64
 
 
 def kernels():  # type: ignore[no-untyped-def]
-    @cuda.jit
-    def plain(cmd, hist):
-        lane = cuda.threadIdx.x % 32
-        w = (cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x) // 32
-        r = 0
-        while True:
-            if lane == 0:
-                c = int64(2) if r < ROUNDS else int64(-1)
-                cmd[w] = c
-            cuda.syncwarp()
-            c = cmd[w]
-            if c == -1:
-                return
-            if c > 0:
-                cuda.atomic.add(hist, cuda.popc(cuda.activemask()), 1)
-            cuda.syncwarp()
-            r += 1
+    """The shapes: lane 0's work between meetings (a device function of the warp's index and
+    turn, giving the command), and whether the run's end leaves the loop by return or break."""
 
-    @cuda.jit
-    def napping(cmd, hist):
-        lane = cuda.threadIdx.x % 32
-        w = (cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x) // 32
-        r = 0
-        while True:
-            if lane == 0:
-                n = 0
-                while n < 4 and cmd[w] != 7:
-                    cuda.nanosleep(32)
-                    n += 1
-                c = int64(2) if r < ROUNDS else int64(-1)
-                cmd[w] = c
-            cuda.syncwarp()
-            c = cmd[w]
-            if c == -1:
-                return
-            if c > 0:
-                cuda.atomic.add(hist, cuda.popc(cuda.activemask()), 1)
-            cuda.syncwarp()
-            r += 1
+    @cuda.jit(device=True)
+    def plain(cmd, w, r):
+        return int64(2) if r < ROUNDS else int64(-1)
 
-    @cuda.jit
-    def breaking(cmd, hist):
-        lane = cuda.threadIdx.x % 32
-        w = (cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x) // 32
-        r = 0
-        while True:
-            if lane == 0:
-                c = int64(0)
-                while True:  # a state machine's loop, left by breaks
-                    if r >= ROUNDS:
-                        c = int64(-1)
+    @cuda.jit(device=True)
+    def napping(cmd, w, r):
+        n = 0
+        while n < 4 and cmd[w] != 7:
+            cuda.nanosleep(32)
+            n += 1
+        return int64(2) if r < ROUNDS else int64(-1)
+
+    @cuda.jit(device=True)
+    def breaking(cmd, w, r):
+        while True:  # a state machine's loop, left by breaks
+            if r >= ROUNDS:
+                return int64(-1)
+            if cuda.atomic.cas(cmd, w, cmd[w], cmd[w]) >= -100:
+                return int64(2)
+
+    def shaped(work, by_break):  # type: ignore[no-untyped-def]
+        @cuda.jit
+        def k(cmd, hist):
+            lane = cuda.threadIdx.x % 32
+            w = (cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x) // 32
+            r = 0
+            while True:
+                if lane == 0:
+                    cmd[w] = work(cmd, w, r)
+                cuda.syncwarp()
+                c = cmd[w]
+                if c == -1:
+                    if by_break:
                         break
-                    if cuda.atomic.cas(cmd, w, cmd[w], cmd[w]) >= -100:
-                        c = int64(2)
-                        break
-                cmd[w] = c
-            cuda.syncwarp()
-            c = cmd[w]
-            if c == -1:
-                return
-            if c > 0:
-                cuda.atomic.add(hist, cuda.popc(cuda.activemask()), 1)
-            cuda.syncwarp()
-            r += 1
+                    return
+                if c > 0:
+                    cuda.atomic.add(hist, cuda.popc(cuda.activemask()), 1)
+                cuda.syncwarp()
+                r += 1
+            hist[0] += 0
 
-    @cuda.jit
-    def leaving_by_break(cmd, hist):
-        lane = cuda.threadIdx.x % 32
-        w = (cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x) // 32
-        r = 0
-        while True:
-            if lane == 0:
-                c = int64(2) if r < ROUNDS else int64(-1)
-                cmd[w] = c
-            cuda.syncwarp()
-            c = cmd[w]
-            if c == -1:
-                break
-            if c > 0:
-                cuda.atomic.add(hist, cuda.popc(cuda.activemask()), 1)
-            cuda.syncwarp()
-            r += 1
-        hist[0] += 0
+        return k
 
-    return {"plain": plain, "napping": napping, "breaking": breaking, "leaving_by_break": leaving_by_break}
+    return {
+        "plain": shaped(plain, False),
+        "napping": shaped(napping, False),
+        "breaking": shaped(breaking, False),
+        "leaving_by_break": shaped(plain, True),
+    }
 
 
 def main() -> int:
