@@ -6,9 +6,12 @@ multiply-adds an iteration: the lane waits out each one's latency, and with a fe
 (a group's compute warps) nothing hides it. Here a lane takes JAM iterations a turn (``e``,
 ``e + 32``, ...), runs their statements before the inner loop one iteration after the other,
 then one inner loop whose body is each iteration's body in turn, then their statements after
-it: JAM independent chains in flight. (Loads the iterations share, ``tb[s, kk * T + q]`` of
-the same ``q``, are still read once each: LLVM cannot see that ``(e + 32) % T == e % T``.) A
-parallel loop's iterations may run in any order and at once
+it: JAM independent chains in flight. A local the copies compute alike is computed once and
+shared (``same_in_copies``): copy ``j``'s ``e`` is ``e + 32 j``, so ``q = e % T`` is the same
+in every copy where ``T`` divides 32 (``e`` not negative, the division Rust's); the loads of
+``tb[s, kk * T + q]`` are then one address, which LLVM reads once for all JAM copies, and each
+``tb`` element read from shared memory feeds JAM multiply-adds (a register tile: LLVM cannot
+see ``(e + 32) % T == e % T`` itself). A parallel loop's iterations may run in any order and at once
 (the lanes already run 32 of them together), so interleaving them is the program's meaning;
 each iteration's own statements keep their order, and its sums their order (no reassociation).
 
@@ -23,14 +26,16 @@ ptxas, bench/NOTES.md).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from contextlib import contextmanager
 
 from gasync.codegen.exprs import local
 from gasync.codegen.machine import Emitter
+from gasync.codegen.occupancy import LANES
 from gasync.planner import ir
 from gasync.planner.walk import exprs_of, subexprs
 
-JAM = 0  # iterations a lane turn; 0: never jam (B8 measured 18% and 9% slower with 4: bench/NOTES.md)
+JAM = 4  # iterations a lane turn; 0: never jam (bench/NOTES.md, runs 24 and 28)
 STRAIGHT = (ir.Let, ir.Store)  # what may stand around and inside the inner loop
 
 
@@ -69,12 +74,67 @@ def _names(e: ir.Expr) -> set[str]:
     return {x.name for x in subexprs(e) if isinstance(x, ir.Var)}
 
 
+def same_in_copies(s: ir.For, inner: ir.For) -> set[str]:
+    """The locals of ``s``'s iteration, bound once before the inner loop, whose value is the
+    same in every copy (copy ``j``'s loop variable is copy 0's plus ``j * LANES``).
+
+    Each integer value before the inner loop gets its step, what it moves by from one copy to
+    the next (``None``: unknown): the loop variable's is LANES; a literal's or a captured
+    local's 0; ``x + y``, ``x - y`` and ``x * literal`` step by the same sums and products;
+    ``x / d`` and ``x % d`` for a literal ``d > 0`` that divides x's step, x not negative
+    (truncating division is then floor division), by ``step / d`` and 0. A local whose step is 0
+    is the same in all copies. Not negative: literals from 0, the loop variable where its range
+    starts at a literal from 0, and sums, products, quotients and remainders of such values."""
+    at = s.body.index(inner)
+    before, rest = s.body[:at], (*s.body[at + 1 :], *inner.body)
+    own = own_names(s, inner)
+    counts: dict[str, int] = {}
+    for st in (*before, *rest):
+        if isinstance(st, ir.Let):
+            counts[st.var] = counts.get(st.var, 0) + (2 if st in rest else 1)
+    starts_nonneg = isinstance(s.start, ir.Lit) and int(s.start.value) >= 0
+    step: dict[str, int | None] = {s.var: LANES}
+    nonneg: set[str] = {s.var} if starts_nonneg else set()
+
+    def walk(e: ir.Expr) -> tuple[int | None, bool]:
+        if isinstance(e, ir.Lit):
+            ok = e.ty in ir.INTS and not isinstance(e.value, bool)
+            return (0, ok and int(e.value) >= 0) if ok else (None, False)
+        if isinstance(e, ir.Var):
+            if e.name not in own:
+                return 0, False
+            return step.get(e.name), e.name in nonneg
+        if isinstance(e, ir.Binary) and e.ty in ir.INTS:
+            (a, an), (b, bn) = walk(e.left), walk(e.right)
+            if a is None or b is None:
+                return None, False
+            if e.op in ("+", "-"):
+                return (a + b if e.op == "+" else a - b), e.op == "+" and an and bn
+            if e.op == "*" and isinstance(e.right, ir.Lit):
+                return a * int(e.right.value), an and bn
+            if e.op in ("/", "%") and isinstance(e.right, ir.Lit) and int(e.right.value) > 0:
+                d = int(e.right.value)
+                if a == 0:
+                    return 0, an
+                if an and a % d == 0:
+                    return (a // d if e.op == "/" else 0), True
+        return None, False
+
+    for st in before:
+        if isinstance(st, ir.Let) and st.var in own:
+            known, pos = walk(st.value) if counts.get(st.var) == 1 and st.op == "=" else (None, False)
+            step[st.var] = known
+            if pos:
+                nonneg.add(st.var)
+    return {n for n, k in step.items() if k == 0 and n != s.var}
+
+
 @contextmanager
-def _copy(em: Emitter, own: set[str], j: int) -> Iterator[None]:
-    """While copy ``j`` of an iteration is rendered: its own names carry ``_j<j>``, and only
-    the first copy has the source lines beside it."""
+def _copy(em: Emitter, own: set[str], j: int, shared: AbstractSet[str] = frozenset()) -> Iterator[None]:
+    """While copy ``j`` of an iteration is rendered: its own names carry ``_j<j>`` (those the
+    copies share, copy 0's), and only the first copy has the source lines beside it."""
     outer = em.r.var
-    em.r.var = lambda n: f"{local(n)}_j{j}" if n in own else outer(n)
+    em.r.var = lambda n: (f"{local(n)}_j0" if n in shared else f"{local(n)}_j{j}") if n in own else outer(n)
     em.notes = j == 0
     try:
         yield
@@ -87,6 +147,7 @@ def jammed_loop(em: Emitter, s: ir.For, inner: ir.For) -> list[str]:
     at = s.body.index(inner)
     before, after = s.body[:at], s.body[at + 1 :]
     own = own_names(s, inner)
+    shared = same_in_copies(s, inner)
     ind = "        "
     out = [
         f"    while k + {JAM - 1} * LANES < hi:  # {JAM} iterations a turn, their `for {inner.var}` as one"
@@ -95,9 +156,10 @@ def jammed_loop(em: Emitter, s: ir.For, inner: ir.For) -> list[str]:
     em.loops.append(("native", 0, 0))
     try:
         for j in range(JAM):
-            with _copy(em, own, j):
+            with _copy(em, own, j, shared):
                 out.append(ind + em.assign(s.var, f"k + {j} * LANES"))
-                em.structured(before, out, ind)
+                mine = before if j == 0 else tuple(st for st in before if not _bound(st, shared))
+                em.structured(mine, out, ind)
         em.comment(out, ind, inner.span)
         out.append(ind + em.assign(inner.stop_var, em.r(inner.stop)))
         loop_var = f"k_{inner.loop_id}"
@@ -108,17 +170,21 @@ def jammed_loop(em: Emitter, s: ir.For, inner: ir.For) -> list[str]:
         em.loops.append(("native", 0, 0))
         try:
             for j in range(JAM):
-                with _copy(em, own, j):
+                with _copy(em, own, j, shared):
                     em.structured(inner.body, out, ind + "    ")
         finally:
             em.loops.pop()
         for j in range(JAM):
-            with _copy(em, own, j):
+            with _copy(em, own, j, shared):
                 em.structured(after, out, ind)
     finally:
         em.loops.pop()
     out.append(f"        k += {JAM} * LANES")
     return out
+
+
+def _bound(st: ir.Stmt, names: set[str]) -> bool:
+    return isinstance(st, ir.Let) and st.var in names
 
 
 def effect_free(stmts: tuple[ir.Stmt, ...]) -> bool:

@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.sim, pytest.mark.timeout(240)]
 
 @pytest.fixture(autouse=True)
 def jammed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Jam on (JAM is 0 by default while it measures slower: bench/NOTES.md): the mechanism's
+    """Jam on, whatever the default (bench/NOTES.md measures it): the mechanism's
     meaning is tested for when a program is bound by its chains' latency."""
     monkeypatch.setattr(jam, "JAM", 4)
 
@@ -64,7 +64,12 @@ def test_a_jammed_loop_gives_each_iteration_its_sums_in_order() -> None:
 def test_the_tiled_product_jammed_in_its_group_is_a_at_b_in_k_order() -> None:
     # T = 16: a tile's 256 outputs are 2 jammed turns of a warp's 32 lanes x 4
     program = gasync.compile(ROOT / "samples" / "tiled_matmul.gasync", defines={"N": 32, "T": 16})
-    assert "codegen/jam.py" in program.generated.source
+    src = program.generated.source
+    assert "codegen/jam.py" in src
+    # q = e % T is the same in the 4 copies (e + 32 j, 16 divides 32): computed once, so the
+    # copies' loads of tb[s, kk * T + q] are one address; r = e / T stays each copy's own
+    assert "v_q_j0 = " in src and "v_q_j1" not in src and "v_r_j3 = " in src
+    assert src.count("uint64(v_kk * 16 + v_q_j0)]") == 4
     out = program.run(backend="sim", timeout=200).buffers
     a, b = out["a"], out["b"]
     want = np.zeros((32, 32), np.float32)
@@ -89,3 +94,23 @@ def test_bodies_that_are_not_jammed_keep_one_iteration_a_turn(inner: str, why: s
     )
     program = gasync.compile_source(source, "nojam.gasync")
     assert "codegen/jam.py" not in program.generated.source, why
+
+
+@pytest.mark.parametrize(
+    ("lets", "shared", "own"),
+    [
+        # copies step by 32: r % 8 and (r / 4) % 8 are alike, r / 4 and r % 24 are not
+        ("let q: i64 = r % 8; let h: i64 = (r / 4) % 8; let d: i64 = r / 4; let w: i64 = r % 24;"
+         " let base: f32 = (q + h + d + w) as f32;", {"q", "h"}, {"d", "w"}),
+        # a value assigned again, or read from a buffer, is each copy's own
+        ("let q: i64 = r % 8; q = q + 1; let x: f32 = m[0, q]; let base: f32 = x;", set(), {"q", "x"}),
+    ],
+)  # fmt: skip
+def test_only_values_alike_in_every_copy_are_shared(lets: str, shared: set[str], own: set[str]) -> None:
+    source = MATVEC.replace("let base: f32 = 0.5;", lets)
+    src = gasync.compile_source(source, "alike.gasync").generated.source
+    assert "codegen/jam.py" in src
+    for name in shared:
+        assert f"v_{name}_j0 = " in src and f"v_{name}_j1" not in src, name
+    for name in own:
+        assert f"v_{name}_j3 = " in src, name
