@@ -37,4 +37,18 @@ def summarize(raw: Any) -> list[str]:
         alive += d
         most_alive = max(most_alive, alive)
     out.append(f"at most {most_alive} task instances alive at once; {raw.dropped} events dropped")
+    if spans:
+        first = min(t0 for t0, _ in spans.values())
+        starts = sorted(t0 - first for t0, _ in spans.values())
+        ends = sorted(t1 - first for _, t1 in spans.values())
+        lives = sorted(t1 - t0 for t0, t1 in spans.values())
+        out.append("over all instances, us after the first poll (p10 / p50 / p90 / max): " + "; ".join(
+            f"{name} {' / '.join(f'{_at(xs, q) / 1e3:.1f}' for q in (0.1, 0.5, 0.9, 1.0))}"
+            for name, xs in (("first poll", starts), ("last poll's end", ends), ("life", lives))
+        ))  # fmt: skip
     return out
+
+
+def _at(xs: list[int], q: float) -> int:
+    """The value at fraction ``q`` of the sorted ``xs`` (1.0: the largest)."""
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
