@@ -267,8 +267,8 @@ def pinned_{g}(inst, w, lane, G, L, GW):
         G.sched.ST[inst] = dl.RUNNING
     spins = int64(0)
     while True:
+        command = int64(0)
         if lane == 0:
-            command = int64(0)
             v = view_{g}(L)
             r = poll_grouped_{g}(inst, w, G, L)
             if r != {fork} and r != {ready} and r != {abort}:
@@ -312,8 +312,7 @@ def pinned_{g}(inst, w, lane, G, L, GW):
                         dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
                         command = dl.CMD_EXIT
             CMD[w, dl.CMD_COMMAND] = command
-        dl.warp_sync(CMD, w)
-        command = CMD[w, dl.CMD_COMMAND]
+        command = dl.warp_command(CMD, w, command)  # lane 0's, to every lane by shuffle
         if command == dl.CMD_EXIT:
             return
         if command > 0:

@@ -334,6 +334,12 @@ if SIM:
             barrier = _barriers.setdefault(key, threading.Barrier(32))
         barrier.wait(timeout=3600)
 
+    def warp_command(cmd, w, value):  # type: ignore[no-untyped-def]
+        """The lanes meet (warp_sync) and each gets lane 0's ``value``, the command lane 0 left
+        in ``cmd[w, CMD_COMMAND]`` before it came (the simulator's lanes read it there)."""
+        warp_sync(cmd, w)
+        return cmd[w, CMD_COMMAND]
+
 else:
 
     def forget_warps() -> None:
@@ -352,3 +358,12 @@ else:
         lanes together, then 32 with the vote: bench/NOTES.md)."""
         cuda.syncwarp()
         cuda.all_sync(0xFFFFFFFF, True)
+
+    @INLINE
+    def warp_command(cmd, w, value):  # type: ignore[no-untyped-def]
+        """warp_sync, then lane 0's ``value`` in every lane by shuffle: the command it also left
+        in ``cmd[w, CMD_COMMAND]``, without each lane reading that word back from memory after
+        the meeting (lane 0's store and the lanes' loads, a round trip each k-stage)."""
+        cuda.syncwarp()
+        cuda.all_sync(0xFFFFFFFF, True)
+        return cuda.shfl_sync(0xFFFFFFFF, value, 0)

@@ -34,4 +34,8 @@ def test_each_task_gets_its_polls_time_life_and_gaps_and_the_run_its_concurrency
         "| loader | 2 | 2 | 2.00 | 4.00 | s1 | 6.0 |",
         "| compute | 2 | 3 | 6.00 | 4.00 | s1 | 10.0 |",
         "at most 2 task instances alive at once; 0 events dropped",
+        # starts 0, 10, 0, 10 us; ends 6, 16, 10, 20; lives 6, 6, 10, 10 (nearest rank)
+        "over all instances, us after the first poll (p10 / p50 / p90 / max): "
+        "first poll 0.0 / 10.0 / 10.0 / 10.0; last poll's end 6.0 / 16.0 / 20.0 / 20.0; "
+        "life 6.0 / 10.0 / 10.0 / 10.0",
     ]
