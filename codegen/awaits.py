@@ -14,7 +14,7 @@ from gasync.codegen import groups, reduce
 from gasync.codegen.blocks import BlockEmitter, expr_reads, reads
 from gasync.codegen.exprs import NP, literal, wrap
 from gasync.codegen.futures import FutureRenderer
-from gasync.codegen.machine import FORK, PENDING
+from gasync.codegen.machine import FORK, PENDING, ParallelLoop
 from gasync.planner import ir
 from gasync.planner.model import TaskDef
 from gasync.planner.printer import source_name
@@ -166,7 +166,7 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
         lines.append(f"G.exec.PARGS_I[w, 1] = int64({self.r(s.stop)})")
         lines += self.pack_args(loop, "G.exec.PARGS_I[w", "G.exec.PARGS_F[w")
         lines.append(f"G.exec.CMD[w, dl.CMD_COMMAND] = {loop.gid}")
-        self.add(lines, reads((s,)))
+        self.add(lines, loop_reads(s, loop))
         self.suspend(after, FORK)
         self.resume_at(after)
         if s.reduce is not None and loop.result is not None:  # lane 0 left the warp's value there
@@ -183,7 +183,7 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
         lines = [f"# bulk for {s.var} -> par_{loop.gid}, in chunks run by idle warps across the GPU"]
         lines += [f"lo = int64({self.r(s.start)})", f"hi = int64({self.r(s.stop)})"]
         lines += self.pack_args(loop, f"G.jobs.JOBARGS_I[{job}", f"G.jobs.JOBARGS_F[{job}")
-        self.add(lines, reads((s,)) | expr_reads(s.start, s.stop))
+        self.add(lines, loop_reads(s, loop))
         executors = "G.sched.CTL[dsync.CTL_EXECUTORS]"
         post = f"dsync.bulk_post(G.jobs, G.sched.CTL, {job}, inst, {loop.gid}, lo, hi, {executors})"
         itself = (
@@ -203,3 +203,11 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
             word = f"dl.ld(G.jobs.JOBARGS_{kind}, ({job}, {k}))"
             value = reduce.read_value(s.reduce, word)
             self.add([self.assign(s.reduce.into, value)], frozenset(), frozenset([s.reduce.into]))
+
+
+def loop_reads(s: ir.For, loop: ParallelLoop) -> frozenset[str]:
+    """The locals a poll reads to hand parallel or bulk loop ``s`` out: its bounds and the
+    locals it captures (packed into its argument row). Its body's own locals are not read
+    by the poll (the lanes' function has them, and they die with the loop, whose body writes
+    no task local), so they are neither restored nor spilled around it (codegen/liveness.py)."""
+    return expr_reads(s.start, s.stop) | frozenset(name for name, _ in loop.captured)

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Container, Iterator
 from contextlib import contextmanager
 
-from gasync.codegen import combined, groups
+from gasync.codegen import combined, groups, reduce
 from gasync.codegen.bounds import CTL
 from gasync.codegen.exprs import NP, buffer_ref, local, wrap
-from gasync.codegen.hoist import helper_name
+from gasync.codegen.hoist import helper_name, loop_invariant
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, source_line
 from gasync.planner import ir
 
@@ -27,11 +27,18 @@ UNROLL = 8
 PURE = (ir.Lit, ir.Var, ir.Load, ir.Unary, ir.Binary, ir.Cast)
 
 
-def is_map(body: tuple[ir.Stmt, ...], captured: set[str], combined_updates: Container[ir.Expr] = ()) -> bool:
-    """Whether a parallel loop's body is a map: straight-line lets, plain stores (one at
-    least) and combined atomic updates (of a register: ``combined_updates``) of pure
-    expressions, reading no buffer that it writes. Then all of an iteration's loads may
-    come before another iteration's stores, which an unrolled loop uses to keep several
+def is_map(
+    body: tuple[ir.Stmt, ...],
+    captured: set[str],
+    combined_updates: Container[ir.Expr] = (),
+    var: str | None = None,
+    reducing: bool = False,
+) -> bool:
+    """Whether a parallel loop's body is a map: straight-line lets, plain stores and combined
+    atomic updates (of a register: ``combined_updates``) of pure expressions, with at least one
+    store (none needed in a ``reducing`` loop's body, whose tail is a let), reading no buffer
+    that it writes except *in place* (``in_place``, given the loop's variable ``var``). Then all of an iteration's loads
+    may come before another iteration's stores, which an unrolled loop uses to keep several
     loads in flight per lane (the compiler cannot: buffers may alias)."""
     from gasync.planner.walk import exprs_of, subexprs
 
@@ -51,13 +58,81 @@ def is_map(body: tuple[ir.Stmt, ...], captured: set[str], combined_updates: Cont
             return False
         for e in exprs:
             for sub in subexprs(e):
-                if not isinstance(sub, PURE):
+                if not isinstance(sub, PURE) and not _builtin(sub):
                     return False
                 if isinstance(sub, ir.Load):
                     read.add(sub.buf)
-    # a body of updates alone is a reduction, which keeps one iteration per turn as a reducing
-    # loop does: its loads in flight would take a register each, for the whole kernel
-    return bool(written) and not (read & written)
+    both = read & written
+    if both and (var is None or not in_place(body, both, captured, var)):
+        return False
+    # a body of updates alone (no reduce) keeps one iteration per turn: its loads in flight
+    # would take a register each, for the whole kernel
+    return bool(written) or reducing
+
+
+def _builtin(e: ir.Expr) -> bool:
+    """A call of a builtin (``abs``, ``sqrt``, ``min``, ...): pure, like an operator."""
+    return isinstance(e, ir.Call) and e.kind == "builtin"
+
+
+def in_place(body: tuple[ir.Stmt, ...], bufs: set[str], captured: set[str], var: str) -> bool:
+    """Whether each of ``bufs``, read and written by a map-like ``body``, is read and written
+    at one index only, the same in every access (``x[i] = 0.5 * x[i]``), which takes each
+    iteration to an element of its own (``injective`` in the loop's variable ``var``), with no
+    read after the body's first store to it. Iterations are unordered (docs/language.md,
+    decision 26), so an iteration reads only the element that it alone writes, and another
+    iteration's store, before or after, cannot change what it reads: an unrolled loop may
+    take the loads of several iterations before their stores."""
+    from gasync.planner.walk import exprs_of, subexprs
+
+    once = _assigned_once(body)
+    for buf in bufs:
+        indices: set[tuple[ir.Expr, ...]] = set()
+        stored = False
+        for st in body:
+            loads = [x for e in exprs_of(st) for x in subexprs(e) if isinstance(x, ir.Load) and x.buf == buf]
+            if loads and stored:
+                return False  # a read after the store: the unrolled loop would read before it
+            indices.update(x.index for x in loads)
+            if isinstance(st, ir.Store) and st.buf == buf:
+                indices.add(st.index)
+                stored = True
+        if len(indices) != 1:
+            return False
+        (index,) = indices
+        fixed = captured | once | {var}
+        if not all(loop_invariant(e, fixed) for e in index):  # a local set twice: not one element
+            return False
+        if not any(injective(e, var, captured) for e in index):
+            return False
+    return True
+
+
+def _assigned_once(body: tuple[ir.Stmt, ...]) -> set[str]:
+    """The body's locals set by one statement only (a value for the whole iteration)."""
+    counts: dict[str, int] = {}
+    for st in body:
+        if isinstance(st, ir.Let):
+            counts[st.var] = counts.get(st.var, 0) + 1
+    return {name for name, n in counts.items() if n == 1}
+
+
+def injective(e: ir.Expr, var: str, captured: set[str]) -> bool:
+    """Whether ``e`` takes different values for different values of ``var``: ``var`` itself,
+    plus or minus a loop invariant, or times a nonzero integer literal."""
+    if isinstance(e, ir.Var):
+        return e.name == var
+    if not isinstance(e, ir.Binary) or e.ty != "i64":
+        return False
+    if e.op in ("+", "-"):
+        return (injective(e.left, var, captured) and loop_invariant(e.right, captured)) or (
+            e.op == "+" and injective(e.right, var, captured) and loop_invariant(e.left, captured)
+        )
+    if e.op == "*":
+        for this, other in ((e.left, e.right), (e.right, e.left)):
+            if isinstance(other, ir.Lit) and not isinstance(other.value, bool) and other.value != 0:
+                return injective(this, var, captured)
+    return False
 
 
 def map_iteration(
@@ -89,6 +164,8 @@ def unrolled_map(shared: Shared, em: Emitter, s: ir.For, loop: ParallelLoop | No
         f"    while k + {UNROLL - 1} * LANES < hi:  # a map: the loads of {UNROLL} iterations in flight",
     ]
     stores = []
+    red = s.reduce
+    assert red is None or loop is None  # a reducing loop has no iteration helper
     for u in range(UNROLL):
         if loop is not None:
             out += called_iteration(shared, loop, f"k + {u} * LANES", f"{u}", "        ", stores)
@@ -96,6 +173,10 @@ def unrolled_map(shared: Shared, em: Emitter, s: ir.For, loop: ParallelLoop | No
         out.append(f"        {em.assign(s.var, f'k + {u} * LANES')}")
         for j, st in map_iteration(shared, em, s.body, out, "        ", f"{u}", index=True):
             stores += _store_lines(shared, st, f"{u}_{j}", "        ")
+        if red is not None:  # this iteration's value, kept before the next one's lets take its local
+            out.append(f"        rv_{u} = {reduce.lane_value(red, em.r(ir.Var(red.value, red.ty)))}")
+    if red is not None:  # combined after every load of the turn (a float min or max may branch)
+        out += [f"        acc = {reduce.combine(red.op, red.ty, 'acc', f'rv_{u}')}" for u in range(UNROLL)]
     out += stores
     out.append(f"        k += {UNROLL} * LANES")
     return out
@@ -124,7 +205,7 @@ def iteration_helper(
     a map of lets and stores (a combined update keeps the body in the loop)."""
     s = loop.loop
     body = s.body
-    if not ITERATION_HELPER or loop.loop.reduce is not None or not is_map(body, captured, combined_updates):
+    if not ITERATION_HELPER or loop.loop.reduce is not None or not is_map(body, captured, combined_updates, s.var):
         return []
     if any(isinstance(st, ir.Eval) for st in body):
         return []

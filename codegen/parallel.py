@@ -45,7 +45,7 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     _check_depth(shared, fn, s)
     helper = iteration_helper(shared, loop, em, captured, updates.of)
     vhelper = vector_helper(shared, loop, em) if helper else []
-    hoisted = is_map(s.body, captured, updates.of) and hoist.hoistable(shared, loop)
+    hoisted = mapped(s, captured, updates) and hoist.hoistable(shared, loop)
     helper_u: list[str] = []
     vhelper_u: list[str] = []
     if hoisted:  # its unchecked variant's helpers too
@@ -117,8 +117,9 @@ def _loops(
     s = loop.loop
     red = s.reduce
     out: list[str] = []
-    if red is None and is_map(s.body, captured, updates.of):
-        out += vector_map(shared, em, loop, vhelper)
+    if mapped(s, captured, updates):
+        if red is None:
+            out += vector_map(shared, em, loop, vhelper)
         out += unrolled_map(shared, em, s, loop if helper else None)
     elif red is None and not helper:
         inner = jam.inner_loop(s, captured)
@@ -136,6 +137,12 @@ def _loops(
         out.append(f"        acc = {reduce.combine(red.op, red.ty, 'acc', value)}")
     out.append("        k += LANES")
     return out
+
+
+def mapped(s: ir.For, captured: set[str], updates: combined.Combined) -> bool:
+    """Whether loop ``s`` is unrolled as a map (codegen/maps.py): a reducing loop's too, its
+    iterations' values combined into the lane's partial one by one after their loads."""
+    return is_map(s.body, captured, updates.of, s.var, s.reduce is not None)
 
 
 def _check_depth(shared: Shared, fn: Function, s: ir.For) -> None:

@@ -230,8 +230,8 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
     names = _names([*loads, *stores])
     vec = VEC_BYTES // size
     span = vec * VEC_STEPS  # iterations per lane per turn
-    aligned = " and ".join(
-        f"dv.aligned16({buffer_ref(a[0])}, {_address(em, s.var, a, 'lo')})" for a in [*loads, *stores]
+    aligned = " and ".join(  # an access both loaded and stored (in place: x[i] = f(x[i])) tested once
+        dict.fromkeys(f"dv.aligned16({buffer_ref(a[0])}, {_address(em, s.var, a, 'lo')})" for a in [*loads, *stores])
     )
     rows = _tiles_line_up(loop, [*loads, *stores])
     if rows:

@@ -56,22 +56,19 @@ def f2u(x, hi):  # type: ignore[no-untyped-def]
 
 @INLINE
 def fmin(a, b):  # type: ignore[no-untyped-def]
-    """The smaller, a NaN being no candidate (Rust's f64::min, CUDA's fmin)."""
-    if a != a:
-        return b
-    if b != b:
-        return a
-    return a if a <= b else b
+    """The smaller, a NaN being no candidate (Rust's f64::min, CUDA's fmin). Two selects, no
+    branch: a NaN ``a`` fails the test and gives ``b``; a NaN ``b`` gives ``a`` (a loop's
+    loads may then be scheduled past it: codegen/maps.py)."""
+    r = a if a <= b else b
+    return a if b != b else r
 
 
 @INLINE
 def fmax(a, b):  # type: ignore[no-untyped-def]
-    """The larger, a NaN being no candidate (Rust's f64::max, CUDA's fmax)."""
-    if a != a:
-        return b
-    if b != b:
-        return a
-    return a if a >= b else b
+    """The larger, a NaN being no candidate (Rust's f64::max, CUDA's fmax); two selects, as
+    ``fmin``."""
+    r = a if a >= b else b
+    return a if b != b else r
 
 
 @INLINE

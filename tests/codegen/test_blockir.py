@@ -129,3 +129,29 @@ def test_every_block_ends_in_one_terminator_and_nothing_follows_a_return() -> No
             indent = len(line) - len(line.lstrip())
             # the next line is outdented (another branch or block), never more of this one
             assert not nxt.strip() or len(nxt) - len(nxt.lstrip()) < indent, (k, line, nxt)
+
+
+PARALLEL = """\
+const N: i64 = 64;
+buffer x: f32[N] = random(1);
+buffer y: f32[N] = zeros;
+channel c: i32[2];
+task producer { for k in 0..3 { c.send(k as i32).await; } c.close(); }
+task consumer {
+    let scale: f32 = 2.0;
+    for await k in c {
+        parallel for i in 0..N { let v = x[i] * scale; let w = v + 1.0; y[i] = w + (k as f32); }
+    }
+}
+"""
+
+
+def test_a_parallel_loops_own_locals_are_neither_spilled_nor_restored() -> None:
+    consumer = poll_text(PARALLEL, "consumer")
+    # the loop reads `scale` (captured) and `k` (captured): they cross the hand-out; the
+    # body's own `v`, `w` and `i` live in the lanes' function only
+    spilled = set(re.findall(r"F[IF]\[fb_[if] \+ \d+\] = (?:int64|float64)\((\w+)\)", suspend_exit(consumer)))
+    assert {"v_scale", "v_k"} <= spilled
+    assert not spilled & {"v_v", "v_w", "v_i"}
+    restored = set(re.findall(r"(\w+) = \w+\(F[IF]\[fb_[if] \+ \d+\]\)", consumer.split("while True:")[0]))
+    assert not restored & {"v_v", "v_w", "v_i"}

@@ -206,7 +206,8 @@ def program() -> tuple[gasync.Program, dict[str, np.ndarray]]:
 
 def test_the_program_combines_what_it_should(program) -> None:  # type: ignore[no-untyped-def]
     prog, _ = program
-    assert prog.source.count("# a map: the loads of") == 2 * len(TYPES)
+    # a map per type and kind, and the reducing loop with a combined update (both kinds)
+    assert prog.source.count("# a map: the loads of") == 2 * len(TYPES) + 2
     warp_atomics = prog.source.count("if lane == 0 and t_atom_")
     # per kind: every operator of every type on a scalar and an element, and the two
     # elements at a captured local's index; 5 conditional
