@@ -118,8 +118,7 @@ def _loops(
     red = s.reduce
     out: list[str] = []
     if mapped(s, captured, updates):
-        if red is None:
-            out += vector_map(shared, em, loop, vhelper)
+        out += vector_map(shared, em, loop, vhelper)
         out += unrolled_map(shared, em, s, loop if helper else None)
     elif red is None and not helper:
         inner = jam.inner_loop(s, captured)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from gasync.codegen import groups
+from gasync.codegen import groups, reduce
 from gasync.codegen.exprs import buffer_ref, local
 from gasync.codegen.hoist import helper_name, loop_invariant
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, source_line
@@ -267,6 +267,9 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
             out.append(f"            {names[a]}_v{u} = dv.ld{_space(a[0])}_v{vec}({ref}, {_address(em, s.var, a, at)})")
     kept = [(n, st) for n, st in enumerate(s.body) if isinstance(st, ir.Store)]  # by place in the body
     moves: list[str] = []
+    red = s.reduce
+    assert red is None or not helper  # a reducing loop has no iteration helper
+    values: list[str] = []  # a reducing loop's values of the turn, in order
     for u in range(VEC_STEPS):
         at = f"vk + {u * vec} * LANES"
         vals: dict[Access, list[str]] = {a: [] for a in stores}
@@ -284,10 +287,15 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
             out.append(f"            {em.assign(s.var, f'{at} + {j}')}")
             for n, st in map_iteration(shared, em, s.body, out, "            ", f"{u}_{j}"):
                 vals[(st.buf, st.index)].append(f"val_{u}_{j}_{n}")
+            if red is not None:  # a reducing loop's value of this element, kept for after the loads
+                values.append(f"rv_{u}_{j}")
+                out.append(f"            rv_{u}_{j} = {reduce.lane_value(red, em.r(ir.Var(red.value, red.ty)))}")
         em.r.vector_loads = {}
-        for a, values in vals.items():
+        for a, stored in vals.items():
             where = _address(em, s.var, a, at)
-            moves.append(f"            dv.st{_space(a[0])}_v{vec}({buffer_ref(a[0])}, {where}, ({', '.join(values)}))")
+            moves.append(f"            dv.st{_space(a[0])}_v{vec}({buffer_ref(a[0])}, {where}, ({', '.join(stored)}))")
+    if red is not None:  # combined after every load of the turn (a float min or max may branch)
+        out += [f"            acc = {reduce.combine(red.op, red.ty, 'acc', v)}" for v in values]
     out += moves
     out += [f"            lo += {span} * LANES", "        k = lo + lane"]
     return out

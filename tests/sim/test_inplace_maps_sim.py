@@ -1,6 +1,6 @@
 """Maps that update a buffer in place (``x[i] = f(x[i])``) and reducing loops whose body is a
 map (codegen/maps.py ``in_place``, codegen/parallel.py ``mapped``) run unrolled, 8 iterations'
-loads before their stores, on the simulator: the values equal NumPy's, through the unrolled
+loads before their stores, and with 16-byte moves (codegen/vectors.py), on the simulator: the values equal NumPy's, through the unrolled
 turns and the remainder after them; bodies where a load could see another iteration's store,
 or its own, keep one iteration a turn."""
 
@@ -16,9 +16,10 @@ pytestmark = [pytest.mark.sim, pytest.mark.timeout(240)]
 
 UNROLLED = f"while k + {UNROLL - 1} * LANES < hi:"
 
-# N = 1000: each lane runs 3 unrolled turns of 8 and then 7 or 8 iterations one at a time
+# N = 2000: each lane runs 3 turns of 16-byte moves (f64: 16 iterations a turn; f32: one of
+# 32), then unrolled turns of 8 and single iterations
 RELAX = """\
-const N: i64 = 1000;
+const N: i64 = 2000;
 buffer x: f64[N] = input;
 buffer t: f64[N] = input;
 buffer y: f32[N] = input;
@@ -42,10 +43,12 @@ task main {
 
 def test_in_place_updates_and_reductions_unrolled_give_numpy_s_values() -> None:
     program = gasync.compile_source(RELAX, "relax.gasync")
-    assert program.generated.source.count(UNROLLED) == 5, "each loop above is unrolled"
+    src = program.generated.source
+    assert src.count(UNROLLED) == 5, "each loop above is unrolled"
+    assert src.count("# 16-byte moves") == 5, "and moves 16 bytes an access"
     rng = np.random.default_rng(5)
-    x, t = rng.uniform(-1, 1, 1000), rng.uniform(-1, 1, 1000)
-    y = rng.uniform(-1, 1, 1000).astype(np.float32)
+    x, t = rng.uniform(-1, 1, 2000), rng.uniform(-1, 1, 2000)
+    y = rng.uniform(-1, 1, 2000).astype(np.float32)
     out = program.run(backend="sim", timeout=200, inputs={"x": x.copy(), "t": t, "y": y.copy()}).buffers
     v = 0.5 * x + 0.5 * t
     assert out["out_f"][0] == np.max(np.abs(v - t))
@@ -54,7 +57,7 @@ def test_in_place_updates_and_reductions_unrolled_give_numpy_s_values() -> None:
     np.testing.assert_allclose(out["out_f"][1], np.sum(w - t), rtol=1e-12)  # sums in any order
     assert out["out_f"][2] == np.min(t - 0.25)
     np.testing.assert_array_equal(out["y"], np.float32(2.0) * y + np.float32(1.0))
-    s = np.arange(1000, dtype=np.int64) * 3
+    s = np.arange(2000, dtype=np.int64) * 3
     np.testing.assert_array_equal(out["z"], s + 1)
     assert out["out_i"][0] == s.sum()
 
