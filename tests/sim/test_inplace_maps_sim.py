@@ -1,8 +1,9 @@
 """Maps that update a buffer in place (``x[i] = f(x[i])``) and reducing loops whose body is a
 map (codegen/maps.py ``in_place``, codegen/parallel.py ``mapped``) run unrolled, 8 iterations'
-loads before their stores, and with 16-byte moves (codegen/vectors.py), on the simulator: the values equal NumPy's, through the unrolled
-turns and the remainder after them; bodies where a load could see another iteration's store,
-or its own, keep one iteration a turn."""
+loads before their stores, and with 16-byte moves (codegen/vectors.py), on the simulator: the
+values equal NumPy's, through the vector and unrolled turns and the remainder after them;
+bodies where a load could see another iteration's store, or its own, keep one iteration a
+turn."""
 
 from __future__ import annotations
 
