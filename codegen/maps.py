@@ -37,9 +37,10 @@ def is_map(
     """Whether a parallel loop's body is a map: straight-line lets, plain stores and combined
     atomic updates (of a register: ``combined_updates``) of pure expressions, with at least one
     store (none needed in a ``reducing`` loop's body, whose tail is a let), reading no buffer
-    that it writes except *in place* (``in_place``, given the loop's variable ``var``). Then all of an iteration's loads
-    may come before another iteration's stores, which an unrolled loop uses to keep several
-    loads in flight per lane (the compiler cannot: buffers may alias)."""
+    that it writes except *in place* (``in_place``, given the loop's variable ``var``). Then
+    all of an iteration's loads may come before another iteration's stores, which an unrolled
+    loop uses to keep several loads in flight per lane (the compiler cannot: buffers may
+    alias)."""
     from gasync.planner.walk import exprs_of, subexprs
 
     read: set[str] = set()
