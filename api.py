@@ -7,6 +7,7 @@
     traced = prog.run(backend="sim", trace=True)
     traced.trace (the RawTrace), traced.profile["main"].busy_us
     prog.run(checked=False)   # no run-time bounds checks (with them, an index out of bounds is E0312)
+    prog.map(client, [{"x": a}, {"x": b}])   # a Dask future per inputs dict (gasync.cluster)
 
 Compiling parses, plans and generates code (no Numba import); running picks a
 backend and launches. Errors in the program raise ``GasyncError`` subclasses
@@ -24,9 +25,9 @@ of the same library, with no copy through the host (``outputs``: see
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -46,6 +47,7 @@ class Program:
     shows its task graph."""
 
     generated: Generated
+    options: PlanOptions = field(default=PlanOptions(), compare=False)  # the defines and --strict it was compiled with
 
     def __repr__(self) -> str:
         tasks = ", ".join(t.name for t in self.plan.tasks)
@@ -133,6 +135,15 @@ class Program:
             )
         return result
 
+    def map(self, client: Any, inputs: Iterable[Mapping[str, Any]], **run_options: Any) -> list[Any]:
+        """Run once per inputs dict on a Dask cluster: a ``distributed.Future`` per dict, in order,
+        each giving the :class:`Result` that ``run(inputs=..., **run_options)`` would (a program's
+        error: the same located ``GasyncError``). Each worker compiles the program once, from its
+        text. See :mod:`gasync.cluster`."""
+        from gasync.cluster import map_program
+
+        return map_program(self, client, inputs, **run_options)
+
 
 def compile_source(
     text: str, path: str = "<input>", defines: Mapping[str, Any] | None = None, strict: bool = False
@@ -142,7 +153,7 @@ def compile_source(
     from gasync.pipeline import deep
 
     options = _options(defines, strict)
-    return _compiled(path, lambda: deep(lambda: generate(plan(parse(text, path), options))))
+    return _compiled(path, options, lambda: deep(lambda: generate(plan(parse(text, path), options))))
 
 
 def compile(path: str | Path, defines: Mapping[str, Any] | None = None, strict: bool = False) -> Program:  # noqa: A001
@@ -150,12 +161,12 @@ def compile(path: str | Path, defines: Mapping[str, Any] | None = None, strict: 
     from gasync.pipeline import deep, load
 
     options = _options(defines, strict)
-    return _compiled(str(path), lambda: deep(lambda: generate(plan(load(path), options))))
+    return _compiled(str(path), options, lambda: deep(lambda: generate(plan(load(path), options))))
 
 
-def _compiled(path: str, build: Callable[[], Generated]) -> Program:
+def _compiled(path: str, options: PlanOptions, build: Callable[[], Generated]) -> Program:
     with located(path):
-        return Program(build())
+        return Program(build(), options)
 
 
 @contextmanager
@@ -173,10 +184,11 @@ def located(path: str) -> Iterator[None]:
 
 
 def _options(defines: Mapping[str, Any] | None, strict: bool) -> PlanOptions:
-    return PlanOptions(tuple((k, _define_text(v)) for k, v in (defines or {}).items()), strict)
+    return PlanOptions(tuple((k, define_text(v)) for k, v in (defines or {}).items()), strict)
 
 
-def _define_text(v: Any) -> str:
+def define_text(v: Any) -> str:
+    """A define's value as the planner reads it (`-D` text)."""
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)

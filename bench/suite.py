@@ -42,7 +42,7 @@ def unchecked(prog: Program) -> Program:
     (``run(checked=False)``), once, so that every timed run of it is the same module."""
     from gasync.codegen import generate
 
-    return Program(generate(prog.plan, trace=prog.generated.trace, checked=False))
+    return Program(generate(prog.plan, trace=prog.generated.trace, checked=False), prog.options)
 
 
 def checks_note(on: Program, off: Program) -> str:

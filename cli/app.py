@@ -37,6 +37,7 @@ from gasync.cli.common import (
     plan_options,
 )
 from gasync.cli.drawings import GraphFormat, emit_graph, graph_format
+from gasync.cli.map import map_command
 from gasync.cli.params import FileToWrite, verbosity
 from gasync.cli.report import (
     EXIT_INTERNAL,
@@ -232,6 +233,7 @@ def explain(
 
 
 app.command()(run)
+app.command(name="map")(map_command)
 app.add_typer(cache_cli.app)
 
 

@@ -59,7 +59,7 @@ from gasync.planner.model import Plan
 from gasync.runtime import cache
 from gasync.runtime import run as run_generated
 from gasync.runtime.backends import choose
-from gasync.runtime.errors import InputError
+from gasync.runtime.buffers import load_npy
 from gasync.runtime.module import module_path
 from gasync.runtime.options import Result, RunOptions
 
@@ -152,7 +152,7 @@ def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> 
     rep.detail(f"parsed and planned {src.label} in {time.perf_counter() - t0:.3f} s")
     _check_names(plan, args)
     _hint_host_signals(rep, plan, args)
-    arrays = {name: _load_npy(name, path) for name, path in args.inputs}
+    arrays = {name: load_npy(name, path) for name, path in args.inputs}
     _say_backend(rep, src, args, chosen, plan)
     phases.enter("generating the kernel")
     generated = _generate(rep, plan, args, chosen)
@@ -263,14 +263,6 @@ def _check_names(plan: Plan, args: Args) -> None:
 
 def _listing(names: dict[str, Any]) -> str:
     return f" (it has {', '.join(names)})" if names else " (it declares none)"
-
-
-def _load_npy(name: str, path: Path) -> np.ndarray[Any, Any]:
-    """The array in a .npy file that exists (Click checked); a bad file is an error in the input data."""
-    try:
-        return np.load(path, allow_pickle=False)
-    except (ValueError, OSError) as exc:
-        raise InputError(f"--input {name}: cannot read {path} as a .npy array: {exc}") from None
 
 
 def _say_fewer_executors(rep: Reporter, asked: int, result: Result) -> None:

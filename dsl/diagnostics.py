@@ -63,6 +63,14 @@ class GasyncError(Exception):
         """This diagnostic as ``check --json`` prints it (file, line, column, code, message, notes...)."""
         return to_json(self, self.path)
 
+    def __copy__(self) -> GasyncError:
+        """A new error with this one's attributes (a dict of its own: the ``copy.copy`` of an
+        exception goes through ``__reduce_ex__``, which tblib, installed by Dask, makes share it)."""
+        other = type(self).__new__(type(self))
+        other.args = self.args
+        other.__dict__.update(self.__dict__)
+        return other
+
     def in_cli_words(self) -> GasyncError:
         """The same diagnostic worded for the command line (its flags, not the API's arguments)."""
         if not self.cli_message:

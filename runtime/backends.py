@@ -33,14 +33,19 @@ SIM_DEFAULT_LIMIT_S = 600.0
 
 def gpu_present() -> bool:
     """True if the CUDA driver loads and reports at least one device (no Numba import)."""
+    return gpu_count() > 0
+
+
+def gpu_count() -> int:
+    """The CUDA devices the driver reports (that CUDA_VISIBLE_DEVICES leaves); 0 without a driver."""
     try:
         lib = ctypes.CDLL("libcuda.so.1")
     except OSError:
-        return False
+        return 0
     count = ctypes.c_int(0)
     if lib.cuInit(0) != 0 or lib.cuDeviceGetCount(ctypes.byref(count)) != 0:
-        return False
-    return count.value > 0
+        return 0
+    return count.value
 
 
 def choose(backend: str) -> str:
@@ -190,4 +195,4 @@ def _run_job(job: Path, out: Path, env: dict[str, str], limit: float) -> str:
     return "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-5:])
 
 
-__all__ = ["RunError", "choose", "gpu_present", "run", "sim_worker_pid"]
+__all__ = ["RunError", "choose", "gpu_count", "gpu_present", "run", "sim_worker_pid"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -82,3 +83,12 @@ def shape_and_dtype(arr: Any, name: str) -> tuple[tuple[int, ...], np.dtype[Any]
     if isinstance(arr, np.ndarray) or is_device_array(arr):  # a Numba device array has both too
         return tuple(arr.shape), np.dtype(arr.dtype)
     raise input_error(name, f"expected a NumPy array or a CUDA device array, found {type(arr).__name__}")
+
+
+def load_npy(name: str, path: str | Path) -> np.ndarray[Any, Any]:
+    """The array in the .npy file for input buffer ``name``; a missing or bad file is an error in
+    the input data (``--input x: cannot read ...``)."""
+    try:
+        return np.load(path, allow_pickle=False)
+    except (ValueError, OSError) as exc:
+        raise input_error(name, f"cannot read {path} as a .npy array: {exc}") from None

@@ -70,7 +70,7 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
     except Exception as exc:
         raise out_of_memory(gen, exc) if is_out_of_memory(exc) else exc from None
     try:
-        return _collect(gen, options, run, str(path), t0, sim, getattr(module, "BOUNDS_SITES", ()))
+        return _collect(cuda, gen, options, run, str(path), t0, sim, getattr(module, "BOUNDS_SITES", ()))
     finally:
         run.release()  # after the results were copied out of the kept state
 
@@ -210,7 +210,14 @@ def _deliver(schedule: list[tuple[float, int]], hostsig: Any, t2: float) -> None
 
 
 def _collect(
-    gen: Generated, options: RunOptions, run: Launched, path: str, t0: float, sim: bool, sites: tuple[Any, ...]
+    cuda: Any,
+    gen: Generated,
+    options: RunOptions,
+    run: Launched,
+    path: str,
+    t0: float,
+    sim: bool,
+    sites: tuple[Any, ...],
 ) -> Result:
     """The run's results and stats from its device arrays; raises what its exit code says
     (``sites``: the module's bounds-check sites, for a fault's wording)."""
@@ -241,6 +248,7 @@ def _collect(
         "device_ms": round(float(back["STATS"][:, Stat.ELAPSED_NS].max()) / 1e6, 3),
         "total_s": round(time.perf_counter() - t0, 4),
         "module": path,
+        "device": "simulator" if sim else device_label(cuda),
     }
     if not sim:
         stats["prepare_ms"] = round(run.prepare_s * 1e3, 3)  # the state built or reset, before the launch call
@@ -255,6 +263,17 @@ def _collect(
         stats=stats,
         trace=trace,
     )
+
+
+def device_label(cuda: Any) -> str:
+    """The GPU this process runs on, by name and PCI address: workers pinned one to a GPU each
+    (CUDA_VISIBLE_DEVICES, as dask-cuda sets it) name different ones."""
+    dev = cuda.get_current_device()
+    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    try:
+        return f"{name} (PCI {dev.PCI_DOMAIN_ID:04x}:{dev.PCI_BUS_ID:02x}:{dev.PCI_DEVICE_ID:02x})"
+    except (AttributeError, TypeError, ValueError):  # a driver that does not report the address
+        return name
 
 
 def _trace(gen: Generated, dev: Any, ctl: np.ndarray[Any, Any], executors: int, sim: bool) -> Any:

@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|probe|sanitize|groups|traces|ncu|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|probe|sanitize|groups|traces|ncu|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -182,6 +182,15 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   ncu --import "$out/b8.ncu-rep" --page details --csv 2>/dev/null > "$out/ncu-b8-details.csv"
   grep -E "Duration|Elapsed Cycles|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issued Warp|Issue Slots|Eligible|Pipe|Bank" "$out/ncu-b8-details.csv" | cut -c1-200
   rm -f "$out/b8.ncu-rep"
+  fi
+  if in_part map; then
+  # issue 17: gasync map of 16 images through dask-cuda's LocalCUDACluster against single runs in
+  # one process (goal: within 1.10), and the cluster's tests on the GPU; Dask, dask-cuda and their
+  # dependencies travel in .whl/ (scripts/fetch_wheels.sh)
+  echo "== gasync map on the GPU (scripts/map_check.py: 16 inputs of 2048 x 2048)"
+  timeout 300 python3 scripts/map_check.py --backend cuda --inputs 16 --size 2048 --json "$out/map-check.json" 2>&1 | tail -30
+  echo "== the cluster tests on the GPU's host (simulator backend)"
+  timeout 200 python3 -m pytest -q tests/cluster -p no:cacheprovider -W ignore -rf 2>&1 | tail -5
   fi
   if in_part bench all; then
   echo "== benchmarks: the whole suite, median of 3 runs, in three parts"

@@ -34,5 +34,6 @@ CHECKS = _sim_checks()
 @pytest.mark.parametrize("path", sorted(SAMPLES.glob("*.gasync")), ids=lambda p: p.stem)
 def test_sample_on_the_reference(path: Path) -> None:
     program = gasync.compile(path)
-    outcome = reference.run(program.plan, signals=CHECKS.HOST_SIGNALS.get(path.stem, {}))
+    inputs = CHECKS.INPUTS[path.stem]() if path.stem in CHECKS.INPUTS else {}
+    outcome = reference.run(program.plan, inputs, signals=CHECKS.HOST_SIGNALS.get(path.stem, {}))
     CHECKS.CHECKS[path.stem](outcome)

@@ -118,6 +118,29 @@ def check_tiled_matmul(r: Result) -> None:
     np.testing.assert_array_equal(r.buffers["c"], matmul_reference(32))
 
 
+def normalize_image() -> np.ndarray:
+    """samples/normalize.gasync's input: values in [-1, 4), float32."""
+    return (np.random.default_rng(1).random((64, 64)) * 5 - 1).astype(np.float32)
+
+
+def check_normalize(r: Result) -> None:
+    img = normalize_image()
+    assert (r.shared["lo"], r.shared["hi"]) == (img.min(), img.max())
+    np.testing.assert_allclose(r.buffers["out"], (img - img.min()) / (img.max() - img.min()), rtol=0, atol=1e-7)
+    assert r.buffers["out"].min() == 0.0 and r.buffers["out"].max() == 1.0
+
+
+def tonemap_image() -> np.ndarray:
+    """samples/tonemap.gasync's input: radiances in [0, 8), float32."""
+    return (np.random.default_rng(2).random((32, 48)) * 8).astype(np.float32)
+
+
+def check_tonemap(r: Result) -> None:
+    hdr = tonemap_image()
+    want = (hdr / (np.float32(1) + hdr)) ** (np.float32(1) / np.float32(2.2))
+    np.testing.assert_allclose(r.buffers["ldr"], want, rtol=1e-6)
+
+
 CHECKS: dict[str, Callable[[Result], None]] = {
     "async_double": check_async_double,
     "counter": check_counter,
@@ -125,13 +148,19 @@ CHECKS: dict[str, Callable[[Result], None]] = {
     "histogram": check_histogram,
     "jacobi": check_jacobi,
     "join_select": check_join_select,
+    "normalize": check_normalize,
     "saxpy_reduce": check_saxpy_reduce,
     "stencil2d": check_stencil2d,
     "staged_pipeline": check_staged_pipeline,
     "tiled_matmul": check_tiled_matmul,
+    "tonemap": check_tonemap,
     "warp_specialized": check_warp_specialized,
 }
 HOST_SIGNALS = {"counter": {"stop": 0.01}}  # seconds after launch, as the header's --signal stop=10ms
+INPUTS: dict[str, Callable[[], dict[str, np.ndarray]]] = {  # the header's --input files
+    "normalize": lambda: {"img": normalize_image()},
+    "tonemap": lambda: {"hdr": tonemap_image()},
+}
 
 
 def test_every_sample_has_a_check() -> None:
@@ -147,4 +176,5 @@ def test_sample_on_sim(path: Path) -> None:
         construct = exc.message.split(" is not supported")[0]
         pytest.skip(f"needs {construct} (issue 5): {path.name}:{exc.span.line}")
     signals = HOST_SIGNALS.get(path.stem, {})
-    CHECKS[path.stem](program.run(backend="sim", timeout=RUN_TIMEOUT_S, signals=signals))
+    inputs = INPUTS[path.stem]() if path.stem in INPUTS else {}
+    CHECKS[path.stem](program.run(backend="sim", timeout=RUN_TIMEOUT_S, signals=signals, inputs=inputs))

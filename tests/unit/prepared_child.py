@@ -88,6 +88,8 @@ def install() -> None:
     cuda.to_device, cuda.as_cuda_array, cuda.synchronize = to_device, as_cuda_array, synchronize
     cuda.mapped_array = lambda shape, dtype: np.zeros(shape, dtype)
     cuda.current_context = lambda: context
+    gpu = SimpleNamespace(name=b"stand-in", PCI_DOMAIN_ID=0, PCI_BUS_ID=0x19, PCI_DEVICE_ID=0)
+    cuda.get_current_device = lambda: gpu
     dispatcher.launch = lambda stream, config, function, *params: fake_kernel(list(params))
 
 
@@ -188,6 +190,7 @@ def main() -> None:
     xs = [np.arange(64, dtype=np.float32) * k for k in range(1, 9)]
     a, b = run(1, xs[0]), run(2, xs[1])
     FACTS["host"] = [a.stats["launch_path"], b.stats["launch_path"], prepared.CACHE.hits, prepared.CACHE.misses]
+    FACTS["device"] = a.stats["device"]
     FACTS["host_right"] = all(
         np.array_equal(r.buffers["y"], 2 * x + 1) and r.shared["total"] == 5 for r, x in ((a, xs[0]), (b, xs[1]))
     )

@@ -318,6 +318,7 @@ def test_the_gpu_path_on_a_cpu_stand_in_starts_every_run_fresh(tmp_path: Path) -
     facts = json.loads(res.stdout.strip().splitlines()[-1])
     assert facts["stale"] == []  # every run (9, one of them after a deadlock) found host_arrays' state
     assert facts["host"] == ["prepared", "prepared", 1, 1]  # built once, then reused
+    assert facts["device"] == "stand-in (PCI 0000:19:00)"  # the run's stats name the GPU it ran on
     assert facts["host_right"] is True
     assert facts["deadlock"].startswith("deadlock: no task can make progress")
     assert facts["after_deadlock"] == ["prepared", True]

@@ -1,0 +1,409 @@
+"""``gasync map``: one program over many inputs on a Dask cluster, each input's outputs to files.
+
+    gasync map samples/normalize.gasync --input img='images/*.npy' --output-dir out/
+
+Each ``--input NAME=PATTERN`` is one .npy file or a glob of them (quoted, so that the shell
+leaves it to gasync). Globs pair their files by name: ``img='a/*.npy' mask='b/*.npy'`` gives one
+run per file name found under both (a name missing from one is a usage error); a plain file goes
+to every run. Each run writes ``OUTDIR/NAME/STEM.npy`` for each buffer ``--output`` names (by
+default every buffer that is not an input), and ``OUTDIR/summary.json`` lists every input: its
+files, shared scalars, stats and worker, or its error. The workers write the outputs (through a
+temporary name and a rename, so a run that Dask repeats after its worker died writes the same
+file again), so they must see the paths: a LocalCluster does, a remote one needs a shared file
+system, as Dask's own readers do.
+
+The cluster: ``--scheduler ADDRESS`` joins a running one; otherwise a LocalCluster of
+``--workers N`` processes is started for the command (default: one per GPU with dask-cuda's
+LocalCUDACluster on a GPU, where dask-cuda is installed; min(4, cores) on the simulator).
+
+Order of checks, as ``gasync run``'s: the options (Click), then the program (parsed and planned
+here, once), its names and the input files, and only then the cluster. Exit status: 0 when every
+input ran; 1 when any failed (each error is printed with its input, the others still run); 2 a
+usage error; 3 an internal error.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import logging
+import os
+import statistics
+import sys
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+import click
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from gasync.cli import progress
+from gasync.cli.common import (
+    Backend,
+    BackendOpt,
+    Color,
+    ColorOpt,
+    DebugOpt,
+    DefineOpt,
+    FileArg,
+    QuietOpt,
+    StrictOpt,
+    TimeoutOpt,
+    UncheckedOpt,
+    plan_options,
+)
+from gasync.cli.params import Count, Pair, no_repeats, verbosity
+from gasync.cli.report import Reporter, use_color
+from gasync.cli.source import Source
+from gasync.dsl.diagnostics import GasyncError
+from gasync.planner.model import Plan
+
+PATTERN = Pair("input", example="NAME=PATTERN such as x='data/*.npy'")
+TABLE_ROWS = 20  # inputs listed in the terminal's table; summary.json has them all
+
+MapInputOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--input", metavar="NAME=PATTERN", click_type=PATTERN, callback=no_repeats, show_default=False,
+        help="Fill an `input` buffer from each .npy file a glob matches (quote it), or from one file in every run"
+        " (repeatable).",
+    ),
+]  # fmt: skip
+OutputDirOpt = Annotated[
+    Path,
+    typer.Option("--output-dir", metavar="DIR", help="Where each run's outputs go, as DIR/NAME/INPUT.npy.",
+                 show_default=False),
+]  # fmt: skip
+OutputNameOpt = Annotated[
+    list[str] | None,
+    typer.Option("--output", metavar="NAME", show_default=False,
+                 help="A buffer to save after each run (repeatable; default: every buffer that is not an input)."),
+]  # fmt: skip
+SchedulerOpt = Annotated[
+    str | None,
+    typer.Option("--scheduler", metavar="ADDRESS", show_default=False,
+                 help="A running Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: start a local cluster)."),
+]  # fmt: skip
+WorkersOpt = Annotated[
+    int,
+    typer.Option("--workers", click_type=Count(), metavar="N",
+                 help="Worker processes of the local cluster (0: one per GPU, or min(4, cores) on the simulator)."),
+]  # fmt: skip
+MapJsonOpt = Annotated[bool, typer.Option("--json", help="Print the summary (summary.json's object) on stdout.")]
+
+
+@dataclass
+class Outcome:
+    """What came back for one input: the worker's record, or the error."""
+
+    stem: str
+    files: dict[str, str]
+    record: dict[str, Any] | None = None
+    error: BaseException | None = None
+
+
+@dataclass
+class Tally:
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.error is not None]
+
+
+def map_command(
+    file: FileArg,
+    output_dir: OutputDirOpt,
+    inputs: MapInputOpt = None,
+    outputs: OutputNameOpt = None,
+    scheduler: SchedulerOpt = None,
+    workers: WorkersOpt = 0,
+    backend: BackendOpt = Backend.auto,
+    define: DefineOpt = None,
+    strict: StrictOpt = False,
+    unchecked: UncheckedOpt = False,
+    timeout: TimeoutOpt = None,
+    as_json: MapJsonOpt = False,
+    color: ColorOpt = Color.auto,
+    quiet: QuietOpt = False,
+    debug: DebugOpt = False,
+) -> None:
+    """Run a program once per input file on a Dask cluster (a local one unless --scheduler)."""
+    rep = Reporter(debug, verbosity(quiet, False), color=use_color(color))
+    src = Source(file)
+    with rep.guard(src):
+        plan = src.check(plan_options(define, strict))
+        rep.diagnostics(list(plan.warnings), src)
+        runs = pair_inputs(plan, list(inputs or []))
+        saved = output_names(plan, outputs or [])
+        make_dirs(output_dir, saved)
+        from gasync import cluster
+
+        try:
+            cluster.require("distributed")
+        except cluster.DaskMissingError as exc:
+            raise click.UsageError(
+                f"gasync map runs on Dask, which is not installed here: {cluster.INSTALL_HINT}"
+            ) from exc
+        recipe = cluster.Recipe(src.text(), src.label, tuple((str(n), str(v)) for n, v in define or []), strict)
+        options = {"backend": backend.value, "timeout": timeout or 0.0, "checked": not unchecked}
+        t0 = time.perf_counter()
+        with ExitStack() as stack:
+            client, described = connect(stack, rep, scheduler, workers, backend.value)
+            tally = submit_all(rep, client, recipe, runs, str(output_dir), saved, options)
+        wall = time.perf_counter() - t0
+        doc = summary_doc(src.label, described, wall, tally)
+        (output_dir / "summary.json").write_text(json.dumps(doc, indent=1) + "\n")
+        report(rep, src, tally, doc, output_dir, as_json)
+        if as_json:
+            sys.stdout.write(json.dumps(doc) + "\n")
+    rep.finish()
+
+
+def pair_inputs(plan: Plan, given: list[tuple[str, str]]) -> list[tuple[str, dict[str, str]]]:
+    """The runs: (a name for the run, input buffer -> file), globs paired by file name."""
+    buffers = {b.name: b for b in plan.buffers}
+    for name, _ in given:
+        if name not in buffers:
+            has = ", ".join(buffers) or "none"
+            raise click.UsageError(f"--input {name}: the program has no buffer named '{name}' (it has {has})")
+        if buffers[name].init != "input":
+            raise click.UsageError(
+                f"--input {name}: buffer '{name}' is initialised with '{buffers[name].init}', not 'input'"
+            )
+    for b in plan.buffers:
+        if b.init == "input" and b.name not in dict(given):
+            raise click.UsageError(f"buffer '{b.name}' is declared '= input' but no --input {b.name}=PATTERN was given")
+    fixed: dict[str, str] = {}
+    matched: dict[str, dict[str, str]] = {}
+    for name, pattern in given:
+        if not glob.has_magic(pattern):
+            if not Path(pattern).is_file():
+                raise click.UsageError(f"--input {name}={pattern}: no such file")
+            fixed[name] = pattern
+            continue
+        files = sorted(p for p in glob.glob(pattern) if Path(p).is_file())
+        if not files:
+            raise click.UsageError(f"--input {name}={pattern}: the pattern matches no file")
+        by_stem = {Path(p).stem: p for p in files}
+        if len(by_stem) < len(files):
+            raise click.UsageError(
+                f"--input {name}={pattern}: two files have one name; each run is named by its files' names"
+            )
+        matched[name] = by_stem
+    if not matched:
+        return [(Path(next(iter(fixed.values()))).stem if fixed else "run", fixed)]
+    names = list(matched)
+    stems = set(matched[names[0]])
+    for name in names[1:]:
+        missing = stems ^ set(matched[name])
+        if missing:
+            stem = sorted(missing)[0]
+            where = names[0] if stem not in matched[names[0]] else name
+            raise click.UsageError(
+                f"--input {where}: no file named '{stem}' (globs pair their files by name, and"
+                f" '{stem}' is among the other input's)"
+            )
+    return [(stem, {**fixed, **{name: matched[name][stem] for name in names}}) for stem in sorted(stems)]
+
+
+def output_names(plan: Plan, asked: list[str]) -> tuple[str, ...]:
+    names = [b.name for b in plan.buffers]
+    for name in asked:
+        if name not in names:
+            raise click.UsageError(
+                f"--output {name}: the program has no buffer named '{name}' (it has {', '.join(names)})"
+            )
+    if asked:
+        return tuple(dict.fromkeys(asked))
+    return tuple(b.name for b in plan.buffers if b.init != "input")
+
+
+def make_dirs(root: Path, outputs: tuple[str, ...]) -> None:
+    try:
+        for name in outputs:
+            (root / name).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise click.UsageError(f"--output-dir {root}: cannot create it: {exc.strerror}") from None
+
+
+def connect(stack: ExitStack, rep: Reporter, scheduler: str | None, workers: int, backend: str) -> tuple[Any, str]:
+    """A client of the given scheduler, or of a local cluster started here (closed with ``stack``)."""
+    from distributed import Client
+
+    if scheduler is not None:
+        if workers:
+            raise click.UsageError("--workers sizes a local cluster; with --scheduler the cluster's own workers run")
+        try:
+            client = stack.enter_context(Client(scheduler, timeout="10s"))
+        except OSError as exc:
+            raise click.UsageError(f"--scheduler {scheduler}: cannot connect: {exc}") from None
+        n = len(client.scheduler_info(n_workers=-1).get("workers", {}))
+        return client, f"{n} worker{'s' if n != 1 else ''} at {scheduler}"
+    from gasync.runtime.backends import choose, gpu_count
+
+    chosen = choose(backend)
+    quiet = {"dashboard_address": None, "silence_logs": logging.CRITICAL, "threads_per_worker": 1}
+    phases = progress.Phases(rep.label)
+    phases.enter("starting a local cluster")
+    with progress.spinner(phases, enabled=rep.verbosity > 0):
+        cuda_cluster = _cuda_cluster() if chosen == "cuda" else None
+        if cuda_cluster is not None:
+            cluster = stack.enter_context(cuda_cluster(n_workers=workers or None, **quiet))
+            kind = "LocalCUDACluster"
+        else:
+            from distributed import LocalCluster
+
+            n = workers or (gpu_count() if chosen == "cuda" else min(4, os.cpu_count() or 1))
+            cluster = stack.enter_context(LocalCluster(n_workers=n, processes=True, **quiet))
+            kind = "LocalCluster"
+        client = stack.enter_context(Client(cluster))
+    n = len(cluster.workers)
+    rep.say(f"started a {kind} of {n} worker{'s' if n != 1 else ''} (backend {chosen})")
+    return client, f"{n} worker{'s' if n != 1 else ''} ({kind})"
+
+
+def _cuda_cluster() -> Any:
+    try:
+        from dask_cuda import LocalCUDACluster
+    except ImportError:
+        return None
+    return LocalCUDACluster
+
+
+def submit_all(
+    rep: Reporter, client: Any, recipe: Any, runs: list[tuple[str, dict[str, str]]], outdir: str,
+    outputs: tuple[str, ...], options: dict[str, Any],
+) -> Tally:  # fmt: skip
+    """Submit a task per run; collect them as they finish, with a progress bar on a terminal."""
+    from dask.base import tokenize
+    from distributed import as_completed
+
+    from gasync.cluster import run_files
+
+    futures = {}
+    for stem, files in runs:
+        key = f"gasync-map-{recipe.stem}-{stem}-{tokenize(recipe.digest, files, outdir, outputs, options)}"
+        fut = client.submit(run_files, recipe, files, outdir, stem, outputs, options, key=key)
+        futures[fut] = Outcome(stem, files)
+    tally = Tally()
+    console = Console(stderr=True)
+    with _bar(console, rep.verbosity > 0 and console.is_terminal, recipe.stem, len(runs)) as advance:
+        for fut in as_completed(list(futures)):
+            outcome = futures[fut]
+            try:
+                outcome.record = fut.result()
+            except GasyncError as err:
+                outcome.error = err
+            except Exception as exc:  # a worker's internal error, or one that died too often (KilledWorker)
+                outcome.error = exc
+            tally.outcomes.append(outcome)
+            advance(outcome.error is None)
+    tally.outcomes.sort(key=lambda o: o.stem)
+    return tally
+
+
+class _bar:
+    """A Rich progress bar of inputs done (and failed), or nothing off a terminal."""
+
+    def __init__(self, console: Console, enabled: bool, label: str, total: int) -> None:
+        self.enabled, self.total, self.failed = enabled, total, 0
+        self.progress: Any = None
+        if enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(
+                TextColumn(f"{label}: [progress.description]{{task.description}}"), BarColumn(),
+                MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True,
+            )  # fmt: skip
+            self.task = self.progress.add_task("running", total=total)
+
+    def __enter__(self) -> Any:
+        if self.progress is not None:
+            self.progress.start()
+        return self.advance
+
+    def advance(self, ok: bool) -> None:
+        if self.progress is None:
+            return
+        self.failed += not ok
+        words = f"running, {self.failed} failed" if self.failed else "running"
+        self.progress.update(self.task, advance=1, description=words)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+
+
+def summary_doc(label: str, workers: str, wall_s: float, tally: Tally) -> dict[str, Any]:
+    """summary.json: the command's totals and one entry per input."""
+    entries = []
+    for o in tally.outcomes:
+        if o.error is None:
+            assert o.record is not None
+            entries.append({"ok": True, **o.record})
+        else:
+            entries.append({"ok": False, "input": o.stem, "files": o.files, "error": _error_doc(o.error, label)})
+    totals = [float(o.record["stats"]["total_s"]) for o in tally.outcomes if o.record is not None]
+    return {
+        "program": label,
+        "workers": workers,
+        # where the runs ran, from their stats: "sim", or each GPU's name and PCI address
+        "devices": sorted({str(o.record["stats"].get("device", "")) for o in tally.outcomes if o.record is not None}),
+        "inputs": len(tally.outcomes),
+        "ok": len(tally.outcomes) - len(tally.failed),
+        "failed": len(tally.failed),
+        "wall_s": round(wall_s, 3),
+        "run_s_median": round(statistics.median(totals), 4) if totals else None,
+        "runs": entries,
+    }
+
+
+def _error_doc(err: BaseException, label: str) -> dict[str, Any]:
+    if isinstance(err, GasyncError):
+        from gasync.dsl.diagnostics import to_json
+
+        return to_json(err.in_cli_words(), label)
+    return {"code": None, "message": f"{type(err).__name__}: {err}"}
+
+
+def report(rep: Reporter, src: Source, tally: Tally, doc: dict[str, Any], outdir: Path, as_json: bool) -> None:
+    """Each failed input's error, then the totals (and a table of the inputs on a terminal)."""
+    for o in tally.failed:
+        files = ", ".join(f"{k}={v}" for k, v in o.files.items())
+        print(f"gasync: input '{o.stem}' ({files}) failed:", file=sys.stderr)
+        if isinstance(o.error, GasyncError):
+            rep.diagnostics([o.error], src)
+        else:
+            assert o.error is not None
+            rep.internal(o.error)
+    if rep.verbosity > 0 and not as_json:
+        _table(tally)
+    n, failed = doc["inputs"], doc["failed"]
+    median = f", {doc['run_s_median']:.3f} s a run (median)" if doc["run_s_median"] is not None else ""
+    rep.say(
+        f"mapped {src.label} over {n} input{'s' if n != 1 else ''} on {doc['workers']} in {doc['wall_s']:.1f} s"
+        f"{median}: {n - failed} ok, {failed} failed; outputs and summary.json in {outdir}"
+    )
+
+
+def _table(tally: Tally) -> None:
+    table = Table(title="runs", title_justify="left")
+    for col in ("input", "worker", "kernel_ms", "total_s", "result"):
+        table.add_column(col)
+    for o in tally.outcomes[:TABLE_ROWS]:
+        if o.record is not None:
+            stats = o.record["stats"]
+            table.add_row(
+                o.stem, stats.get("worker", ""), str(stats.get("kernel_ms", "")), str(stats.get("total_s", "")), "ok"
+            )
+        else:
+            code = getattr(o.error, "code", type(o.error).__name__)
+            table.add_row(o.stem, "", "", "", f"failed ({code})")
+    Console().print(table)
+    if len(tally.outcomes) > TABLE_ROWS:
+        print(f"... and {len(tally.outcomes) - TABLE_ROWS} more (summary.json lists every run)")

@@ -1,0 +1,389 @@
+"""Past one process: a program run over many inputs on a Dask cluster.
+
+    from distributed import Client
+    import gasync
+    prog = gasync.compile("samples/normalize.gasync")
+    futures = prog.map(client, [{"img": a}, {"img": b}], backend="sim")
+    results = client.gather(futures)       # gasync.Result each, as prog.run gives
+
+    from gasync.cluster import map_blocks
+    ldr = map_blocks("samples/tonemap.gasync", hdr, input="hdr", output="ldr")   # a dask.array
+
+A task carries the program's text and compile options (a :class:`Recipe`), not
+compiled code: each worker process compiles a recipe once and keeps it
+(:func:`compiled`), so a worker pays the compile, then the kernel's (Numba's
+cache on disk, the runtime's in memory), once. Each run is one Dask task with a
+key made of its inputs, so a task that Dask runs again after its worker died
+gives the same result under the same key: nothing is lost or counted twice. A
+program's error on one input fails that input's future alone, with the located
+``GasyncError`` itself, its traceback cut to the task's frame.
+
+Dask is an optional dependency (``pip install 'gasync[dask]'``): this module
+imports it where it is used, and says how to install it when it is missing.
+
+(The module is ``gasync.cluster`` rather than ``gasync.dask``: the repository root
+is the package, so a ``dask.py`` there would shadow Dask itself for a process
+started in it with ``python -m``.)
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import itertools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from gasync.dsl.diagnostics import GasyncError
+from gasync.runtime.errors import InputError
+
+if TYPE_CHECKING:
+    from gasync.api import Program
+    from gasync.planner.model import Plan
+
+INSTALL_HINT = "pip install 'gasync[dask]'"
+
+
+class DaskMissingError(ImportError):
+    """Dask (or distributed) is not installed."""
+
+
+def require(module: str) -> Any:
+    """``import module``, or an error that says how to install it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise DaskMissingError(f"running on a cluster needs Dask ({module} is not installed): {INSTALL_HINT}") from exc
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """What a worker needs to compile a program as the client did: its text, the path that names
+    it in diagnostics, and the planner's options (``-D`` defines as text, ``--strict``)."""
+
+    text: str
+    path: str
+    defines: tuple[tuple[str, str], ...] = ()
+    strict: bool = False
+
+    @classmethod
+    def of(cls, program: Program) -> Recipe:
+        return cls(program.plan.source, program.path, program.options.defines, program.options.strict)
+
+    @classmethod
+    def read(cls, path: str | Path, defines: Mapping[str, Any] | None = None, strict: bool = False) -> Recipe:
+        """The recipe of a ``.gasync`` file (read here, on the client)."""
+        from gasync.pipeline import InputFileError
+
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputFileError(f"cannot read {path}: {exc}") from None
+        return cls(text, str(path), _define_pairs(defines or {}), strict)
+
+    def with_defines(self, more: Mapping[str, Any]) -> Recipe:
+        """The same program with ``more`` defines (replacing any of the same name)."""
+        given = dict(self.defines)
+        given.update(_define_pairs(more))
+        return Recipe(self.text, self.path, tuple(sorted(given.items())), self.strict)
+
+    @property
+    def digest(self) -> str:
+        h = hashlib.sha256()
+        for part in (self.text, self.path, repr(self.defines), repr(self.strict)):
+            h.update(part.encode() + b"\0")
+        return h.hexdigest()[:16]
+
+    @property
+    def stem(self) -> str:
+        return Path(self.path).stem or "program"
+
+    def plan(self) -> Plan:
+        """Parse and plan only (no code generation, no Numba): what the client checks before submitting."""
+        from gasync.api import located
+        from gasync.dsl.parser import parse
+        from gasync.pipeline import check_program, deep
+        from gasync.planner.model import PlanOptions
+
+        with located(self.path):
+            return check_program(deep(parse, self.text, self.path), PlanOptions(self.defines, self.strict))
+
+
+@functools.lru_cache(maxsize=32)
+def compiled(recipe: Recipe) -> Program:
+    """The recipe compiled, once per process (a worker's cache; keyed by the whole recipe)."""
+    from gasync.api import compile_source
+
+    return compile_source(recipe.text, recipe.path, dict(recipe.defines), recipe.strict)
+
+
+def run_recipe(recipe: Recipe, inputs: Mapping[str, Any], options: Mapping[str, Any]) -> Any:
+    """One run on a worker: the :class:`Result`, or the program's error raised bare."""
+    try:
+        result = compiled(recipe).run(inputs=inputs, **options)
+    except GasyncError as err:
+        raise bare(err) from None
+    result.stats["worker"] = worker_address()
+    return result
+
+
+def bare(err: BaseException) -> BaseException:
+    """The error without the frames of the compiler and runtime that raised it: it travels to the
+    client as itself (its code, path, line and column), not as a long remote traceback."""
+    err.__context__ = err.__cause__ = None
+    return err.with_traceback(None)
+
+
+def worker_address() -> str:
+    """The Dask worker this runs in ("" outside one)."""
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):
+        return ""
+
+
+def map_program(program: Program, client: Any, inputs: Iterable[Mapping[str, Any]], **run_options: Any) -> list[Any]:
+    """``Program.map``: one future per inputs dict, in order (see the module's docstring)."""
+    require("distributed")
+    check_run_options(run_options)
+    recipe = Recipe.of(program)
+    from dask.base import tokenize
+
+    futures = []
+    for i, given in enumerate(inputs):
+        if not isinstance(given, Mapping):
+            raise TypeError(f"inputs[{i}]: expected a dict of buffer name -> array, got {type(given).__name__}")
+        key = f"gasync-{recipe.stem}-{i}-{tokenize(recipe.digest, dict(given), run_options)}"
+        futures.append(client.submit(run_recipe, recipe, dict(given), dict(run_options), key=key))
+    return futures
+
+
+def check_run_options(options: Mapping[str, Any]) -> None:
+    """The options are ``Program.run``'s (a misspelt one fails here, not on every worker)."""
+    from gasync.api import Program
+
+    allowed = [p for p in inspect.signature(Program.run).parameters if p not in ("self", "inputs")]
+    for name in options:
+        if name not in allowed:
+            raise TypeError(f"unknown run option '{name}' (Program.run takes {', '.join(allowed)})")
+
+
+def run_files(
+    recipe: Recipe, files: dict[str, str], outdir: str, stem: str, outputs: tuple[str, ...], options: dict[str, Any]
+) -> dict[str, Any]:
+    """``gasync map``'s run of one input on a worker: its .npy files in, each output buffer to
+    ``outdir/NAME/STEM.npy``; gives back what the summary keeps (the arrays stay in the files)."""
+    from gasync.runtime.buffers import load_npy
+    from gasync.runtime.outputs import to_host
+
+    try:
+        inputs = {name: load_npy(name, path) for name, path in files.items()}
+    except GasyncError as err:
+        raise bare(err) from None
+    result = run_recipe(recipe, inputs, options)
+    written = {}
+    for name in outputs:
+        path = Path(outdir) / name / f"{stem}.npy"
+        save_npy(path, to_host(result.buffers[name]))
+        written[name] = str(path)
+    return {
+        "input": stem,
+        "files": files,
+        "outputs": written,
+        "shared": {k: v.item() if hasattr(v, "item") else v for k, v in result.shared.items()},
+        "signals": dict(result.signals),
+        "stats": dict(result.stats),
+    }
+
+
+def save_npy(path: Path, array: np.ndarray[Any, Any]) -> None:
+    """Write through a temporary name and a rename: a reader (or a second run of the same input,
+    after its first worker died) never sees half a file."""
+    import os
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.stem}.{os.getpid()}.{id(array):x}.npy")
+    np.save(tmp, array, allow_pickle=False)
+    os.replace(tmp, path)
+
+
+# ---- dask.array --------------------------------------------------------------------------------
+
+
+def map_blocks(
+    program: str | Path | Program,
+    array: Any,
+    input: str,  # the buffer's role, as in the CLI's --input
+    output: str,
+    *,
+    inputs: Mapping[str, Any] | None = None,
+    backend: str = "auto",
+    timeout: float = 0.0,
+    checked: bool = True,
+    strict: bool = False,
+    **defines: Any,
+) -> Any:
+    """Run ``program`` on every chunk of the dask.array ``array``: a dask.array of its ``output`` buffer.
+
+    The chunk fills the program's ``input`` buffer, whose dimensions must be consts
+    (``buffer x: f32[H, W] = input``): each chunk's shape is given to them as defines, with
+    ``defines`` (other consts) beside. ``inputs`` fills the program's other ``input`` buffers,
+    the same arrays for every chunk. The output buffer has as many dimensions as the input; its
+    chunks are what the program makes of each input chunk's shape. NumPy chunks give NumPy
+    chunks; CuPy chunks on a GPU give CuPy chunks. Nothing runs until the array is computed.
+    """
+    da = require("dask.array")
+
+    if isinstance(program, str | Path):
+        recipe = Recipe.read(program, defines, strict)
+    else:
+        recipe = Recipe.of(program).with_defines(defines)
+        recipe = Recipe(recipe.text, recipe.path, recipe.defines, strict or recipe.strict)
+    dims = dim_names(recipe, input, array.ndim)
+    for name in dims:
+        if name in defines:
+            raise InputError(f"map_blocks: defines['{name}'] is set by each chunk's shape (a dimension of '{input}')")
+    extra = dict(inputs or {})
+    options = {"backend": backend, "timeout": timeout, "checked": checked}
+    made = {shape: _out_buffer(recipe, dims, shape, input, output, array.dtype) for shape in _chunk_shapes(array)}
+    shapes = {shape: out_shape for shape, (out_shape, _) in made.items()}
+    elem = next(iter(made.values()))[1]
+    chunks = _out_chunks(array.chunks, shapes, output)
+    meta = _meta_like(array, len(chunks), elem)
+    return da.map_blocks(
+        run_block,
+        array,
+        dtype=meta.dtype,
+        chunks=chunks,
+        meta=meta,
+        token=f"gasync-{recipe.stem}",  # Dask adds a hash of everything the blocks are given
+        recipe=recipe,
+        dims=dims,
+        input_name=input,
+        output_name=output,  # (not `output`: a name of Dask's own blockwise)
+        extra=extra,
+        options=options,
+    )
+
+
+def run_block(
+    block: Any, *, recipe: Recipe, dims: tuple[str, ...], input_name: str, output_name: str, extra: dict[str, Any],
+    options: dict[str, Any],
+) -> Any:  # fmt: skip
+    """One chunk through the program compiled for its shape (on whichever worker Dask picks)."""
+    shaped = recipe.with_defines(_shape_defines(dims, tuple(block.shape)))
+    result = run_recipe(shaped, {**extra, input_name: block}, options)
+    out = result.buffers[output_name]
+    if not isinstance(block, np.ndarray) and isinstance(out, np.ndarray) and type(block).__module__.startswith("cupy"):
+        import cupy
+
+        return cupy.asarray(out)  # the simulator gives NumPy: keep the array's own chunk type
+    return out
+
+
+def dim_names(recipe: Recipe, buffer: str, ndim: int) -> tuple[str, ...]:
+    """The consts that are ``buffer``'s dimensions, each a plain const name."""
+    from gasync.api import located
+    from gasync.dsl import ast
+    from gasync.dsl.parser import parse
+    from gasync.pipeline import deep
+
+    with located(recipe.path):
+        program = deep(parse, recipe.text, recipe.path)
+    found = next((it for it in program.items if isinstance(it, ast.Buffer) and it.name == buffer), None)
+    buffers = [it.name for it in program.items if isinstance(it, ast.Buffer) and it.init.kind == "input"]
+    if found is None or found.init.kind != "input":
+        has = f"its input buffers are {', '.join(buffers)}" if buffers else "it has no input buffer"
+        raise InputError(f"map_blocks: input '{buffer}' is not an input buffer of {recipe.path} ({has})")
+    if len(found.type.dims) != ndim:
+        raise InputError(f"map_blocks: buffer '{buffer}' has {len(found.type.dims)} dimensions, the array {ndim}")
+    names = []
+    for k, dim in enumerate(found.type.dims):
+        if not isinstance(dim, ast.Name):
+            span = getattr(dim, "span", None)
+            at = f"{recipe.path}:{span.line}:{span.column}" if span is not None else recipe.path
+            raise InputError(
+                f"map_blocks: dimension {k} of buffer '{buffer}' ({at}) is not a const's name, so a chunk's"
+                " shape cannot set it: declare it as a const (`const H: i64 = ...;`) and use its name"
+            )
+        names.append(dim.id)
+    return tuple(names)
+
+
+def _shape_defines(dims: tuple[str, ...], shape: tuple[int, ...]) -> dict[str, int]:
+    given: dict[str, int] = {}
+    for name, size in zip(dims, shape, strict=True):
+        if given.setdefault(name, size) != size:
+            raise InputError(f"map_blocks: a chunk of shape {list(shape)} gives const '{name}' two sizes")
+    return given
+
+
+def _chunk_shapes(array: Any) -> set[tuple[int, ...]]:
+    return set(itertools.product(*(sorted(set(c)) for c in array.chunks)))
+
+
+def _out_buffer(
+    recipe: Recipe, dims: tuple[str, ...], shape: tuple[int, ...], input_name: str, output: str, dtype: Any
+) -> tuple[tuple[int, ...], np.dtype[Any]]:
+    """The output buffer's shape and dtype for one chunk shape, planned on the client (a program
+    error here is raised at once, before anything is submitted)."""
+    from gasync.runtime.buffers import dtype_of
+
+    plan = recipe.with_defines(_shape_defines(dims, shape)).plan()
+    bufs = {b.name: b for b in plan.buffers}
+    if output not in bufs:
+        raise InputError(f"map_blocks: output '{output}': {recipe.path} has no buffer named '{output}'")
+    if dtype_of(bufs[input_name].elem) != np.dtype(dtype):
+        raise InputError(
+            f"map_blocks: the array's dtype {np.dtype(dtype)} is not buffer '{input_name}''s"
+            f" {bufs[input_name].elem} ({dtype_of(bufs[input_name].elem)})"
+        )
+    if len(bufs[output].shape) != len(shape):
+        raise InputError(
+            f"map_blocks: output '{output}' has {len(bufs[output].shape)} dimensions, the input {len(shape)}:"
+            " each output chunk must sit where its input chunk does"
+        )
+    return bufs[output].shape, dtype_of(bufs[output].elem)
+
+
+def _out_chunks(
+    chunks: tuple[tuple[int, ...], ...], shapes: dict[tuple[int, ...], tuple[int, ...]], output: str
+) -> tuple[tuple[int, ...], ...]:
+    """Per dimension, each output chunk's size; it must depend only on the input chunk's size
+    along that dimension, so that the blocks tile an array."""
+    out = []
+    for d, sizes in enumerate(chunks):
+        by_size: dict[int, int] = {}
+        for shape, made in shapes.items():
+            if by_size.setdefault(shape[d], made[d]) != made[d]:
+                raise InputError(
+                    f"map_blocks: output '{output}''s size along dimension {d} depends on more than the"
+                    " input chunk's size along it, so its chunks do not tile an array"
+                )
+        out.append(tuple(by_size[s] for s in sizes))
+    return tuple(out)
+
+
+def _meta_like(array: Any, ndim: int, dtype: np.dtype[Any]) -> Any:
+    """An empty array of the input's chunk type (NumPy or CuPy), for Dask's metadata."""
+    meta = getattr(array, "_meta", None)
+    if meta is not None and type(meta).__module__.startswith("cupy"):
+        import cupy
+
+        return cupy.empty((0,) * ndim, dtype=dtype)
+    return np.empty((0,) * ndim, dtype=dtype)
+
+
+def _define_pairs(defines: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    from gasync.api import define_text
+
+    return tuple(sorted((str(k), define_text(v)) for k, v in defines.items()))
