@@ -101,7 +101,8 @@ class Outcome:
     """What came back for one input: the worker's record, or the error."""
 
     stem: str
-    files: dict[str, str]
+    given: dict[str, str]  # the files, as the user's patterns named them (for messages)
+    files: dict[str, str]  # the same, absolute (what the workers read, and summary.json lists)
     record: dict[str, Any] | None = None
     error: BaseException | None = None
 
@@ -286,10 +287,12 @@ def submit_all(
     from gasync.cluster import run_files
 
     futures = {}
-    for stem, files in runs:
+    outdir = os.path.abspath(outdir)  # a worker's working directory need not be ours
+    for stem, given in runs:
+        files = {name: os.path.abspath(path) for name, path in given.items()}
         key = f"gasync-map-{recipe.stem}-{stem}-{tokenize(recipe.digest, files, outdir, outputs, options)}"
         fut = client.submit(run_files, recipe, files, outdir, stem, outputs, options, key=key)
-        futures[fut] = Outcome(stem, files)
+        futures[fut] = Outcome(stem, given, files)
     tally = Tally()
     console = Console(stderr=True)
     with _bar(console, rep.verbosity > 0 and console.is_terminal, recipe.stem, len(runs)) as advance:
@@ -374,7 +377,7 @@ def _error_doc(err: BaseException, label: str) -> dict[str, Any]:
 def report(rep: Reporter, src: Source, tally: Tally, doc: dict[str, Any], outdir: Path, as_json: bool) -> None:
     """Each failed input's error, then the totals (and a table of the inputs on a terminal)."""
     for o in tally.failed:
-        files = ", ".join(f"{k}={v}" for k, v in o.files.items())
+        files = ", ".join(f"{k}={v}" for k, v in o.given.items())
         print(f"gasync: input '{o.stem}' ({files}) failed:", file=sys.stderr)
         if isinstance(o.error, GasyncError):
             rep.diagnostics([o.error], src)

@@ -47,7 +47,8 @@ def test_map_writes_each_inputs_outputs_and_a_summary(tmp_path: Path) -> None:
     assert (doc["inputs"], doc["ok"], doc["failed"], doc["devices"]) == (6, 5, 1, ["simulator"])
     runs = {r["input"]: r for r in doc["runs"]}
     assert runs["a"]["shared"] == {"lo": float(made["a"].min()), "hi": float(made["a"].max())}
-    assert runs["a"]["outputs"] == {"out": "out/out/a.npy"} and runs["a"]["files"] == {"img": "data/a.npy"}
+    assert runs["a"]["outputs"] == {"out": str(tmp_path / "out" / "out" / "a.npy")}
+    assert runs["a"]["files"] == {"img": str(tmp_path / "data" / "a.npy")}  # absolute: as the workers read them
     assert runs["short"]["ok"] is False
     assert runs["short"]["error"]["code"] == "E0301"
     assert runs["short"]["error"]["message"] == "--input img: shape [8, 64] does not match the declaration f32[64, 64]"
@@ -78,9 +79,10 @@ def test_map_pairs_globs_by_file_name_and_gives_a_plain_file_to_every_run(tmp_pa
     )  # fmt: skip
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
+    t = str(tmp_path)
     assert [(r["input"], r["files"]) for r in doc["runs"]] == [
-        ("p", {"w": "w.npy", "a": "a/p.npy", "b": "b/p.npy"}),
-        ("q", {"w": "w.npy", "a": "a/q.npy", "b": "b/q.npy"}),
+        ("p", {"w": f"{t}/w.npy", "a": f"{t}/a/p.npy", "b": f"{t}/b/p.npy"}),
+        ("q", {"w": f"{t}/w.npy", "a": f"{t}/a/q.npy", "b": f"{t}/b/q.npy"}),
     ]
     x = np.arange(4, dtype=np.float32)
     np.testing.assert_array_equal(np.load(tmp_path / "out" / "c" / "p.npy"), 3 * (x + 1) + (x + 10))
@@ -136,3 +138,32 @@ def test_a_program_error_is_reported_before_any_cluster(tmp_path: Path) -> None:
     assert res.returncode == 1
     assert res.stderr.startswith(f"{bad}:2:17: error[E0202]: cannot find value 'y' in this scope")
     assert "started a" not in res.stderr and not (tmp_path / "o").exists()
+
+
+def test_map_joins_a_running_scheduler(tmp_path: Path) -> None:
+    import distributed
+
+    made = images(tmp_path / "data", ["a", "b", "c"])
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+    ) as cluster:
+        res = gasync(
+            "map", SAMPLE, "--input", "img=data/*.npy", "--output-dir", str(tmp_path / "out"), "--scheduler",
+            cluster.scheduler_address, "--backend", "sim", cwd=tmp_path, timeout=300,
+        )  # fmt: skip
+        assert res.returncode == 0, res.stderr
+    assert f"on 2 workers at {cluster.scheduler_address} in " in res.stderr and "started a" not in res.stderr
+    for name, img in made.items():
+        got = np.load(tmp_path / "out" / "out" / f"{name}.npy")
+        np.testing.assert_allclose(got, (img - img.min()) / (img.max() - img.min()), rtol=0, atol=1e-7)
+
+
+def test_an_unreachable_scheduler_is_a_usage_error(tmp_path: Path) -> None:
+    images(tmp_path / "data", ["a"])
+    res = gasync(
+        "map", SAMPLE, "--input", "img=data/*.npy", "--output-dir", "out", "--scheduler", "tcp://127.0.0.1:9",
+        cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert res.returncode == 2, res.stderr
+    assert res.stderr.startswith("gasync: error: --scheduler tcp://127.0.0.1:9: cannot connect: ")
+    assert "Traceback" not in res.stderr
