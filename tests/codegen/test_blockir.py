@@ -155,3 +155,54 @@ def test_a_parallel_loops_own_locals_are_neither_spilled_nor_restored() -> None:
     assert not spilled & {"v_v", "v_w", "v_i"}
     restored = set(re.findall(r"(\w+) = \w+\(F[IF]\[fb_[if] \+ \d+\]\)", consumer.split("while True:")[0]))
     assert not restored & {"v_v", "v_w", "v_i"}
+
+
+def test_a_forward_jump_at_the_end_of_its_case_falls_through_and_a_backward_one_loops() -> None:
+    """The dispatch loop's back edge is taken only by jumps backwards (and by jumps that other code
+    of their case follows): LLVM threads a forward edge to its case, never one through a loop's header."""
+    from gasync.codegen.render import Lines, dispatch
+
+    m = bir.Machine(
+        (
+            bir.Block(0, (op("i = 0", "total = 0"),), bir.Goto(1)),
+            bir.Block(1, (), bir.Branch("i < n", 2, 3)),
+            bir.Block(2, (op("total += i", "i += 1"),), bir.Goto(1)),
+            bir.Block(3, (op("total *= 2"),), bir.Branch("total > 100", 4, 5)),
+            bir.Block(4, (op("total = 100"),), bir.Goto(6)),
+            bir.Block(5, (op("total += 1"),), bir.Goto(6)),
+            bir.Block(6, (), bir.Finish("total")),
+        ),
+        (),
+    )
+    bir.check(m)
+    em = Lines(1)
+    dispatch(m, em)
+    assert "\n".join(em.out) == "\n".join(
+        [
+            "    while True:",
+            "        if lbl == 0:",
+            "            i = 0",
+            "            total = 0",
+            "            lbl = 1",  # forward, last in its case: no continue
+            "        if lbl == 1:",
+            "            if i < n:",
+            "                total += i",
+            "                i += 1",
+            "                lbl = 1",
+            "                continue",  # backward: round the loop
+            "            total *= 2",
+            "            if total > 100:",
+            "                total = 100",
+            "                lbl = 6",  # falls out of the if: the else keeps the other arm from running
+            "            else:",
+            "                total += 1",
+            "                lbl = 6",
+            "        if lbl == 6:",
+            "            return total",
+        ]
+    )
+    fn = "def f(n):\n    lbl = 0\n" + "\n".join(em.out) + "\n"
+    space: dict[str, object] = {}
+    exec(compile(fn, "<dispatch>", "exec"), space)  # our own rendered test machine
+    f = space["f"]
+    assert [f(n) for n in (0, 3, 10, 11)] == [1, 7, 91, 100]
