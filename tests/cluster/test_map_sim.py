@@ -59,6 +59,22 @@ def test_map_gives_what_single_runs_give(client) -> None:
     assert {r.stats["worker"] for r in results} <= workers
 
 
+def test_each_worker_compiles_the_program_once(client) -> None:
+    text = (SAMPLES / "normalize.gasync").read_text() + f"\n// {time.time_ns()}\n"  # a recipe no worker has seen
+    prog = gasync.compile_source(text, "fresh.gasync", defines={"H": 16, "W": 16})
+    from gasync.cluster import compiled
+
+    before = client.run(compiled.cache_info)  # each worker's cache of compiled programs: (hits, misses, ...)
+    results = client.gather(prog.map(client, [{"img": image(s, (16, 16))} for s in range(6)], **RUN))
+    after = client.run(compiled.cache_info)
+    ran: dict[str, int] = {}
+    for r in results:
+        ran[r.stats["worker"]] = ran.get(r.stats["worker"], 0) + 1
+    for worker, runs in ran.items():
+        hits, misses = (after[worker][k] - before[worker][k] for k in (0, 1))
+        assert (misses, hits) == (1, runs - 1), worker  # compiled at its first run, reused after
+
+
 def test_a_program_compiled_with_defines_runs_with_them_on_the_workers(client) -> None:
     prog = gasync.compile(SAMPLES / "normalize.gasync", defines={"H": 8, "W": 40})
     img = image(7, (8, 40))
