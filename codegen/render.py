@@ -26,6 +26,9 @@ from contextlib import contextmanager
 from gasync.codegen.blockir import Block, Branch, Finish, Goto, Machine, Suspend, predecessors
 
 INLINE_DEPTH = 8  # blocks nested deeper than this in their case become cases of their own
+# a forward jump at the end of its case falls through (False: every jump goes round the loop, as
+# before; for measuring the change beside the code before it: scripts/bench_stage.sh)
+FALL_THROUGH = True
 CODE_NAMES = {0: "PENDING", 2: "FORK"}
 
 
@@ -100,7 +103,7 @@ class _Dispatch:
 
     def go_on(self, target: int, em: Lines, tail: bool) -> bool:
         """After ``lbl = ...``: fall through to a later case (True), else round the loop."""
-        if tail and target > self.case:
+        if FALL_THROUGH and tail and target > self.case:
             return True
         em.line("continue")
         return False
