@@ -92,6 +92,10 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   echo "-- traced run"
   timeout 120 python3 -m gasync run samples/join_select.gasync --backend cuda --trace "$out/trace.json" --schedule "$out/schedule.dot" 2>&1 | tail -5
   fi
+  if in_part probe map all; then
+  echo "== a frame's round trip: does a global store leave its line in L1? (scripts/frame_probe.py)"
+  timeout 60 python3 scripts/frame_probe.py 2>&1 | tail -6
+  fi
   if in_part probe all; then
   echo "== where a run's fixed time goes: launch call, marshalling, device time (scripts/launch_probe.py)"
   timeout 200 python3 scripts/launch_probe.py 2>&1 | grep -v -i "warn"
