@@ -36,6 +36,14 @@ def module_parts(shared: Shared) -> list[str]:
     plan = shared.plan
     grouped = tuple(t for t in plan.tasks if t.group is not None)
     out = [f"QUIET_NAPS = {QUIET_NAPS}", f"QUIET_NAP_NS = {QUIET_NAP_NS}"]
+    if groups.SHARED_FRAMES:
+        ni, nf = groups.frame_words(plan)
+        out += [
+            "# the pinned tasks' frames, in the block's shared memory: a row of the largest group task's",
+            "# frame for each warp of a group instance (codegen/groups.py, SHARED_FRAMES)",
+            f"FRAME_WORDS_I = {ni}",
+            f"FRAME_WORDS_F = {nf}",
+        ]
     out += [*occupancy.kernel_options(plan), "", ""]
     out += [*_claim(plan), "", "", *WANT.strip("\n").splitlines(), "", "", *_wanted(plan), "", ""]
     for k, g in enumerate(plan.groups):
@@ -54,11 +62,9 @@ def _dispatch(shared: Shared, g: GroupDef, tasks: list[TaskDef]) -> list[str]:
     out = ["@cuda.jit(device=True)", f"def poll_grouped_{g.name}(inst, w, G, L):"]
     jb = shared.jb_arg("int64(0)")
     for t in tasks:
-        fr = shared.frames[t.name]
         end = t.first_instance + t.count
         out.append(f"    if inst < {end}:  # task {t.name}, instances {t.first_instance}..{end - 1}")
-        fb_i = f"FB_I_{t.name} + (inst - {t.first_instance}) * {fr.n_int}"
-        fb_f = f"FB_F_{t.name} + (inst - {t.first_instance}) * {fr.n_float}"
+        fb_i, fb_f = frame_bases(shared, g, t)
         if shared.trace:
             out += [f"        fb = {fb_i}", "        s0 = G.frames.FI[fb]", "        t0 = dl.now_ns()"]
             out.append(f"        r = poll_{t.name}(inst, w, fb, {fb_f}, {jb}G, L)")
@@ -68,6 +74,23 @@ def _dispatch(shared: Shared, g: GroupDef, tasks: list[TaskDef]) -> list[str]:
             out.append(f"        return poll_{t.name}(inst, w, {fb_i}, {fb_f}, {jb}G, L)")
     out.append(f"    return {READY}")
     return out
+
+
+def frame_bases(shared: Shared, g: GroupDef, t: TaskDef, inst: str = "inst") -> tuple[str, str]:
+    """Device code: the first int and float word of task instance ``inst``'s frame: its warp's
+    row of the block's frame area in shared memory (G.frames is that area in the group phase:
+    KERNEL's ``GF``), or its place in the global frames."""
+    if groups.SHARED_FRAMES:
+        si, sf = groups.frame_strides(shared.plan, g)
+        row = groups.frame_row(shared.plan, g, t, inst)
+        if row.isdigit():
+            return str(int(row) * si), str(int(row) * sf)
+        return f"{row} * {si}", f"{row} * {sf}"
+    fr = shared.frames[t.name]
+    return (
+        f"FB_I_{t.name} + ({inst} - {t.first_instance}) * {fr.n_int}",
+        f"FB_F_{t.name} + ({inst} - {t.first_instance}) * {fr.n_float}",
+    )
 
 
 def local_waits(plan: Plan, g: GroupDef, t: TaskDef) -> dict[int, int] | None:
@@ -102,9 +125,8 @@ def _local_wait(shared: Shared, g: GroupDef) -> list[str]:
         if waits is None:
             out += [f"    if inst < {end}:  # task {t.name}: it awaits more than local channels", "        return -1"]
             continue
-        fr = shared.frames[t.name]
         out.append(f"    if inst < {end}:  # task {t.name}")
-        out.append(f"        s = G.frames.FI[FB_I_{t.name} + (inst - {t.first_instance}) * {fr.n_int}]")
+        out.append(f"        s = G.frames.FI[{frame_bases(shared, g, t)[0]}]")
         for site, code in sorted(waits.items()):
             out += [f"        if s == {site}:", f"            return {code}"]
         out.append("        return -1")
@@ -214,6 +236,7 @@ def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
         "    t = cuda.threadIdx.x",
         "    nt = cuda.blockDim.x",
         *groups.reset_lines(g, "    "),
+        *_frame_reset(plan, g),
         "    if t < LANES:",
         "        GW[t] = -1  # each warp's wait (runtime/state.py, groups): none yet",
         "    cuda.syncthreads()  # its locals are fresh before any of its tasks starts",
@@ -230,6 +253,17 @@ def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
             f"        pinned_{g.name}(int64({t.first_instance}) + k * {t.per_copy} + (wl - {lo}), w, lane, G, L, GW)"
         )
         lo = hi
+    return out
+
+
+def _frame_reset(plan: Plan, g: GroupDef) -> list[str]:
+    """Thread t of nt zeroes the instance's frame rows (a task's first poll reads state 0)."""
+    if not groups.SHARED_FRAMES:
+        return []
+    si, sf = groups.frame_strides(plan, g)
+    out = [f"    for j in range(t, {g.warps * si}, nt):", "        G.frames.FI[j] = 0"]
+    if sf:
+        out += [f"    for j in range(t, {g.warps * sf}, nt):", "        G.frames.FF[j] = 0.0"]
     return out
 
 
@@ -333,6 +367,7 @@ def gasync_kernel(G, timeout_ns, mode):
     BW = cuda.shared.array(BW_WORDS, int64)  # PICK, STOP, TURN (runtime/state.py, groups)
     GW = cuda.shared.array(LANES, int64)  # each warp's wait in a group instance
 {alloc}
+{frames}
     if tid == 0 and timeout_ns > 0:
         dl.cas(CTL, dl.CTL_DEADLINE, int64(0), dl.now_ns() + timeout_ns)
     if cuda.threadIdx.x == 0:
@@ -347,7 +382,7 @@ def gasync_kernel(G, timeout_ns, mode):
             return
         pick = BW[BW_PICK]
         if pick >= 0:
-            run_group(pick, w, lane, G, GW, BW[BW_TURN], {locals})
+            run_group(pick, w, lane, GF, GW, BW[BW_TURN], {locals})
         else:
             while True:
                 if lane == 0:
@@ -374,7 +409,25 @@ def with_groups(plan: Plan, executor_text: str) -> str:
     cut = out.index("@cuda.jit(cache=True)\ndef gasync_kernel")
     alloc = "\n".join(groups.alloc_lines(plan, "    "))
     text = KERNEL.replace("{alloc}", alloc).replace("{locals}", ", ".join(f"L_{g.name}" for g in plan.groups))
+    text = text.replace("{frames}", "\n".join(_frame_lines(plan)))
     return out[:cut] + text.lstrip("\n")
+
+
+def _frame_lines(plan: Plan) -> list[str]:
+    """The kernel's ``GF``: G for the group phase, its frames the block's frame rows."""
+    if not groups.SHARED_FRAMES:
+        return ["    GF = G  # the group phase's state: the pinned tasks' frames in G.frames"]
+    from gasync.runtime.state import STATE_FIELDS  # (not at the top: the runtime package imports codegen)
+
+    arrays = (*(f"B_{b.name}" for b in plan.buffers), *(f"S_{s.name}" for s in plan.shared))
+    rest = ", ".join(f"G.{f}" for f in (*STATE_FIELDS[1:], *arrays))
+    assert STATE_FIELDS[0] == "frames"
+    return [
+        "    FR_I = cuda.shared.array(FRAME_WORDS_I, int64)  # the pinned tasks' frames: a row a warp",
+        "    FR_F = cuda.shared.array(FRAME_WORDS_F, float64)",
+        "    # the group phase's state: G, with those rows for its frames (the same type as G's)",
+        f"    GF = State(Frames(FR_I, FR_F), {rest})",
+    ]
 
 
 def header(plan: Plan) -> list[str]:
@@ -383,6 +436,6 @@ def header(plan: Plan) -> list[str]:
     return [
         "from gasync.runtime import devicegroups as dgroups",
         "from gasync.runtime import order as ordr",
-        "from gasync.runtime.state import BW_PICK, BW_STOP, BW_TURN, BW_WORDS, CMD_GROUPS",
+        "from gasync.runtime.state import BW_PICK, BW_STOP, BW_TURN, BW_WORDS, CMD_GROUPS, Frames",
         "from gasync.runtime.words import EXS_WANT",
     ]

@@ -89,19 +89,63 @@ def _offsets(g: GroupDef) -> list[int]:
     return out
 
 
-def kernel_shared() -> int:
-    """The bytes of the group kernel's own static shared arrays: its block words and each
-    warp's wait word (codegen/groupkernel.py, KERNEL)."""
+# A pinned task's frame lives in its block's shared memory (codegen/groupkernel.py, SHARED_FRAMES):
+# a block runs one group instance at a time and a pinned task never leaves its warp, so its
+# frame needs no global memory; False: in G.frames, as an executor's tasks' (for staging)
+SHARED_FRAMES = True
+
+
+def kernel_shared(plan: Plan | None = None) -> int:
+    """The bytes of the group kernel's own static shared arrays: its block words, each warp's
+    wait word (codegen/groupkernel.py, KERNEL) and, for ``plan``, its pinned tasks' frames."""
     from gasync.runtime.state import BW_WORDS  # (not at the top: the runtime package imports codegen)
 
-    return 8 * (BW_WORDS + 32)
+    frames = 8 * sum(frame_words(plan)) if plan is not None and SHARED_FRAMES else 0
+    return 8 * (BW_WORDS + 32) + frames
+
+
+def frame_strides(plan: Plan, g: GroupDef) -> tuple[int, int]:
+    """The int and float words of the largest frame among ``g``'s tasks: one warp's row."""
+    frames = {fr.fn: fr for fr in plan.frames}
+    tasks = [t for t in plan.tasks if t.group == g.name]
+    return (
+        max((frames[t.name].n_int for t in tasks), default=1),
+        max((frames[t.name].n_float for t in tasks), default=0),
+    )
+
+
+def frame_words(plan: Plan) -> tuple[int, int]:
+    """The int and float words of the block's frame rows: the most any group takes (a warp's
+    row each), at least one word each (a shared array cannot be empty)."""
+    ni, nf = 1, 1
+    for g in plan.groups:
+        si, sf = frame_strides(plan, g)
+        ni, nf = max(ni, g.warps * si), max(nf, g.warps * sf)
+    return ni, nf
+
+
+def frame_row(plan: Plan, g: GroupDef, task: TaskDef, inst: str) -> str:
+    """Device code: the row of ``g``'s frame area that task instance ``inst`` of ``task`` takes,
+    its warp slot in the group instance (codegen/groupkernel.py, _runner: the tasks in order,
+    each ``per_copy`` warps)."""
+    lo = 0
+    for t in plan.tasks:
+        if t.group != g.name:
+            continue
+        if t.name == task.name:
+            break
+        lo += t.per_copy
+    if task.per_copy == 1:
+        return str(lo)
+    slot = f"({inst} - {task.first_instance}) % {task.per_copy}"
+    return f"({lo} + {slot})" if lo else f"({slot})"
 
 
 def dynamic_shared(plan: Plan) -> int:
     """The bytes of dynamic shared memory a block of ``plan``'s kernel takes: 0 where every
     group's locals (the kernel declares them all) fit static arrays beside the kernel's own,
     else the largest group's (each group's locals start at 0: a block runs one at a time)."""
-    if sum(g.shared_bytes for g in plan.groups) + kernel_shared() <= STATIC_SHARED:
+    if sum(g.shared_bytes for g in plan.groups) + kernel_shared(plan) <= STATIC_SHARED:
         return 0
     return max(g.shared_bytes for g in plan.groups)
 

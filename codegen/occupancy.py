@@ -31,7 +31,7 @@ def register_cap(plan: Plan) -> tuple[int | None, int]:
     block an SM needs no cap (ptxas's own choice is at most 255, and 8 warps of 255 fit)."""
     g = max(plan.groups, key=lambda g: g.warps)
     instances = sum(max(0, grp.stop - grp.start) for grp in plan.groups)
-    by_shared = SM_SHARED // (g.shared_bytes + groups.kernel_shared() + 1024)
+    by_shared = SM_SHARED // (g.shared_bytes + groups.kernel_shared(plan) + 1024)
     blocks = max(1, min(-(-instances // H200_SMS), by_shared, SM_BLOCKS, SM_WARPS // g.warps))
     if not CAP_REGISTERS or blocks < 2:
         return None, blocks

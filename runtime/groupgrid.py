@@ -11,8 +11,6 @@ from gasync.planner.groups import H200_SHARED_PER_BLOCK
 from gasync.planner.model import GroupDef, Plan
 from gasync.runtime.errors import DeviceError, InputError, worded
 
-KERNEL_SHARED = groups.kernel_shared()  # the kernel's block words and each warp's wait word
-
 
 def group_warps(plan: Plan) -> int:
     """The warps a block needs for the program's largest group instance (0: no group)."""
@@ -60,12 +58,13 @@ def check_shared(gen: Generated, limit: int) -> None:
     plan = gen.plan
     if not plan.groups:
         return
-    need = (gen.dynamic_shared or sum(g.shared_bytes for g in plan.groups)) + KERNEL_SHARED
+    own = groups.kernel_shared(plan)
+    need = (gen.dynamic_shared or sum(g.shared_bytes for g in plan.groups)) + own
     if need <= limit:
         return
     g = max(plan.groups, key=lambda g: g.shared_bytes)
     raise DeviceError(
         f"{_at(plan, g)}group '{g.name}' needs {g.shared_bytes} bytes of shared memory, {need} with the kernel's own"
-        f" {KERNEL_SHARED}, and this GPU gives a block at most {limit} bytes ({limit / 1024:.1f} KiB, its opt-in"
+        f" {own}, and this GPU gives a block at most {limit} bytes ({limit / 1024:.1f} KiB, its opt-in"
         " maximum); make the group's local buffers smaller"
     )

@@ -11,10 +11,10 @@ from gasync.codegen import groups
 
 
 def kernel_views(source: str) -> list[str]:
-    """The kernel's lines between its own shared arrays and its first statement."""
+    """The kernel's lines between its own shared arrays and its pinned tasks' frame rows."""
     lines = gasync.compile_source(source, "big.gasync").source.splitlines()
     start = next(k for k, line in enumerate(lines) if "GW = cuda.shared.array" in line) + 1
-    end = next(k for k in range(start, len(lines)) if lines[k].startswith("    if tid == 0"))
+    end = next(k for k in range(start, len(lines)) if lines[k].startswith(("    FR_I = ", "    if tid == 0")))
     return [line.strip() for line in lines[start:end]]
 
 
@@ -47,14 +47,21 @@ def test_every_group_starts_at_byte_0_and_the_block_takes_the_largest() -> None:
 
 
 def test_static_arrays_up_to_48_kib_with_the_kernels_own() -> None:
-    """The threshold counts every group (the kernel declares all of them) and the kernel's 280 bytes."""
-    room = groups.STATIC_SHARED - groups.kernel_shared()
+    """The threshold counts every group (the kernel declares all of them) and the kernel's own
+    280 bytes and its pinned tasks' frame rows."""
+
+    def source(n: int) -> str:
+        src = f"buffer y: f64[1] = zeros;\ngroup g {{\n    local buffer s: f64[{n}];\n"
+        return src + "    task t { y[0] = s[0]; }\n}\n"
+
+    plan = gasync.compile_source(source(2), "t.gasync").plan
     assert groups.kernel_shared() == 280
+    assert groups.frame_words(plan) == (1, 1)  # one warp, whose task's frame is its state word
+    assert groups.kernel_shared(plan) == 280 + 8 * 2
+    room = groups.STATIC_SHARED - groups.kernel_shared(plan)
     fit = room // 16 * 2  # f64s in whole 16-byte lines (a local buffer's alignment) within the room
     for n, dynamic in ((fit, 0), (fit + 2, fit * 8 + 16)):
-        src = f"buffer y: f64[1] = zeros;\ngroup g {{\n    local buffer s: f64[{n}];\n"
-        src += "    task t { y[0] = s[0]; }\n}\n"
-        gen = gasync.compile_source(src, "t.gasync").generated
+        gen = gasync.compile_source(source(n), "t.gasync").generated
         assert gen.dynamic_shared == dynamic
         assert ("cuda.shared.array(0, float64)" in gen.source) == bool(dynamic)
 
