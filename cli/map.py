@@ -141,6 +141,10 @@ def map_command(
         rep.diagnostics(list(plan.warnings), src)
         runs = pair_inputs(plan, list(inputs or []))
         saved = output_names(plan, outputs or [])
+        if scheduler is None:  # a local cluster's backend is this machine's (a remote one's, its workers')
+            from gasync.runtime.backends import choose
+
+            choose(backend.value)
         make_dirs(output_dir, saved)
         from gasync import cluster
 

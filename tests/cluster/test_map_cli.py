@@ -167,3 +167,17 @@ def test_an_unreachable_scheduler_is_a_usage_error(tmp_path: Path) -> None:
     assert res.returncode == 2, res.stderr
     assert res.stderr.startswith("gasync: error: --scheduler tcp://127.0.0.1:9: cannot connect: ")
     assert "Traceback" not in res.stderr
+
+
+def test_backend_cuda_without_a_gpu_fails_before_any_cluster_or_folder(tmp_path: Path) -> None:
+    from gasync.runtime.backends import gpu_present
+
+    if gpu_present():
+        pytest.skip("a CUDA GPU is present here")
+    images(tmp_path / "data", ["a"])
+    res = gasync("map", SAMPLE, "--input", "img=data/*.npy", "--output-dir", "out", "--backend", "cuda", cwd=tmp_path)
+    assert res.returncode == 1
+    assert res.stderr == (
+        f"{SAMPLE}: error[E0302]: --backend cuda: no CUDA GPU was found on this machine (try --backend sim)\n"
+    )
+    assert not (tmp_path / "out").exists()
