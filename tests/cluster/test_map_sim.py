@@ -126,6 +126,14 @@ def test_an_input_of_the_wrong_shape_fails_its_own_future(client) -> None:
     assert ok.result().shared["hi"] == image(2).max()
 
 
+def test_an_input_may_be_a_future_of_data_already_on_the_cluster(client) -> None:
+    prog = gasync.compile(SAMPLES / "normalize.gasync")
+    img = image(11)
+    (scattered,) = client.scatter([img])
+    (got,) = client.gather(prog.map(client, [{"img": scattered}], **RUN))
+    assert got.shared == {"lo": img.min(), "hi": img.max()}
+
+
 def test_a_misspelt_run_option_fails_before_anything_is_submitted(client) -> None:
     prog = gasync.compile(SAMPLES / "normalize.gasync")
     with pytest.raises(TypeError, match="unknown run option 'backed'"):
