@@ -17,7 +17,7 @@ leaves together, when thread 0 has seen the run's exit.
 
 from __future__ import annotations
 
-from gasync.codegen import groups, occupancy, tasktable
+from gasync.codegen import groups, kernel, occupancy, tasktable
 from gasync.codegen.machine import ABORT, FORK, READY, Shared
 from gasync.planner import ir
 from gasync.planner.model import GroupDef, Plan, TaskDef
@@ -385,10 +385,10 @@ def gasync_kernel(G, timeout_ns, mode):
             run_group(pick, w, lane, GF, GW, BW[BW_TURN], {locals})
         else:
             while True:
+                command = int64(0)
                 if lane == 0:
-                    executor(w, G, timeout_ns)
-                dl.warp_sync(CMD, w)
-                command = CMD[w, dl.CMD_COMMAND]
+                    command = executor(w, G, timeout_ns)
+                {meet}
                 if command == dl.CMD_EXIT or command == CMD_GROUPS:
                     break
                 run_parallel(command, w, lane, G)
@@ -410,6 +410,7 @@ def with_groups(plan: Plan, executor_text: str) -> str:
     alloc = "\n".join(groups.alloc_lines(plan, "    "))
     text = KERNEL.replace("{alloc}", alloc).replace("{locals}", ", ".join(f"L_{g.name}" for g in plan.groups))
     text = text.replace("{frames}", "\n".join(_frame_lines(plan)))
+    text = text.replace("{meet}", kernel.MEET.replace("\n        ", "\n                "))
     return out[:cut] + text.lstrip("\n")
 
 

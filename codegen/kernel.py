@@ -143,6 +143,7 @@ def executor(w, G, timeout_ns):
     EXS[w, dl.EXS_BACKOFF] = backoff
     EXS[w, dl.EXS_FRESH] = fresh
     EXS[w, dl.EXS_EPOCH] = epoch
+    return command
 
 
 @cuda.jit(device=True)
@@ -242,6 +243,7 @@ def spin_executor(w, G, timeout_ns, executors):
     EXS[w, dl.EXS_LO] = inst
     EXS[w, dl.EXS_POLLS] = polls
     EXS[w, dl.EXS_START] = start
+    return command
 
 """
 
@@ -258,15 +260,23 @@ def {name}(G, timeout_ns, mode):
     lane = tid % LANES
     executors = (cuda.gridDim.x * cuda.blockDim.x) // LANES
     while True:
+        command = int64(0)
         if lane == 0:
-            {call}
-        dl.warp_sync(CMD, w)
-        command = CMD[w, dl.CMD_COMMAND]
+            command = {call}
+        {meet}
         if command == dl.CMD_EXIT:
             return
         run_parallel(command, w, lane, G)
         dl.warp_sync(CMD, w)
 """
+# The lanes take lane 0's command by shuffle as they meet (dl.warp_command), not each reading
+# back the word lane 0 stored before the meeting (False: they read it, as before; for staging)
+COMMAND_BY_SHUFFLE = True
+MEET = (
+    "command = dl.warp_command(CMD, w, command)  # lane 0's, to every lane by shuffle"
+    if COMMAND_BY_SHUFFLE
+    else "dl.warp_sync(CMD, w)\n        command = CMD[w, dl.CMD_COMMAND]"
+)
 KERNELS = (
     ("gasync_kernel", "", "executor(w, G, timeout_ns)"),
     ("gasync_spin_kernel", " (the naive spin executor)", "spin_executor(w, G, timeout_ns, executors)"),
@@ -294,5 +304,5 @@ def run_parallel(shared: Shared) -> list[str]:
 def executor(shared: Shared) -> str:
     """The executors, their helpers and the kernels."""
     out = EXECUTOR.format(ready=READY, fork=FORK, abort=ABORT, wake_parent=shared.wake("parent", "int64(-1)"))
-    kernels = [KERNEL.format(name=name, how=how, call=call) for name, how, call in KERNELS]
+    kernels = [KERNEL.format(name=name, how=how, call=call, meet=MEET) for name, how, call in KERNELS]
     return out + "\n".join(kernels)
