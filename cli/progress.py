@@ -1,4 +1,5 @@
-"""What a long command shows while it works: a spinner with the phase and its elapsed time.
+"""What a long command shows while it works: a spinner with the phase and its elapsed time,
+or a bar of the inputs done (``gasync map``: ``Bar``).
 
 The spinner is drawn on stderr only on a terminal, only after a second (a quick
 command shows nothing), and never with ``-q``. Numba's own warnings (performance
@@ -14,6 +15,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from rich.console import Console
 
@@ -73,3 +75,35 @@ def silence_numba_warnings() -> None:
         category = getattr(errors, "NumbaWarning", None)
         if isinstance(category, type) and issubclass(category, Warning):
             warnings.filterwarnings("ignore", category=category)
+
+
+class Bar:
+    """A Rich progress bar of inputs done (and failed), or nothing off a terminal."""
+
+    def __init__(self, console: Console, enabled: bool, label: str, total: int) -> None:
+        self.enabled, self.total, self.failed = enabled, total, 0
+        self.progress: Any = None
+        if enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(
+                TextColumn(f"{label}: [progress.description]{{task.description}}"), BarColumn(),
+                MofNCompleteColumn(), TimeElapsedColumn(), console=console, transient=True,
+            )  # fmt: skip
+            self.task = self.progress.add_task("running", total=total)
+
+    def __enter__(self) -> Any:
+        if self.progress is not None:
+            self.progress.start()
+        return self.advance
+
+    def advance(self, ok: bool) -> None:
+        if self.progress is None:
+            return
+        self.failed += not ok
+        words = f"running, {self.failed} failed" if self.failed else "running"
+        self.progress.update(self.task, advance=1, description=words)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.progress is not None:
+            self.progress.stop()

@@ -26,6 +26,7 @@ from gasync.codegen.flatten import flatten_plan
 from gasync.codegen.jobs import JobWidths
 from gasync.codegen.machine import Shared, UnsupportedError, source_line
 from gasync.codegen.parallel import emit_parallel_body
+from gasync.codegen.pinned import state_arrays
 from gasync.codegen.poll import emit_block, emit_poll
 from gasync.codegen.shapes import ChannelShapes
 from gasync.dsl.diagnostics import GasyncError
@@ -86,7 +87,7 @@ def generate(plan: Plan, trace: bool = False, checked: bool = True, ring_capacit
     (a power of two) sets the slots of the run queue, each wait list and the sleepers' ring: 0 gives
     room for every instance, so that none can fill; a smaller one is for tests of the full-ring errors."""
     plan = flatten_plan(plan)
-    arrays = (*(f"B_{b.name}" for b in plan.buffers), *(f"S_{s.name}" for s in plan.shared))
+    arrays = state_arrays(plan)
     frames = {fr.fn: fr for fr in plan.frames}
     suspends = {f.name: f.suspends and f.kind == "async" for f in plan.functions}
     shared = Shared(

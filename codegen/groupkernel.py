@@ -17,7 +17,7 @@ leaves together, when thread 0 has seen the run's exit.
 
 from __future__ import annotations
 
-from gasync.codegen import groups, kernel, occupancy, tasktable
+from gasync.codegen import groups, kernel, occupancy, pinned, tasktable
 from gasync.codegen.machine import ABORT, FORK, READY, Shared
 from gasync.planner import ir
 from gasync.planner.model import GroupDef, Plan, TaskDef
@@ -36,14 +36,7 @@ def module_parts(shared: Shared) -> list[str]:
     plan = shared.plan
     grouped = tuple(t for t in plan.tasks if t.group is not None)
     out = [f"QUIET_NAPS = {QUIET_NAPS}", f"QUIET_NAP_NS = {QUIET_NAP_NS}"]
-    if groups.SHARED_FRAMES:
-        ni, nf = groups.frame_words(plan)
-        out += [
-            "# the pinned tasks' frames, in the block's shared memory: a row of the largest group task's",
-            "# frame for each warp of a group instance (codegen/groups.py, SHARED_FRAMES)",
-            f"FRAME_WORDS_I = {ni}",
-            f"FRAME_WORDS_F = {nf}",
-        ]
+    out += pinned.constants(plan)
     out += [*occupancy.kernel_options(plan), "", ""]
     out += [*_claim(plan), "", "", *WANT.strip("\n").splitlines(), "", "", *_wanted(plan), "", ""]
     for k, g in enumerate(plan.groups):
@@ -64,7 +57,7 @@ def _dispatch(shared: Shared, g: GroupDef, tasks: list[TaskDef]) -> list[str]:
     for t in tasks:
         end = t.first_instance + t.count
         out.append(f"    if inst < {end}:  # task {t.name}, instances {t.first_instance}..{end - 1}")
-        fb_i, fb_f = frame_bases(shared, g, t)
+        fb_i, fb_f = pinned.frame_bases(shared, g, t)
         if shared.trace:
             out += [f"        fb = {fb_i}", "        s0 = G.frames.FI[fb]", "        t0 = dl.now_ns()"]
             out.append(f"        r = poll_{t.name}(inst, w, fb, {fb_f}, {jb}G, L)")
@@ -74,23 +67,6 @@ def _dispatch(shared: Shared, g: GroupDef, tasks: list[TaskDef]) -> list[str]:
             out.append(f"        return poll_{t.name}(inst, w, {fb_i}, {fb_f}, {jb}G, L)")
     out.append(f"    return {READY}")
     return out
-
-
-def frame_bases(shared: Shared, g: GroupDef, t: TaskDef, inst: str = "inst") -> tuple[str, str]:
-    """Device code: the first int and float word of task instance ``inst``'s frame: its warp's
-    row of the block's frame area in shared memory (G.frames is that area in the group phase:
-    KERNEL's ``GF``), or its place in the global frames."""
-    if groups.SHARED_FRAMES:
-        si, sf = groups.frame_strides(shared.plan, g)
-        row = groups.frame_row(shared.plan, g, t, inst)
-        if row.isdigit():
-            return str(int(row) * si), str(int(row) * sf)
-        return f"{row} * {si}", f"{row} * {sf}"
-    fr = shared.frames[t.name]
-    return (
-        f"FB_I_{t.name} + ({inst} - {t.first_instance}) * {fr.n_int}",
-        f"FB_F_{t.name} + ({inst} - {t.first_instance}) * {fr.n_float}",
-    )
 
 
 def local_waits(plan: Plan, g: GroupDef, t: TaskDef) -> dict[int, int] | None:
@@ -126,7 +102,7 @@ def _local_wait(shared: Shared, g: GroupDef) -> list[str]:
             out += [f"    if inst < {end}:  # task {t.name}: it awaits more than local channels", "        return -1"]
             continue
         out.append(f"    if inst < {end}:  # task {t.name}")
-        out.append(f"        s = G.frames.FI[{frame_bases(shared, g, t)[0]}]")
+        out.append(f"        s = G.frames.FI[{pinned.frame_bases(shared, g, t)[0]}]")
         for site, code in sorted(waits.items()):
             out += [f"        if s == {site}:", f"            return {code}"]
         out.append("        return -1")
@@ -236,7 +212,7 @@ def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
         "    t = cuda.threadIdx.x",
         "    nt = cuda.blockDim.x",
         *groups.reset_lines(g, "    "),
-        *_frame_reset(plan, g),
+        *pinned.reset_lines(plan, g),
         "    if t < LANES:",
         "        GW[t] = -1  # each warp's wait (runtime/state.py, groups): none yet",
         "    cuda.syncthreads()  # its locals are fresh before any of its tasks starts",
@@ -244,26 +220,14 @@ def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
         "    # task's warps spread over the SM's four schedulers across the blocks that share it",
         "    wl = (t // LANES + turn) % (nt // LANES)",
     ]
-    lo = 0
+    slots = pinned.task_slots(plan, g)
     for j, t in enumerate(_tasks(plan, g)):
         kw = "if" if j == 0 else "elif"
-        hi = lo + t.per_copy
+        lo, hi = slots[t.name], slots[t.name] + t.per_copy
         out.append(f"    {kw} wl < {hi}:  # task {t.name}: warps {lo}..{hi - 1}")
         out.append(
             f"        pinned_{g.name}(int64({t.first_instance}) + k * {t.per_copy} + (wl - {lo}), w, lane, G, L, GW)"
         )
-        lo = hi
-    return out
-
-
-def _frame_reset(plan: Plan, g: GroupDef) -> list[str]:
-    """Thread t of nt zeroes the instance's frame rows (a task's first poll reads state 0)."""
-    if not groups.SHARED_FRAMES:
-        return []
-    si, sf = groups.frame_strides(plan, g)
-    out = [f"    for j in range(t, {g.warps * si}, nt):", "        G.frames.FI[j] = 0"]
-    if sf:
-        out += [f"    for j in range(t, {g.warps * sf}, nt):", "        G.frames.FF[j] = 0.0"]
     return out
 
 
@@ -409,26 +373,9 @@ def with_groups(plan: Plan, executor_text: str) -> str:
     cut = out.index("@cuda.jit(cache=True)\ndef gasync_kernel")
     alloc = "\n".join(groups.alloc_lines(plan, "    "))
     text = KERNEL.replace("{alloc}", alloc).replace("{locals}", ", ".join(f"L_{g.name}" for g in plan.groups))
-    text = text.replace("{frames}", "\n".join(_frame_lines(plan)))
-    text = text.replace("{meet}", kernel.MEET.replace("\n        ", "\n                "))
+    text = text.replace("{frames}", "\n".join(pinned.kernel_lines(plan)))
+    text = text.replace("{meet}", kernel.meet(" " * 16))
     return out[:cut] + text.lstrip("\n")
-
-
-def _frame_lines(plan: Plan) -> list[str]:
-    """The kernel's ``GF``: G for the group phase, its frames the block's frame rows."""
-    if not groups.SHARED_FRAMES:
-        return ["    GF = G  # the group phase's state: the pinned tasks' frames in G.frames"]
-    from gasync.runtime.state import STATE_FIELDS  # (not at the top: the runtime package imports codegen)
-
-    arrays = (*(f"B_{b.name}" for b in plan.buffers), *(f"S_{s.name}" for s in plan.shared))
-    rest = ", ".join(f"G.{f}" for f in (*STATE_FIELDS[1:], *arrays))
-    assert STATE_FIELDS[0] == "frames"
-    return [
-        "    FR_I = cuda.shared.array(FRAME_WORDS_I, int64)  # the pinned tasks' frames: a row a warp",
-        "    FR_F = cuda.shared.array(FRAME_WORDS_F, float64)",
-        "    # the group phase's state: G, with those rows for its frames (the same type as G's)",
-        f"    GF = State(Frames(FR_I, FR_F), {rest})",
-    ]
 
 
 def header(plan: Plan) -> list[str]:

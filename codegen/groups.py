@@ -89,56 +89,14 @@ def _offsets(g: GroupDef) -> list[int]:
     return out
 
 
-# A pinned task's frame lives in its block's shared memory (codegen/groupkernel.py, SHARED_FRAMES):
-# a block runs one group instance at a time and a pinned task never leaves its warp, so its
-# frame needs no global memory; False: in G.frames, as an executor's tasks' (for staging)
-SHARED_FRAMES = True
-
-
 def kernel_shared(plan: Plan | None = None) -> int:
     """The bytes of the group kernel's own static shared arrays: its block words, each warp's
-    wait word (codegen/groupkernel.py, KERNEL) and, for ``plan``, its pinned tasks' frames."""
+    wait word (codegen/groupkernel.py, KERNEL) and, for ``plan``, its pinned tasks' frame area
+    (codegen/pinned.py)."""
+    from gasync.codegen.pinned import frame_bytes
     from gasync.runtime.state import BW_WORDS  # (not at the top: the runtime package imports codegen)
 
-    frames = 8 * sum(frame_words(plan)) if plan is not None and SHARED_FRAMES else 0
-    return 8 * (BW_WORDS + 32) + frames
-
-
-def frame_strides(plan: Plan, g: GroupDef) -> tuple[int, int]:
-    """The int and float words of the largest frame among ``g``'s tasks: one warp's row."""
-    frames = {fr.fn: fr for fr in plan.frames}
-    tasks = [t for t in plan.tasks if t.group == g.name]
-    return (
-        max((frames[t.name].n_int for t in tasks), default=1),
-        max((frames[t.name].n_float for t in tasks), default=0),
-    )
-
-
-def frame_words(plan: Plan) -> tuple[int, int]:
-    """The int and float words of the block's frame rows: the most any group takes (a warp's
-    row each), at least one word each (a shared array cannot be empty)."""
-    ni, nf = 1, 1
-    for g in plan.groups:
-        si, sf = frame_strides(plan, g)
-        ni, nf = max(ni, g.warps * si), max(nf, g.warps * sf)
-    return ni, nf
-
-
-def frame_row(plan: Plan, g: GroupDef, task: TaskDef, inst: str) -> str:
-    """Device code: the row of ``g``'s frame area that task instance ``inst`` of ``task`` takes,
-    its warp slot in the group instance (codegen/groupkernel.py, _runner: the tasks in order,
-    each ``per_copy`` warps)."""
-    lo = 0
-    for t in plan.tasks:
-        if t.group != g.name:
-            continue
-        if t.name == task.name:
-            break
-        lo += t.per_copy
-    if task.per_copy == 1:
-        return str(lo)
-    slot = f"({inst} - {task.first_instance}) % {task.per_copy}"
-    return f"({lo} + {slot})" if lo else f"({slot})"
+    return 8 * (BW_WORDS + 32) + (frame_bytes(plan) if plan is not None else 0)
 
 
 def dynamic_shared(plan: Plan) -> int:

@@ -272,11 +272,16 @@ def {name}(G, timeout_ns, mode):
 # The lanes take lane 0's command by shuffle as they meet (dl.warp_command), not each reading
 # back the word lane 0 stored before the meeting (False: they read it, as before; for staging)
 COMMAND_BY_SHUFFLE = True
-MEET = (
-    "command = dl.warp_command(CMD, w, command)  # lane 0's, to every lane by shuffle"
-    if COMMAND_BY_SHUFFLE
-    else "dl.warp_sync(CMD, w)\n        command = CMD[w, dl.CMD_COMMAND]"
-)
+
+
+def meet(ind: str) -> str:
+    """The lanes' meeting after lane 0 ran its executor, at indentation ``ind``: then every lane
+    holds lane 0's ``command``."""
+    if COMMAND_BY_SHUFFLE:
+        return "command = dl.warp_command(CMD, w, command)  # lane 0's, to every lane by shuffle"
+    return f"dl.warp_sync(CMD, w)\n{ind}command = CMD[w, dl.CMD_COMMAND]"
+
+
 KERNELS = (
     ("gasync_kernel", "", "executor(w, G, timeout_ns)"),
     ("gasync_spin_kernel", " (the naive spin executor)", "spin_executor(w, G, timeout_ns, executors)"),
@@ -304,5 +309,5 @@ def run_parallel(shared: Shared) -> list[str]:
 def executor(shared: Shared) -> str:
     """The executors, their helpers and the kernels."""
     out = EXECUTOR.format(ready=READY, fork=FORK, abort=ABORT, wake_parent=shared.wake("parent", "int64(-1)"))
-    kernels = [KERNEL.format(name=name, how=how, call=call, meet=MEET) for name, how, call in KERNELS]
+    kernels = [KERNEL.format(name=name, how=how, call=call, meet=meet(" " * 8)) for name, how, call in KERNELS]
     return out + "\n".join(kernels)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from daskcluster import local_cluster
 
 from tests.clirun import gasync
 
@@ -141,12 +142,8 @@ def test_a_program_error_is_reported_before_any_cluster(tmp_path: Path) -> None:
 
 
 def test_map_joins_a_running_scheduler(tmp_path: Path) -> None:
-    import distributed
-
     made = images(tmp_path / "data", ["a", "b", "c"])
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
-    ) as cluster:
+    with local_cluster(2) as cluster:
         res = gasync(
             "map", SAMPLE, "--input", "img=data/*.npy", "--output-dir", str(tmp_path / "out"), "--scheduler",
             cluster.scheduler_address, "--backend", "sim", cwd=tmp_path, timeout=300,

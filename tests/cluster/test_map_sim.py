@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from daskcluster import image, local_client
 
 import gasync
 from gasync.runtime.errors import InputError
@@ -27,20 +28,13 @@ SAMPLES = Path(__file__).parents[2] / "samples"
 RUN = {"backend": "sim", "timeout": 120.0}
 
 
-def image(seed: int, shape: tuple[int, int] = (64, 64)) -> np.ndarray:
-    return (np.random.default_rng(seed).random(shape) * 5 - 1).astype(np.float32)
-
-
 def normalized(img: np.ndarray) -> np.ndarray:
     return (img - img.min()) / (img.max() - img.min())
 
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
-    )
-    with cluster, distributed.Client(cluster) as c:
+    with local_client(2) as c:
         yield c
 
 

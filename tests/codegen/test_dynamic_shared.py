@@ -7,7 +7,7 @@ from __future__ import annotations
 from contract.bigshared import ONE_GROUP, TWO_GROUPS
 
 import gasync
-from gasync.codegen import groups
+from gasync.codegen import groups, pinned
 
 
 def kernel_views(source: str) -> list[str]:
@@ -56,7 +56,7 @@ def test_static_arrays_up_to_48_kib_with_the_kernels_own() -> None:
 
     plan = gasync.compile_source(source(2), "t.gasync").plan
     assert groups.kernel_shared() == 280
-    assert groups.frame_words(plan) == (1, 1)  # one warp, whose task's frame is its state word
+    assert pinned.frame_words(plan) == (1, 1)  # one warp, whose task's frame is its state word
     assert groups.kernel_shared(plan) == 280 + 8 * 2
     room = groups.STATIC_SHARED - groups.kernel_shared(plan)
     fit = room // 16 * 2  # f64s in whole 16-byte lines (a local buffer's alignment) within the room

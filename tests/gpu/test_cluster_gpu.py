@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from daskcluster import image, local_client
 
 import gasync
 
@@ -19,16 +20,9 @@ pytestmark = [pytest.mark.gpu, pytest.mark.timeout(300)]
 SAMPLES = Path(__file__).parents[2] / "samples"
 
 
-def image(seed: int, shape: tuple[int, int] = (64, 64)) -> np.ndarray:
-    return (np.random.default_rng(seed).random(shape) * 5 - 1).astype(np.float32)
-
-
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
-    )
-    with cluster, distributed.Client(cluster) as c:
+    with local_client(1) as c:
         yield c
 
 
