@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from lines import LINES, WHAT, Line
-from summary import SUMMARY, best, checks_cost, find, fmt, headline
+from summary import SUMMARY, best, find
+from summary_page import checks_cost, fmt, headline
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

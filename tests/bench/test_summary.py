@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from summary import HEADLINES, build, headline, merge, met, session, write_summary
+from summary import HEADLINES, build, merge, met, session, write_summary
+from summary_page import headline
 
 SOURCE = "tests/bench/synthetic-results.json"
 
