@@ -183,6 +183,7 @@ def run_files(
     """``gasync map``'s run of one input on a worker: its .npy files in, each output buffer to
     ``outdir/NAME/STEM.npy``; gives back what the summary keeps (the arrays stay in the files)."""
     from gasync.runtime.buffers import load_npy
+    from gasync.runtime.options import json_scalar
     from gasync.runtime.outputs import to_host
 
     try:
@@ -199,7 +200,7 @@ def run_files(
         "input": stem,
         "files": files,
         "outputs": written,
-        "shared": {k: v.item() if hasattr(v, "item") else v for k, v in result.shared.items()},
+        "shared": {k: json_scalar(v.item() if hasattr(v, "item") else v) for k, v in result.shared.items()},
         "signals": dict(result.signals),
         "stats": dict(result.stats),
     }

@@ -217,7 +217,7 @@ def _hint_host_signals(rep: Reporter, plan: Plan, args: Args) -> None:
             rep.warn(f"{late}: the host never sets it")
     unset = host_set_signals(plan, effects) - {name for name, _ in args.signals}
     for sig in plan.signals:
-        waiting = [t for t, e in effects.items() if sig.name in e.waits]
+        waiting = [t for t, e in effects.items() if sig.name in e.firm]  # (a select's other arm may end a wait)
         if waiting and sig.name in unset:
             end = f"--timeout {args.timeout_s:g}s" if args.timeout_s else "the deadlock report, or for ever"
             rep.warn(

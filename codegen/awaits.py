@@ -169,9 +169,9 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
         self.add(lines, loop_reads(s, loop))
         self.suspend(after, FORK)
         self.resume_at(after)
-        if s.reduce is not None and loop.result is not None:  # lane 0 left the warp's value there
-            kind, k = loop.result
-            value = reduce.read_value(s.reduce, f"G.exec.PARGS_{kind}[w, {k}]")
+        if s.reduce is not None and loop.result is not None:  # lane 0 left the warp's value in its frame word
+            kind, off = self.frame_slot(s.reduce.into)
+            value = reduce.read_value(s.reduce, f"{kind}[{'fb_i' if kind == 'FI' else 'fb_f'} + {off}]")
             self.add([self.assign(s.reduce.into, value)], frozenset(), frozenset([s.reduce.into]))
 
     def _bulk(self, s: ir.For) -> None:

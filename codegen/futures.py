@@ -362,6 +362,10 @@ class FutureRenderer:
                 lines += ["    " + x for x in self.poll(sub, si, sf, sub_rdy, tgt)]
             lines.append(f"    if {sub_rdy}:")
             lines.append(f"        {mask} |= {1 << k}")
+            if k < len(fut.futures) - 1:
+                # into the frame at once: a later child's FORK leaves the poll from inside it,
+                # and a child polled again after it is done would run its effects twice
+                lines.append(f"        FI[fb_i + {ci}] = {mask}")
         lines.append(f"FI[fb_i + {ci}] = {mask}")
         lines.append(f"{rdy} = {mask} == {(1 << len(fut.futures)) - 1}")
         return lines

@@ -268,12 +268,21 @@ class Emitter:
         """Captured locals into an argument row (``ai``/``af`` are 'ARRAY[row' prefixes)."""
         out, ni, nf = captured_stores(loop.captured, 2, ai, af)
         red = loop.loop.reduce
-        if red is not None:  # the value's word, from the operator's identity (codegen/reduce.py)
-            from gasync.codegen.reduce import identity_word
+        if red is not None and not loop.bulk:
+            # a parallel loop's lane 0 leaves the warp's value in the frame word of the local it
+            # goes to, whose index the row carries: not in the row itself, which the warp's next
+            # FORK overwrites (a join or select may fork another child before this one resumes)
+            kind, off = self.frame_slot(red.into)
+            loop.result = (kind, ni)
+            base = "fb_i" if kind == "FI" else "fb_f"
+            out.append(f"{ai}, {ni}] = {base} + {off}  # reduce {red.op}: where lane 0 leaves its value")
+            ni += 1
+        elif red is not None:  # the job's word, from the operator's identity (codegen/reduce.py)
+            from gasync.codegen.reduce import identity_word, start_word
 
             if red.ty in ir.FLOATS:
                 loop.result = ("F", nf)
-                out.append(f"{af}, {nf}] = {identity_word(red)}  # reduce {red.op}: its identity")
+                out.append(f"{af}, {nf}] = {start_word(red, 'lo', 'hi')}  # reduce {red.op}: its first value")
                 nf += 1
             else:
                 loop.result = ("I", ni)
@@ -286,6 +295,14 @@ class Emitter:
             ni += 1
         loop.n_int, loop.n_float = ni, nf
         return out
+
+    def frame_slot(self, name: str) -> tuple[str, int]:
+        """Local ``name``'s frame word: ('FI' or 'FF', its offset from fb_i or fb_f)."""
+        for slots, kind in ((self.frame.int_slots, "FI"), (self.frame.float_slots, "FF")):
+            for local_name, off in slots:
+                if local_name == name:
+                    return kind, off
+        raise AssertionError(f"{name} has no frame word")
 
     def _captured(self, s: ir.For) -> tuple[tuple[str, ir.Ty], ...]:
         from gasync.planner.walk import exprs_of, subexprs

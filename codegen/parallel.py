@@ -70,7 +70,10 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     out += combined.init_lines(updates, em.r, "    ")
     red = s.reduce
     if red is not None:
-        out.append(f"    acc = {reduce.identity_lane(red.op, red.ty)}  # this lane's partial: reduce {red.op}")
+        none_yet = " (NaN: none yet)" if reduce.no_candidate(red) else ""
+        out.append(f"    acc = {reduce.start_lane(red)}  # this lane's partial: reduce {red.op}{none_yet}")
+        if not loop.bulk:
+            out += reduce.parallel_setup(red, loop.result, "    ")
     if hoisted:
         out += hoist.range_lines(shared, em, loop)
         with hoist.unchecked(shared):

@@ -4,8 +4,10 @@ Each lane keeps a private partial in a register (``acc``, from the operator's
 identity), adds each of its iterations' values, and the warp then combines its
 32 partials with five shuffles (``dl.shfl_down``: ``shfl.sync`` on the GPU, a
 per-warp row and two barriers under the simulator). Lane 0 has the warp's value:
-a ``parallel for`` leaves it in the warp's argument row, where the poll that
-resumes after the loop reads it; a chunk of a ``bulk for`` combines it with one
+a ``parallel for`` leaves it in the frame word of the local it goes to (the
+argument row carries the word's index: the row itself is the warp's, and the
+next FORK, say of another child of a ``join``, overwrites it before the poll
+that forked resumes); a chunk of a ``bulk for`` combines it with one
 atomic into the job's argument row (its word starts at the identity when the job
 is posted), which the task reads once every chunk is done. Integer results are
 exact (sums wrap as the type does: the 64-bit word is cut to the type when read);
@@ -26,8 +28,29 @@ SHUFFLED_AS = {"u32": "int32", "u64": "int64"}
 
 def _literal(value: bool | int | float) -> str:
     if isinstance(value, float):
+        if value != value:
+            return "math.nan"
         return "math.inf" if value == math.inf else "-math.inf" if value == -math.inf else repr(value)
     return str(int(value))
+
+
+def no_candidate(red: ir.Reduction) -> bool:
+    """Float min and max: a NaN is no candidate, so a partial starts at NaN (none yet), the
+    value is NaN only when every iteration's is, and an empty range gives the identity."""
+    return red.ty in ir.FLOATS and red.op in ("min", "max")
+
+
+def start_lane(red: ir.Reduction) -> str:
+    """A lane's partial before its first iteration."""
+    return f"{lane_type(red.ty)}(math.nan)" if no_candidate(red) else identity_lane(red.op, red.ty)
+
+
+def start_word(red: ir.Reduction, lo: str, hi: str) -> str:
+    """A bulk job's word before its chunks combine into it: the identity, or for float min and
+    max NaN (none yet) where the range ``lo..hi`` has iterations."""
+    if no_candidate(red):
+        return f"float64(math.nan) if {lo} < {hi} else {identity_word(red)}"
+    return identity_word(red)
 
 
 def identity_word(red: ir.Reduction) -> str:
@@ -78,14 +101,27 @@ def warp_lines(op: str, ty: ir.Ty, ind: str, acc: str = "acc") -> list[str]:
     return out
 
 
+def parallel_setup(red: ir.Reduction, slot: tuple[str, int] | None, ind: str) -> list[str]:
+    """A parallel loop's words for lane 0's store, read before the loop (kept in registers):
+    the index of the frame word the value goes to, and for float min and max whether the
+    range has iterations (lane 0's ``k`` is its start)."""
+    assert slot is not None
+    out = [f"{ind}red_at = AI[{slot[1]}]  # the frame word lane 0 leaves the value in"]
+    if no_candidate(red):
+        out.append(f"{ind}red_some = k < hi  # (lane 0's) the range has iterations: else the identity")
+    return out
+
+
 def store_lines(red: ir.Reduction, slot: tuple[str, int], bulk: bool, ind: str) -> list[str]:
     """Lane 0's store (parallel) or atomic combine (a bulk chunk) of the warp's value."""
     kind, k = slot
-    row = f"A{kind}"  # the loop's argument row: PARGS_x[w] for parallel, JOBARGS_x[job] for bulk
-    word = "float64(acc)" if kind == "F" else "int64(acc)"
+    word = "float64(acc)" if kind in ("F", "FF") else "int64(acc)"
     out = [f"{ind}if lane == 0:"]
-    if not bulk:
-        return [*out, f"{ind}    {row}[{k}] = {word}"]
+    if not bulk:  # into the frame word of the local the value goes to (parallel_setup)
+        if no_candidate(red):  # NaN: none yet, unless the range had iterations
+            word = f"{word} if red_some else {identity_word(red)}"
+        return [*out, f"{ind}    G.frames.{kind}[red_at] = {word}"]
+    row = f"A{kind}"  # a bulk loop's argument row, JOBARGS_x[job]
     if red.ty == "u64" and red.op in ("min", "max"):  # the 64-bit word compares signed: a CAS loop
         return [
             *out,

@@ -42,7 +42,9 @@ class ParallelLoop:
     n_int: int = 0
     n_float: int = 0
     bulk: bool = False  # a bulk for: arguments in JOBARGS[job], chunks of it run by any warp
-    result: tuple[str, int] | None = None  # a reducing loop's value: ('I' or 'F', its argument word)
+    # a reducing loop's value: ('I'/'F', its JOBARGS word) for a bulk loop, ('FI'/'FF', the AI word
+    # that holds the index of its frame word) for a parallel one
+    result: tuple[str, int] | None = None
     inst_word: int | None = None  # where a body with bounds checks finds its task instance (AI)
 
 

@@ -85,7 +85,7 @@ def _plan(
             errors.append(exc)
     tg = graphs.task_graph(tasks_ast, set(bodies))
     try:
-        topo = graphs.topo_tasks(tg, order)
+        topo = graphs.topo_tasks(tg, order, {t: own[0] for t, own in owner.items()})
     except GasyncError as exc:
         errors.append(exc)
         topo = []

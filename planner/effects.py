@@ -28,6 +28,7 @@ class Effects:
     recvs: set[str] = field(default_factory=set)
     sets: set[str] = field(default_factory=set)
     waits: set[str] = field(default_factory=set)  # wait() and is_set()
+    firm: set[str] = field(default_factory=set)  # of waits, those not in a select arm (nothing else ends them)
     writes: dict[str, dict[Write, None]] = field(default_factory=dict)
     calls: set[str] = field(default_factory=set)
     # for drawings only (``gasync graph``), not for the checks:
@@ -42,6 +43,7 @@ class Effects:
         self.recvs |= other.recvs
         self.sets |= other.sets
         self.waits |= other.waits
+        self.firm |= other.firm
         self.reads |= other.reads
         self.updates |= other.updates
         self.shared_reads |= other.shared_reads
@@ -65,30 +67,36 @@ def direct_effects(fn: Function, instance: tuple[str, int, int] | None = None) -
             _future(s.future, eff)
         elif isinstance(s, ir.Select):
             for arm in s.arms:
-                _future(arm.future, eff)
+                _future(arm.future, eff, firm=len(s.arms) == 1)
         for e in exprs_of(s):
             _expr(e, eff)
     return eff
 
 
-def _future(f: ir.Future, eff: Effects) -> None:
+def _future(f: ir.Future, eff: Effects, firm: bool = True) -> None:
     if isinstance(f, ir.Send):
         eff.sends.add(f.chan)
     elif isinstance(f, ir.Recv):
         eff.recvs.add(f.chan)
     elif isinstance(f, ir.Wait):
         eff.waits.add(f.signal)
+        if firm:
+            eff.firm.add(f.signal)
     elif isinstance(f, ir.AsyncCall):
         eff.calls.add(f.fn)
     elif isinstance(f, ir.Join):
         for sub in f.futures:
-            _future(sub, eff)
+            _future(sub, eff, firm)
 
 
 def _expr(e: ir.Expr, eff: Effects) -> None:
     for sub in subexprs(e):
         if isinstance(sub, ir.SignalOp):
-            (eff.sets if sub.op == "set" else eff.waits).add(sub.name)
+            if sub.op == "set":
+                eff.sets.add(sub.name)
+            else:
+                eff.waits.add(sub.name)
+                eff.firm.add(sub.name)
         elif isinstance(sub, ir.Call) and sub.kind == "fn":
             eff.calls.add(sub.name)
         elif isinstance(sub, ir.Load):

@@ -131,8 +131,9 @@ def after_graph(g: nx.MultiDiGraph) -> nx.DiGraph:
     return after
 
 
-def topo_tasks(g: nx.MultiDiGraph, order: dict[str, int]) -> list[str]:
-    """A topological order of ``after``; raises AfterCycleError naming a cycle."""
+def topo_tasks(g: nx.MultiDiGraph, order: dict[str, int], owner: dict[str, str] | None = None) -> list[str]:
+    """A topological order of ``after``; raises AfterCycleError naming a cycle (a group's task
+    by its group, ``owner`` giving each one's: the user wrote ``after`` of the group)."""
     after = after_graph(g)
     try:
         return list(nx.lexicographical_topological_sort(after, key=lambda n: order[n]))
@@ -141,8 +142,10 @@ def topo_tasks(g: nx.MultiDiGraph, order: dict[str, int]) -> list[str]:
         start = min((u for u, _ in cycle_edges), key=lambda n: order[n])
         cycle = _cycle_from(after.subgraph([u for u, _ in cycle_edges]), start)
         span = g.edges[cycle[0], cycle[1], "after"]["span"]
+        named = [f"group {owner[n]}" if owner and n in owner else n for n in cycle]
+        named = [n for k, n in enumerate(named) if k == 0 or n != named[k - 1]]
         raise AfterCycleError(
-            f"cycle in 'after' edges: {' -> '.join(cycle)}",
+            f"cycle in 'after' edges: {' -> '.join(named)}",
             span,
             (Note("a task starts only when all the tasks it comes after are done, so none of these could start"),),
         ) from None

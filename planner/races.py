@@ -144,6 +144,12 @@ def _diagnostic(buf: str, racing: list[Item], tasks: list[TaskDef], strict: bool
         message = f"{len(order)} tasks that may run at once write buffer '{buf}': {listed}"
         message += f", {tail}" if len(named) < len(order) else f" and {tail}"
         advice = "order them with 'after', or write with atomic_add and friends"
+    groups = {tasks[k].group for k in first}
+    if len(groups) == 1 and None not in groups:  # one group instance's tasks: no 'after' among them
+        advice = (
+            "order them through a local channel (one receives what the other sends when it is done),"
+            " or write with atomic_add and friends"
+        )
     notes = [Note(f"'{n}' writes '{buf}' here", w.span) for n, w in zip(named[:-1], writes, strict=False)]
     cls = ConcurrentWriteError if strict else ConcurrentWriteWarning
     return cls(message, writes[len(named) - 1].span, (*notes, Note(advice)))

@@ -258,9 +258,10 @@ class BodyChecker(AsyncBlockChecker):
         else:
             self.fn.loops += 1
         try:
-            body, value = self.block(s.body), None
-            if reduce is not None:
+            if reduce is not None:  # its tail typed once, in the value's context
                 body, value = self._reducing_body(s.body, reduce)
+            else:
+                body, value = self.block(s.body), None
         finally:
             self.fn.loops, self.fn.parallel = saved
             self.fn.scopes.pop()

@@ -23,7 +23,7 @@ from gasync.reference.futures import Poll, poll
 from gasync.reference.groups import enter
 from gasync.reference.machine import Machine
 from gasync.reference.world import Waiting, World
-from gasync.runtime.errors import BoundsError, bounds_error, instances_label
+from gasync.runtime.errors import BoundsError, bounds_error, members_label
 
 
 @dataclass
@@ -70,7 +70,7 @@ class Scheduler:
         try:
             done, waits = poll(inst.gen)
         except BoundsError as exc:  # the first fault stops the run, naming its instance
-            who = f"task {instances_label(inst.task.name, inst.task.count, [inst.k])}"
+            who = f"task {members_label(self.plan, inst.task, [inst.k])}"
             raise bounds_error(exc.buffer, exc.shape, exc.dimension - 1, exc.index, exc.span, who) from None
         self.running = None
         if done:
@@ -156,5 +156,5 @@ class Scheduler:
                     continue  # finished
                 groups.setdefault(what, []).append(k)
             for what, ks in groups.items():
-                lines.append(f"task {instances_label(t.name, t.count, ks)} {what}")
+                lines.append(f"task {members_label(self.plan, t, ks)} {what}")
         return lines

@@ -107,7 +107,7 @@ class StmtEval(FutureEval):
         k = self.expr(s.start, frame)
         frame[s.stop_var] = self.expr(s.stop, frame)
         red = s.reduce
-        acc = identity(red.op, red.ty) if red is not None else None
+        acc = None  # no iteration's value yet
         while k < frame[s.stop_var]:
             self.world.step()
             frame[s.var] = k
@@ -115,10 +115,11 @@ class StmtEval(FutureEval):
             if flow == BREAK or isinstance(flow, Returned):
                 return None if flow == BREAK else flow
             if red is not None:  # iterations in order: one of the orders a parallel loop may take
-                acc = convert(combine(red.op, red.ty, acc, frame[red.value]), str(red.ty))
+                value = frame[red.value] if acc is None else combine(red.op, red.ty, acc, frame[red.value])
+                acc = convert(value, str(red.ty))
             k += 1
-        if red is not None:
-            frame[red.into] = acc
+        if red is not None:  # an empty range gives the identity
+            frame[red.into] = identity(red.op, red.ty) if acc is None else acc
         return None
 
     def _for_await(self, s: ir.ForAwait, frame: Frame) -> Body:

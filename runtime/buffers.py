@@ -64,14 +64,17 @@ def check_inputs(plan: Plan, inputs: dict[str, Any]) -> None:
         if b.name not in inputs:
             declared = f"buffer '{b.name}' is declared '= input' but"
             raise worded(
-                InputError(f"{declared} inputs has no '{b.name}'"), f"{declared} no --input {b.name}=FILE.npy was given"
+                InputError(f"{declared} inputs has no '{b.name}'", b.span),
+                f"{declared} no --input {b.name}=FILE.npy was given",
             )
         shape, dtype = shape_and_dtype(inputs[b.name], b.name)
         want = f"{b.elem}{list(b.shape)}"
         if shape != b.shape:
-            raise input_error(b.name, f"shape {list(shape)} does not match the declaration {want}")
+            raise input_error(b.name, f"shape {list(shape)} does not match the declaration {want}", b.span)
         if dtype != dtype_of(b.elem):
-            raise input_error(b.name, f"dtype {dtype} does not match the declaration {want} ({dtype_of(b.elem)})")
+            raise input_error(
+                b.name, f"dtype {dtype} does not match the declaration {want} ({dtype_of(b.elem)})", b.span
+            )
 
 
 def shape_and_dtype(arr: Any, name: str) -> tuple[tuple[int, ...], np.dtype[Any]]:

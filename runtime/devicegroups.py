@@ -76,7 +76,7 @@ else:
 def lch_reset(ring, cap, t, nt):  # type: ignore[no-untyped-def]
     """Thread ``t`` of ``nt`` empties a ring for a new group instance (the block meets after)."""
     for k in range(t, LCH_WORDS + cap, nt):
-        ring[k] = 0 if k < LCH_WORDS else k - LCH_WORDS
+        ring[k] = 0 if k < LCH_WORDS else 2 * (k - LCH_WORDS)  # slot j free for position j
 
 
 @cuda.jit(device=True)
@@ -87,12 +87,12 @@ def lch_try_send(ring, data, base, cap, value):  # type: ignore[no-untyped-def]
     while True:
         pos = ld_acquire_cta(ring, LCH_SEND)
         seq = ld_acquire_cta(ring, LCH_WORDS + pos % cap)  # pairs with the receiver's free of the slot
-        if seq == pos:
+        if seq == 2 * pos:
             if cas_acq_rel_cta(ring, LCH_SEND, pos, pos + 1) == pos:
                 data[base + pos % cap] = value
-                st_release_cta(ring, LCH_WORDS + pos % cap, pos + 1)  # the value, to its receiver
+                st_release_cta(ring, LCH_WORDS + pos % cap, 2 * pos + 1)  # the value, to its receiver
                 return LCH_SENT
-        elif seq < pos:
+        elif seq < 2 * pos:
             return LCH_FULL  # the slot still holds the value sent cap positions ago
 
 
@@ -102,12 +102,12 @@ def lch_try_recv(ring, data, base, cap, out, w):  # type: ignore[no-untyped-def]
     while True:
         pos = ld_acquire_cta(ring, LCH_RECV)
         seq = ld_acquire_cta(ring, LCH_WORDS + pos % cap)  # pairs with the sender's publish
-        if seq == pos + 1:
+        if seq == 2 * pos + 1:
             if cas_acq_rel_cta(ring, LCH_RECV, pos, pos + 1) == pos:
                 out[w] = data[base + pos % cap]
-                st_release_cta(ring, LCH_WORDS + pos % cap, pos + cap)  # the slot, to the sender of pos + cap
+                st_release_cta(ring, LCH_WORDS + pos % cap, 2 * (pos + cap))  # the slot, to the sender of pos + cap
                 return LCH_TOOK
-        elif seq < pos + 1:
+        elif seq < 2 * pos + 1:
             # empty at pos: ended once closed (the acquire pairs with lch_close) and no sender
             # holds a claimed position beyond what this receiver saw
             if ld_acquire_cta(ring, LCH_CLOSED) != 0 and ld_acquire_cta(ring, LCH_SEND) == pos:

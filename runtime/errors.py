@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from gasync.dsl.ast import Span
+from typing import TYPE_CHECKING
+
+from gasync.dsl.ast import NOSPAN, Span
 from gasync.dsl.diagnostics import GasyncError, Note
+
+if TYPE_CHECKING:
+    from gasync.planner.model import Plan, TaskDef
 
 
 class RunError(GasyncError):
@@ -108,9 +113,10 @@ def worded(error: RunError, cli_message: str) -> RunError:
     return error
 
 
-def input_error(name: str, detail: str) -> RunError:
-    """A problem with the input for buffer ``name``: ``inputs['x']: ...``, and ``--input x: ...`` in the CLI."""
-    return worded(InputError(f"inputs['{name}']: {detail}"), f"--input {name}: {detail}")
+def input_error(name: str, detail: str, span: Span = NOSPAN) -> RunError:
+    """A problem with the input for buffer ``name``: ``inputs['x']: ...``, and ``--input x: ...`` in the
+    CLI; ``span``: the buffer's declaration, where the program has one."""
+    return worded(InputError(f"inputs['{name}']: {detail}", span), f"--input {name}: {detail}")
 
 
 def instances_label(task: str, count: int, ks: list[int]) -> str:
@@ -118,3 +124,21 @@ def instances_label(task: str, count: int, ks: list[int]) -> str:
     if count == 1:
         return task
     return f"{task}[{', '.join(map(str, ks[:8]))}{', ...' if len(ks) > 8 else ''}]"
+
+
+def members_label(plan: Plan, task: TaskDef, ks: list[int]) -> str:
+    """How a report names instances ``ks`` of ``task`` (its places among them, from 0): as
+    ``instances_label``, but a group's task by its place in its group instance and that
+    instance by the group's index, ``compute[1] in group pipe[2]`` (not ``compute[7]``)."""
+    group = plan.group_of(task)
+    if group is None:
+        return instances_label(task.name, task.count, ks)
+    per = max(task.per_copy, 1)
+    by: dict[int, list[int]] = {}
+    for k in ks:
+        by.setdefault(group.start + k // per, []).append(k % per)
+    parts = [
+        f"{instances_label(task.name, per, own)} in group {group.name}" + (f"[{g}]" if group.var is not None else "")
+        for g, own in by.items()
+    ]
+    return ", ".join(parts[:8]) + (", ..." if len(parts) > 8 else "")

@@ -18,7 +18,7 @@ from gasync.runtime.errors import (
     DeviceError,
     RunTimeoutError,
     bounds_error,
-    instances_label,
+    members_label,
     worded,
 )
 from gasync.runtime.hints import timeout_notes
@@ -89,10 +89,10 @@ def _bounds_error(gen: Generated, ctl: np.ndarray[Any, Any], site: tuple[Any, ..
 
 
 def _instance(gen: Generated, inst: int) -> str:
-    """``task consumer[3]``, or ``task main`` for a task of one instance."""
+    """``task consumer[3]``, ``task main`` for a task of one instance, ``task t[1] in group g[0]``."""
     for t in gen.plan.tasks:
         if t.first_instance <= inst < t.first_instance + t.count:
-            return f"task {instances_label(t.name, t.count, [inst - t.first_instance])}"
+            return f"task {members_label(gen.plan, t, [inst - t.first_instance])}"
     return f"instance {inst}"
 
 
@@ -110,8 +110,7 @@ def _local_wait(gen: Generated, t: Any, k: int, code: int) -> str:
     assert g is not None
     name = g.channels[code // 2].name
     side = "send on local channel {} (full)" if code % 2 else "recv from local channel {}"
-    where = f"group {g.name}[{g.start + k // t.per_copy}]" if g.var is not None else f"group {g.name}"
-    return f"waits on {side.format(name)} in {where}"
+    return f"waits on {side.format(name)}"  # (the task's label names its group instance)
 
 
 def _waiting(gen: Generated, st: np.ndarray[Any, Any], waiton: np.ndarray[Any, Any]) -> list[str]:
@@ -133,5 +132,5 @@ def _waiting(gen: Generated, st: np.ndarray[Any, Any], waiton: np.ndarray[Any, A
                 what = STATE_NAMES.get(int(st[inst]), "?")
             groups.setdefault(what, []).append(k)
         for what, ks in groups.items():
-            lines.append(f"task {instances_label(t.name, t.count, ks)} {what}")
+            lines.append(f"task {members_label(gen.plan, t, ks)} {what}")
     return lines

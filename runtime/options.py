@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from gasync.runtime.cache import DEFAULT_MAX_BYTES
 from gasync.runtime.outputs import to_host
@@ -65,8 +68,8 @@ class Result:
         """Plain JSON data; a traced run's adds ``"profile"`` (task -> its ``TaskProfile.to_json``)
         and ``"counter_peaks"`` (counter name -> its largest value: ``runtime.profile.peaks``)."""
         out = {
-            "buffers": {k: to_host(v).tolist() for k, v in self.buffers.items()},
-            "shared": {k: _py(v) for k, v in self.shared.items()},
+            "buffers": {k: json_array(to_host(v)) for k, v in self.buffers.items()},
+            "shared": {k: json_scalar(_py(v)) for k, v in self.shared.items()},
             "signals": dict(self.signals),
             "stats": dict(self.stats),
         }
@@ -81,3 +84,23 @@ class Result:
 
 def _py(v: Any) -> Any:
     return v.item() if hasattr(v, "item") else v
+
+
+# JSON has no NaN or infinities: they go as these strings (the choice of protobuf's JSON
+# mapping), so that every parser reads the document (docs/language.md, decision 56)
+NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def json_scalar(v: Any) -> Any:
+    """``v``, or a non-finite float as its JSON string."""
+    return NON_FINITE[repr(v)] if isinstance(v, float) and not math.isfinite(v) else v
+
+
+def json_array(a: np.ndarray) -> list[Any]:
+    """``a`` as nested lists of plain values, non-finite floats as their JSON strings."""
+    if a.dtype.kind != "f" or bool(np.isfinite(a).all()):
+        return a.tolist()  # type: ignore[no-any-return]
+    out = np.asarray(a, np.float64).astype(object)
+    for k in np.flatnonzero(~np.isfinite(a)):
+        out.flat[k] = json_scalar(float(a.flat[k]))
+    return out.tolist()  # type: ignore[no-any-return]

@@ -487,11 +487,13 @@ TRACE_WORDS = int(TraceCol.CHANNELS)  # a row's words before the channels' (a pr
 #   block would put all its compute warps on two of the four (codegen/groupkernel.py).
 # A local channel is a ring of ``cap`` slots in shared memory (Vyukov's bounded queue): words
 # SEND (positions claimed by senders), RECV (by receivers), CLOSED, then ``cap`` sequence words
-# and ``cap`` value words. A sender claims position p with a cas_acq_rel_cta of SEND when slot
-# p % cap's sequence is p, writes the value, and publishes it with st_release_cta(seq, p + 1);
+# and ``cap`` value words. A slot's sequence is 2p while it is free for position p and 2p + 1
+# while it holds p's value (with p and p + 1 instead, a ring of one slot would read "holds 0"
+# as "free for 1"). A sender claims position p with a cas_acq_rel_cta of SEND when slot
+# p % cap's sequence is 2p, writes the value, and publishes it with st_release_cta(seq, 2p + 1);
 # a receiver's ld_acquire_cta of the sequence pairs with that release, claims p with a cas of
-# RECV when the sequence is p + 1, reads the value and frees the slot with
-# st_release_cta(seq, p + cap), which the sender of p + cap acquires. close is
+# RECV when the sequence is 2p + 1, reads the value and frees the slot with
+# st_release_cta(seq, 2(p + cap)), which the sender of p + cap acquires. close is
 # st_release_cta(CLOSED, 1): a receiver that finds the ring empty acquires it and ends only
 # when no sender has claimed a position it has not seen (SEND == RECV). Nothing in a group
 # instance waits on a wait list for a local channel: its task's warp polls it again.

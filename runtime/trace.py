@@ -218,15 +218,15 @@ def state_labels(plan: Plan, internal: tuple[tuple[str, int, str], ...] = ()) ->
 
 def instance_name(raw: RawTrace, inst: int) -> str:
     """``task`` for a task of one instance, ``task[k]`` for instance k of an array; a group's
-    task also names its group instance, ``compute[5] in pipe[1]``."""
+    task by its place in its group instance and that instance, ``compute[2] in pipe[1]``."""
     grouped = {t: (g, n, s) for t, g, n, s in raw.groups}
     for name, first, count in raw.tasks:
         if first <= inst < first + count:
-            own = name if count == 1 else f"{name}[{inst - first}]"
-            if name in grouped:
+            if name in grouped:  # its place in its group instance, and that instance
                 group, per, start = grouped[name]
+                own = name if per == 1 else f"{name}[{(inst - first) % max(per, 1)}]"
                 return f"{own} in {group}[{start + (inst - first) // max(per, 1)}]"
-            return own
+            return name if count == 1 else f"{name}[{inst - first}]"
     return f"#{inst}"
 
 

@@ -53,7 +53,8 @@ def test_map_writes_each_inputs_outputs_and_a_summary(tmp_path: Path) -> None:
     assert runs["short"]["ok"] is False
     assert runs["short"]["error"]["code"] == "E0301"
     assert runs["short"]["error"]["message"] == "--input img: shape [8, 64] does not match the declaration f32[64, 64]"
-    failed = f"gasync: input 'short' (img=data/short.npy) failed:\n{SAMPLE}: error[E0301]: --input img: shape"
+    # at the buffer's declaration (normalize.gasync's line 21)
+    failed = f"gasync: input 'short' (img=data/short.npy) failed:\n{SAMPLE}:21:1: error[E0301]: --input img: shape"
     assert failed in res.stderr
     assert "gasync: started a LocalCluster of 2 workers (backend sim)" in res.stderr
     assert f"gasync: mapped {SAMPLE} over 6 inputs on 2 workers (LocalCluster) in " in res.stderr

@@ -114,7 +114,7 @@ def test_an_input_of_the_wrong_shape_fails_its_own_future(client) -> None:
     err = bad.exception()
     assert isinstance(err, InputError)
     assert str(err) == (
-        f"{SAMPLES / 'normalize.gasync'}: error[E0301]: inputs['img']: shape [10, 64] does not match"
+        f"{SAMPLES / 'normalize.gasync'}:21:1: error[E0301]: inputs['img']: shape [10, 64] does not match"
         " the declaration f32[64, 64]"
     )
     assert ok.result().shared["hi"] == image(2).max()

@@ -1638,6 +1638,52 @@ case(
     {"a": [1] * 8, "b": [2] * 8},
 )
 
+case(
+    "a_joined_future_that_finished_is_not_run_again_when_a_later_one_forks",
+    """
+    buffer out: i32[64] = zeros;
+    shared cnt: i64 = 0;
+    async fn h() { cnt.fetch_add(100); }
+    async fn f(lo: i64) { parallel for i in lo..lo + 32 { out[i] = 1; } cnt.fetch_add(1); }
+    task main { join(h(), f(0), f(32)).await; }
+    """,
+    {"out": [1] * 64, "cnt": 102},
+)
+
+case(
+    "reductions_of_joined_futures_each_get_their_own_value",
+    """
+    buffer x: i32[90] = iota;
+    buffer o: i64[4] = zeros;
+    buffer fo: f64[2] = zeros;
+    async fn psum(k: i32) -> i64 {
+        let s: i64 = parallel for i in 0..90 reduce sum { (x[i] * k) as i64 };
+        yield_now().await;
+        let t: i64 = parallel for i in 0..90 reduce max { (x[i] % k) as i64 };
+        return s + t;
+    }
+    async fn fmax(k: f64) -> f64 {
+        let m: f64 = parallel for i in 0..90 reduce max { (x[i] as f64) * k };
+        yield_now().await;
+        let n: f64 = parallel for i in 0..90 reduce min { (x[i] as f64) + k };
+        return m + n;
+    }
+    task main {
+        let (a, b) = join(psum(2), psum(7)).await;
+        o[0] = a; o[1] = b;
+        let (c, d) = join(fmax(0.5), fmax(2.0)).await;
+        fo[0] = c; fo[1] = d;
+        select {
+            v = psum(5) => { o[2] = v; }
+            v = psum(3) => { o[3] = v; }
+        }
+    }
+    """,
+    # psum(k) = k * 4005 + max(i % k), fmax(k) = 89 k + k; a select's first ready arm wins
+    # (psum(5): it is polled first)
+    {"o": [8011, 28041, 20029, 0], "fo": [45.0, 180.0]},
+)
+
 JB_N = 300
 case(
     "joins_of_bulk_loops_nested_and_on_halves",
@@ -1778,6 +1824,43 @@ case(
 )
 
 
+case(
+    # a NaN is no candidate of a float min or max: every value NaN gives NaN, some give the
+    # others' extreme, none (an empty range) the identity; in parallel and bulk loops alike
+    "float_min_and_max_are_nan_only_when_every_value_is",
+    """
+    buffer x: f32[40] = iota;
+    buffer o: f32[8] = zeros;
+    task main {
+        o[0] = parallel for i in 0..40 reduce max { sqrt(-1.0 - x[i]) };
+        o[1] = bulk for i in 0..40 reduce min { sqrt(-1.0 - x[i]) };
+        o[2] = parallel for i in 0..40 reduce min { sqrt(x[i] - 20.0) };
+        o[3] = bulk for i in 0..40 reduce max { sqrt(20.0 - x[i]) };
+        o[4] = parallel for i in 5..5 reduce max { x[i] };
+        o[5] = bulk for i in 7..3 reduce min { x[i] };
+        o[6] = parallel for i in 0..1 reduce max { sqrt(-1.0 - x[i]) };
+        o[7] = bulk for i in 0..1 reduce max { x[i] - 1.0 };
+    }
+    """,
+    {"o": [np.nan, np.nan, 0.0, np.sqrt(np.float32(20)), -np.inf, np.inf, np.nan, -1.0]},
+)
+
+case(
+    # a literal tail takes the reduction's type from its context, as any literal (Rust's rule)
+    "a_reductions_literal_tail_takes_its_type_from_the_context",
+    """
+    buffer out: i64[3] = zeros;
+    task main {
+        let s: i64 = parallel for i in 0..4 reduce sum { 3000000000 };
+        out[0] = s;
+        out[1] = bulk for i in 0..4 reduce max { 3000000000 };
+        out[2] += parallel for i in 0..4 reduce sum { 5 };
+    }
+    """,
+    {"out": [12000000000, 3000000000, 20]},
+)
+
+
 # --- groups (v1): tasks that share one SM, local buffers and channels ------------------------------------------
 
 case(
@@ -1841,6 +1924,20 @@ case(
     }
     """,
     {"out": [float(sum(range(8 * r, 8 * r + 8))) for r in range(4)], "seen": 4},
+)
+
+case(
+    # a ring of one slot: "holds position 0's value" must not read as "free for position 1"
+    "a_local_channel_of_one_slot_carries_every_value",
+    """
+    buffer out: i32[6] = zeros;
+    group g for k in 0..2 {
+        local channel c: i32[1];
+        task tx { for v in 1..4 { c.send(v).await; } c.close(); }
+        task rx { for await v in c { out[k * 3 + v - 1] = v * 10 + k; } }
+    }
+    """,
+    {"out": [10, 20, 30, 11, 21, 31]},
 )
 
 case(

@@ -13,26 +13,43 @@ SOURCE = "buffer x: f32[4] = input;\nbuffer y: f32[4] = zeros;\nsignal stop;\nta
 
 
 @pytest.mark.parametrize(
-    ("inputs", "signals", "message"),
+    ("inputs", "signals", "where", "message"),
     [
-        ({}, {}, "buffer 'x' is declared '= input' but inputs has no 'x'"),
-        ({"x": np.zeros(3, np.float32)}, {}, "inputs['x']: shape [3] does not match the declaration f32[4]"),
+        # an input that does not fit its buffer points at the buffer's declaration
+        ({}, {}, "in.gasync:1:1", "buffer 'x' is declared '= input' but inputs has no 'x'"),
+        (
+            {"x": np.zeros(3, np.float32)},
+            {},
+            "in.gasync:1:1",
+            "inputs['x']: shape [3] does not match the declaration f32[4]",
+        ),
         (
             {"x": np.zeros(4, np.float64)},
             {},
+            "in.gasync:1:1",
             "inputs['x']: dtype float64 does not match the declaration f32[4] (float32)",
         ),
-        ({"x": np.zeros(4, np.float32), "z": np.zeros(1)}, {}, "inputs['z']: the program has no buffer named 'z'"),
-        ({"x": [1.0, 2.0]}, {}, "inputs['x']: expected a NumPy array or a CUDA device array, found list"),
-        ({"x": np.zeros(4, np.float32)}, {"go": 0.0}, "signals['go']: the program has no signal named 'go'"),
+        (
+            {"x": np.zeros(4, np.float32), "z": np.zeros(1)},
+            {},
+            "in.gasync",
+            "inputs['z']: the program has no buffer named 'z'",
+        ),
+        ({"x": [1.0, 2.0]}, {}, "in.gasync", "inputs['x']: expected a NumPy array or a CUDA device array, found list"),
+        (
+            {"x": np.zeros(4, np.float32)},
+            {"go": 0.0},
+            "in.gasync",
+            "signals['go']: the program has no signal named 'go'",
+        ),
     ],
 )
-def test_input_errors(inputs: dict[str, object], signals: dict[str, float], message: str) -> None:
+def test_input_errors(inputs: dict[str, object], signals: dict[str, float], where: str, message: str) -> None:
     prog = gasync.compile_source(SOURCE, "in.gasync")
     with pytest.raises(InputError) as info:
         prog.run(backend="sim", inputs=inputs, signals=signals, timeout=60)
     assert info.value.message == message
-    assert str(info.value) == f"in.gasync: error[E0301]: {message}"
+    assert str(info.value) == f"{where}: error[E0301]: {message}"
     assert "--" not in str(info.value)
 
 

@@ -32,11 +32,34 @@ def test_a_group_waiting_on_its_own_channels_is_a_deadlock() -> None:
         program.run(backend="sim", timeout=60)
     assert info.value.message.splitlines() == [
         "deadlock: no task can make progress, and nothing can wake these:",
-        "  task x[0] waits on recv from local channel pipe.a in group pipe[0]",
-        "  task x[1] not started",
-        "  task z[0] waits on recv from local channel pipe.b in group pipe[0]",
-        "  task z[1] not started",
+        "  task x in group pipe[0] waits on recv from local channel pipe.a",
+        "  task x in group pipe[1] not started",
+        "  task z in group pipe[0] waits on recv from local channel pipe.b",
+        "  task z in group pipe[1] not started",
     ]
+
+
+OOB_IN_GROUP = """\
+buffer x: i32[8] = iota;
+buffer out: i32[8] = zeros;
+group grp for g in 0..2 {
+    local buffer st: i32[4];
+    task t for k in 0..2 { st[(x[g * 2 + k] + 1) as i64] = 1; out[g * 2 + k] = st[0]; }
+}
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_fault_in_a_group_names_the_task_instance_in_its_group_instance() -> None:
+    from gasync.runtime.errors import BoundsError
+
+    program = gasync.compile_source(OOB_IN_GROUP, "oob.gasync")
+    with pytest.raises(BoundsError) as info:
+        program.run(backend="sim", timeout=60)
+    # x[3] + 1 = 4 is out of st: task t's k = 1 in group instance g = 1 (not "t[3]")
+    assert info.value.message == (
+        "index out of bounds in task t[1] in group grp[1]: the length of 'grp.st' is 4 but the index is 4"
+    )
 
 
 @pytest.mark.timeout(120)
@@ -49,7 +72,7 @@ def test_trace_names_group_instances_and_block_holds_the_group() -> None:
 
     assert result.trace is not None
     names = {instance_name(result.trace, e[2]) for e in result.trace.polls()}
-    assert names == {f"t[{k}] in p[{k // 3}]" for k in range(6)}
+    assert names == {f"t[{k % 3}] in p[{k // 3}]" for k in range(6)}  # its place in its group instance
 
 
 @pytest.mark.timeout(180)

@@ -66,7 +66,8 @@ def test_mistakes_print_a_diagnostic_and_no_traceback(ip: Any) -> None:
         ("--input x=nothing", "task main { }",
          "%%gasync: error: --input x=nothing: the notebook has no variable named 'nothing'\n"),
         ("--backend sim --no-graph", "buffer x: f32[4] = input;\ntask main { }\n",
-         "<cell>: error[E0301]: buffer 'x' is declared '= input' but inputs has no 'x'\n"),
+         "<cell>:1:1: error[E0301]: buffer 'x' is declared '= input' but inputs has no 'x'\n   |\n"
+         " 1 | buffer x: f32[4] = input;\n   | ^^^^^^^^^^^^^^^^^^^^^^^^^\n"),
     ]  # fmt: skip
     for line, cell, printed in cases:
         with capture_output() as cap:

@@ -82,6 +82,35 @@ def test_json_has_buffers_shared_signals_stats() -> None:
     assert "backend sim" in res.stderr
 
 
+NON_FINITE = """
+buffer x: f32[2] = iota;
+buffer o: f32[2, 2] = zeros;
+shared top: f64 = 0.0;
+task main {
+    o[0, 0] = 1.0 / x[0];
+    o[0, 1] = sqrt(-1.0 - x[0]);
+    o[1, 0] = -1.0 / x[0];
+    o[1, 1] = x[1];
+    top.store(-1.0 / (x[0] as f64));
+}
+"""
+
+
+def _strict(constant: str) -> None:
+    raise AssertionError(f"not JSON: {constant}")
+
+
+def test_json_writes_nan_and_infinities_as_strings(tmp_path: Path) -> None:
+    path = tmp_path / "nonfinite.gasync"
+    path.write_text(NON_FINITE)
+    res = gasync_run(path, "--backend", "sim", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout, parse_constant=_strict)  # no bare NaN or Infinity tokens
+    assert out["buffers"]["o"] == [["Infinity", "NaN"], ["-Infinity", 1.0]]
+    assert out["buffers"]["x"] == [0.0, 1.0]
+    assert out["shared"]["top"] == "-Infinity"
+
+
 def test_input_and_output(scale: Path, x_npy: tuple[Path, np.ndarray], tmp_path: Path) -> None:
     path, x = x_npy
     saved = tmp_path / "y.npy"
@@ -109,7 +138,11 @@ def test_missing_input_names_the_buffer(scale: Path) -> None:
 def test_input_of_the_wrong_shape(scale: Path, tmp_path: Path) -> None:
     path = tmp_path / "bad.npy"
     np.save(path, np.zeros((3, 2), np.float32))
-    assert_clean_failure(gasync_run(scale, "--backend", "sim", "--input", f"x={path}"), "shape [3, 2] does not match")
+    res = gasync_run(scale, "--backend", "sim", "--input", f"x={path}")
+    assert_clean_failure(res, "shape [3, 2] does not match")
+    # at the buffer's declaration, with its line (SCALE's line 3)
+    assert f"{scale}:3:1: error[E0301]: --input x: shape [3, 2] does not match the declaration f32[2, 3]" in res.stderr
+    assert "buffer x: f32[2, 3] = input;" in res.stderr
 
 
 def test_input_of_the_wrong_dtype(scale: Path, tmp_path: Path) -> None:
@@ -279,6 +312,19 @@ def test_the_spinner_shows_the_phase_on_a_terminal_and_not_with_quiet(tmp_path: 
     quiet = run_on_a_terminal(path.name, "--backend", "sim", "--timeout", "3s", "-q", cwd=tmp_path)
     assert "running on the simulator" not in quiet
     assert "the run exceeded --timeout 3s" in quiet
+
+
+def test_a_host_signal_raced_in_a_select_is_not_announced(tmp_path: Path) -> None:
+    # the select's sleep arm ends the wait: the run does not wait for the signal until --timeout
+    path = tmp_path / "raced.gasync"
+    path.write_text(
+        "signal go;\nbuffer o: i32[1] = zeros;\n"
+        "task main { select { _ = go.wait() => { o[0] = 1; } _ = sleep(1000) => { o[0] = 2; } } }\n"
+    )
+    res = gasync_run(path, "--backend", "sim", "--timeout", "60s", "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["buffers"]["o"] == [2]
+    assert "warning" not in res.stderr
 
 
 def test_a_signal_only_the_host_sets_without_signal_is_announced_before_the_run() -> None:

@@ -232,7 +232,8 @@ def test_traces_name_the_group_instance() -> None:
     raw = RawTrace([], 0, 0, [(t.name, t.first_instance, t.count) for t in p.tasks], {}, 4, "sim")
     raw.groups = [(t.name, "pipe", t.per_copy, 0) for t in p.tasks if t.group]
     compute = next(t for t in p.tasks if t.name == "compute")
-    assert instance_name(raw, compute.first_instance + 7) == "compute[7] in pipe[2]"
+    assert compute.per_copy == 3
+    assert instance_name(raw, compute.first_instance + 7) == "compute[1] in pipe[2]"
     assert instance_name(raw, 0) == "init"
     again = RawTrace.from_json(raw.to_json())
     assert again.groups == raw.groups
