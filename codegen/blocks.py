@@ -27,22 +27,47 @@ DEEP_LOOPS = 12  # and loops (Python allows 20 nested loops in a function, the d
 LOOPS = ir.Loop | ir.While | ir.For | ir.ForAwait
 
 
+def _read_by(x: ir.Stmt, names: set[str]) -> None:
+    """Add the locals statement ``x`` itself reads: its expressions' and the values of the
+    async blocks it awaits (a block's value is its parent's to read)."""
+    for e in exprs_of(x):
+        names.update(sub.name for sub in subexprs(e) if isinstance(sub, ir.Var))
+    futures = [x.future] if isinstance(x, ir.AwaitS) else []
+    futures += [arm.future for arm in x.arms] if isinstance(x, ir.Select) else []
+    while futures:
+        f = futures.pop()
+        if isinstance(f, ir.Join):
+            futures += f.futures
+        elif isinstance(f, ir.AsyncBlock) and f.result is not None:
+            names.add(f.result)
+
+
 def reads(stmts: tuple[ir.Stmt, ...]) -> frozenset[str]:
     """The locals that ``stmts`` (and the bodies in them) may read."""
     names: set[str] = set()
     for x in stmts_in(stmts):
-        for e in exprs_of(x):
-            names.update(sub.name for sub in subexprs(e) if isinstance(sub, ir.Var))
+        _read_by(x, names)
         if isinstance(x, ir.Let) and x.op != "=":
             names.add(x.var)
-        futures = [x.future] if isinstance(x, ir.AwaitS) else []
-        futures += [arm.future for arm in x.arms] if isinstance(x, ir.Select) else []
-        while futures:
-            f = futures.pop()
-            if isinstance(f, ir.Join):
-                futures += f.futures
-            elif isinstance(f, ir.AsyncBlock) and f.result is not None:
-                names.add(f.result)
+    return frozenset(names)
+
+
+def owned(stmts: tuple[ir.Stmt, ...]) -> frozenset[str]:
+    """The locals ``stmts`` name themselves (read or write), not those only the bodies of the
+    async blocks they await name: a block's own locals are its poll's alone. A poll restores
+    and spills only these (a parent that also spilled a block's locals around its calls wrote
+    back values it had never restored: a join of two blocks lost a loop's count that way)."""
+    names: set[str] = set()
+    for x in stmts_in(stmts, into_futures=False):
+        _read_by(x, names)
+        if isinstance(x, ir.Let | ir.ForAwait):
+            names.add(x.var)
+        elif isinstance(x, ir.For):
+            names.update((x.var, x.stop_var, *((x.reduce.into,) if x.reduce is not None else ())))
+        elif isinstance(x, ir.AwaitS):
+            names.update(t for t in x.targets if t is not None)
+        elif isinstance(x, ir.Select):
+            names.update(arm.target for arm in x.arms if arm.target is not None)
     return frozenset(names)
 
 

@@ -54,10 +54,13 @@ def executor(w, G, timeout_ns):
                 # fresh instances first: a task that keeps yielding must not starve unstarted ones
                 lo, hi, fresh = claim(G.sched)
             if lo < hi:
-                inst = lo
+                inst = lo  # FRESH until now, whatever woke it (state.py, ST)
                 lo += 1
+                ST[inst] = dl.RUNNING
             else:
                 inst = int64(dl.queue_pop(G.sched.QSEQ, G.sched.QDATA, G.sched.QHT, QMASK))
+                if inst >= 0:
+                    ST[inst] = dl.RUNNING  # QUEUED by its waker: this executor's now
                 if inst < 0 and done > 0:
                     done = flush_done(done, G.sched)
                 if inst < 0 and HAS_BULK:
@@ -71,8 +74,7 @@ def executor(w, G, timeout_ns):
                             command = gid
                             break
                         epoch = now_epoch
-        if inst >= 0:
-            ST[inst] = dl.RUNNING
+        if inst >= 0:  # (a forked one is still RUNNING, or NOTIFIED by a wake meanwhile)
             backoff = 32
             polls += 1
             if WAIT_IN_PLACE:

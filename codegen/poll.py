@@ -20,7 +20,7 @@ from __future__ import annotations
 from gasync.codegen import blockir as bir
 from gasync.codegen import groups
 from gasync.codegen.awaits import AwaitBlocks
-from gasync.codegen.blocks import expr_reads
+from gasync.codegen.blocks import expr_reads, owned
 from gasync.codegen.ends import early_looks, late_rings
 from gasync.codegen.exprs import NP, literal, local, wrap
 from gasync.codegen.futures import SEND_VALUE_KEPT
@@ -87,7 +87,10 @@ class PollEmitter(AwaitBlocks):
         if group is not None and group.var is not None:
             task_var.add(group.var)
         slots = (*self.frame.int_slots, *self.frame.float_slots)
-        self.domain = frozenset(name for name, _ in slots) - task_var
+        # what its own code names; an async fn's parameters too, which only its blocks may read
+        own = owned(body) | ({block.result} if block is not None and block.result is not None else set())
+        own |= {p for p, _ in fn.params} if block is None else set()
+        self.domain = frozenset(name for name, _ in slots if name in own) - task_var
         self.temps = []
         self.first_calls = {}
         self.state_notes: dict[int, str] = {}  # internal state -> what it waits for

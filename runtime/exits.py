@@ -26,7 +26,7 @@ from gasync.runtime.options import RunOptions
 from gasync.runtime.state import Ctl, Exit, Sched
 
 STATE_NAMES = {Sched.IDLE: "waiting", Sched.QUEUED: "queued", Sched.RUNNING: "running", Sched.NOTIFIED: "woken",
-               Sched.DONE: "done"}  # fmt: skip
+               Sched.DONE: "done", Sched.FRESH: "not started"}  # fmt: skip
 
 
 def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites: tuple[Any, ...] = ()) -> None:
@@ -120,10 +120,12 @@ def _waiting(gen: Generated, st: np.ndarray[Any, Any], waiton: np.ndarray[Any, A
         groups: dict[str, list[int]] = {}
         for k in range(t.count):
             inst = t.first_instance + k
-            if st[inst] == 4:
+            if st[inst] == Sched.DONE:
                 continue
-            if st[inst] == 0 and waiton[inst] == 0:
-                what = "not started" if t.after or t.group is not None else "waiting"
+            if st[inst] == Sched.FRESH:
+                what = "not started"
+            elif st[inst] == 0 and waiton[inst] == 0:
+                what = "waiting"
             elif waiton[inst] > 0 and st[inst] == 0:
                 what = "waits on " + _resource(gen, int(waiton[inst]) - 1)
             elif waiton[inst] <= -2 and t.group is not None:  # a group's pinned warp (codegen/groupkernel.py)

@@ -25,6 +25,7 @@ from gasync.runtime.state import (
     STAT_WORDS,
     Cmd,
     Ctl,
+    Sched,
 )
 
 
@@ -66,7 +67,7 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_ca
     arrays: dict[str, Any] = {
         "FI": np.zeros(ni, np.int64),
         "FF": np.zeros(nf, np.float64),
-        "ST": np.zeros(n, np.int32),
+        "ST": np.full(n, int(Sched.FRESH), np.int32),
         "QSEQ": np.arange(cap, dtype=np.int64),
         "QDATA": np.zeros(cap, np.int32),
         "QHT": np.zeros(RING_WORDS, np.int64),

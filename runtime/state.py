@@ -92,7 +92,11 @@ takes ``HEAD`` with a ``cas``, reads the value, then ``st.release``
 ``seq = t + capacity`` (pairs with the next producer's acquire). A full ring is
 a gasync bug, reported loudly (``Exit.QUEUE_FULL`` and friends), never dropped.
 
-``ST[inst]`` (int32), an instance's ``Sched`` state: IDLE -> QUEUED by the
+``ST[inst]`` (int32), an instance's ``Sched`` state: FRESH until the executor
+that claims it (a fresh instance, ``claim``) stores RUNNING and polls it; a wake
+leaves a FRESH instance as it is, since its first poll sees all that came
+before (a close or a bell that queued it would have had two executors poll it at
+once: the claimant and the queue's). IDLE -> QUEUED by the
 waker's ``cas`` (acquire-release: it acquires the poller's release of IDLE and
 its own push then releases the frame onwards); QUEUED -> RUNNING by the
 executor that popped it; RUNNING -> NOTIFIED by a waker that finds it running
@@ -357,6 +361,7 @@ class Sched(IntEnum):
     RUNNING = 2
     NOTIFIED = 3
     DONE = 4
+    FRESH = 5  # never polled: the executor that claims it polls it first; a wake leaves it so
 
 
 class Ring(IntEnum):

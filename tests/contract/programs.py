@@ -1651,6 +1651,64 @@ case(
 )
 
 case(
+    # a close wakes the channel's lone receiver before its first poll: the wake used to queue
+    # it while an executor claimed it fresh, and two executors polled it at once (the second
+    # read its reduction's value before the first's loop had left it: 0 for +inf)
+    "a_wake_before_the_first_poll_does_not_poll_an_instance_twice",
+    """
+    buffer acc: i64[4] = zeros;
+    buffer x: i32[8] = zeros;
+    async fn first() -> i32 {
+        select {
+            v = async { x[0] } => {
+                let m: f32 = parallel for j in 0..0 reduce min { x[j] as f32 };
+                acc[0] = m as i64;
+            }
+            _ = yield_now() => { }
+        }
+        return 0;
+    }
+    channel ch: i32[1];
+    task sender {
+        let (_, _) = join(async { x[0] }, sleep(0)).await;
+        ch.send(1).await;
+        ch.close();
+    }
+    task receiver {
+        let v = first().await;
+        for await got in ch { acc[1] = got as i64; }
+        acc[2] = 7;
+    }
+    """,
+    {"acc": [9223372036854775807, 1, 7, 0]},
+)
+
+case(
+    # each block's loop state is its own: its parent restored and spilled every local around
+    # each block's poll, writing back a count and a bound it had never restored (found by the
+    # differential test: 1 for 35)
+    "joined_async_blocks_keep_their_own_loop_state_across_polls",
+    """
+    buffer out: i64[3] = zeros;
+    channel pc: i32[1];
+    task main {
+        let base: i64 = 100;
+        let (h, n) = join(async {
+            let h2: i64 = 0;
+            for k in 0..3 { let v: i32 = pc.recv().await; h2 = h2 * 31 + (v as i64); }
+            h2 + base
+        }, async {
+            let sent: i64 = 0;
+            for k in 0..3 { pc.send(k * 3 + 1).await; sent += 1; }
+            sent
+        }).await;
+        out[0] = h; out[1] = n; out[2] = base;
+    }
+    """,
+    {"out": [((1 * 31) + 4) * 31 + 7 + 100, 3, 100]},
+)
+
+case(
     "reductions_of_joined_futures_each_get_their_own_value",
     """
     buffer x: i32[90] = iota;

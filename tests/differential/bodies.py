@@ -233,11 +233,37 @@ class BodyGen(ExprGen):
             body.append(f"par_{ctx.task.name}[{ctx.task.var}, {var}] += {value};")
         else:
             body.append(f"atomic_add(acc[{var} % 8], {value});")
+        reducing = self.draw(st.booleans())
+        if reducing:  # the v1 reduction: the body's tail is the iteration's value
+            ty = self.pick(TYPES)
+            # float sums depend on the order of the lanes and chunks: not drawn
+            ops = (
+                ("and", "or")
+                if ty == "bool"
+                else ("min", "max")
+                if ty in FLOATS
+                else ("sum", "min", "max", "and", "or")
+            )
+            op, tail = self.pick(ops), self.nonflex(ty, self.env, 2).text
         del self.env[mark - 1 :]
         self.n.suspends += 1
         self.n.bulk += kind == "bulk"
-        width = self.draw(st.integers(1, PAR_WIDTH))
-        return [f"{kind} for {var} in 0..{width} {{", *indent(body), "}"]
+        width = self.draw(st.integers(0 if reducing else 1, PAR_WIDTH))  # 0: the identity
+        if not reducing:
+            return [f"{kind} for {var} in 0..{width} {{", *indent(body), "}"]
+        name = self.declare(ty, ctx)
+        seen = (  # the value, where the comparison sees it
+            f"out_{ctx.task.name}[{ctx.task.var}, {self._slot(ctx)}] += ({name}) as i64;"
+            if ctx.task is not None
+            else f"atomic_add(acc[{width % 8}], ({name}) as i64);"
+        )
+        head = f"let {name}: {ty} = {kind} for {var} in 0..{width} reduce {op} {{"
+        return [head, *indent(body), f"    {tail}", "};", seen]
+
+    def _slot(self, ctx: Ctx) -> int:
+        assert ctx.task is not None
+        ctx.task.slots += 1
+        return ctx.task.slots - 1
 
 
 def indent(lines: list[str]) -> list[str]:

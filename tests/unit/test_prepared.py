@@ -77,8 +77,9 @@ def test_roles_follow_values_inputs_and_where_results_go() -> None:
     assert roles["HOSTSIG"] is Role.MAPPED
     assert roles["B_x"] is roles["B_m"] is Role.HOST_INPUT
     assert roles["B_r"] is roles["B_f"] is roles["B_io"] is roles["S_flag"] is Role.IMAGE
-    assert roles["B_y"] is roles["S_total"] is roles["FI"] is roles["ST"] is Role.ZERO
-    assert roles["QSEQ"] is roles["CTL"] is roles["EXS"] is roles["CMD"] is roles["CSEQ"] is Role.IMAGE
+    assert roles["B_y"] is roles["S_total"] is roles["FI"] is Role.ZERO
+    # (ST starts FRESH, not 0: runtime/state.py)
+    assert roles["QSEQ"] is roles["CTL"] is roles["EXS"] is roles["CMD"] is roles["CSEQ"] is roles["ST"] is Role.IMAGE
     device = {"x": FakeDeviceArray((64,), "<f4"), "m": INPUTS["m"]}
     roles = slab.roles_of(host, device, buffers, host_outputs=False)
     assert roles["B_x"] is Role.DEVICE_INPUT and roles["B_m"] is Role.FRESH_INPUT
