@@ -20,7 +20,7 @@ from gasync.codegen.machine import Emitter, Shared, UnsupportedError, source_lin
 from gasync.codegen.render import Lines, dispatch
 from gasync.planner import ir
 from gasync.planner.model import Function
-from gasync.planner.walk import children, exprs_of, stmts_in, subexprs
+from gasync.planner.walk import children, exprs_of, future_bodies, stmts_in, subexprs
 
 DEEP = 24  # statements nested deeper than this are cut into blocks (Python stops at 100 indents)
 DEEP_LOOPS = 12  # and loops (Python allows 20 nested loops in a function, the dispatch loop among them)
@@ -66,6 +66,9 @@ def owned(stmts: tuple[ir.Stmt, ...]) -> frozenset[str]:
             names.update((x.var, x.stop_var, *((x.reduce.into,) if x.reduce is not None else ())))
         elif isinstance(x, ir.AwaitS):
             names.update(t for t in x.targets if t is not None)
+            if not x.suspends:  # its blocks' bodies are this poll's own code, in place
+                for body in future_bodies(x.future):
+                    names |= owned(body)
         elif isinstance(x, ir.Select):
             names.update(arm.target for arm in x.arms if arm.target is not None)
     return frozenset(names)

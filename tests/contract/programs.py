@@ -1684,6 +1684,25 @@ case(
 )
 
 case(
+    # a block that never suspends is written in place, in its parent block's poll: the names
+    # it reads (the task's loop variable) are that poll's to restore
+    "a_block_in_place_inside_a_block_reads_the_loop_variable",
+    """
+    buffer out: i64[3] = zeros;
+    task main {
+        for k in 0..3 {
+            let (a, _) = join(async {
+                let v: i64 = async { (k as i64) * 10 + 1 }.await;
+                v
+            }, sleep(100)).await;
+            out[k] = a;
+        }
+    }
+    """,
+    {"out": [1, 11, 21]},
+)
+
+case(
     # each block's loop state is its own: its parent restored and spilled every local around
     # each block's poll, writing back a count and a bound it had never restored (found by the
     # differential test: 1 for 35)
