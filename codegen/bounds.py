@@ -12,11 +12,12 @@ a fault: the buffer, its shape, and where each index is in the source.
 A fault names its task instance, so code that has checks needs ``inst``: poll
 functions have it, a parallel or bulk loop whose body has checks gets it in its
 argument row, and a plain function with checks (or calling one that has them)
-takes it as a parameter after ``w``. A faulted run stops, so a ``while`` or
-``loop`` in a plain function or a loop body, which no poll's deadline check
-reaches, looks at the run's exit word every 4096 turns and gives up once it is
-set. With checks off, or with every access proven, the module is the same text
-as one without checks at all.
+takes it as a parameter after ``w``. A faulted run stops, and so does one past
+its deadline, so a ``while`` or ``loop`` in a plain function or a loop body,
+which no poll's deadline check reaches, looks at the run's exit word and the
+deadline every ``dl.STOP_EVERY`` turns and gives up once either says so (checks
+or none: such a loop may never end). With checks off, or with every access
+proven, the module is the same text as one without checks at all.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from gasync.planner.walk import exprs_of, has_effect, stmts_in, subexprs
 
 Access = ir.Load | ir.Store | ir.BufAtomic
 CTL = "G.sched.CTL"
-STOP_EVERY = 4096  # loop turns between looks at the exit word
 
 
 class Checks:
@@ -100,17 +100,21 @@ def value_first(checks: Checks, s: ir.Store) -> bool:
 
 def guarded_loops(checks: Checks | None, body: tuple[ir.Stmt, ...]) -> bool:
     """Whether the ``while`` and ``loop`` loops of a plain fn or loop body look at the run's exit
-    word: where the program has checks, for a fault may stop the task such a loop waits for."""
-    if checks is None or not checks.any:
-        return False
+    word (and the deadline): wherever there is one, as such a loop may never end (``--timeout``
+    must stop the run on the GPU too, where nothing else could), and a fault may stop the
+    task it waits for. (``checks``: kept for the callers; checked or not, the same.)"""
     return any(isinstance(x, ir.While | ir.Loop) for x in stmts_in(body, into_futures=False))
 
 
 def stop_lines(ind: str, returns: str | None) -> list[str]:
     """A guarded loop's look at the run's exit word (``dl.overdue``: the deadline too), every
-    STOP_EVERY turns: a plain fn returns ``returns``; a loop body cannot return (its lanes
+    ``dl.STOP_EVERY`` turns: a plain fn returns ``returns``; a loop body cannot return (its lanes
     meet after the loop), so it leaves each of its loops, ``over`` telling the outer ones."""
-    test = [ind + "turns += 1", ind + f"if turns % {STOP_EVERY} == 0 and dl.overdue({CTL}):"]
+    test = [
+        ind + "turns += 1",
+        ind + f"if turns % dl.STOP_EVERY == 0 and dl.overdue({CTL}):",
+        ind + f"    dl.stop_overdue({CTL})  # (at the deadline: the run ends with the timeout)",
+    ]
     if returns is not None:
         return [*test, ind + f"    return{returns}  # the run has stopped"]
     leave = [ind + "    over = True  # the run has stopped: leave every loop", ind + "if over:", ind + "    break"]

@@ -163,11 +163,11 @@ class Emitter:
     returns: str | None = None  # what a guarded plain fn returns (None: a loop body leaves its loops)
 
     def guard(self, ind: str) -> list[str]:
-        """In a loop that may never end, look at the run's deadline every 4096 turns.
+        """In a loop that may never end, look at the run's deadline every ``dl.STOP_EVERY`` turns.
 
         A poll function gives up (it returns ABORT and its task is abandoned); a plain fn's
-        loops and a loop body's are the user's to bound, except in a program with bounds
-        checks, where they look at the run's exit word (codegen/bounds.py: stop_lines).
+        loops and a loop body's leave, and the run ends with the timeout, or with the fault
+        that stopped it (codegen/bounds.py: stop_lines).
         """
         return stop_lines(ind, self.returns) if self.guarded else []
 

@@ -168,7 +168,7 @@ class PollEmitter(AwaitBlocks):
     def guard(self, ind: str) -> list[str]:
         return [
             ind + "turns += 1",
-            ind + "if turns % 4096 == 0 and dl.overdue(G.sched.CTL):",
+            ind + "if turns % dl.STOP_EVERY == 0 and dl.overdue(G.sched.CTL):",
             ind + f"    return {self.returned(str(ABORT))}  # the run's deadline passed in this loop",
         ]
 

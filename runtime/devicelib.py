@@ -46,7 +46,7 @@ from gasync.runtime.order import (  # noqa: F401  (the generated code calls thes
     st_release,
     sub,
 )
-from gasync.runtime.state import CMD_EXIT, SLOT_WORDS  # noqa: F401  (the generated code reads these through dl)
+from gasync.runtime.state import CMD_EXIT, GAVE_UP, SLOT_WORDS  # noqa: F401  (the generated code reads these through dl)
 from gasync.runtime.words import (  # noqa: F401  (the generated code reads these through dl)
     CMD_COMMAND,
     CMD_JOB,
@@ -86,6 +86,9 @@ from gasync.runtime.words import (  # noqa: F401  (the generated code reads thes
 )
 
 SIM = bool(config.ENABLE_CUDASIM)
+# loop turns between a long loop's looks at the run's exit word and deadline (``overdue``):
+# the simulator's threads turn ~10,000 times slower, and --timeout must still end its runs soon
+STOP_EVERY = 64 if SIM else 4096
 # how long a push waits for a slot of a full ring before it reports the ring full (a slot
 # is busy only while a consumer is between its take and its release: nanoseconds on the
 # GPU, but a simulated thread can wait a long time for the GIL there)
@@ -191,6 +194,14 @@ def overdue(ctl):  # type: ignore[no-untyped-def]
         return True
     d = ld(ctl, CTL_DEADLINE)
     return d > 0 and now_ns() > d
+
+
+@cuda.jit(device=True)
+def stop_overdue(ctl):  # type: ignore[no-untyped-def]
+    """After ``overdue`` inside a loop that gives up: the run ends at its deadline, unless it
+    had stopped already (the first exit code wins)."""
+    if cas(ctl, CTL_EXIT, int64(0), int64(EXIT_TIMEOUT)) == 0:
+        ctl[CTL_DETAIL] = GAVE_UP
 
 
 @INLINE

@@ -9,7 +9,7 @@ import numpy as np
 
 from gasync.codegen import Generated
 from gasync.dsl.ast import Span
-from gasync.dsl.diagnostics import NOSPAN
+from gasync.dsl.diagnostics import NOSPAN, Note
 from gasync.planner.symbols import CHANNEL_SLOT_BYTES
 from gasync.runtime.buffers import DTYPES
 from gasync.runtime.errors import (
@@ -23,7 +23,7 @@ from gasync.runtime.errors import (
 )
 from gasync.runtime.hints import timeout_notes
 from gasync.runtime.options import RunOptions
-from gasync.runtime.state import Ctl, Exit, Sched
+from gasync.runtime.state import GAVE_UP, Ctl, Exit, Sched
 
 STATE_NAMES = {Sched.IDLE: "waiting", Sched.QUEUED: "queued", Sched.RUNNING: "running", Sched.NOTIFIED: "woken",
                Sched.DONE: "done", Sched.FRESH: "not started"}  # fmt: skip
@@ -32,7 +32,8 @@ STATE_NAMES = {Sched.IDLE: "waiting", Sched.QUEUED: "queued", Sched.RUNNING: "ru
 def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites: tuple[Any, ...] = ()) -> None:
     ctl = back["CTL"]
     code = int(ctl[Ctl.EXIT])
-    if code == Exit.OK or (code == Exit.TIMEOUT and int(ctl[Ctl.DONE]) >= gen.plan.instances):
+    gave_up = code == Exit.TIMEOUT and int(ctl[Ctl.DETAIL]) == GAVE_UP
+    if code == Exit.OK or (code == Exit.TIMEOUT and int(ctl[Ctl.DONE]) >= gen.plan.instances and not gave_up):
         return  # (a deadline that passed as the last instance finished is no timeout)
     if code == Exit.BOUNDS and 0 <= int(ctl[Ctl.FAULT_SITE]) < len(sites):
         raise _bounds_error(gen, ctl, sites[int(ctl[Ctl.FAULT_SITE])])
@@ -41,6 +42,8 @@ def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites:
     if code == Exit.TIMEOUT:
         tail = f"{options.timeout_s:g}s; unfinished tasks:\n{listing}"
         notes = timeout_notes(gen, back["ST"], back["SIG"], options)
+        if gave_up:  # (its task may then have finished, on the values the loop had)
+            notes = (Note("a loop in a plain fn or a parallel loop's body was still running at the deadline"), *notes)
         error = RunTimeoutError(f"the run exceeded its timeout of {tail}", NOSPAN, notes)
         raise worded(error, f"the run exceeded --timeout {tail}")
     if code == Exit.DEADLOCK:

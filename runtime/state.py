@@ -61,7 +61,9 @@ loop's turn or the poll's return, so no hand-off waits for the exchange's result
   first ``cas`` from 0; every executor leaves when it sees it non-zero, and so
   does every loop that looks at the deadline (``dl.overdue``).
 - ``DETAIL``: what the exit code is about (an instance id), stored after the
-  ``cas`` that set ``EXIT`` won.
+  ``cas`` that set ``EXIT`` won; with ``Exit.TIMEOUT``, ``GAVE_UP`` where a loop of a
+  plain fn or of a parallel loop's body gave up at the deadline (``dl.stop_overdue``):
+  the run failed even if every task then finished, on values cut short.
 - ``DEADLINE``: device time after which every executor stops (0: none); the
   first executor to start sets it with a ``cas``.
 - ``EXECUTORS``: set by the host: the warps of the launch.
@@ -505,3 +507,4 @@ TRACE_WORDS = int(TraceCol.CHANNELS)  # a row's words before the channels' (a pr
 BW_PICK, BW_STOP, BW_TURN, BW_WORDS = 0, 1, 2, 3
 LCH_SEND, LCH_RECV, LCH_CLOSED, LCH_WORDS = 0, 1, 2, 4
 CMD_GROUPS = -2  # an executor's command: leave for the block's group phase
+GAVE_UP = -1  # CTL's DETAIL with Exit.TIMEOUT: a loop outside any poll gave up at the deadline

@@ -85,6 +85,38 @@ def test_timeout_on_a_program_that_never_ends() -> None:
     assert 1.5 <= elapsed < 2 + 30, elapsed  # the bound, plus at most the simulator's start-up grace
 
 
+LOOPS_OUTSIDE_POLLS = {
+    # a loop no poll's deadline check reaches: in a parallel loop's body, and in a plain fn
+    # (the latter without checks: its loop used to be guarded only where the program had them)
+    "body": (
+        "buffer h: i64[32] = zeros;\ntask spin {\n    parallel for i in 0..32 {\n"
+        "        let k: i64 = 0;\n        while k >= 0 { k = (k + 1) % 1000; }\n        h[i] = k;\n    }\n}\n",
+        True,
+    ),
+    "plain_fn": (
+        "buffer h: i64[1] = zeros;\nfn spin(n: i64) -> i64 { let k: i64 = n; loop { k = (k + 1) % 7; } return k; }\n"
+        "task main { h[0] = spin(3); }\n",
+        False,
+    ),
+}
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("name", sorted(LOOPS_OUTSIDE_POLLS))
+def test_timeout_stops_a_loop_outside_any_poll(name: str) -> None:
+    text, checked = LOOPS_OUTSIDE_POLLS[name]
+    program = compile_text(text, name)
+    start = time.monotonic()
+    with pytest.raises(RunTimeoutError) as info:
+        program.run(backend="sim", timeout=2, checked=checked)
+    elapsed = time.monotonic() - start
+    # its task then finished on the values it had: the run still fails, and says why
+    assert [n.message for n in info.value.notes][0] == (
+        "a loop in a plain fn or a parallel loop's body was still running at the deadline"
+    )
+    assert 1.5 <= elapsed < 2 + 20, elapsed  # well before the simulator's own grace (30 s)
+
+
 # --- signal waits are woken, not polled ------------------------------------------------------------------------
 
 WAITERS = """
