@@ -63,7 +63,7 @@ DebugOpt = Annotated[bool, typer.Option("--debug", help="Show the Python traceba
 CacheDirOpt = Annotated[
     Path | None,
     typer.Option(
-        "--cache-dir", envvar="GASYNC_CACHE_DIR", metavar="DIR", show_default=False,
+        "--cache-dir", envvar="GASYNC_CACHE_DIR", metavar="DIR", show_default=False, callback=params.a_folder,
         help="Where compiled programs are cached (default: $XDG_CACHE_HOME/gasync, else ~/.cache/gasync).",
     ),
 ]  # fmt: skip
@@ -88,7 +88,8 @@ InputOpt = Annotated[
 OutputOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--output", metavar="NAME=FILE.npy", click_type=params.OUTPUT, show_default=False,
+        "--output", metavar="NAME=FILE.npy", click_type=params.OUTPUT, callback=params.distinct_outputs,
+        show_default=False,
         help="Save a buffer to a .npy file after the run (repeatable).",
     ),
 ]  # fmt: skip

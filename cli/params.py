@@ -164,6 +164,26 @@ def no_repeats(ctx: click.Context, param: click.Parameter, pairs: list[tuple[str
     return pairs
 
 
+def distinct_outputs(ctx: click.Context, param: click.Parameter, pairs: list[tuple[str, Any]] | None) -> Any:
+    """Callback of --output: each buffer once, and each file for one buffer (else one would
+    silently overwrite the other)."""
+    no_repeats(ctx, param, pairs)
+    files: dict[str, str] = {}
+    for name, path in pairs or []:
+        key = str(Path(path).resolve())
+        if key in files:
+            raise click.BadParameter(f"'{name}' and '{files[key]}' are both written to {path}", ctx, param)
+        files[key] = name
+    return pairs
+
+
+def a_folder(ctx: click.Context, param: click.Parameter, path: Path | None) -> Path | None:
+    """Callback: a folder, or a path where one can be made (not an existing file)."""
+    if path is not None and path.exists() and not path.is_dir():
+        raise click.BadParameter(f"{path} is a file, not a folder", ctx, param)
+    return path
+
+
 def verbosity(quiet: bool, verbose: bool) -> int:
     """0 quiet, 1 normal, 2 verbose; both flags at once is a usage error."""
     if quiet and verbose:

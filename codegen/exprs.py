@@ -202,7 +202,7 @@ class ExprRenderer:
         arr = shared_ref(e.name)
         args = [wrap(word, self(a)) for a in e.args]
         if e.op == "load":
-            value = f"dl.atomic_load({arr})"
+            value = f"dl.float_load({arr}, {word}(-0.0))" if ty in ir.FLOATS else f"dl.atomic_load({arr})"
             return f"({value} != 0)" if ty == "bool" else value
         if e.op == "store":
             store = "float_store" if ty in ir.FLOATS else "atomic_store"
@@ -267,6 +267,8 @@ class ExprRenderer:
         args = [self(a) for a in e.args]
         ty = NP.get(str(e.ty), "")
         if e.kind == "builtin":
+            if e.name in ("min", "max") and str(e.ty) in ("f32", "f64"):  # a NaN is no candidate
+                return typed(f"{ty}(dl.f{e.name}({', '.join(args)}))", ty)
             if e.name in MATH:
                 return typed(f"{ty}(math.{e.name}({', '.join(args)}))", ty)
             return typed(f"{ty}({e.name}({', '.join(args)}))", ty)

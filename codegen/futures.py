@@ -45,7 +45,7 @@ class FutureRenderer:
         if isinstance(fut, ir.AsyncCall):
             return self._init_call(fut, ci, cf)
         if isinstance(fut, ir.Sleep):
-            return [f"FI[fb_i + {ci}] = dl.now_ns() + int64({self.r(fut.ns)})"]  # type: ignore[attr-defined]
+            return [f"FI[fb_i + {ci}] = dl.deadline_after({self.r(fut.ns)})"]  # type: ignore[attr-defined]
         if isinstance(fut, ir.Send):  # the value is computed once, when the send starts
             value = f"{NP[self._chan(fut.chan).elem]}({self.r(fut.value)})"  # type: ignore[attr-defined]
             if self._chan(fut.chan).elem in ir.FLOATS:

@@ -42,6 +42,8 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     captured = {n for n, _ in loop.captured}
     updates = combined.find(shared.plan, s.body, captured)
     em = LoopEmitter(shared, fn, updates)
+    if loop.inst_word is None:  # a set or close in the body wakes on no instance's behalf (as in a plain fn)
+        em.r.self_inst = "int64(-1)"
     _check_depth(shared, fn, s)
     helper = iteration_helper(shared, loop, em, captured, updates.of)
     vhelper = vector_helper(shared, loop, em) if helper else []

@@ -118,6 +118,8 @@ def binary(op: str, a: Value, b: Value, ty: str) -> Value:
 
 def builtin(name: str, args: list[Value], ty: str) -> Value:
     """``min max abs sqrt exp log sin cos pow floor ceil`` with the result type ``ty``."""
+    if name in ("min", "max") and ty in FLOAT_TYPES and (args[0] != args[0] or args[1] != args[1]):
+        return args[1] if args[0] != args[0] else args[0]  # a NaN is no candidate (Rust's f64::min)
     if name == "min":
         return min(args[0], args[1])  # Python's min, as the generated code calls it
     if name == "max":

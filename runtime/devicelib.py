@@ -166,6 +166,22 @@ def atomic_load(arr):  # type: ignore[no-untyped-def]
 
 
 @INLINE
+def deadline_after(ns):  # type: ignore[no-untyped-def]
+    """The device time ``ns`` (a u64) from now, held at the largest time where the sum would pass
+    it: a sleep that long never ends (it would wrap round to the past and end at once)."""
+    now = now_ns()
+    latest = int64(9223372036854775807)
+    return latest if uint64(ns) >= uint64(latest - now) else now + int64(ns)
+
+
+@INLINE
+def float_load(arr, minus_zero):  # type: ignore[no-untyped-def]
+    """Read word 0 of a float ``arr`` with an atomic that leaves it as it is: ``x + -0.0`` is ``x``
+    for every x (``x + 0.0`` would turn a stored -0.0 into +0.0)."""
+    return add(arr, 0, minus_zero) if SIM else cuda.atomic.add(arr, 0, minus_zero)
+
+
+@INLINE
 def atomic_store(arr, value):  # type: ignore[no-untyped-def]
     exch(arr, 0, value)
 

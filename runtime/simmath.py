@@ -26,6 +26,7 @@ LIBM: dict[str, tuple[Callable[..., float], Callable[..., Any]]] = {
     "floor": (math.floor, np.floor),
     "ceil": (math.ceil, np.ceil),
     "pow": (math.pow, np.power),
+    "fmod": (math.fmod, np.fmod),  # a float %: by 0, or of an infinity, NaN
 }
 
 

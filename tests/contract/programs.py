@@ -1651,6 +1651,61 @@ case(
 )
 
 case(
+    # a set of a signal in a parallel or bulk loop's body (it had no instance to wake for)
+    "a_signal_set_in_a_loop_body_wakes_its_waiter",
+    """
+    signal fired;
+    signal bulked;
+    buffer o: i32[2] = zeros;
+    task setter {
+        parallel for i in 0..8 { if i == 5 { fired.set(); } }
+        bulk for i in 0..40 { if i == 33 { bulked.set(); } }
+    }
+    task waiter { fired.wait().await; bulked.wait().await; o[0] = 1; }
+    """,
+    {"o": [1, 0]},
+    signals={"fired": True, "bulked": True},
+)
+
+case(
+    # float corners of the builtins: min and max skip a NaN whatever its place (Rust's
+    # f64::min); a float % by 0 or of an infinity is NaN (IEEE fmod); a stored -0.0 loads as -0.0
+    "float_builtins_at_nan_zero_and_infinity",
+    """
+    buffer z: f64[1] = zeros;
+    buffer o: f64[8] = zeros;
+    shared s: f64 = 0.0;
+    task main {
+        let nan: f64 = sqrt(-1.0 - z[0]);
+        o[0] = min(nan, 1.0); o[1] = min(1.0, nan); o[2] = max(nan, 2.0); o[3] = max(2.0, nan);
+        let inf: f64 = 1.0 / z[0];
+        o[4] = 1.0 % z[0]; o[5] = inf % 2.0; o[6] = 7.5 % 2.0;
+        s.store(-0.0);
+        let a: f64 = s.load();
+        o[7] = 1.0 / s.load() + 1.0 / a;
+    }
+    """,
+    {"o": [1.0, 1.0, 2.0, 2.0, np.nan, np.nan, 1.5, -np.inf], "s": -0.0},
+)
+
+case(
+    # a sleep too long for the device clock never ends (it wrapped round and ended at once)
+    "a_sleep_longer_than_the_clock_never_ends",
+    """
+    channel c: i32[1];
+    buffer out: i32[2] = zeros;
+    task p { sleep(2_000_000).await; c.send(5).await; }
+    task main {
+        select {
+            _ = sleep(18446744073709551615) => { out[0] = -1; }
+            v = c.recv() => { out[0] = v; }
+        }
+    }
+    """,
+    {"out": [5, 0]},
+)
+
+case(
     # a close wakes the channel's lone receiver before its first poll: the wake used to queue
     # it while an executor claimed it fresh, and two executors polled it at once (the second
     # read its reduction's value before the first's loop had left it: 0 for +inf)

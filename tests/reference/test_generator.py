@@ -55,7 +55,7 @@ def test_the_generator_draws_every_construct() -> None:
     """Over a fixed set of draws, each construct the differential test is meant to cover appears."""
     seen: set[str] = set()
 
-    @settings(max_examples=400, deadline=None, database=None, derandomize=True)
+    @settings(max_examples=600, deadline=None, database=None, derandomize=True)
     @given(programs(ALL_SHAPES))
     def collect(program: Program) -> None:
         from gasync.dsl import parse
@@ -66,6 +66,8 @@ def test_the_generator_draws_every_construct() -> None:
             seen.add(fn.kind)
             for s in stmts_in(fn.body):
                 seen.add(type(s).__name__ if not isinstance(s, ir.For) else f"For:{s.kind}")
+                if isinstance(s, ir.For) and s.reduce is not None:
+                    seen.add(f"{s.kind} reduce {s.reduce.op}")
                 if isinstance(s, ir.AwaitS):
                     seen.add(type(s.future).__name__)
                     if isinstance(s.future, ir.Join):
@@ -82,6 +84,7 @@ def test_the_generator_draws_every_construct() -> None:
         "fn", "async", "task", "after", "task x2", "task x3",
         "Let", "Store", "Eval", "If", "Loop", "While", "For:seq", "For:parallel", "For:bulk", "ForAwait",
         "Break", "Continue", "Return", "Select",
+        *(f"{kind} reduce {op}" for kind in ("parallel", "bulk") for op in ("sum", "min", "max", "and", "or")),
         "AsyncCall", "YieldNow", "Sleep", "Send", "Recv", "Wait", "Join", "AsyncBlock",
         "Join>AsyncCall", "Join>AsyncBlock", "Join>Join", "Join>Wait", "Join>YieldNow", "Join>Sleep",
         "Select>Wait", "Select>Recv", "Select>AsyncCall", "Select>AsyncBlock", "Select>Join", "Select>YieldNow",

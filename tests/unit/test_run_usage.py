@@ -114,6 +114,18 @@ def assert_usage_error(res: subprocess.CompletedProcess[str], message: str, cwd:
         ),
         (["--output", "nope=o.npy"], "--output nope: the program has no buffer named 'nope' (it has x, y)"),
         (
+            ["--output", "y=a.npy", "--output", "y=b.npy"],
+            "Invalid value for '--output': 'y' is given more than once; give it once",
+        ),
+        (
+            ["--output", "x=a.npy", "--output", "y=a.npy"],
+            "Invalid value for '--output': 'y' and 'x' are both written to a.npy",
+        ),
+        (
+            ["--cache-dir", "x.npy"],
+            "Invalid value for '--cache-dir' (env var: 'GASYNC_CACHE_DIR'): x.npy is a file, not a folder",
+        ),
+        (
             ["--trace", "/nonexistent/t.json"],
             "Invalid value for '--trace': cannot write /nonexistent/t.json: no such directory: /nonexistent",
         ),
