@@ -69,30 +69,48 @@ def _dispatch(shared: Shared, g: GroupDef, tasks: list[TaskDef]) -> list[str]:
     return out
 
 
-def local_waits(plan: Plan, g: GroupDef, t: TaskDef) -> dict[int, int] | None:
-    """For a task of ``g`` whose every await is of one of g's local channels: each await
-    site's channel and side (2 * its index in g.channels, + 1 for a send). None for a task
-    that awaits anything else: only the deadline ends a wait of it that never completes."""
+def local_waits(plan: Plan, g: GroupDef, t: TaskDef) -> dict[int, tuple[bool, tuple[int, ...]]] | None:
+    """For a task of ``g`` whose every await is of g's local channels (alone, or all the futures
+    of a join or select): each await site's (whether it is a join, and each future's channel
+    and side: 2 * its index in g.channels, + 1 for a send). None for a task that awaits
+    anything else: only the deadline ends a wait of it that never completes."""
     index = {c.name: k for k, c in enumerate(g.channels)}
-    out: dict[int, int] = {}
+
+    def code(fut: ir.Future) -> int | None:
+        """A local channel operation's number (a join's: its first future's, where all are)."""
+        if isinstance(fut, ir.Send | ir.Recv):
+            return 2 * index[fut.chan] + (1 if isinstance(fut, ir.Send) else 0) if fut.chan in index else None
+        if isinstance(fut, ir.Join):
+            codes = [code(sub) for sub in fut.futures]
+            return None if not codes or None in codes else codes[0]
+        return None
+
+    out: dict[int, tuple[bool, tuple[int, ...]]] = {}
     for s in stmts_in(t.body.body):
-        if isinstance(s, ir.Select) or (isinstance(s, ir.For) and s.kind == "bulk"):
+        if isinstance(s, ir.For) and s.kind == "bulk":
             return None
+        futures: tuple[ir.Future, ...] = ()
         if isinstance(s, ir.ForAwait):
             if s.chan not in index:
                 return None
-            out[s.site] = 2 * index[s.chan]
+            out[s.site] = (False, (2 * index[s.chan],))
         elif isinstance(s, ir.AwaitS) and s.suspends:
-            fut = s.future
-            if not isinstance(fut, ir.Send | ir.Recv) or fut.chan not in index:
+            futures = s.future.futures if isinstance(s.future, ir.Join) else (s.future,)
+        elif isinstance(s, ir.Select):
+            futures = tuple(a.future for a in s.arms)
+        if futures:
+            codes = tuple(code(f) for f in futures)
+            if None in codes:
                 return None
-            out[s.site] = 2 * index[fut.chan] + (1 if isinstance(fut, ir.Send) else 0)
+            joined = isinstance(s, ir.AwaitS) and isinstance(s.future, ir.Join)
+            out[s.site] = (joined, tuple(c for c in codes if c is not None))
     return out
 
 
 def _local_wait(shared: Shared, g: GroupDef) -> list[str]:
     """``local_wait_<g>(inst, G)``: what a pending task instance of ``g`` waits on, as
-    local_waits numbers it, or -1 (it may wait on something outside the group)."""
+    local_waits numbers it (a join: its first future not done yet, from its done mask), or -1
+    (it may wait on something outside the group)."""
     plan = shared.plan
     out = ["@cuda.jit(device=True)", f"def local_wait_{g.name}(inst, G):"]
     for t in _tasks(plan, g):
@@ -101,10 +119,16 @@ def _local_wait(shared: Shared, g: GroupDef) -> list[str]:
         if waits is None:
             out += [f"    if inst < {end}:  # task {t.name}: it awaits more than local channels", "        return -1"]
             continue
+        base = pinned.frame_bases(shared, g, t)[0]
+        children = {site: ci for site, ci, _ in shared.frames[t.body.name].children}
         out.append(f"    if inst < {end}:  # task {t.name}")
-        out.append(f"        s = G.frames.FI[{pinned.frame_bases(shared, g, t)[0]}]")
-        for site, code in sorted(waits.items()):
-            out += [f"        if s == {site}:", f"            return {code}"]
+        out.append(f"        s = G.frames.FI[{base}]")
+        for site, (joined, codes) in sorted(waits.items()):
+            out.append(f"        if s == {site}:")
+            if joined:
+                out.append(f"            m = G.frames.FI[{base} + {children[site]}]  # the join's done mask")
+                out += [f"            if (m >> {k}) & 1 == 0:\n                return {c}" for k, c in enumerate(codes)]
+            out.append(f"            return {codes[0]}")
         out.append("        return -1")
     out.append("    return -1")
     return out

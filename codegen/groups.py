@@ -206,7 +206,9 @@ def recv_lines(ch: ChannelDef, rdy: str, out_target: list[str], ended: str | Non
     lines = [f"{took} = dgroups.lch_try_recv({ring(ch.name).format(cap=ch.capacity)}, {scratch}, w)"]
     if ended is not None:
         lines.append(f"{ended} = {took} == dgroups.LCH_ENDED")
-    lines += [f"{rdy} = {took} == dgroups.LCH_TOOK", f"if {rdy}:", *("    " + x for x in out_target)]
+    lines += [f"{rdy} = {took} == dgroups.LCH_TOOK"]
+    if out_target:  # (a value awaited and dropped goes nowhere)
+        lines += [f"if {rdy}:", *("    " + x for x in out_target)]
     return lines
 
 

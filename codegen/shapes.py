@@ -227,5 +227,5 @@ class _Cleanliness:
         if not ops:  # its operations are in a callee's body: not looked into, so not clean
             return False
         last = ops[-1]
-        instance = (t.var, t.start, t.stop) if t.var is not None else None
+        instance = ((t.var, t.start, t.stop),) if t.var is not None else None
         return self._clean(direct_effects(replace(t.body, body=body[: last + 1]), instance))

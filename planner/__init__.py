@@ -31,7 +31,7 @@ from gasync.dsl.diagnostics import ErrorGroup, GasyncError, Note
 from gasync.dsl.gc_pause import paused_gc
 from gasync.planner import bounds, graphs, groups
 from gasync.planner.checks import program_checks
-from gasync.planner.effects import transitive_effects
+from gasync.planner.effects import instance_ranges, transitive_effects
 from gasync.planner.errors import (
     AfterCycleError,
     DependentError,
@@ -103,8 +103,7 @@ def _plan(
     if errors:
         raise ErrorGroup(_sorted(errors))
     frames = _layouts(functions, tasks, suspends)
-    instances = {t.name: (t.var, t.start, t.stop) for t in tasks if t.var is not None}
-    effects = transitive_effects([*functions, *(t.body for t in tasks)], instances)
+    effects = transitive_effects([*functions, *(t.body for t in tasks)], instance_ranges(tasks, plan_groups))
     graphs.add_flows(tg, effects)
     diags = program_checks(syms, tasks, effects, options.strict)
     errors.extend(d for d in diags if d.severity == "error")

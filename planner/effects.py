@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from gasync.planner import ir
 from gasync.planner.footprints import Write, loop_ranges, store_write
-from gasync.planner.model import Function, Plan
+from gasync.planner.model import Function, GroupDef, Plan, TaskDef
 from gasync.planner.walk import exprs_of, stmts_in, subexprs
 
 
@@ -53,9 +53,9 @@ class Effects:
             self.writes.setdefault(buf, {}).update(writes)
 
 
-def direct_effects(fn: Function, instance: tuple[str, int, int] | None = None) -> Effects:
+def direct_effects(fn: Function, instance: tuple[tuple[str, int, int], ...] | None = None) -> Effects:
     """The effects of ``fn``'s own body (async blocks included, callees not);
-    ``instance`` is a task's (instance variable, start, stop)."""
+    ``instance`` is a task's (instance variable, start, stop) and its group's."""
     eff = Effects()
     env = loop_ranges(fn, instance)
     for s in stmts_in(fn.body):
@@ -109,9 +109,26 @@ def _expr(e: ir.Expr, eff: Effects) -> None:
             eff.closes.add(sub.name)
 
 
-def transitive_effects(functions: Iterable[Function], instances: dict[str, tuple[str, int, int]]) -> dict[str, Effects]:
+Ranges = dict[str, tuple[tuple[str, int, int], ...]]  # task body -> (variable, start, stop) of each
+
+
+def instance_ranges(tasks: Iterable[TaskDef], groups: Iterable[GroupDef]) -> Ranges:
+    """Each task body's instance variables with their ranges: its own (a task array's) and its
+    group's (both are known for every instance, so the race check sees their writes apart)."""
+    by_group = {g.name: g for g in groups}
+    out = {}
+    for t in tasks:
+        g = by_group.get(t.group) if t.group is not None else None
+        own = ((t.var, t.start, t.stop),) if t.var is not None else ()
+        shared = ((g.var, g.start, g.stop),) if g is not None and g.var is not None else ()
+        if own or shared:
+            out[t.name] = own + shared
+    return out
+
+
+def transitive_effects(functions: Iterable[Function], instances: Ranges) -> dict[str, Effects]:
     """Each function's effects, its callees' included (the call graph is acyclic here);
-    ``instances`` gives each task array's instance variable and range."""
+    ``instances`` gives each task's instance variables and their ranges (instance_ranges)."""
     direct = {fn.name: direct_effects(fn, instances.get(fn.name)) for fn in functions}
     done: dict[str, Effects] = {}
 
@@ -133,7 +150,7 @@ def transitive_effects(functions: Iterable[Function], instances: dict[str, tuple
 
 def task_effects(plan: Plan) -> dict[str, Effects]:
     """Each task's effects, its callees' included, in the plan's task order."""
-    instances = {t.name: (t.var, t.start, t.stop) for t in plan.tasks if t.var is not None}
+    instances = instance_ranges(plan.tasks, plan.groups)
     effects = transitive_effects([*plan.functions, *(t.body for t in plan.tasks)], instances)
     return {t.name: effects[t.body.name] for t in plan.tasks}
 

@@ -54,12 +54,12 @@ class Write:
         return lo, hi + 1
 
 
-def loop_ranges(fn: Function, instance: tuple[str, int, int] | None) -> dict[str, Interval]:
-    """The interval of every variable of ``fn`` that has one: the instance variable,
-    and ``for`` variables whose bounds have intervals (outer loops come first)."""
+def loop_ranges(fn: Function, instance: tuple[tuple[str, int, int], ...] | None) -> dict[str, Interval]:
+    """The interval of every variable of ``fn`` that has one: the instance variables (a task's,
+    its group's), and ``for`` variables whose bounds have intervals (outer loops come first)."""
     env: dict[str, Interval] = {}
-    if instance is not None:
-        env[instance[0]] = (instance[1], instance[2])
+    for var, lo, hi in instance or ():
+        env[var] = (lo, hi)
     for s in stmts_in(fn.body):
         if isinstance(s, ir.For):
             start, stop = interval(s.start, env), interval(s.stop, env)

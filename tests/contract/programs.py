@@ -2059,6 +2059,20 @@ case(
 )
 
 case(
+    # a local receive whose value is dropped (its generated code had an `if` with no body)
+    "a_local_receive_may_drop_its_value",
+    """
+    buffer out: i32[2] = zeros;
+    group g {
+        local channel q: i32[2];
+        task a { q.recv().await; out[0] = 1; select { _ = q.recv() => { out[1] = 2; } } }
+        task b { q.send(5).await; q.send(6).await; }
+    }
+    """,
+    {"out": [1, 2]},
+)
+
+case(
     # a ring of one slot: "holds position 0's value" must not read as "free for position 1"
     "a_local_channel_of_one_slot_carries_every_value",
     """

@@ -39,6 +39,33 @@ def test_a_group_waiting_on_its_own_channels_is_a_deadlock() -> None:
     ]
 
 
+JOIN_DEADLOCK = """\
+group gg {
+    local channel q: i32[1];
+    local channel r: i32[1];
+    task a { let (x, y) = join(q.recv(), r.recv()).await; }
+    task b { q.send(1).await; r.close(); if false { r.send(1).await; } }
+}
+"""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("shape", ["join", "select"])
+def test_a_join_or_select_on_local_channels_alone_can_be_a_deadlock(shape: str) -> None:
+    # (it ran until --timeout, and for ever without one: a join's or a select's wait on the
+    # group's own channels was taken for one that something outside the group could end)
+    text = JOIN_DEADLOCK
+    if shape == "select":
+        text = text.replace(
+            "let (x, y) = join(q.recv(), r.recv()).await;", "q.recv().await; select { x = r.recv() => {} }"
+        )
+    program = gasync.compile_source(text, "dead.gasync")
+    with pytest.raises(DeadlockError) as info:
+        program.run(backend="sim")  # no timeout: the deadlock report ends it
+    # the join's q.recv() took the value: what it still waits on is r
+    assert info.value.message.splitlines()[1] == "  task a in group gg waits on recv from local channel gg.r"
+
+
 OOB_IN_GROUP = """\
 buffer x: i32[8] = iota;
 buffer out: i32[8] = zeros;

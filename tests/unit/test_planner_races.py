@@ -104,6 +104,9 @@ def test_only_the_racing_tasks_are_named_and_each_buffer_once() -> None:
         "buffer y: f32[8] = zeros;\nfn put3() { y[3] = 1.0; }\ntask a { put3(); }\ntask b { y[4] = 2.0; }\n",
         # instances of one task are assumed disjoint, whatever they write
         "buffer x: i32[8] = zeros;\ntask a for i in 0..4 { x[0] = 1; }\n",
+        # a group's variable has its range as a task's instance variable does
+        "buffer done: i32[3] = zeros;\ntask a { done[0] = 1; }\n"
+        "group gr for g in 0..2 { task b { done[1 + g] = 1; } }\n",
     ],
 )
 def test_disjoint_writes_do_not_warn(src: str) -> None:
@@ -128,6 +131,12 @@ def test_disjoint_writes_do_not_warn(src: str) -> None:
             "buffer x: i32[8] = zeros;\ntask a for i in 2..3 { x[i * 1073741824 + 1073741824 + 1073741824] = 1; }\n"
             "task b { x[0] = 2; }\n",
             "t.gasync:3:10: warning: tasks 'a' and 'b' may run at once and both write buffer 'x'",
+        ),
+        # a group's range that reaches the other task's element
+        (
+            "buffer done: i32[3] = zeros;\ntask a { done[1] = 1; }\n"
+            "group gr for g in 0..2 { task b { done[1 + g] = 1; } }\n",
+            "t.gasync:3:35: warning: tasks 'a' and 'b' may run at once and both write buffer 'done'",
         ),
         # a loop whose bound is not constant covers the whole buffer
         (
