@@ -316,13 +316,24 @@ class BodyChecker(AsyncBlockChecker):
 
     def _s_Break(self, s: ast.Break) -> list[ir.Stmt]:
         if not self.fn.loops:
-            raise ControlFlowError("'break' outside of a loop", s.span)
+            raise self._no_loop("break", s.span)
         return [ir.Break(s.span)]
 
     def _s_Continue(self, s: ast.Continue) -> list[ir.Stmt]:
         if not self.fn.loops:
-            raise ControlFlowError("'continue' outside of a loop", s.span)
+            raise self._no_loop("continue", s.span)
         return [ir.Continue(s.span)]
+
+    def _no_loop(self, word: str, span: ast.Span) -> ControlFlowError:
+        """A break or continue with no sequential loop around it in its body: where it stands in a
+        parallel loop's body, say so (its iterations are not a sequence that one could leave)."""
+        if self.fn.parallel:
+            return ControlFlowError(
+                f"'{word}' cannot leave a 'parallel for' or 'bulk for': its iterations run at once",
+                span,
+                (Note("skip an iteration's work with 'if', or use a sequential 'for' or 'while'"),),
+            )
+        return ControlFlowError(f"'{word}' outside of a loop", span)
 
     def _s_Return(self, s: ast.Return) -> list[ir.Stmt]:
         if self.fn.parallel:

@@ -159,6 +159,25 @@ RULES = {
         " 3 |         yield_now().await;\n"
         "   |         ^^^^^^^^^^^^^^^^^",
     ),
+    "break in parallel for": (
+        "buffer o: i32[8] = zeros;\ntask main {\n    parallel for i in 0..8 {\n        if i == 3 { break; }\n"
+        "        o[i] = 1;\n    }\n}\n",
+        E.ControlFlowError,
+        "t.gasync:4:21: error: 'break' cannot leave a 'parallel for' or 'bulk for': its iterations run at once\n"
+        "   |\n"
+        " 4 |         if i == 3 { break; }\n"
+        "   |                     ^^^^^^\n"
+        "  = note: skip an iteration's work with 'if', or use a sequential 'for' or 'while'",
+    ),
+    "continue in bulk for, inside a sequential loop": (
+        "task main {\n    for k in 0..2 {\n        bulk for i in 0..8 { continue; }\n    }\n}\n",
+        E.ControlFlowError,
+        "t.gasync:3:30: error: 'continue' cannot leave a 'parallel for' or 'bulk for': its iterations run at once\n"
+        "   |\n"
+        " 3 |         bulk for i in 0..8 { continue; }\n"
+        "   |                              ^^^^^^^^^\n"
+        "  = note: skip an iteration's work with 'if', or use a sequential 'for' or 'while'",
+    ),
     "await in bulk for": (
         "task main {\n    bulk for i in 0..32 {\n        yield_now().await;\n    }\n}\n",
         E.AwaitContextError,
