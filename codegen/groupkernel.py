@@ -17,11 +17,9 @@ leaves together, when thread 0 has seen the run's exit.
 
 from __future__ import annotations
 
-from gasync.codegen import groups, kernel, occupancy, pinned, tasktable
+from gasync.codegen import groups, groupwaits, kernel, occupancy, pinned, tasktable
 from gasync.codegen.machine import ABORT, FORK, READY, Shared
-from gasync.planner import ir
 from gasync.planner.model import GroupDef, Plan, TaskDef
-from gasync.planner.walk import stmts_in
 
 LANES = 32
 SERVICE = "if HAS_SERVICE: service(w, G)"
@@ -42,7 +40,7 @@ def module_parts(shared: Shared) -> list[str]:
     for k, g in enumerate(plan.groups):
         out += [*_dispatch(shared, g, [t for t in grouped if t.group == g.name]), "", ""]
         out += [*_run_parallel(shared, g), "", ""]
-        out += [*_local_wait(shared, g), "", "", *_stuck(g), "", ""]
+        out += [*groupwaits.local_wait(shared, g), "", "", *groupwaits.stuck(g), "", ""]
         text = PINNED.format(ready=READY, fork=FORK, abort=ABORT, g=g.name)
         out += [*text.strip("\n").splitlines(), "", ""]
         out += [*_runner(plan, g, k), "", ""]
@@ -67,100 +65,6 @@ def _dispatch(shared: Shared, g: GroupDef, tasks: list[TaskDef]) -> list[str]:
             out.append(f"        return poll_{t.name}(inst, w, {fb_i}, {fb_f}, {jb}G, L)")
     out.append(f"    return {READY}")
     return out
-
-
-def local_waits(plan: Plan, g: GroupDef, t: TaskDef) -> dict[int, tuple[bool, tuple[int, ...]]] | None:
-    """For a task of ``g`` whose every await is of g's local channels (alone, or all the futures
-    of a join or select): each await site's (whether it is a join, and each future's channel
-    and side: 2 * its index in g.channels, + 1 for a send). None for a task that awaits
-    anything else: only the deadline ends a wait of it that never completes."""
-    index = {c.name: k for k, c in enumerate(g.channels)}
-
-    def code(fut: ir.Future) -> int | None:
-        """A local channel operation's number (a join's: its first future's, where all are)."""
-        if isinstance(fut, ir.Send | ir.Recv):
-            return 2 * index[fut.chan] + (1 if isinstance(fut, ir.Send) else 0) if fut.chan in index else None
-        if isinstance(fut, ir.Join):
-            codes = [code(sub) for sub in fut.futures]
-            return None if not codes or None in codes else codes[0]
-        return None
-
-    out: dict[int, tuple[bool, tuple[int, ...]]] = {}
-    for s in stmts_in(t.body.body):
-        if isinstance(s, ir.For) and s.kind == "bulk":
-            return None
-        futures: tuple[ir.Future, ...] = ()
-        if isinstance(s, ir.ForAwait):
-            if s.chan not in index:
-                return None
-            out[s.site] = (False, (2 * index[s.chan],))
-        elif isinstance(s, ir.AwaitS) and s.suspends:
-            futures = s.future.futures if isinstance(s.future, ir.Join) else (s.future,)
-        elif isinstance(s, ir.Select):
-            futures = tuple(a.future for a in s.arms)
-        if futures:
-            codes = tuple(code(f) for f in futures)
-            if None in codes:
-                return None
-            joined = isinstance(s, ir.AwaitS) and isinstance(s.future, ir.Join)
-            out[s.site] = (joined, tuple(c for c in codes if c is not None))
-    return out
-
-
-def _local_wait(shared: Shared, g: GroupDef) -> list[str]:
-    """``local_wait_<g>(inst, G)``: what a pending task instance of ``g`` waits on, as
-    local_waits numbers it (a join: its first future not done yet, from its done mask), or -1
-    (it may wait on something outside the group)."""
-    plan = shared.plan
-    out = ["@cuda.jit(device=True)", f"def local_wait_{g.name}(inst, G):"]
-    for t in _tasks(plan, g):
-        waits = local_waits(plan, g, t)
-        end = t.first_instance + t.count
-        if waits is None:
-            out += [f"    if inst < {end}:  # task {t.name}: it awaits more than local channels", "        return -1"]
-            continue
-        base = pinned.frame_bases(shared, g, t)[0]
-        children = {site: ci for site, ci, _ in shared.frames[t.body.name].children}
-        out.append(f"    if inst < {end}:  # task {t.name}")
-        out.append(f"        s = G.frames.FI[{base}]")
-        for site, (joined, codes) in sorted(waits.items()):
-            out.append(f"        if s == {site}:")
-            if joined:
-                out.append(f"            m = G.frames.FI[{base} + {children[site]}]  # the join's done mask")
-                out += [f"            if (m >> {k}) & 1 == 0:\n                return {c}" for k, c in enumerate(codes)]
-            out.append(f"            return {codes[0]}")
-        out.append("        return -1")
-    out.append("    return -1")
-    return out
-
-
-def _stuck(g: GroupDef) -> list[str]:
-    view = (
-        " + ".join(f"ordr.ld_relaxed_cta(L.ch_{groups.item(c.name)}, {k})" for c in g.channels for k in range(3)) or "0"
-    )
-    return [
-        "@cuda.jit(device=True)",
-        f"def view_{g.name}(L):",
-        "    # every local channel's positions and closed flag: a local operation changes the sum",
-        "    # (each word read afresh, so that a nap's look at it is never hoisted out of its loop)",
-        f"    return int64({view})",
-        "",
-        "",
-        "@cuda.jit(device=True)",
-        f"def stuck_{g.name}(GW, L):",
-        "    # every warp of the instance not done found its local channel not ready at this view:",
-        "    # none of them can ever make another ready (runtime/state.py, groups)",
-        f"    v = view_{g.name}(L)",
-        "    live = 0",
-        f"    for j in range({g.warps}):",
-        "        e = ordr.ld_acquire_cta(GW, j)",
-        "        if e == -2:",
-        "            continue",
-        "        if e != v:",
-        "            return False",
-        "        live += 1",
-        "    return live > 0",
-    ]
 
 
 def _run_parallel(shared: Shared, g: GroupDef) -> list[str]:
