@@ -32,6 +32,7 @@ import functools
 import hashlib
 import inspect
 import itertools
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -186,16 +187,22 @@ def run_files(
     from gasync.runtime.options import json_scalar
     from gasync.runtime.outputs import to_host
 
+    t0 = time.perf_counter()
     try:
         inputs = {name: load_npy(name, path) for name, path in files.items()}
     except GasyncError as err:
         raise bare(err) from None
+    t1 = time.perf_counter()
     result = run_recipe(recipe, inputs, options)
+    t2 = time.perf_counter()
     written = {}
     for name in outputs:
         path = Path(outdir) / name / f"{stem}.npy"
         save_npy(path, to_host(result.buffers[name]))
         written[name] = str(path)
+    # where the input's time went: its files read, the run, its outputs written
+    result.stats["read_s"] = round(t1 - t0, 5)
+    result.stats["write_s"] = round(time.perf_counter() - t2, 5)
     return {
         "input": stem,
         "files": files,

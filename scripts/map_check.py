@@ -107,7 +107,7 @@ def against_single(job: Job, workers: int) -> dict[str, Any]:
     single, single_runs = [], []
     for stem in job.stems:
         t0 = time.perf_counter()
-        single_runs.append(run_files(*job.args(stem, "single"))["stats"]["total_s"])
+        single_runs.append(run_files(*job.args(stem, "single"))["stats"])
         single.append(time.perf_counter() - t0)
     made, kind = local_cluster(job.backend, workers)
     mapped, records, n = timed_map(job, made, "map")
@@ -134,8 +134,17 @@ def against_single(job: Job, workers: int) -> dict[str, Any]:
         "kernel_ms_median": statistics.median(float(r["stats"]["kernel_ms"]) for r in records),
         # the run alone (Program.run's own clock), single and on the worker: what is not in it is
         # the files' reading and writing and, on the cluster, Dask's share
-        "run_s_median_single": statistics.median(single_runs),
+        "run_s_median_single": statistics.median(float(r["total_s"]) for r in single_runs),
         "run_s_median_map": statistics.median(float(r["stats"]["total_s"]) for r in records),
+        "read_s_median_single": statistics.median(float(r["read_s"]) for r in single_runs),
+        "read_s_median_map": statistics.median(float(r["stats"]["read_s"]) for r in records),
+        "write_s_median_single": statistics.median(float(r["write_s"]) for r in single_runs),
+        "write_s_median_map": statistics.median(float(r["stats"]["write_s"]) for r in records),
+        # the state's reset before the launch (runtime/prepared.py), and which launch ran
+        "prepare_ms_median_single": statistics.median(float(r.get("prepare_ms", 0)) for r in single_runs),
+        "prepare_ms_median_map": statistics.median(float(r["stats"].get("prepare_ms", 0)) for r in records),
+        "launch_paths_single": sorted({str(r.get("launch_path", "")) for r in single_runs}),
+        "launch_paths_map": sorted({str(r["stats"].get("launch_path", "")) for r in records}),
         "cli_cold_wall_s": round(cli_s, 2),
         "cli_exit": cli.returncode,
     }
