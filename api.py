@@ -177,6 +177,7 @@ def located(path: str) -> Iterator[None]:
     except ErrorGroup as group:
         for err in group.errors:
             err.path = err.path or path
+        group.path = group.path or path
         raise
     except GasyncError as err:
         err.path = err.path or path

@@ -159,7 +159,11 @@ def pair_inputs(plan: Plan, given: list[tuple[str, str]]) -> list[tuple[str, dic
             )
     for b in plan.buffers:
         if b.init == "input" and b.name not in dict(given):
-            raise click.UsageError(f"buffer '{b.name}' is declared '= input' but no --input {b.name}=PATTERN was given")
+            from gasync.cli.report import LocatedUsageError
+            from gasync.runtime.errors import InputError
+
+            message = f"buffer '{b.name}' is declared '= input' but no --input {b.name}=PATTERN was given"
+            raise LocatedUsageError(InputError(message, b.span))
     fixed: dict[str, str] = {}
     matched: dict[str, dict[str, str]] = {}
     for name, pattern in given:

@@ -103,6 +103,12 @@ class Reporter:
         self.diags.append(plain_diagnostic(self.label, code, message))
         self._fail(EXIT_USAGE, "usage", message)
 
+    def usage_at(self, err: GasyncError, src: Source) -> None:
+        """A usage error about a place in the program (exit status 2), shown as a diagnostic."""
+        print(render(err, src.label, src.text(), code=True, color=self.color), file=sys.stderr)
+        self.diags.append(to_json(err, src.label))
+        self._fail(EXIT_USAGE, "usage", err.message)
+
     def diagnostics(self, errors: list[GasyncError], src: Source) -> None:
         text = src.text()
         for err in (e.in_cli_words() for e in errors):
@@ -139,6 +145,9 @@ class Reporter:
         except InputFileError as exc:
             flag.value = False
             self.usage(exc.message, exc.code)
+        except LocatedUsageError as exc:  # an option a declaration asks for, left out
+            flag.value = False
+            self.usage_at(exc.error, src)
         except click.UsageError as exc:  # a bad option value found after parsing
             flag.value = False
             self.usage(exc.format_message())
@@ -172,6 +181,15 @@ class Reporter:
         if self.json_diagnostics:
             sys.stdout.write(json.dumps(self.diags) + "\n")
         raise typer.Exit(self.exit_code)
+
+
+class LocatedUsageError(click.UsageError):
+    """A usage error that a declaration of the program explains (``buffer x: ... = input`` with
+    no ``--input x``): exit status 2, shown at the declaration."""
+
+    def __init__(self, error: GasyncError):
+        super().__init__(error.message)
+        self.error = error
 
 
 def usage_hint(command_path: str | None = None) -> str:

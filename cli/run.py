@@ -240,6 +240,9 @@ def _check_names(plan: Plan, args: Args) -> None:
     """Each name an option gives is one of the program's (a usage error otherwise)."""
     import click
 
+    from gasync.cli.report import LocatedUsageError
+    from gasync.runtime.errors import InputError
+
     buffers = {b.name: b for b in plan.buffers}
     wanted = [b.name for b in plan.buffers if b.init == "input"]
     for name, _ in args.inputs:
@@ -250,8 +253,13 @@ def _check_names(plan: Plan, args: Args) -> None:
                 f"--input {name}: buffer '{name}' is initialised with '{buffers[name].init}', not 'input'"
             )
     for name in wanted:
-        if name not in dict(args.inputs):
-            raise click.UsageError(f"buffer '{name}' is declared '= input' but no --input {name}=FILE.npy was given")
+        if name not in dict(args.inputs):  # located at the declaration, as the API's (and a wrong shape)
+            raise LocatedUsageError(
+                InputError(
+                    f"buffer '{name}' is declared '= input' but no --input {name}=FILE.npy was given",
+                    buffers[name].span,
+                )
+            )
     for name, _ in args.outputs:
         if name not in buffers:
             raise click.UsageError(f"--output {name}: the program has no buffer named '{name}'{_listing(buffers)}")

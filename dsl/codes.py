@@ -176,8 +176,9 @@ CODES: tuple[Code, ...] = (
     ),
     Code(
         "E0207", "future misused",
-        "A future used as a plain value (an async fn called without .await), or .await on something that is"
-        " not a future.",
+        "A future used as a plain value (an async fn called without .await), .await on something that is"
+        " not a future, or a future kept in a local (let f = g(x);) that is awaited twice, awaited in a loop"
+        " it was not made in, or never awaited.",
         "async fn g() -> i32 { return 1; }\ntask main {\n    let x = g() + 1;\n}\n",
     ),
     Code(

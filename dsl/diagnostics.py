@@ -179,15 +179,26 @@ class NestingTooDeepError(ParseError):
     code = "E0115"
 
 
-class ErrorGroup(Exception):
-    """Several independent diagnostics from one stage, in source order."""
+class ErrorGroup(GasyncError):
+    """Several independent diagnostics from one stage, in source order (one or more).
+
+    A GasyncError itself, so that ``except gasync.GasyncError`` catches every mistake in a
+    program: its code, span, path, line and column are its first error's; ``errors`` lists
+    them all, and ``str()`` gives one line each."""
 
     def __init__(self, errors: list[GasyncError]):
-        super().__init__("; ".join(e.message for e in errors))
+        first = errors[0] if errors else GasyncError("no diagnostics")
+        super().__init__(first.message, first.span, first.notes)
+        self.args = ("; ".join(e.message for e in errors),)
         self.errors = errors
+        self.code, self.severity, self.path = first.code, first.severity, first.path
 
     def __str__(self) -> str:
         return "\n".join(str(e) for e in self.errors)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its errors (a Dask worker sends it to the client whole)."""
+        return (ErrorGroup, (self.errors,))
 
 
 # ---- rendering -------------------------------------------------------------

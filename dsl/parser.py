@@ -46,7 +46,8 @@ from gasync.dsl.syntax_errors import translate
 
 BUFFER_INITS = {"zeros": False, "iota": False, "input": False, "random": True, "fill": True}
 
-_INT_RE = re.compile(r"0x[0-9a-fA-F][0-9a-fA-F_]*|0b[01][01_]*|0o[0-7][0-7_]*|\d[\d_]*")
+# a prefix's digits may start after separators (0x_ff, as in Rust), but need one digit
+_INT_RE = re.compile(r"0x_*[0-9a-fA-F][0-9a-fA-F_]*|0b_*[01][01_]*|0o_*[0-7][0-7_]*|\d[\d_]*")
 _FLOAT_RE = re.compile(r"\d[\d_]*(\.\d[\d_]*)?([eE][+-]?\d[\d_]*)?")
 
 
@@ -87,6 +88,7 @@ def _items(text: str) -> list[ast.Item]:
 def parse(text: str, path: str = "<input>") -> ast.Program:
     """Parse one ``.gasync`` file; raise a :class:`ParseError` subclass on bad input."""
     held.errors, held.heights, held.deep = [], {}, False
+    text = text.removeprefix("\ufeff")  # a byte-order mark is no character of the program (editors add one)
     try:
         with paused_gc():
             items = _items(text)

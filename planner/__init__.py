@@ -31,6 +31,7 @@ from gasync.dsl.diagnostics import ErrorGroup, GasyncError, Note
 from gasync.dsl.gc_pause import paused_gc
 from gasync.planner import bounds, graphs, groups
 from gasync.planner.checks import program_checks
+from gasync.planner.deferred import defer_futures
 from gasync.planner.effects import instance_ranges, transitive_effects
 from gasync.planner.errors import (
     AfterCycleError,
@@ -53,6 +54,10 @@ def plan(program: ast.Program, options: PlanOptions | None = None) -> Plan:
     with paused_gc():  # many small objects, no cycles: see gasync.dsl.gc_pause
         errors: list[GasyncError] = []
         flat, group_asts = groups.flatten(program, errors)
+        known = len(errors)
+        flat = defer_futures(flat, errors)
+        if len(errors) > known:  # its rewriting hides the misused futures from the checks after it
+            raise ErrorGroup(_sorted(errors))
         try:
             return _plan(flat, options or PlanOptions(), group_asts, errors)
         except ErrorGroup as failed:

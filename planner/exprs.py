@@ -26,7 +26,7 @@ from gasync.planner.errors import (
     UnknownNameError,
 )
 from gasync.planner.fnstate import POISONED, FnState
-from gasync.planner.literals import COMPARE, flexible
+from gasync.planner.literals import COMPARE, FLOAT_MAX, flexible, float_fits
 from gasync.planner.symbols import Symbols
 
 __all__ = ["BUF_ATOMICS", "LIMITS", "MATH_FNS", "POISONED", "ExprChecker", "FnState", "is_numeric"]
@@ -64,7 +64,14 @@ class ExprChecker(CallChecker):
         if isinstance(e, ast.FloatLit):
             if want is not None and want not in ir.FLOATS:
                 raise TypeMismatchError(f"mismatched types: expected {want}, found floating-point literal", e.span)
-            return ir.Lit(e.value, want or "f32", e.span)
+            ty = want or "f32"
+            if not float_fits(e.value, str(ty)):
+                raise TypeMismatchError(
+                    f"float literal does not fit in {ty}: it would round to infinity",
+                    e.span,
+                    (Note(f"{ty}'s largest finite value is {FLOAT_MAX[str(ty)]:g}"),),
+                )
+            return ir.Lit(e.value, ty, e.span)
         if isinstance(e, ast.BoolLit):
             return ir.Lit(e.value, "bool", e.span)
         if isinstance(e, ast.Name):

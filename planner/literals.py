@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 from gasync.dsl import ast
 
+# the largest finite value of each float type (a literal past it would round to infinity)
+FLOAT_MAX = {"f32": 3.4028234663852886e38, "f64": 1.7976931348623157e308}
 COMPARE = ("==", "!=", "<", ">", "<=", ">=")
 
 
@@ -44,3 +48,11 @@ def _plain(e: ast.Expr) -> bool:
     if isinstance(e, ast.Index):
         return all(_plain(ix) for ix in e.indices)
     return False
+
+
+def float_fits(value: float, ty: str) -> bool:
+    """Whether a float literal (or define) of ``value`` is finite in ``ty``: in f32, one that
+    rounds to f32's largest value fits, and one that rounds past it is infinite."""
+    from gasync.planner.consteval import to_f32
+
+    return math.isfinite(value) and (ty != "f32" or math.isfinite(to_f32(value)))

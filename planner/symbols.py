@@ -25,6 +25,7 @@ from gasync.planner.errors import (
     TypeMismatchError,
     UnknownNameError,
 )
+from gasync.planner.literals import float_fits
 from gasync.planner.model import BufferDef, ChannelDef, ConstDef, ExternDef, SharedDef, SignalDef
 
 KIND_OF = {
@@ -227,11 +228,15 @@ def _parse_define(name: str, text: str, ty: str) -> int | float | bool:
                 raise ValueError
             return t == "true"
         if ty in ir.INTS:
-            value = int(t, 0)
+            # a decimal with leading zeros reads as in the source (007 is 7); 0x, 0o, 0b as prefixes
+            value = int(t, 10) if t.lstrip("+-").isdigit() else int(t, 0)
             if convert(value, ty) != value:
                 raise define_error(name, text, f"{value} does not fit in {ty}")
             return value
-        return convert(float(t), ty)
+        real = float(t)
+        if not float_fits(real, ty):  # also Python's own "inf" and "nan", which are no gasync literals
+            raise define_error(name, text, f"not a finite {ty}")
+        return convert(real, ty)
     except ValueError:
         raise define_error(name, text, f"not a valid {ty}") from None
 

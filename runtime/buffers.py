@@ -92,6 +92,11 @@ def load_npy(name: str, path: str | Path) -> np.ndarray[Any, Any]:
     """The array in the .npy file for input buffer ``name``; a missing or bad file is an error in
     the input data (``--input x: cannot read ...``)."""
     try:
+        with open(path, "rb") as f:
+            magic = f.read(6)
+        if magic != b"\x93NUMPY":  # np.load would take it for a pickle, and say so
+            what = "an .npz archive" if magic[:2] == b"PK" else "not a .npy file (no NumPy header)"
+            raise input_error(name, f"cannot read {path} as a .npy array: it is {what}")
         return np.load(path, allow_pickle=False)
     except (ValueError, OSError) as exc:
         raise input_error(name, f"cannot read {path} as a .npy array: {exc}") from None

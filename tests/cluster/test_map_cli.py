@@ -97,7 +97,6 @@ USAGE = [
     (["--input", "img=none.npy"], "--input img=none.npy: no such file"),
     (["--input", "pic=data/*.npy"], "--input pic: the program has no buffer named 'pic' (it has img, out)"),
     (["--input", "out=data/*.npy"], "--input out: buffer 'out' is initialised with 'zeros', not 'input'"),
-    ([], "buffer 'img' is declared '= input' but no --input img=PATTERN was given"),
     (["--input", "img=data/*.npy", "--output", "res"],
      "--output res: the program has no buffer named 'res' (it has img, out)"),
     (["--input", "img"], "Invalid value for '--input': expected NAME=PATTERN such as x='data/*.npy', found 'img'"),
@@ -113,6 +112,17 @@ def test_a_usage_error_starts_no_cluster(tmp_path: Path, args: list[str], messag
     res = gasync("map", SAMPLE, *args, "--output-dir", "out", "--backend", "sim", cwd=tmp_path)
     assert res.returncode == 2, res.stderr
     assert res.stderr.splitlines()[0] == f"gasync: error: {message}"
+    assert res.stderr.splitlines()[-1] == "try 'gasync map --help'"
+    assert "started a" not in res.stderr
+
+
+def test_a_missing_input_is_a_usage_error_at_its_declaration(tmp_path: Path) -> None:
+    images(tmp_path / "data", ["a"])
+    res = gasync("map", SAMPLE, "--output-dir", "out", "--backend", "sim", cwd=tmp_path)
+    assert res.returncode == 2, res.stderr
+    line = next(k for k, text in enumerate(Path(SAMPLE).read_text().splitlines(), 1) if text.startswith("buffer img"))
+    message = "buffer 'img' is declared '= input' but no --input img=PATTERN was given"
+    assert res.stderr.splitlines()[0] == f"{SAMPLE}:{line}:1: error[E0301]: {message}"
     assert res.stderr.splitlines()[-1] == "try 'gasync map --help'"
     assert "started a" not in res.stderr
 

@@ -2105,3 +2105,45 @@ case(
     """,
     {"out": [1, 11, 21], "total": 1033},
 )
+
+case(
+    # futures kept in locals and awaited later (lazy, as the spec's "nothing runs until it is
+    # awaited"): arguments evaluated where the future is made, each used once, in branches too
+    "futures_kept_in_locals_run_where_they_are_awaited",
+    """
+    buffer out: i64[7] = zeros;
+    channel c: i64[4];
+    signal go;
+    shared runs: i32 = 0;
+    async fn twice(x: i32) -> i32 { runs.fetch_add(1); return x * 2; }
+    async fn add(a: i64, b: i64) -> i64 { return a + b; }
+    task main {
+        let f = twice(21);
+        out[6] = runs.load() as i64;          // made, not run: 0
+        out[0] = f.await as i64;
+        let k = 5;
+        let s = add(3000000000, k as i64);     // its arguments are taken here
+        let k = 100;
+        let g = async { k * 2 };
+        let (a, b) = join(twice(1), g).await;
+        out[1] = (a as i64) * 1000 + (b as i64);
+        let r = c.recv();
+        c.send(9).await;
+        let w = go.wait();
+        go.set();
+        w.await;
+        out[2] = s.await - 3000000000 + r.await;
+        let j = join(twice(4), async { 1 });
+        let (p, q) = j.await;
+        out[3] = (p + q) as i64;
+        for i in 0..3 {
+            let t = twice(i);
+            if i == 1 { out[4] += t.await as i64; } else { out[4] += 100 * (t.await as i64); }
+        }
+        let x = twice(50);
+        select { v = x => { out[5] = v as i64; } }
+        c.close();
+    }
+    """,
+    {"out": [42, 2200, 14, 9, 402, 100, 0], "runs": 7},
+)

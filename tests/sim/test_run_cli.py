@@ -131,7 +131,8 @@ def test_define_changes_the_result(scale: Path, x_npy: tuple[Path, np.ndarray]) 
 
 def test_missing_input_names_the_buffer(scale: Path) -> None:
     res = gasync_run(scale, "--backend", "sim")
-    assert res.returncode == 2  # a required option left out: a usage error
+    assert res.returncode == 2  # a required option left out: a usage error, at the declaration
+    assert "scale.gasync:" in res.stderr.splitlines()[0]
     assert "buffer 'x' is declared '= input' but no --input x=FILE.npy was given" in res.stderr
 
 

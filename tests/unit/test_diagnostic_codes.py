@@ -42,6 +42,8 @@ def test_every_kind_of_diagnostic_has_a_code_in_the_table() -> None:
     assert plan_errors.TypeMismatchError.code == "E0204"
     assert run_errors.DeadlockError.code == "E0303"
     for cls in _classes():
+        if cls is ErrorGroup:  # several diagnostics: its code is its first one's
+            continue
         assert cls.code in BY_CODE, cls
     assert len(BY_CODE) == len(CODES)
     assert all(re.fullmatch(r"[EW]0[0-4]\d\d", c.code) for c in CODES)

@@ -29,6 +29,7 @@ task main {
 }
 """
 HINT = "try 'gasync run --help'\n"
+X_LINE = 4  # buffer x: its line in PROGRAM
 
 
 @pytest.fixture
@@ -103,7 +104,6 @@ def assert_usage_error(res: subprocess.CompletedProcess[str], message: str, cwd:
         ),
         (["--input", "z=x.npy"], "--input z: the program has no buffer named 'z' (it has x, y)"),
         (["--input", "y=x.npy"], "--input y: buffer 'y' is initialised with 'zeros', not 'input'"),
-        ([], "buffer 'x' is declared '= input' but no --input x=FILE.npy was given"),
         (
             ["--output", "y=/nonexistent/o.npy"],
             "Invalid value for '--output': y: cannot write /nonexistent/o.npy: no such directory: /nonexistent",
@@ -137,6 +137,19 @@ def test_bad_option_values_are_usage_errors(args: list[str], message: str, prog:
     inputs = [] if any(a.startswith(("x=", "--input")) for a in args) or args == [] else ["--input", "x=x.npy"]
     res = gasync("run", "p.gasync", "--backend", "sim", *inputs, *args, cwd=prog)
     assert_usage_error(res, message, prog)
+
+
+def test_a_missing_input_is_a_usage_error_at_its_declaration(prog: Path) -> None:
+    res = gasync("run", "p.gasync", "--backend", "sim", cwd=prog)
+    assert res.returncode == 2, res.stderr
+    message = "buffer 'x' is declared '= input' but no --input x=FILE.npy was given"
+    assert res.stderr.splitlines()[0] == f"p.gasync:{X_LINE}:1: error[E0301]: {message}"
+    assert res.stderr.endswith(HINT)
+    assert not (prog / "cache").exists()
+    res = gasync("run", "p.gasync", "--backend", "sim", "--json", cwd=prog)
+    doc = json.loads(res.stdout)
+    assert doc["error"] == {"kind": "usage", "message": message, "exit_status": 2}
+    assert (doc["diagnostics"][0]["line"], doc["diagnostics"][0]["column"]) == (X_LINE, 1)
 
 
 def test_a_missing_program_is_a_usage_error(prog: Path) -> None:

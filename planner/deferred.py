@@ -1,0 +1,246 @@
+"""Futures bound to a name and awaited later: ``let f = double(21); ...; f.await``.
+
+The spec's futures are lazy ("calling an async fn makes a future; nothing runs until it
+is awaited or passed to join/select"), so a future kept in a local is a deferred call.
+This pass, on the AST before the planner checks anything, rewrites it into the forms the
+rest of the compiler knows (decision 57 in docs/language.md):
+
+- ``let f = g(a, b);`` (``g`` an async fn) becomes ``let f·0: P0 = a; let f·1: P1 = b;``
+  (the arguments are evaluated where the future is made, as in Rust, each typed as
+  ``g``'s parameter), and the one use of ``f`` (``f.await``, or ``f`` as a ``join``
+  argument or a ``select`` arm's future) becomes ``g(f·0, f·1)``;
+- ``let f = async { ... };``, ``let j = join(...);``, ``let r = ch.recv();``,
+  ``let w = stop.wait();`` and ``let s = ch.send(v);`` (``v`` then kept as for a call)
+  are moved to their one use: a block runs where it is awaited, with the locals it
+  reads as they are there (Rust would reject a write to them in between).
+
+A future is used exactly once: awaited twice, awaited in a loop it was not made in, used
+as a value, or never awaited at all is E0207, located. Names such as ``f·0`` hold a
+character no identifier has, so they never meet the program's own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from gasync.dsl import ast
+from gasync.dsl.diagnostics import GasyncError, Note
+from gasync.planner.errors import FutureMisuseError
+from gasync.planner.literals import flexible
+
+FUTURE_METHODS = ("recv", "wait", "send")
+AWAIT_HINT = Note("'.await' it, or pass it to join or select")
+
+
+@dataclass(eq=False)
+class Deferred:
+    """A future kept in a local: what its use becomes, and where it was used."""
+
+    name: str
+    made: ast.Span
+    depth: int  # loops around the let
+    use: ast.Expr
+    used: ast.Span | None = None
+
+
+@dataclass
+class Pass:
+    async_fns: dict[str, ast.FnDef]
+    errors: list[GasyncError]
+    changed: bool = False
+    env: dict[str, Deferred] = field(default_factory=dict)
+
+    # ---- blocks and statements ----
+
+    def block(self, b: ast.Block, depth: int) -> ast.Block:
+        outer = dict(self.env)
+        made: list[Deferred] = []
+        out: list[ast.Stmt] = []
+        for s in b.stmts:
+            if isinstance(s, ast.Let) and s.type is None and self._is_future(s.value):
+                d, temps = self._defer(s, depth)
+                out += temps
+                self.env[s.name] = d
+                made.append(d)
+                self.changed = True
+                continue
+            out.append(self.stmt(s, depth))
+        tail = self.expr(b.tail, depth) if b.tail is not None else None
+        for d in made:
+            if d.used is None:
+                self.errors.append(FutureMisuseError(f"future '{d.name}' is never awaited", d.made, (AWAIT_HINT,)))
+        self.env = outer
+        return dataclasses.replace(b, stmts=tuple(out), tail=tail)
+
+    def stmt(self, s: ast.Stmt, depth: int) -> ast.Stmt:
+        if isinstance(s, ast.Let):
+            value = self.expr(s.value, depth) if not isinstance(s.value, ast.Reduce) else self._reduce(s.value, depth)
+            self.env.pop(s.name, None)  # shadowed from here on
+            return dataclasses.replace(s, value=value)
+        if isinstance(s, ast.LetTuple):
+            value = self.expr(s.value, depth)
+            for n in s.names:
+                if n is not None:
+                    self.env.pop(n, None)
+            return dataclasses.replace(s, value=value)
+        if isinstance(s, ast.Assign):
+            return dataclasses.replace(s, target=self.expr(s.target, depth), value=self.expr(s.value, depth))
+        if isinstance(s, ast.ExprStmt):
+            return dataclasses.replace(s, expr=self.expr(s.expr, depth))
+        if isinstance(s, ast.Return):
+            return dataclasses.replace(s, value=self.expr(s.value, depth) if s.value is not None else None)
+        if isinstance(s, ast.If):
+            return self._if(s, depth)
+        if isinstance(s, ast.While):
+            return dataclasses.replace(s, cond=self.expr(s.cond, depth + 1), body=self.block(s.body, depth + 1))
+        if isinstance(s, ast.Loop):
+            return dataclasses.replace(s, body=self.block(s.body, depth + 1))
+        if isinstance(s, ast.For):
+            return self._for(s, depth)
+        if isinstance(s, ast.ForAwait):
+            return dataclasses.replace(s, body=self._scoped(s.body, depth + 1, s.var))
+        if isinstance(s, ast.Select):
+            arms = []
+            for arm in s.arms:
+                fut = self.future_arg(arm.future, depth)
+                arms.append(dataclasses.replace(arm, future=fut, body=self._scoped(arm.body, depth, arm.binding)))
+            return dataclasses.replace(s, arms=tuple(arms))
+        return s  # break, continue
+
+    def _scoped(self, b: ast.Block, depth: int, binding: str | None) -> ast.Block:
+        """A body whose first name is bound by its statement (a loop variable, an arm's binding)."""
+        shadowed = self.env.pop(binding, None) if binding is not None else None
+        out = self.block(b, depth)
+        if shadowed is not None:
+            self.env[shadowed.name] = shadowed
+        return out
+
+    def _for(self, s: ast.For, depth: int) -> ast.For:
+        start, stop = self.expr(s.start, depth), self.expr(s.stop, depth)
+        return dataclasses.replace(s, start=start, stop=stop, body=self._scoped(s.body, depth + 1, s.var))
+
+    def _reduce(self, r: ast.Reduce, depth: int) -> ast.Reduce:
+        return dataclasses.replace(r, loop=self._for(r.loop, depth))
+
+    def _if(self, s: ast.If, depth: int) -> ast.If:
+        """Either branch may use a future (Rust's moves in branches): each starts from what
+        was used before the `if`, and after it a future is used if either branch used it."""
+        cond = self.expr(s.cond, depth)
+        live = list(self.env.values())
+        before = [d.used for d in live]
+        then = self.block(s.then, depth)
+        after_then = [d.used for d in live]
+        for d, u in zip(live, before, strict=True):
+            d.used = u
+        orelse: ast.Block | ast.If | None = None
+        if isinstance(s.orelse, ast.If):
+            orelse = self._if(s.orelse, depth)
+        elif s.orelse is not None:
+            orelse = self.block(s.orelse, depth)
+        for d, u in zip(live, after_then, strict=True):
+            d.used = d.used or u
+        return dataclasses.replace(s, cond=cond, then=then, orelse=orelse)
+
+    # ---- expressions ----
+
+    def expr(self, e: Any, depth: int) -> Any:
+        if isinstance(e, ast.Name):
+            if e.id in self.env:
+                self.env[e.id].used = e.span  # misused, not forgotten: one error, not two
+                self.errors.append(FutureMisuseError(f"future '{e.id}' used as a value", e.span, (AWAIT_HINT,)))
+            return e
+        if isinstance(e, ast.Await):
+            return dataclasses.replace(e, future=self.future_arg(e.future, depth))
+        if isinstance(e, ast.Call) and e.func == "join":
+            return dataclasses.replace(e, args=tuple(self.future_arg(a, depth) for a in e.args))
+        if isinstance(e, ast.Call | ast.MethodCall):
+            return dataclasses.replace(e, args=tuple(self.expr(a, depth) for a in e.args))
+        if isinstance(e, ast.Unary):
+            return dataclasses.replace(e, operand=self.expr(e.operand, depth))
+        if isinstance(e, ast.Binary):
+            return dataclasses.replace(e, left=self.expr(e.left, depth), right=self.expr(e.right, depth))
+        if isinstance(e, ast.Cast):
+            return dataclasses.replace(e, expr=self.expr(e.expr, depth))
+        if isinstance(e, ast.Index):
+            return dataclasses.replace(e, indices=tuple(self.expr(i, depth) for i in e.indices))
+        if isinstance(e, ast.AsyncBlock):
+            return dataclasses.replace(e, body=self.block(e.body, depth))
+        return e  # literals
+
+    def future_arg(self, e: ast.Expr, depth: int) -> ast.Expr:
+        """Where a future is wanted (an await, a join argument, a select arm): a kept one is used up."""
+        if not (isinstance(e, ast.Name) and e.id in self.env):
+            return self.expr(e, depth)  # type: ignore[no-any-return]
+        d = self.env[e.id]
+        if d.used is not None:
+            self.errors.append(
+                FutureMisuseError(
+                    f"future '{d.name}' is used twice: its first use ran it",
+                    e.span,
+                    (Note("first used here", d.used), Note("make a new future for each await, as in Rust")),
+                )
+            )
+        elif depth > d.depth:
+            self.errors.append(
+                FutureMisuseError(
+                    f"future '{d.name}' is awaited in a loop it was not made in: the first turn would use it up",
+                    e.span,
+                    (Note("made here, outside the loop", d.made), Note("make it inside the loop")),
+                )
+            )
+        d.used = e.span
+        return d.use
+
+    # ---- making one ----
+
+    def _is_future(self, e: Any) -> bool:
+        if isinstance(e, ast.AsyncBlock):
+            return True
+        if isinstance(e, ast.Call):
+            return e.func in self.async_fns or e.func == "join"
+        return isinstance(e, ast.MethodCall) and e.method in FUTURE_METHODS
+
+    def _defer(self, s: ast.Let, depth: int) -> tuple[Deferred, list[ast.Stmt]]:
+        """The deferred future of ``s``, and the lets that keep its arguments' values."""
+        e = s.value
+        temps: list[ast.Stmt] = []
+        if isinstance(e, ast.Call) and e.func in self.async_fns:
+            params = self.async_fns[e.func].params
+            args = []
+            for k, a in enumerate(e.args):
+                a = self.expr(a, depth)
+                if k >= len(params):  # the wrong count: the call's own check says so where it is used
+                    args.append(a)
+                    continue
+                temp = f"{s.name}\u00b7{k}"
+                temps.append(ast.Let(temp, params[k].type, a, a.span))
+                args.append(ast.Name(temp, a.span))
+            use: ast.Expr = dataclasses.replace(e, args=tuple(args))
+        elif isinstance(e, ast.MethodCall) and e.method == "send" and e.args and not flexible(e.args[0]):
+            a = self.expr(e.args[0], depth)
+            temp = f"{s.name}\u00b70"
+            temps.append(ast.Let(temp, None, a, a.span))
+            use = dataclasses.replace(e, args=(ast.Name(temp, a.span), *e.args[1:]))
+        else:  # a block, a join (its futures used up here), a recv, a wait, a send of a literal
+            use = self.expr(e, depth) if not isinstance(e, ast.AsyncBlock) else e
+            if isinstance(e, ast.AsyncBlock):
+                use = dataclasses.replace(e, body=self.block(e.body, depth))
+        return Deferred(s.name, s.span, depth, use), temps
+
+
+def defer_futures(program: ast.Program, errors: list[GasyncError]) -> ast.Program:
+    """``program`` with every future kept in a local moved to its use (see the module's text)."""
+    async_fns = {i.name: i for i in program.items if isinstance(i, ast.FnDef) and i.is_async}
+    items: list[ast.Item] = []
+    changed = False
+    for item in program.items:
+        if isinstance(item, ast.FnDef | ast.Task):
+            p = Pass(async_fns, errors)
+            body = p.block(item.body, 0)
+            if p.changed:
+                changed = True
+                item = dataclasses.replace(item, body=body)
+        items.append(item)
+    return dataclasses.replace(program, items=tuple(items)) if changed else program

@@ -1,0 +1,110 @@
+"""What a reader of the spec alone expects, where gasync once did otherwise (a third sweep):
+futures kept in locals, float literals past their type, 0x_ff and a byte-order mark, one
+exception class for every diagnostic. Values are run in tests/contract (futures_kept_in_locals...)."""
+
+from __future__ import annotations
+
+import pickle
+
+import pytest
+
+import gasync
+from gasync.dsl import parse
+from gasync.dsl.diagnostics import ErrorGroup, GasyncError, render
+from gasync.planner import PlanOptions, plan
+from gasync.planner import errors as E
+
+
+def rendered(src: str) -> list[str]:
+    with pytest.raises(ErrorGroup) as info:
+        plan(parse(src, "t.gasync"), PlanOptions())
+    return [render(e, "t.gasync", src) for e in info.value.errors]
+
+
+FUTURES = """\
+buffer out: i32[4] = zeros;
+async fn d(x: i32) -> i32 { return x * 2; }
+task main {
+    let f = d(1);
+    out[0] = f.await + f.await;
+    let g = d(2);
+    for i in 0..3 { out[1] = g.await; }
+    let h = d(3);
+    let u = d(4);
+    out[2] = u + 1;
+    let m = d(5);
+    if out[0] == 0 { out[3] = m.await; } else { out[3] = m.await; }
+}
+"""
+
+
+def test_a_kept_future_is_used_exactly_once() -> None:
+    out = rendered(FUTURES)
+    assert [text.splitlines()[0] for text in out] == [
+        "t.gasync:5:24: error: future 'f' is used twice: its first use ran it",
+        "t.gasync:7:30: error: future 'g' is awaited in a loop it was not made in: the first turn would use it up",
+        "t.gasync:8:5: error: future 'h' is never awaited",
+        "t.gasync:10:14: error: future 'u' used as a value",
+    ]  # m, awaited once in each branch, is fine
+    assert "t.gasync:5:14: note: first used here" in out[0]
+    assert "t.gasync:6:5: note: made here, outside the loop" in out[1]
+    assert all(e.code == "E0207" for e in _errors(FUTURES))
+
+
+def _errors(src: str) -> list[GasyncError]:
+    with pytest.raises(ErrorGroup) as info:
+        plan(parse(src, "t.gasync"), PlanOptions())
+    return info.value.errors
+
+
+def test_a_kept_future_takes_its_arguments_as_the_callee_types_them() -> None:
+    src = (
+        "buffer o: i64[1] = zeros;\nasync fn a(x: i64) -> i64 { return x; }\n"
+        "task main { let f = a(3000000000); o[0] = f.await; }\n"
+    )
+    p = plan(parse(src, "t.gasync"), PlanOptions())
+    assert [t.name for t in p.tasks] == ["main"]
+
+
+@pytest.mark.parametrize(
+    ("decl", "ty", "col"),
+    [("buffer a: f32[1] = zeros;\ntask main { a[0] = 1e39; }\n", "f32", 20),
+     ("buffer a: f64[1] = zeros;\ntask main { a[0] = -1e400; }\n", "f64", 20),
+     ("const F: f32 = 3.5e38;\nbuffer a: f32[1] = fill(F);\ntask main { a[0] = 1.0; }\n", "f32", 16)],
+)  # fmt: skip
+def test_a_float_literal_past_its_type_is_an_error(decl: str, ty: str, col: int) -> None:
+    (text,) = rendered(decl)
+    assert text.splitlines()[0].endswith(
+        f":{col}: error: float literal does not fit in {ty}: it would round to infinity"
+    )
+
+
+def test_the_largest_finite_floats_fit() -> None:
+    src = (
+        "buffer a: f32[1] = zeros;\nbuffer b: f64[1] = zeros;\n"
+        "task main { a[0] = 3.4028235e38; b[0] = -1.7976931348623157e308; }\n"
+    )
+    plan(parse(src, "t.gasync"), PlanOptions())
+
+
+def test_separators_after_a_prefix_and_a_byte_order_mark() -> None:
+    p = parse("\ufeffbuffer a: i32[3] = zeros;\ntask main { a[0] = 0x_ff; a[1] = 0b_10; a[2] = 0o_17; }\n", "t.gasync")
+    body = p.items[1].body.stmts  # type: ignore[union-attr]
+    assert [s.value.value for s in body] == [255, 2, 15]
+    assert p.items[0].span.column == 1  # type: ignore[union-attr]
+
+
+def test_one_diagnostic_class_catches_every_program_error() -> None:
+    src = "buffer a: i32[1] = zeros;\ntask main { a[0] = 1.5; a[0] = zz; }\n"
+    with pytest.raises(gasync.GasyncError) as info:
+        gasync.compile_source(src, path="s.gasync")
+    err = info.value
+    assert isinstance(err, ErrorGroup) and len(err.errors) == 2
+    assert (err.code, err.path, err.line, err.column) == ("E0204", "s.gasync", 2, 20)
+    assert str(err).splitlines() == [
+        "s.gasync:2:20: error[E0204]: mismatched types: expected i32, found floating-point literal",
+        "s.gasync:2:32: error[E0202]: cannot find value 'zz' in this scope",
+    ]
+    back = pickle.loads(pickle.dumps(err))  # as a Dask worker sends it
+    assert str(back) == str(err) and isinstance(back, ErrorGroup)
+    assert E.TypeMismatchError in {type(e) for e in back.errors}
