@@ -5,18 +5,19 @@ is awaited or passed to join/select"), so a future kept in a local is a deferred
 This pass, on the AST before the planner checks anything, rewrites it into the forms the
 rest of the compiler knows (decision 57 in docs/language.md):
 
-- ``let f = g(a, b);`` (``g`` an async fn) becomes ``let f·0: P0 = a; let f·1: P1 = b;``
+- ``let f = g(a, b);`` (``g`` an async fn) becomes ``let f_arg0: P0 = a; let f_arg1: P1 = b;``
   (the arguments are evaluated where the future is made, as in Rust, each typed as
   ``g``'s parameter), and the one use of ``f`` (``f.await``, or ``f`` as a ``join``
-  argument or a ``select`` arm's future) becomes ``g(f·0, f·1)``;
+  argument or a ``select`` arm's future) becomes ``g(f_arg0, f_arg1)``;
 - ``let f = async { ... };``, ``let j = join(...);``, ``let r = ch.recv();``,
   ``let w = stop.wait();`` and ``let s = ch.send(v);`` (``v`` then kept as for a call)
   are moved to their one use: a block runs where it is awaited, with the locals it
   reads as they are there (Rust would reject a write to them in between).
 
 A future is used exactly once: awaited twice, awaited in a loop it was not made in, used
-as a value, or never awaited at all is E0207, located. Names such as ``f·0`` hold a
-character no identifier has, so they never meet the program's own.
+as a value, or never awaited at all is E0207, located. The argument locals are named
+``f_arg0`` (more underscores where the item already has such a name), so they never meet
+the program's own names and stay plain identifiers in the generated code.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class Deferred:
 class Pass:
     async_fns: dict[str, ast.FnDef]
     errors: list[GasyncError]
+    taken: set[str]  # every name the item uses: an argument local takes none of them
     changed: bool = False
     env: dict[str, Deferred] = field(default_factory=dict)
 
@@ -195,6 +197,13 @@ class Pass:
 
     # ---- making one ----
 
+    def _temp(self, name: str, k: int) -> str:
+        sep = "_"
+        while f"{name}{sep}arg{k}" in self.taken:
+            sep += "_"
+        self.taken.add(f"{name}{sep}arg{k}")
+        return f"{name}{sep}arg{k}"
+
     def _is_future(self, e: Any) -> bool:
         if isinstance(e, ast.AsyncBlock):
             return True
@@ -214,13 +223,13 @@ class Pass:
                 if k >= len(params):  # the wrong count: the call's own check says so where it is used
                     args.append(a)
                     continue
-                temp = f"{s.name}\u00b7{k}"
+                temp = self._temp(s.name, k)
                 temps.append(ast.Let(temp, params[k].type, a, a.span))
                 args.append(ast.Name(temp, a.span))
             use: ast.Expr = dataclasses.replace(e, args=tuple(args))
         elif isinstance(e, ast.MethodCall) and e.method == "send" and e.args and not flexible(e.args[0]):
             a = self.expr(e.args[0], depth)
-            temp = f"{s.name}\u00b70"
+            temp = self._temp(s.name, 0)
             temps.append(ast.Let(temp, None, a, a.span))
             use = dataclasses.replace(e, args=(ast.Name(temp, a.span), *e.args[1:]))
         else:  # a block, a join (its futures used up here), a recv, a wait, a send of a literal
@@ -237,10 +246,30 @@ def defer_futures(program: ast.Program, errors: list[GasyncError]) -> ast.Progra
     changed = False
     for item in program.items:
         if isinstance(item, ast.FnDef | ast.Task):
-            p = Pass(async_fns, errors)
+            p = Pass(async_fns, errors, names_in(item))
             body = p.block(item.body, 0)
             if p.changed:
                 changed = True
                 item = dataclasses.replace(item, body=body)
         items.append(item)
     return dataclasses.replace(program, items=tuple(items)) if changed else program
+
+
+def names_in(node: Any) -> set[str]:
+    """Every name bound or used in an AST node (locals, parameters, loop variables, bindings)."""
+    found: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, tuple | list):
+            stack.extend(n)
+        elif dataclasses.is_dataclass(n) and not isinstance(n, ast.Span):
+            for f in dataclasses.fields(n):
+                v = getattr(n, f.name)
+                if f.name in ("id", "name", "var", "binding") and isinstance(v, str):
+                    found.add(v)
+                elif f.name == "names":
+                    found.update(x for x in v if isinstance(x, str))
+                else:
+                    stack.append(v)
+    return found

@@ -119,7 +119,9 @@ class ExprChecker(CallChecker):
         found = self.fn.lookup(e.id)
         if found is not None:
             name = found[0]
-            return ir.Var(name, self.fn.locals[name], e.span)
+            var = ir.Var(name, self.fn.locals[name], e.span)
+            self.fn.retype(var, want)
+            return var
         kind = self.syms.kind(e.id)
         if kind == "const":
             c = self.syms.const(e.id)
@@ -166,6 +168,8 @@ class ExprChecker(CallChecker):
         left, right = self.pair(e.left, e.right, operand_want)
         ty = left.ty
         if left.ty != right.ty:
+            self.fn.retype(left, right.ty if isinstance(right.ty, str) else None)
+            self.fn.retype(right, left.ty if isinstance(left.ty, str) else None)
             raise TypeMismatchError(
                 f"mismatched types: {left.ty} {op} {right.ty}",
                 e.span,

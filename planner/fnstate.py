@@ -8,6 +8,19 @@ from gasync.dsl import ast
 from gasync.planner import ir
 from gasync.planner.errors import DependentError
 
+Binding = tuple[int, int, str]  # a let's or a for loop's (line, column, name): one binding of the source
+
+
+class Retype(Exception):  # noqa: N818 - a request to the function's checker, not an error
+    """A local whose type only a literal's default gave (``let n = 5;`` is i32) met a use that
+    needs another type of its kind (``a64[0] = n``): the function is checked again with the
+    binding typed so from the start, as Rust infers a literal's type from a later use."""
+
+    def __init__(self, binding: Binding, ty: ir.Ty):
+        super().__init__(f"{binding[2]}: {ty}")
+        self.binding, self.ty = binding, ty
+
+
 POISONED = "$poisoned"  # what a name is bound to after the statement binding it failed (planner/recovery.py)
 
 
@@ -29,6 +42,19 @@ class FnState:
     loop_ids: int = 0
     flexible: dict[int, tuple[ast.Expr, bool]] = field(default_factory=dict)  # memo of flexible()
     run_time_indices: bool = False  # some buffer access has an index that is not a constant
+    # Rust-style literal inference (see Retype): the types later uses gave to bindings, and
+    # the locals whose type is still a literal's default, with their binding
+    hints: dict[Binding, ir.Ty] = field(default_factory=dict)
+    defaulted: dict[str, Binding] = field(default_factory=dict)
+
+    def retype(self, var: ir.Expr, want: ir.Ty | None) -> None:
+        """Raise Retype where ``var`` is a defaulted local and ``want`` another type of its kind."""
+        if want is None or not isinstance(var, ir.Var) or var.name not in self.defaulted or var.ty == want:
+            return
+        same_kind = (var.ty in ir.INTS and want in ir.INTS) or (var.ty in ir.FLOATS and want in ir.FLOATS)
+        binding = self.defaulted[var.name]
+        if same_kind and binding not in self.hints:
+            raise Retype(binding, want)
 
     def fresh(self, user: str, ty: ir.Ty) -> str:
         name, k = user, 0

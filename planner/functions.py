@@ -9,11 +9,13 @@ from gasync.dsl.diagnostics import ErrorGroup, GasyncError, Note
 from gasync.planner import ir
 from gasync.planner.asyncblocks import any_suspends
 from gasync.planner.errors import ControlFlowError, DuplicateNameError, FutureMisuseError
-from gasync.planner.fnstate import FnState
+from gasync.planner.fnstate import Binding, FnState, Retype
 from gasync.planner.model import Function
 from gasync.planner.stmts import BodyChecker
 from gasync.planner.symbols import Symbols
 from gasync.planner.walk import always_returns
+
+MAX_RETYPES = 256  # bindings a body's later uses may retype (each at most once)
 
 
 def check_function(
@@ -33,7 +35,38 @@ def check_function(
         kind = "async" if item.is_async else "fn"
         ptypes, ret = syms.signature(item.name)
         params = tuple((p.name, t) for p, t in zip(item.params, ptypes, strict=True))
-    fn = FnState(item.name, kind, ret)
+    hints: dict[Binding, ir.Ty] = {}
+    for _ in range(MAX_RETYPES):
+        try:
+            fn, body = _check_body(syms, item, kind, ret, params, suspends_of, task_var, group_vars, hints)
+            break
+        except Retype as want:  # a literal-typed local met a use of another type: again, typed so
+            hints[want.binding] = want.ty
+    else:  # pragma: no cover - each binding is retyped at most once, and a body has few
+        raise ControlFlowError(f"'{item.name}': too many locals typed by a later use", item.span)
+    if ret != "unit" and not always_returns(body):
+        raise ControlFlowError(
+            f"'{item.name}' must return a {ret} on every path",
+            item.span,
+            (Note("end the body with 'return value;' or a final expression"),),
+        )
+    suspends = any_suspends(body)
+    locals_ = tuple(fn.locals.items())
+    return Function(item.name, kind, params, ret, locals_, body, suspends, item.span, fn.run_time_indices)
+
+
+def _check_body(
+    syms: Symbols,
+    item: ast.FnDef | ast.Task,
+    kind: str,
+    ret: ir.Ty,
+    params: tuple[tuple[str, str], ...],
+    suspends_of: Callable[[str], bool],
+    task_var: tuple[str, str] | None,
+    group_vars: tuple[tuple[str, str], ...],
+    hints: dict[Binding, ir.Ty],
+) -> tuple[FnState, tuple[ir.Stmt, ...]]:
+    fn = FnState(item.name, kind, ret, hints=dict(hints))
     seen: dict[str, ast.Span] = {}
     item_params = item.params if isinstance(item, ast.FnDef) else ()
     for (pname, pty), p in zip(params, item_params, strict=True):
@@ -50,15 +83,7 @@ def check_function(
     body = checker.block(item.body, tail_to="return" if kind != "task" else None, errors=errors)
     if errors:  # the body's other checks would only see the statements that passed
         raise ErrorGroup(errors)
-    if ret != "unit" and not always_returns(body):
-        raise ControlFlowError(
-            f"'{item.name}' must return a {ret} on every path",
-            item.span,
-            (Note("end the body with 'return value;' or a final expression"),),
-        )
-    suspends = any_suspends(body)
-    locals_ = tuple(fn.locals.items())
-    return Function(item.name, kind, params, ret, locals_, body, suspends, item.span, fn.run_time_indices)
+    return fn, tuple(body)
 
 
 def const_checker(syms: Symbols) -> BodyChecker:

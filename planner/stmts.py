@@ -94,12 +94,21 @@ class BodyChecker(AsyncBlockChecker):
 
     def _s_Let(self, s: ast.Let) -> list[ir.Stmt]:
         want = self.syms.scalar(s.type) if s.type is not None else None
+        binding = (s.span.line, s.span.column, s.name)
+        literal = want is None and not isinstance(s.value, ast.Reduce) and flexible(s.value, self.fn.flexible)
+        if literal:
+            hinted = self.fn.hints.get(binding)  # a later use's type (fnstate.Retype)
+            want = hinted if isinstance(hinted, str) else None
         value = self.expr(s.value, want)
         if value.ty == "unit":
             raise TypeMismatchError(f"'{s.name}' would have no value: this expression gives '()'", s.value.span)
         self._no_global_shadow(s.name, s.span)
         name = self.fn.fresh(s.name, value.ty)
         self.fn.scopes[-1][s.name] = name
+        if literal and binding not in self.fn.hints:
+            self.fn.defaulted[name] = binding
+        elif s.type is None and isinstance(value, ir.Var) and value.name in self.fn.defaulted:
+            self.fn.defaulted[name] = self.fn.defaulted[value.name]  # `let m = n;`: n's type is m's
         return self._flush([ir.Let(name, "=", value, s.span)])
 
     def _s_LetTuple(self, s: ast.LetTuple) -> list[ir.Stmt]:
@@ -240,7 +249,9 @@ class BodyChecker(AsyncBlockChecker):
                 s.span,
                 (Note("use it in a task or an async fn"),),
             )
-        start, stop = self.pair(s.start, s.stop, None)
+        binding = (s.span.line, s.span.column, s.var)
+        literal = flexible(s.start, self.fn.flexible) and flexible(s.stop, self.fn.flexible)
+        start, stop = self.pair(s.start, s.stop, self.fn.hints.get(binding) if literal else None)
         if start.ty != stop.ty or start.ty not in ir.INTS:
             raise TypeMismatchError(f"a range needs two integers of one type, found {start.ty}..{stop.ty}", s.span)
         pre, self.pre = self.pre, []
@@ -248,6 +259,8 @@ class BodyChecker(AsyncBlockChecker):
         stop_var = self.fn.temp(ty)
         self.fn.scopes.append({})
         var = self.fn.fresh(s.var, ty)
+        if literal and binding not in self.fn.hints:
+            self.fn.defaulted[var] = binding
         self.fn.scopes[-1][s.var] = var
         self.fn.readonly.add(var)
         saved = (self.fn.loops, self.fn.parallel)

@@ -2147,3 +2147,29 @@ case(
     """,
     {"out": [42, 2200, 14, 9, 402, 100, 0], "runs": 7},
 )
+
+case(
+    # a literal's type from a later use (decision 59): lets, a for's range, a let of such a local
+    "a_literal_takes_its_type_from_a_later_use",
+    """
+    buffer a: i64[4] = zeros;
+    buffer d: f64[2] = zeros;
+    channel ready: i64[2];
+    shared s: u64 = 0;
+    fn f(x: i64) -> i64 { return x * 1000000000; }
+    task main {
+        let n = 5;
+        a[0] = n;
+        for k in 0..2 { a[k + 1] = k - 1; }
+        let m = 7;
+        let q = m;
+        a[3] = f(q);
+        let v = 0.1;
+        d[0] = v;
+        for k in 0..4 { s.fetch_add(k); }
+    }
+    task tx { for t in 0..2 { ready.send(t + 4000000000).await; } }
+    task rx { let u = 3; let w = ready.recv().await + ready.recv().await; d[1] = ((w - u) as f64) * 0.5; }
+    """,
+    {"a": [5, -1, 0, 7000000000], "d": [0.1, (8000000001 - 3) * 0.5], "s": 6},
+)

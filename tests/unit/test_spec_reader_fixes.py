@@ -108,3 +108,18 @@ def test_one_diagnostic_class_catches_every_program_error() -> None:
     back = pickle.loads(pickle.dumps(err))  # as a Dask worker sends it
     assert str(back) == str(err) and isinstance(back, ErrorGroup)
     assert E.TypeMismatchError in {type(e) for e in back.errors}
+
+
+def test_a_literal_local_takes_the_type_of_a_later_use() -> None:
+    src = (
+        "buffer a: i64[2] = zeros;\nbuffer d: f64[1] = zeros;\n"
+        "task main { let n = 5; a[0] = n; let v = 1.5; d[0] = v; for k in 0..1 { a[1] = k; } }\n"
+    )
+    (task,) = plan(parse(src, "t.gasync"), PlanOptions()).tasks
+    assert {name: ty for name, ty in task.body.locals if name in ("n", "v", "k")} == {"n": "i64", "v": "f64", "k": "i64"}
+
+
+def test_uses_that_disagree_are_a_mismatch_as_in_rust() -> None:
+    src = "buffer a: i64[2] = zeros;\nbuffer b: i32[2] = zeros;\ntask main { let n = 5; a[0] = n; b[0] = n; }\n"
+    (text,) = rendered(src)
+    assert text.splitlines()[0] == "t.gasync:3:41: error: mismatched types: expected i32, found i64"
