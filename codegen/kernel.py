@@ -40,6 +40,7 @@ def executor(w, G, timeout_ns):
         STATS[w, dl.STAT_SMID] = dl.smid()
         if timeout_ns > 0:
             dl.cas(CTL, dl.CTL_DEADLINE, int64(0), start + timeout_ns)
+        if HAS_SERVICE: service(w, G)  # host signals set at launch (--signal s=0), before any poll
     if HAS_BULK and CMD[w, dl.CMD_JOB] >= 0:  # (Numba drops the branch where there is no bulk for)
         bulk_chunk_done(w, CMD[w, dl.CMD_JOB], G)
         CMD[w, dl.CMD_JOB] = -1
@@ -204,6 +205,7 @@ def spin_executor(w, G, timeout_ns, executors):
         inst = w
         if timeout_ns > 0:
             dl.cas(CTL, dl.CTL_DEADLINE, int64(0), start + timeout_ns)
+        if HAS_SERVICE: service(w, G)  # host signals set at launch (--signal s=0), before any poll
     if HAS_BULK and CMD[w, dl.CMD_JOB] >= 0:  # (Numba drops the branch where there is no bulk for)
         bulk_chunk_done(w, CMD[w, dl.CMD_JOB], G)
         CMD[w, dl.CMD_JOB] = -1

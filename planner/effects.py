@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from gasync.planner import ir
 from gasync.planner.footprints import Write, loop_ranges, store_write
 from gasync.planner.model import Function, GroupDef, Plan, TaskDef
-from gasync.planner.walk import exprs_of, stmts_in, subexprs
+from gasync.planner.walk import LOOPS, exprs_of, stmts_in, subexprs
 
 
 @dataclass
@@ -70,6 +70,10 @@ def direct_effects(fn: Function, instance: tuple[tuple[str, int, int], ...] | No
                 _future(arm.future, eff, firm=len(s.arms) == 1)
         for e in exprs_of(s):
             _expr(e, eff)
+        if isinstance(s, LOOPS):  # an is_set() a loop tests again and again waits for the signal
+            for inner in (s, *stmts_in(s.body)):
+                for e in exprs_of(inner):
+                    eff.firm.update(sub.name for sub in subexprs(e) if isinstance(sub, ir.SignalOp) and sub.op != "set")
     return eff
 
 
@@ -94,9 +98,8 @@ def _expr(e: ir.Expr, eff: Effects) -> None:
         if isinstance(sub, ir.SignalOp):
             if sub.op == "set":
                 eff.sets.add(sub.name)
-            else:
+            else:  # is_set(): a wait only where a loop asks again (direct_effects)
                 eff.waits.add(sub.name)
-                eff.firm.add(sub.name)
         elif isinstance(sub, ir.Call) and sub.kind == "fn":
             eff.calls.add(sub.name)
         elif isinstance(sub, ir.Load):

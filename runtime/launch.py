@@ -92,8 +92,9 @@ def _launch_sim(
     device, hostsig = _allocate(cuda, host, sim=True)
     module.math = simmath.MATH  # IEEE answers where Python's math raises, as on the GPU
     args = device_state(module, device)
+    at_launch(schedule, hostsig)
     t2 = time.perf_counter()
-    timers = [threading.Timer(delay, hostsig.__setitem__, (k, 1)) for delay, k in schedule]
+    timers = [threading.Timer(delay, hostsig.__setitem__, (k, 1)) for delay, k in schedule if delay > 0]
     for t in timers:
         t.start()
     kernel[blocks, threads, 0, gen.dynamic_shared](args, *scalars)
@@ -129,6 +130,7 @@ def _launch_gpu(
     try:
         if device is None:
             device = entry.reset(options.inputs)
+        at_launch(schedule, entry.hostsig)
         t2 = time.perf_counter()
         entry.launch(*scalars)
         launch_s = time.perf_counter() - t2
@@ -183,6 +185,7 @@ def _launch_compiled(cuda: Any, module: Any, cfg: Any, sig: Any, grid: tuple[int
     compile_s, t1 = times
     device, hostsig = _allocate(cuda, host, sim=False)
     args = device_state(module, device)
+    at_launch(schedule, hostsig)
     t2 = time.perf_counter()
     # Asynchronous: no host arrays among the arguments.
     cfg.dispatcher.overloads[sig].launch((args, *scalars), cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
@@ -202,9 +205,19 @@ def _allocate(cuda: Any, host: dict[str, Any], sim: bool) -> tuple[dict[str, Any
     return device, hostsig
 
 
-def _deliver(schedule: list[tuple[float, int]], hostsig: Any, t2: float) -> None:
-    """Set each --signal in host-mapped memory at its time after the launch call began (``t2``)."""
+def at_launch(schedule: list[tuple[float, int]], hostsig: Any) -> None:
+    """Set each --signal of delay 0 before the launch: every executor looks at the host's
+    signals before its first poll (codegen/kernel.py), so the first poll sees it set."""
     for delay, k in schedule:
+        if delay <= 0:
+            hostsig[k] = 1
+
+
+def _deliver(schedule: list[tuple[float, int]], hostsig: Any, t2: float) -> None:
+    """Set each later --signal in host-mapped memory at its time after the launch call began (``t2``)."""
+    for delay, k in schedule:
+        if delay <= 0:
+            continue
         time.sleep(max(0.0, t2 + delay - time.perf_counter()))
         hostsig[k] = 1
 

@@ -338,3 +338,25 @@ def test_a_signal_only_the_host_sets_without_signal_is_announced_before_the_run(
     given = gasync_run(SAMPLES / "counter.gasync", "--backend", "sim", "--signal", "stop=20ms")
     assert given.returncode == 0, given.stderr
     assert "warning" not in given.stderr
+
+
+def test_a_task_that_reads_a_signal_once_is_not_said_to_wait_for_it(tmp_path: Path) -> None:
+    path = tmp_path / "once.gasync"
+    path.write_text("signal stop;\nbuffer o: i32[1] = zeros;\ntask t { if stop.is_set() { o[0] = 1; } }\n")
+    res = gasync_run(path, "--backend", "sim", "--json")
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["buffers"]["o"] == [0]
+    assert "warning" not in res.stderr
+
+
+@pytest.mark.parametrize("executor", ["queue", "spin"])
+def test_a_signal_set_at_launch_is_set_at_the_first_poll(tmp_path: Path, executor: str) -> None:
+    path = tmp_path / "zero.gasync"
+    path.write_text(
+        "signal stop;\nbuffer o: i32[2] = zeros;\n"
+        "task t { if stop.is_set() { o[0] = 1; } stop.wait().await; o[1] = 1; }\n"
+    )
+    res = gasync_run(path, "--backend", "sim", "--json", "--signal", "stop=0", "--executor", executor)
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["buffers"]["o"] == [1, 1] and doc["signals"] == {"stop": True}
