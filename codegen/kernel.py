@@ -225,6 +225,10 @@ def spin_executor(w, G, timeout_ns, executors):
                 continue
         # the acquire pairs with complete's decrements: the predecessors' writes
         if ST[inst] != dl.DONE and dl.ld_acquire(G.sched.PRED, task_of(inst)) == 0:
+            if ST[inst] == dl.FRESH:
+                # started: a wake now flags it (NOTIFIED), which no one reads here, and never
+                # queues it; the timeout's report reads what it waits on (runtime/exits.py)
+                ST[inst] = dl.RUNNING
             polls += 1
             r = poll_instance(inst, w, G)
             if r == {fork}:

@@ -29,6 +29,7 @@ from gasync.runtime.options import Result, RunOptions
 
 SIM_GRACE_S = 30.0  # start-up of the child (imports) on top of --timeout
 SIM_DEFAULT_LIMIT_S = 600.0
+SPIN_DEADLINE_S = 30.0  # a spin executor's run without a timeout (it cannot see a deadlock)
 
 
 def gpu_present() -> bool:
@@ -64,6 +65,10 @@ def choose(backend: str) -> str:
 
 def run(gen: Generated, options: RunOptions) -> Result:
     backend = choose(options.backend)
+    if options.executor == "spin" and not options.timeout_s:
+        # the naive baseline keeps no wait states, so it cannot tell a deadlock from a wait:
+        # its runs always have a deadline, whose report then says so (runtime/exits.py)
+        options = dataclasses.replace(options, timeout_s=SPIN_DEADLINE_S)
     if backend == "cuda":
         from numba import config
 

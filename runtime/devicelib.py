@@ -72,6 +72,7 @@ from gasync.runtime.words import (  # noqa: F401  (the generated code reads thes
     EXS_RESUME,
     EXS_SPIN,
     EXS_START,
+    FRESH,
     HEAD,
     IDLE,
     NOTIFIED,

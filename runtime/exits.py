@@ -37,11 +37,19 @@ def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites:
         return  # (a deadline that passed as the last instance finished is no timeout)
     if code == Exit.BOUNDS and 0 <= int(ctl[Ctl.FAULT_SITE]) < len(sites):
         raise _bounds_error(gen, ctl, sites[int(ctl[Ctl.FAULT_SITE])])
-    waiting = _waiting(gen, back["ST"], back["WAITON"])
+    waiting = _waiting(gen, back["ST"], back["WAITON"], options.executor == "spin")
     listing = "\n".join(f"  {line}" for line in waiting) or "  (none)"
     if code == Exit.TIMEOUT:
         tail = f"{options.timeout_s:g}s; unfinished tasks:\n{listing}"
         notes = timeout_notes(gen, back["ST"], back["SIG"], options)
+        if options.executor == "spin":
+            notes = (
+                Note(
+                    "the spin executor cannot tell a deadlock from a wait: it stops at the timeout, 30 s"
+                    " where none is given; the queue executor (the default) reports a deadlock at once"
+                ),
+                *notes,
+            )
         if gave_up:  # (its task may then have finished, on the values the loop had)
             notes = (Note("a loop in a plain fn or a parallel loop's body was still running at the deadline"), *notes)
         error = RunTimeoutError(f"the run exceeded its timeout of {tail}", NOSPAN, notes)
@@ -116,8 +124,9 @@ def _local_wait(gen: Generated, t: Any, k: int, code: int) -> str:
     return f"waits on {side.format(name)}"  # (the task's label names its group instance)
 
 
-def _waiting(gen: Generated, st: np.ndarray[Any, Any], waiton: np.ndarray[Any, Any]) -> list[str]:
-    """One line per unfinished task (instances grouped by what they wait on)."""
+def _waiting(gen: Generated, st: np.ndarray[Any, Any], waiton: np.ndarray[Any, Any], spin: bool = False) -> list[str]:
+    """One line per unfinished task (instances grouped by what they wait on); ``spin``: the
+    spin executor's run, whose instances stay RUNNING once polled (what they wait on is in WAITON)."""
     lines = []
     for t in gen.plan.tasks:
         groups: dict[str, list[int]] = {}
@@ -129,7 +138,7 @@ def _waiting(gen: Generated, st: np.ndarray[Any, Any], waiton: np.ndarray[Any, A
                 what = "not started"
             elif st[inst] == 0 and waiton[inst] == 0:
                 what = "waiting"
-            elif waiton[inst] > 0 and st[inst] == 0:
+            elif waiton[inst] > 0 and (st[inst] == 0 or spin):  # (spin: RUNNING once polled, state.py)
                 what = "waits on " + _resource(gen, int(waiton[inst]) - 1)
             elif waiton[inst] <= -2 and t.group is not None:  # a group's pinned warp (codegen/groupkernel.py)
                 what = _local_wait(gen, t, k, -2 - int(waiton[inst]))

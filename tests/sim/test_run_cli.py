@@ -360,3 +360,27 @@ def test_a_signal_set_at_launch_is_set_at_the_first_poll(tmp_path: Path, executo
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     assert doc["buffers"]["o"] == [1, 1] and doc["signals"] == {"stop": True}
+
+
+def test_the_spin_executor_says_what_each_task_waits_on_at_its_deadline(tmp_path: Path) -> None:
+    # the spin executor keeps no wait states, so it cannot see a deadlock: it stops at the
+    # deadline (30 s where no --timeout is given), naming what each started task waits on
+    path = tmp_path / "stuck.gasync"
+    path.write_text(
+        "channel c: i32[1];\nchannel d: i32[1];\nbuffer out: i32[2] = zeros;\n"
+        "async fn helper() -> i32 { return d.recv().await; }\n"
+        "task a for i in 0..2 { c.send(i).await; c.send(i).await; }\n"
+        "task b { out[0] = c.recv().await; out[1] = helper().await; d.send(1).await; }\n"
+        "task z after b { out[0] = 5; }\n"
+    )
+    res = gasync_run(path, "--backend", "sim", "--executor", "spin", "--timeout", "2s", "-q")
+    assert res.returncode == 1
+    lines = res.stderr.splitlines()
+    assert lines[:4] == [
+        f"{path}: error[E0304]: the run exceeded --timeout 2s; unfinished tasks:",
+        "  task a[1] waits on send on channel c (full)",
+        "  task b waits on recv from channel d",
+        "  task z not started",
+    ]
+    assert lines[4].startswith("  = note: the spin executor cannot tell a deadlock from a wait")
+    assert "was still running" not in res.stderr

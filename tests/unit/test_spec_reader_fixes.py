@@ -116,7 +116,11 @@ def test_a_literal_local_takes_the_type_of_a_later_use() -> None:
         "task main { let n = 5; a[0] = n; let v = 1.5; d[0] = v; for k in 0..1 { a[1] = k; } }\n"
     )
     (task,) = plan(parse(src, "t.gasync"), PlanOptions()).tasks
-    assert {name: ty for name, ty in task.body.locals if name in ("n", "v", "k")} == {"n": "i64", "v": "f64", "k": "i64"}
+    assert {name: ty for name, ty in task.body.locals if name in ("n", "v", "k")} == {
+        "n": "i64",
+        "v": "f64",
+        "k": "i64",
+    }
 
 
 def test_uses_that_disagree_are_a_mismatch_as_in_rust() -> None:
