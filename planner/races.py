@@ -58,6 +58,8 @@ def _writes_by_buffer(syms: Symbols, tasks: list[TaskDef], effects: dict[str, Ef
     """Each buffer written by two tasks or more, with every write as a linear element range."""
     items: dict[str, list[Item]] = {}
     for t in tasks:
+        if t.count == 0:  # a task over an empty range never runs, so it writes nothing
+            continue
         for buf, writes in effects[t.name].writes.items():
             shape = syms.buffers[buf].shape
             for w in writes:

@@ -127,3 +127,11 @@ def test_uses_that_disagree_are_a_mismatch_as_in_rust() -> None:
     src = "buffer a: i64[2] = zeros;\nbuffer b: i32[2] = zeros;\ntask main { let n = 5; a[0] = n; b[0] = n; }\n"
     (text,) = rendered(src)
     assert text.splitlines()[0] == "t.gasync:3:41: error: mismatched types: expected i32, found i64"
+
+
+def test_a_task_over_an_empty_range_races_with_no_one() -> None:
+    src = (
+        "buffer o: i64[4] = zeros;\ntask empty for e in 0..0 { o[0] = 99; }\n"
+        "task neg for i in -2..0 { o[(i + 2) as i64] = i as i64; }\n"
+    )
+    assert not plan(parse(src, "t.gasync"), PlanOptions()).warnings
