@@ -17,6 +17,7 @@ from gasync.dsl.ast import Span
 from gasync.dsl.diagnostics import (
     ChainedComparisonError,
     InvalidCharacterError,
+    InvalidLiteralError,
     MissingSemicolonError,
     Note,
     ParseError,
@@ -169,7 +170,19 @@ def _unexpected_token(exc: UnexpectedToken, text: str) -> ParseError:
         line, col = prev.end_line or 0, prev.end_column or 0
         return MissingSemicolonError(f"expected ';', found {describe_token(tok)}", Span(line, col, line, col + 1))
     what = describe_expected(expected, _terminals())
+    if len(before) >= 2 and before[-1].type == "DOT" and before[-2].type == "NUMBER" and _touching(*before[-2:]):
+        # `1.` or `1.e5`: a float literal needs digits on both sides of its '.' (docs/language.md)
+        number = before[-2]
+        return InvalidLiteralError(
+            f"invalid numeric literal '{number}.': a float needs digits after its '.'",
+            Span(number.line or 0, number.column or 0, before[-1].end_line or 0, before[-1].end_column or 0),
+            (Note(f"write {number}.0"),),
+        )
     return UnexpectedTokenError(f"expected {what}, found {describe_token(tok)}", span)
+
+
+def _touching(a: Token, b: Token) -> bool:
+    return a.end_line == b.line and a.end_column == b.column
 
 
 def _expected(exc: UnexpectedInput) -> set[str]:

@@ -135,3 +135,14 @@ def test_a_task_over_an_empty_range_races_with_no_one() -> None:
         "task neg for i in -2..0 { o[(i + 2) as i64] = i as i64; }\n"
     )
     assert not plan(parse(src, "t.gasync"), PlanOptions()).warnings
+
+
+def test_a_float_without_digits_after_its_dot_is_named_so() -> None:
+    from gasync.dsl.diagnostics import InvalidLiteralError
+
+    src = "buffer a: f32[1] = zeros;\ntask main { a[0] = 1. + 2.0; }\n"
+    with pytest.raises(InvalidLiteralError) as info:
+        parse(src, "t.gasync")
+    assert render(info.value, "t.gasync", src).splitlines()[0] == (
+        "t.gasync:2:20: error: invalid numeric literal '1.': a float needs digits after its '.'"
+    )
