@@ -92,7 +92,15 @@ class AsyncBlockChecker(ExprChecker):
         blocks cost linear time, not one extra pass per level."""
         key = (id(b), hint)
         if key not in self.tail_types:
-            probe = FnState(self.fn.name, self.fn.kind, "?", dict(self.fn.locals), list(self.fn.scopes))
+            probe = FnState(
+                self.fn.name,
+                self.fn.kind,
+                "?",
+                dict(self.fn.locals),
+                list(self.fn.scopes),
+                hints=self.fn.hints,  # a use in the block may retype a local of the function (fnstate.Retype)
+                defaulted=dict(self.fn.defaulted),
+            )
             checker = type(self)(self.syms, probe, self.suspends_of, self.tail_types)  # type: ignore[call-arg]
             self.tail_types[key] = checker.block_type(b, hint)
         return self.tail_types[key]

@@ -9,10 +9,11 @@ rest of the compiler knows (decision 57 in docs/language.md):
   (the arguments are evaluated where the future is made, as in Rust, each typed as
   ``g``'s parameter), and the one use of ``f`` (``f.await``, or ``f`` as a ``join``
   argument or a ``select`` arm's future) becomes ``g(f_arg0, f_arg1)``;
-- ``let f = async { ... };``, ``let j = join(...);``, ``let r = ch.recv();``,
-  ``let w = stop.wait();`` and ``let s = ch.send(v);`` (``v`` then kept as for a call)
-  are moved to their one use: a block runs where it is awaited, with the locals it
-  reads as they are there (Rust would reject a write to them in between).
+- ``let j = join(...);``, ``let r = ch.recv();``, ``let w = stop.wait();``,
+  ``let s = ch.send(v);``, ``let t = sleep(n);`` and ``let y = yield_now();`` are moved
+  to their one use, every argument they take (those of a join's calls too) kept as for a
+  call; ``let f = async { ... };`` runs where it is awaited, with the locals it reads as
+  they are there (Rust would reject a write to them in between).
 
 A future is used exactly once: awaited twice, awaited in a loop it was not made in, used
 as a value, or never awaited at all is E0207, located. The argument locals are named
@@ -29,9 +30,9 @@ from typing import Any
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import GasyncError, Note
 from gasync.planner.errors import FutureMisuseError
-from gasync.planner.literals import flexible
 
 FUTURE_METHODS = ("recv", "wait", "send")
+FUTURE_CALLS = ("join", "sleep", "yield_now")
 AWAIT_HINT = Note("'.await' it, or pass it to join or select")
 
 
@@ -88,6 +89,15 @@ class Pass:
                     self.env.pop(n, None)
             return dataclasses.replace(s, value=value)
         if isinstance(s, ast.Assign):
+            if isinstance(s.target, ast.Name) and s.target.id in self.env:
+                self.errors.append(
+                    FutureMisuseError(
+                        f"future '{s.target.id}' cannot be assigned",
+                        s.target.span,
+                        (Note("bind the new future with its own 'let'"),),
+                    )
+                )
+                return s
             return dataclasses.replace(s, target=self.expr(s.target, depth), value=self.expr(s.value, depth))
         if isinstance(s, ast.ExprStmt):
             return dataclasses.replace(s, expr=self.expr(s.expr, depth))
@@ -208,45 +218,68 @@ class Pass:
         if isinstance(e, ast.AsyncBlock):
             return True
         if isinstance(e, ast.Call):
-            return e.func in self.async_fns or e.func == "join"
+            return e.func in self.async_fns or e.func in FUTURE_CALLS
         return isinstance(e, ast.MethodCall) and e.method in FUTURE_METHODS
 
     def _defer(self, s: ast.Let, depth: int) -> tuple[Deferred, list[ast.Stmt]]:
         """The deferred future of ``s``, and the lets that keep its arguments' values."""
-        e = s.value
         temps: list[ast.Stmt] = []
+        assert not isinstance(s.value, ast.Reduce)  # (_is_future said it is a future)
+        use = self._capture(s.value, s.name, depth, temps)
+        return Deferred(s.name, s.span, depth, use), temps
+
+    def _capture(self, e: ast.Expr, name: str, depth: int, temps: list[ast.Stmt]) -> ast.Expr:
+        """Future ``e`` made now and run later: every argument a call or send takes (in a join
+        too) is evaluated now, into a local of ``temps``; a block runs where it is used."""
+        if isinstance(e, ast.AsyncBlock):
+            return dataclasses.replace(e, body=self.block(e.body, depth))
+        if isinstance(e, ast.Name) and e.id in self.env:  # a kept future in a kept join
+            return self.future_arg(e, depth)
+        if isinstance(e, ast.Call) and e.func == "join":
+            return dataclasses.replace(e, args=tuple(self._capture(a, name, depth, temps) for a in e.args))
         if isinstance(e, ast.Call) and e.func in self.async_fns:
             params = self.async_fns[e.func].params
-            args = []
-            for k, a in enumerate(e.args):
-                a = self.expr(a, depth)
-                if k >= len(params):  # the wrong count: the call's own check says so where it is used
-                    args.append(a)
-                    continue
-                temp = self._temp(s.name, k)
-                temps.append(ast.Let(temp, params[k].type, a, a.span))
-                args.append(ast.Name(temp, a.span))
-            use: ast.Expr = dataclasses.replace(e, args=tuple(args))
-        elif isinstance(e, ast.MethodCall) and e.method == "send" and e.args and not flexible(e.args[0]):
-            a = self.expr(e.args[0], depth)
-            temp = self._temp(s.name, 0)
-            temps.append(ast.Let(temp, None, a, a.span))
-            use = dataclasses.replace(e, args=(ast.Name(temp, a.span), *e.args[1:]))
-        else:  # a block, a join (its futures used up here), a recv, a wait, a send of a literal
-            use = self.expr(e, depth) if not isinstance(e, ast.AsyncBlock) else e
-            if isinstance(e, ast.AsyncBlock):
-                use = dataclasses.replace(e, body=self.block(e.body, depth))
-        return Deferred(s.name, s.span, depth, use), temps
+            types = [p.type for p in params] + [None] * max(0, len(e.args) - len(params))
+            return dataclasses.replace(e, args=self._kept(e.args, types, name, depth, temps))
+        if isinstance(e, ast.Call | ast.MethodCall) and self._is_future(e):  # sleep, yield_now, send
+            return dataclasses.replace(e, args=self._kept(e.args, [None] * len(e.args), name, depth, temps))
+        return self.expr(e, depth)  # type: ignore[no-any-return]
+
+    def _kept(
+        self, args: tuple[ast.Expr, ...], types: list[Any], name: str, depth: int, temps: list[ast.Stmt]
+    ) -> tuple[ast.Expr, ...]:
+        out = []
+        for a, ty in zip(args, types, strict=False):
+            a = self.expr(a, depth)
+            if ty is None and _literal(a):  # its type is left to the use (a channel's, sleep's)
+                out.append(a)
+                continue
+            temp = self._temp(name, len(temps))
+            temps.append(ast.Let(temp, ty, a, a.span))
+            out.append(ast.Name(temp, a.span))
+        return tuple(out)
+
+
+def _literal(e: ast.Expr) -> bool:
+    """Literals and operators over them alone: a value that no later statement can change."""
+    if isinstance(e, ast.IntLit | ast.FloatLit | ast.BoolLit):
+        return True
+    if isinstance(e, ast.Unary):
+        return _literal(e.operand)
+    if isinstance(e, ast.Binary):
+        return _literal(e.left) and _literal(e.right)
+    return False
 
 
 def defer_futures(program: ast.Program, errors: list[GasyncError]) -> ast.Program:
     """``program`` with every future kept in a local moved to its use (see the module's text)."""
     async_fns = {i.name: i for i in program.items if isinstance(i, ast.FnDef) and i.is_async}
     items: list[ast.Item] = []
+    items_named = {i.name for i in program.items}  # a local may not shadow a buffer, a const, ...
     changed = False
     for item in program.items:
         if isinstance(item, ast.FnDef | ast.Task):
-            p = Pass(async_fns, errors, names_in(item))
+            p = Pass(async_fns, errors, names_in(item) | items_named)
             body = p.block(item.body, 0)
             if p.changed:
                 changed = True

@@ -47,14 +47,33 @@ class FnState:
     hints: dict[Binding, ir.Ty] = field(default_factory=dict)
     defaulted: dict[str, Binding] = field(default_factory=dict)
 
-    def retype(self, var: ir.Expr, want: ir.Ty | None) -> None:
-        """Raise Retype where ``var`` is a defaulted local and ``want`` another type of its kind."""
-        if want is None or not isinstance(var, ir.Var) or var.name not in self.defaulted or var.ty == want:
+    def retype(self, e: ir.Expr, want: ir.Ty | None) -> None:
+        """Raise Retype where ``e`` has its type from a defaulted local (itself, or the operand
+        its arithmetic takes its type from) and ``want`` is another type of its kind."""
+        if want is None or e.ty == want:
             return
-        same_kind = (var.ty in ir.INTS and want in ir.INTS) or (var.ty in ir.FLOATS and want in ir.FLOATS)
-        binding = self.defaulted[var.name]
-        if same_kind and binding not in self.hints:
+        binding = self.source(e)
+        same_kind = (e.ty in ir.INTS and want in ir.INTS) or (e.ty in ir.FLOATS and want in ir.FLOATS)
+        if binding is not None and same_kind and binding not in self.hints:
             raise Retype(binding, want)
+
+    def source(self, e: ir.Expr) -> Binding | None:
+        """The defaulted binding whose type ``e`` has: a local, or the operand of arithmetic,
+        bitwise or unary operators (a shift's left one) that gives it its type."""
+        while True:
+            if isinstance(e, ir.Var):
+                return self.defaulted.get(e.name)
+            if isinstance(e, ir.Unary) and e.op in ("-", "~", "!"):
+                e = e.operand
+            elif isinstance(e, ir.Binary) and e.op in ("<<", ">>"):
+                e = e.left
+            elif isinstance(e, ir.Binary) and e.op in ("+", "-", "*", "/", "%", "&", "|", "^"):
+                found = self.source(e.left)
+                if found is not None:
+                    return found
+                e = e.right
+            else:
+                return None
 
     def fresh(self, user: str, ty: ir.Ty) -> str:
         name, k = user, 0

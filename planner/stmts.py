@@ -107,8 +107,8 @@ class BodyChecker(AsyncBlockChecker):
         self.fn.scopes[-1][s.name] = name
         if literal and binding not in self.fn.hints:
             self.fn.defaulted[name] = binding
-        elif s.type is None and isinstance(value, ir.Var) and value.name in self.fn.defaulted:
-            self.fn.defaulted[name] = self.fn.defaulted[value.name]  # `let m = n;`: n's type is m's
+        elif s.type is None and (source := self.fn.source(value)) is not None:
+            self.fn.defaulted[name] = source  # `let m = n + 1;`: n's type is m's
         return self._flush([ir.Let(name, "=", value, s.span)])
 
     def _s_LetTuple(self, s: ast.LetTuple) -> list[ir.Stmt]:
@@ -261,6 +261,8 @@ class BodyChecker(AsyncBlockChecker):
         var = self.fn.fresh(s.var, ty)
         if literal and binding not in self.fn.hints:
             self.fn.defaulted[var] = binding
+        elif not literal and (source := self.fn.source(stop) or self.fn.source(start)) is not None:
+            self.fn.defaulted[var] = source  # `for k in 0..n` with n a defaulted local: n's type is k's
         self.fn.scopes[-1][s.var] = var
         self.fn.readonly.add(var)
         saved = (self.fn.loops, self.fn.parallel)

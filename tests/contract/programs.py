@@ -2173,3 +2173,42 @@ case(
     """,
     {"a": [5, -1, 0, 7000000000], "d": [0.1, (8000000001 - 3) * 0.5], "s": 6},
 )
+
+case(
+    # a kept join's calls and a kept send take their arguments where they are made; kept
+    # sleeps in a select; an argument local beside a buffer of its name; a literal local
+    # retyped from a comparison's other side and from inside an async block (decisions 57, 59)
+    "kept_futures_take_their_arguments_where_they_are_made",
+    """
+    buffer f_arg0: i32[1] = zeros;
+    buffer out: i64[6] = zeros;
+    channel ch: i64[1];
+    signal stop;
+    async fn double(x: i32) -> i32 { return x * 2; }
+    task p {
+        let k: i64 = 2;
+        let s = ch.send(1 << k);
+        k = 5;
+        s.await;
+        ch.close();
+    }
+    task c { for await v in ch { out[0] = v; } }
+    task main {
+        let a = 1;
+        let j = join(double(a), double(a + 1));
+        a = 50;
+        let (r, q) = j.await;
+        out[1] = (r * 10 + q) as i64;
+        let t = sleep(1_000);
+        select { _ = stop.wait() => { out[2] = 1; } _ = t => { out[2] = 2; } }
+        let f = double(21);
+        out[3] = f.await as i64;
+        let big: i64 = 5;
+        for m in 0..4 { if m + 1 < big { out[4] += 1; } }
+        let n = 7;
+        let b = async { out[5] = n; 0 };
+        let z = b.await;
+    }
+    """,
+    {"out": [4, 24, 2, 42, 4, 7]},
+)

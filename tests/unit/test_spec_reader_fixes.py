@@ -146,3 +146,22 @@ def test_a_float_without_digits_after_its_dot_is_named_so() -> None:
     assert render(info.value, "t.gasync", src).splitlines()[0] == (
         "t.gasync:2:20: error: invalid numeric literal '1.': a float needs digits after its '.'"
     )
+
+
+def test_a_type_follows_through_lets_ranges_and_arithmetic() -> None:
+    src = (
+        "buffer a: i64[4] = zeros;\n"
+        "task main { let n = 4; let m = n - 1; let k2 = m * 2; a[0] = k2; for k in 0..n { a[k] = k; } }\n"
+    )
+    (task,) = plan(parse(src, "t.gasync"), PlanOptions()).tasks
+    types = {name: ty for name, ty in task.body.locals if name in ("n", "m", "k2", "k")}
+    assert types == {"n": "i64", "m": "i64", "k2": "i64", "k": "i64"}
+
+
+def test_a_kept_future_cannot_be_assigned() -> None:
+    src = (
+        "buffer o: i32[1] = zeros;\nasync fn d(x: i32) -> i32 { return x; }\n"
+        "task main { let f = d(1); f = d(2); o[0] = f.await; }\n"
+    )
+    (text,) = rendered(src)
+    assert text.splitlines()[0] == "t.gasync:3:27: error: future 'f' cannot be assigned"
