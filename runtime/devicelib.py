@@ -216,8 +216,11 @@ def overdue(ctl):  # type: ignore[no-untyped-def]
 @cuda.jit(device=True)
 def stop_overdue(ctl):  # type: ignore[no-untyped-def]
     """After ``overdue`` inside a loop that gives up: the run ends at its deadline, unless it
-    had stopped already (the first exit code wins)."""
-    if cas(ctl, CTL_EXIT, int64(0), int64(EXIT_TIMEOUT)) == 0:
+    had stopped already (the first exit code wins). A deadline an executor saw first is the
+    same timeout: the loop's giving up is marked on it too, else a task that then finished
+    on the values the loop had would pass for a run that ended in time."""
+    old = cas(ctl, CTL_EXIT, int64(0), int64(EXIT_TIMEOUT))
+    if old == 0 or old == EXIT_TIMEOUT:
         ctl[CTL_DETAIL] = GAVE_UP
 
 
