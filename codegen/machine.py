@@ -139,8 +139,14 @@ class Emitter:
             self._native_loop(s.body, out, ind + "    ")
         elif isinstance(s, ir.For) and s.kind == "seq":
             out.append(ind + self.assign(s.stop_var, self.r(s.stop)))
-            out.append(ind + f"for k_{s.loop_id} in range(int64({self.r(s.start)}), int64({local(s.stop_var)})):")
-            out.append(ind + "    " + self.assign(s.var, f"k_{s.loop_id}"))
+            if s.start.ty == "u64":  # counted from its start: bounds past 2^63 are no int64s
+                base, k = f"b_{s.loop_id}", f"k_{s.loop_id}"
+                out.append(ind + f"{base} = uint64({self.r(s.start)})")
+                out.append(ind + f"for {k} in range(int64(0), dl.u64_span({base}, uint64({local(s.stop_var)}))):")
+                out.append(ind + "    " + self.assign(s.var, f"{base} + uint64({k})"))
+            else:
+                out.append(ind + f"for k_{s.loop_id} in range(int64({self.r(s.start)}), int64({local(s.stop_var)})):")
+                out.append(ind + "    " + self.assign(s.var, f"k_{s.loop_id}"))
             self._native_loop(s.body, out, ind + "    ")
         elif isinstance(s, ir.Break | ir.Continue):
             self._jump(s, out, ind)

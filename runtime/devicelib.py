@@ -213,6 +213,24 @@ def overdue(ctl):  # type: ignore[no-untyped-def]
     return d > 0 and now_ns() > d
 
 
+@INLINE
+def u64_span(a, b):  # type: ignore[no-untyped-def]
+    """The iterations of the u64 range ``a..b`` as an int64 (2^63 - 1 at most: a loop that
+    long never ends anyway)."""
+    if b <= a:
+        return int64(0)
+    d = b - a
+    if d > uint64(0x7FFFFFFFFFFFFFFF):
+        return int64(0x7FFFFFFFFFFFFFFF)
+    return int64(d)
+
+
+@INLINE
+def u64_stop(a, b):  # type: ignore[no-untyped-def]
+    """A parallel or bulk u64 range's stop word: ``a`` (empty) where ``b <= a`` as unsigned."""
+    return int64(b) if b > a else int64(a)
+
+
 @cuda.jit(device=True)
 def stop_overdue(ctl):  # type: ignore[no-untyped-def]
     """After ``overdue`` inside a loop that gives up: the run ends at its deadline, unless it

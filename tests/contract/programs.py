@@ -2212,3 +2212,23 @@ case(
     """,
     {"out": [4, 24, 2, 42, 4, 7]},
 )
+
+case(
+    # u64 ranges past 2^63: a for counts from its start, and a parallel or bulk range empty as
+    # unsigned numbers stays empty (its int64 words would have read big..1 as two steps)
+    "u64_ranges_past_two_to_the_63",
+    """
+    buffer c: u64[4] = zeros;
+    task main {
+        let big: u64 = 18446744073709551615;
+        let hi: u64 = 1;
+        let n: u64 = 0;
+        for i in 3..big { if i > 5 { break; } n += i; }
+        c[0] = n;
+        c[1] = parallel for i in big..hi reduce sum { 1 };
+        c[2] = bulk for i in big..hi reduce sum { 1 };
+        for i in big - 2..big { c[3] = i; }
+    }
+    """,
+    {"c": [12, 0, 0, 18446744073709551614]},
+)
