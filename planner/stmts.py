@@ -284,6 +284,8 @@ class BodyChecker(AsyncBlockChecker):
         summary = None
         if reduce is not None and value is not None:
             summary = ir.Reduction(reduce[0], value.name, self.fn.temp(value.ty), value.ty, reduce[1])
+            if value.name in self.fn.defaulted:  # `{ k }` over a literal range: a later use may retype k
+                self.fn.defaulted[summary.into] = self.fn.defaulted[value.name]
         loop = ir.For(s.kind, var, start, stop_var, stop, body, self.fn.loop_ids, s.span, summary)
         return [*pre, loop]
 
@@ -303,10 +305,14 @@ class BodyChecker(AsyncBlockChecker):
         try:
             out = [x for st in b.stmts for x in self.stmt(st)]
             tail = self.expr(b.tail, want if want is not None and flexible(b.tail, self.fn.flexible) else None)
+            if want is not None and tail.ty != want:
+                self.fn.retype(tail, want)  # `{ i }` over a literal range: the loop's type is the value's
             check_op(op, tail.ty, op_span)
             if want is not None and tail.ty != want:
                 raise TypeMismatchError(f"mismatched types: expected {want}, found {tail.ty}", b.tail.span)
             value = ir.Var(self.fn.temp(tail.ty), tail.ty, b.tail.span)
+            if (source := self.fn.source(tail)) is not None:
+                self.fn.defaulted[value.name] = source
             out += self._flush([ir.Let(value.name, "=", tail, b.tail.span)])
         finally:
             self.fn.scopes.pop()

@@ -165,3 +165,15 @@ def test_a_kept_future_cannot_be_assigned() -> None:
     )
     (text,) = rendered(src)
     assert text.splitlines()[0] == "t.gasync:3:27: error: future 'f' cannot be assigned"
+
+
+def test_a_reduction_over_a_literal_range_takes_its_type_from_its_use() -> None:
+    src = (
+        "buffer out: i64[3] = zeros;\ntask main {\n"
+        "    let q: i64 = parallel for i in 0..10 reduce sum { i };\n"
+        "    let s = parallel for k in 0..4 reduce sum { k };\n"
+        "    out[0] = q; out[1] = s; out[2] = bulk for j in 0..5 reduce max { j };\n}\n"
+    )
+    (task,) = plan(parse(src, "t.gasync"), PlanOptions()).tasks
+    types = {name: ty for name, ty in task.body.locals if name in ("i", "k", "j", "q", "s")}
+    assert types == {"i": "i64", "k": "i64", "j": "i64", "q": "i64", "s": "i64"}
