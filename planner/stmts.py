@@ -28,6 +28,7 @@ from gasync.planner.exprs import FnState, is_numeric
 from gasync.planner.literals import flexible
 from gasync.planner.recovery import recovering
 from gasync.planner.reduces import check_op
+from gasync.planner.selects import check_select
 from gasync.planner.symbols import Symbols
 
 COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^"}
@@ -379,34 +380,7 @@ class BodyChecker(AsyncBlockChecker):
         return self._flush([ir.Return(value, s.span)])
 
     def _s_Select(self, s: ast.Select) -> list[ir.Stmt]:
-        if self.fn.kind == "fn" or self.fn.parallel:
-            raise AwaitContextError("'select' is only allowed where '.await' is", s.span)
-        futs = [self.future(arm.future) for arm in s.arms]
-        pre, self.pre = self.pre, []
-        self.fn.sites += 1
-        site = self.fn.sites
-        arms = []
-        for arm, fut in zip(s.arms, futs, strict=True):
-            out = fut.ty.output if isinstance(fut.ty, ir.FutureT) else "unit"
-            self.fn.scopes.append({})
-            target = None
-            if arm.binding is not None:
-                if out == "unit":
-                    raise TypeMismatchError(f"'{arm.binding}' would have no value: that future gives '()'", arm.span)
-                if isinstance(out, ir.TupleT):
-                    raise TypeMismatchError(
-                        f"'{arm.binding}' would be the tuple {out} of a join, which a select arm cannot bind",
-                        arm.span,
-                        (Note("write '_ = join(...)' and let the joined futures store their results"),),
-                    )
-                target = self.fn.fresh(arm.binding, out)
-                self.fn.scopes[-1][arm.binding] = target
-            try:
-                body = self.block(arm.body)
-            finally:
-                self.fn.scopes.pop()
-            arms.append(ir.SelectArm(target, fut, body, arm.span))
-        return [*pre, ir.Select(tuple(arms), site, s.span)]
+        return check_select(self, s)
 
 
 def _is_join(e: ast.Expr) -> bool:

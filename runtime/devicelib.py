@@ -23,7 +23,7 @@ import time
 
 from numba import config, cuda, int32, int64, uint64
 
-from gasync.runtime.devicemath import f2i, f2u, fdiv, fmax, fmin, idiv, irem  # noqa: F401  (through dl)
+from gasync.runtime.devicemath import f2i, f2u, fdiv, fmax, fmin, idiv, irem, u64_span, u64_stop  # noqa: F401
 from gasync.runtime.order import (  # noqa: F401  (the generated code calls these through dl)
     INLINE,
     aand,
@@ -211,24 +211,6 @@ def overdue(ctl):  # type: ignore[no-untyped-def]
         return True
     d = ld(ctl, CTL_DEADLINE)
     return d > 0 and now_ns() > d
-
-
-@INLINE
-def u64_span(a, b):  # type: ignore[no-untyped-def]
-    """The iterations of the u64 range ``a..b`` as an int64 (2^63 - 1 at most: a loop that
-    long never ends anyway)."""
-    if b <= a:
-        return int64(0)
-    d = b - a
-    if d > uint64(0x7FFFFFFFFFFFFFFF):
-        return int64(0x7FFFFFFFFFFFFFFF)
-    return int64(d)
-
-
-@INLINE
-def u64_stop(a, b):  # type: ignore[no-untyped-def]
-    """A parallel or bulk u64 range's stop word: ``a`` (empty) where ``b <= a`` as unsigned."""
-    return int64(b) if b > a else int64(a)
 
 
 @cuda.jit(device=True)

@@ -1,6 +1,6 @@
 """The arithmetic of the generated code where Python's and the GPU's differ from the
 language's (docs/language.md): Rust's truncating integer division and remainder (0 for a
-zero divisor), saturating float-to-int ``as``, NaN-ignoring min and max. devicelib.py
+zero divisor), saturating float-to-int ``as``, NaN-ignoring min and max, u64 ranges counted in int64 words. devicelib.py
 re-exports these for the generated code (``dl.idiv`` ...)."""
 
 from __future__ import annotations
@@ -74,3 +74,21 @@ def fmax(a, b):  # type: ignore[no-untyped-def]
 @INLINE
 def fdiv(a, b):  # type: ignore[no-untyped-def]
     return a / b
+
+
+@INLINE
+def u64_span(a, b):  # type: ignore[no-untyped-def]
+    """The iterations of the u64 range ``a..b`` as an int64 (2^63 - 1 at most: a loop that
+    long never ends anyway)."""
+    if b <= a:
+        return int64(0)
+    d = b - a
+    if d > uint64(0x7FFFFFFFFFFFFFFF):
+        return int64(0x7FFFFFFFFFFFFFFF)
+    return int64(d)
+
+
+@INLINE
+def u64_stop(a, b):  # type: ignore[no-untyped-def]
+    """A parallel or bulk u64 range's stop word: ``a`` (empty) where ``b <= a`` as unsigned."""
+    return int64(b) if b > a else int64(a)

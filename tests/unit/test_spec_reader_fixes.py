@@ -51,6 +51,12 @@ def test_a_kept_future_is_used_exactly_once() -> None:
     assert all(e.code == "E0207" for e in _errors(FUTURES))
 
 
+def local_types(src: str, *names: str) -> dict[str, str]:
+    """The types of the named locals of the one task of ``src``."""
+    (task,) = plan(parse(src, "t.gasync"), PlanOptions()).tasks
+    return {name: str(ty) for name, ty in task.body.locals if name in names}
+
+
 def _errors(src: str) -> list[GasyncError]:
     with pytest.raises(ErrorGroup) as info:
         plan(parse(src, "t.gasync"), PlanOptions())
@@ -115,12 +121,7 @@ def test_a_literal_local_takes_the_type_of_a_later_use() -> None:
         "buffer a: i64[2] = zeros;\nbuffer d: f64[1] = zeros;\n"
         "task main { let n = 5; a[0] = n; let v = 1.5; d[0] = v; for k in 0..1 { a[1] = k; } }\n"
     )
-    (task,) = plan(parse(src, "t.gasync"), PlanOptions()).tasks
-    assert {name: ty for name, ty in task.body.locals if name in ("n", "v", "k")} == {
-        "n": "i64",
-        "v": "f64",
-        "k": "i64",
-    }
+    assert local_types(src, "n", "v", "k") == {"n": "i64", "v": "f64", "k": "i64"}
 
 
 def test_uses_that_disagree_are_a_mismatch_as_in_rust() -> None:
@@ -153,9 +154,7 @@ def test_a_type_follows_through_lets_ranges_and_arithmetic() -> None:
         "buffer a: i64[4] = zeros;\n"
         "task main { let n = 4; let m = n - 1; let k2 = m * 2; a[0] = k2; for k in 0..n { a[k] = k; } }\n"
     )
-    (task,) = plan(parse(src, "t.gasync"), PlanOptions()).tasks
-    types = {name: ty for name, ty in task.body.locals if name in ("n", "m", "k2", "k")}
-    assert types == {"n": "i64", "m": "i64", "k2": "i64", "k": "i64"}
+    assert local_types(src, "n", "m", "k2", "k") == {"n": "i64", "m": "i64", "k2": "i64", "k": "i64"}
 
 
 def test_a_kept_future_cannot_be_assigned() -> None:
@@ -174,6 +173,4 @@ def test_a_reduction_over_a_literal_range_takes_its_type_from_its_use() -> None:
         "    let s = parallel for k in 0..4 reduce sum { k };\n"
         "    out[0] = q; out[1] = s; out[2] = bulk for j in 0..5 reduce max { j };\n}\n"
     )
-    (task,) = plan(parse(src, "t.gasync"), PlanOptions()).tasks
-    types = {name: ty for name, ty in task.body.locals if name in ("i", "k", "j", "q", "s")}
-    assert types == {"i": "i64", "k": "i64", "j": "i64", "q": "i64", "s": "i64"}
+    assert local_types(src, "i", "k", "j", "q", "s") == {"i": "i64", "k": "i64", "j": "i64", "q": "i64", "s": "i64"}
