@@ -100,6 +100,8 @@ class AsyncBlockChecker(ExprChecker):
                 list(self.fn.scopes),
                 hints=self.fn.hints,  # a use in the block may retype a local of the function (fnstate.Retype)
                 defaulted=dict(self.fn.defaulted),
+                provisional=self.fn.provisional,  # and a use there may decide a wide literal's type
+                decided=self.fn.decided,
             )
             checker = type(self)(self.syms, probe, self.suspends_of, self.tail_types)  # type: ignore[call-arg]
             self.tail_types[key] = checker.block_type(b, hint)

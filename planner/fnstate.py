@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from gasync.dsl import ast
 from gasync.planner import ir
 from gasync.planner.errors import DependentError
+from gasync.dsl.diagnostics import GasyncError
 
 Binding = tuple[int, int, str]  # a let's or a for loop's (line, column, name): one binding of the source
 
@@ -46,11 +47,19 @@ class FnState:
     # the locals whose type is still a literal's default, with their binding
     hints: dict[Binding, ir.Ty] = field(default_factory=dict)
     defaulted: dict[str, Binding] = field(default_factory=dict)
+    # `let u = 3000000000;`: typed by the first wider type the literal fits until a use decides;
+    # its E0204 for i32 stands unless some use needs that type (``decided``)
+    provisional: dict[Binding, tuple[GasyncError, str]] = field(default_factory=dict)
+    decided: set[Binding] = field(default_factory=set)
 
     def retype(self, e: ir.Expr, want: ir.Ty | None) -> None:
         """Raise Retype where ``e`` has its type from a defaulted local (itself, or the operand
         its arithmetic takes its type from) and ``want`` is another type of its kind."""
-        if want is None or e.ty == want:
+        if want is None:
+            return
+        if e.ty == want:
+            if self.provisional and (found := self.source(e)) in self.provisional:
+                self.decided.add(found)  # a use that needs the wider type decides it
             return
         binding = self.source(e)
         same_kind = (e.ty in ir.INTS and want in ir.INTS) or (e.ty in ir.FLOATS and want in ir.FLOATS)

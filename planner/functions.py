@@ -81,6 +81,9 @@ def _check_body(
     checker = BodyChecker(syms, fn, suspends_of)
     errors: list[GasyncError] = []
     body = checker.block(item.body, tail_to="return" if kind != "task" else None, errors=errors)
+    for binding, (err, wide) in fn.provisional.items():
+        if binding not in fn.decided:  # no use needed the wider type: the literal's default is i32
+            errors.append(_undecided(err, binding[2], wide))
     if errors:  # the body's other checks would only see the statements that passed
         raise ErrorGroup(errors)
     return fn, tuple(body)
@@ -93,3 +96,9 @@ def const_checker(syms: Symbols) -> BodyChecker:
         raise FutureMisuseError("a constant expression cannot await")
 
     return BodyChecker(syms, FnState("<const>", "fn", "unit"), no_async)
+
+
+def _undecided(err: GasyncError, name: str, wide: str) -> GasyncError:
+    """The E0204 of `let u = 3000000000;` where no use gave `u` a wider type."""
+    note = Note(f"give it a type, 'let {name}: {wide} = ...', or use it where a {wide} is needed")
+    return type(err)(err.message, err.span, (*err.notes, note))

@@ -100,7 +100,10 @@ class BodyChecker(AsyncBlockChecker):
         if literal:
             hinted = self.fn.hints.get(binding)  # a later use's type (fnstate.Retype)
             want = hinted if isinstance(hinted, str) else None
-        value = self.expr(s.value, want)
+        if literal and want is None:
+            value = self._wide_literal(s.value, binding)
+        else:
+            value = self.expr(s.value, want)
         if value.ty == "unit":
             raise TypeMismatchError(f"'{s.name}' would have no value: this expression gives '()'", s.value.span)
         self._no_global_shadow(s.name, s.span)
@@ -111,6 +114,21 @@ class BodyChecker(AsyncBlockChecker):
         elif s.type is None and (source := self.fn.source(value)) is not None:
             self.fn.defaulted[name] = source  # `let m = n + 1;`: n's type is m's
         return self._flush([ir.Let(name, "=", value, s.span)])
+
+    def _wide_literal(self, e: ast.Expr, binding: tuple[int, int, str]) -> ir.Expr:
+        """A literal-only `let` value: i32 where nothing decides; one past i32 (`let u =
+        3000000000;`) takes i64, else u64, until a use decides (fnstate.FnState.provisional)."""
+        try:
+            return self.expr(e, None)
+        except TypeMismatchError as err:
+            for wide in ("i64", "u64"):
+                try:
+                    value = self.expr(e, wide)
+                except TypeMismatchError:
+                    continue
+                self.fn.provisional[binding] = (err, wide)
+                return value
+            raise
 
     def _s_LetTuple(self, s: ast.LetTuple) -> list[ir.Stmt]:
         if not isinstance(s.value, ast.Await) or not _is_join(s.value.future):

@@ -2152,7 +2152,7 @@ case(
     # a literal's type from a later use (decision 59): lets, a for's range, a let of such a local
     "a_literal_takes_its_type_from_a_later_use",
     """
-    buffer a: i64[4] = zeros;
+    buffer a: i64[5] = zeros;
     buffer d: f64[2] = zeros;
     channel ready: i64[2];
     shared s: u64 = 0;
@@ -2167,11 +2167,14 @@ case(
         let v = 0.1;
         d[0] = v;
         for k in 0..4 { s.fetch_add(k); }
+        let big = 3000000000;                 // past i32: i64, as its use needs
+        let more = big * 2;
+        a[4] = more;
     }
     task tx { for t in 0..2 { ready.send(t + 4000000000).await; } }
     task rx { let u = 3; let w = ready.recv().await + ready.recv().await; d[1] = ((w - u) as f64) * 0.5; }
     """,
-    {"a": [5, -1, 0, 7000000000], "d": [0.1, (8000000001 - 3) * 0.5], "s": 6},
+    {"a": [5, -1, 0, 7000000000, 6000000000], "d": [0.1, (8000000001 - 3) * 0.5], "s": 6},
 )
 
 case(

@@ -174,3 +174,30 @@ def test_a_reduction_over_a_literal_range_takes_its_type_from_its_use() -> None:
         "    out[0] = q; out[1] = s; out[2] = bulk for j in 0..5 reduce max { j };\n}\n"
     )
     assert local_types(src, "i", "k", "j", "q", "s") == {"i": "i64", "k": "i64", "j": "i64", "q": "i64", "s": "i64"}
+
+
+def test_a_literal_past_i32_takes_the_wider_type_a_later_use_needs() -> None:
+    src = (
+        "buffer a: i64[2] = zeros;\nbuffer b: u64[1] = zeros;\ntask main {\n"
+        "    let u = 3000000000; let v = u + 1; a[0] = v;\n"
+        "    let big = 10000000000000000000; b[0] = big;\n"
+        "    let w = -5000000000; a[1] = async { w }.await;\n}\n"
+    )
+    assert local_types(src, "u", "v", "big", "w") == {"u": "i64", "v": "i64", "big": "u64", "w": "i64"}
+
+
+@pytest.mark.parametrize(
+    ("use", "first", "note"),
+    [
+        ("", "t.gasync:4:13: error: literal 3000000000 does not fit in i32", "'let u: i64 = ...'"),
+        ("if u > 5 { a[0] = 1; }", "t.gasync:4:13: error: literal 3000000000 does not fit in i32", "'let u: i64"),
+        ("b[0] = u;", "t.gasync:4:13: error: literal 3000000000 does not fit in i32", None),
+    ],
+)
+def test_a_literal_past_i32_that_nothing_widens_is_still_an_error(use: str, first: str, note: str | None) -> None:
+    src = f"buffer a: i64[1] = zeros;\nbuffer b: i32[1] = zeros;\ntask main {{\n    let u = 3000000000; {use}\n}}\n"
+    (text,) = rendered(src)
+    assert text.splitlines()[0].startswith(first)
+    assert (note is None) == ("note: give it a type" not in text)
+    if note is not None:
+        assert note in text
