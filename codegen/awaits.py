@@ -162,8 +162,8 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
         after = self.new_state()
         self.internal_state(after, f"line {s.span.line}: parallel for {source_name(self.fn, s.var)}")
         lines = [f"# parallel for {s.var} -> par_{loop.gid}: the executor runs it on all {32} lanes, then polls again"]
-        lines.append(f"G.exec.PARGS_I[w, 0] = int64({self.r(s.start)})")
-        lines.append(f"G.exec.PARGS_I[w, 1] = {self._stop_word(s)}")
+        lines.append(f"G.exec.PARGS_I[w, 0] = {self._word(s, s.start)}")
+        lines.append(f"G.exec.PARGS_I[w, 1] = {self._word(s, s.stop)}")
         lines += self.pack_args(loop, "G.exec.PARGS_I[w", "G.exec.PARGS_F[w")
         lines.append(f"G.exec.CMD[w, dl.CMD_COMMAND] = {loop.gid}")
         self.add(lines, loop_reads(s, loop))
@@ -174,12 +174,12 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
             value = reduce.read_value(s.reduce, f"{kind}[{'fb_i' if kind == 'FI' else 'fb_f'} + {off}]")
             self.add([self.assign(s.reduce.into, value)], frozenset(), frozenset([s.reduce.into]))
 
-    def _stop_word(self, s: ir.For) -> str:
-        """A parallel or bulk loop's stop as the int64 word it travels in; a u64 range empty
-        as unsigned numbers is empty as words too (``big..1`` is no two-step range)."""
+    def _word(self, s: ir.For, bound: ir.Expr) -> str:
+        """A parallel or bulk loop's bound as the int64 word its lanes count in: a u64
+        range's shifted by 2^63, which keeps its order (dl.u64_word; codegen/parallel.py)."""
         if s.start.ty == "u64":
-            return f"dl.u64_stop(uint64({self.r(s.start)}), uint64({self.r(s.stop)}))"
-        return f"int64({self.r(s.stop)})"
+            return f"dl.u64_word(uint64({self.r(bound)}))"
+        return f"int64({self.r(bound)})"
 
     def _bulk(self, s: ir.For) -> None:
         """``bulk for``: post a job that idle warps anywhere run in chunks; wait for it."""
@@ -188,7 +188,7 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
         loop = self.register_parallel(s, bulk=True)
         job = self.shared.job_row()
         lines = [f"# bulk for {s.var} -> par_{loop.gid}, in chunks run by idle warps across the GPU"]
-        lines += [f"lo = int64({self.r(s.start)})", f"hi = {self._stop_word(s)}"]
+        lines += [f"lo = {self._word(s, s.start)}", f"hi = {self._word(s, s.stop)}"]
         lines += self.pack_args(loop, f"G.jobs.JOBARGS_I[{job}", f"G.jobs.JOBARGS_F[{job}")
         self.add(lines, loop_reads(s, loop))
         executors = "G.sched.CTL[dsync.CTL_EXECUTORS]"

@@ -224,12 +224,20 @@ def instance_vars(plan: Plan, task: TaskDef, np_of: dict[str, str]) -> list[str]
     k = f"(inst - {task.first_instance})"
     out = []
     if g.var is not None:
-        out.append(
-            f"    v_{g.var} = {np_of[g.var_ty]}({g.start} + {k} // {task.per_copy})  # group {g.name}'s instance"
-        )
+        value = offset(np_of[g.var_ty], g.start, f"{k} // {task.per_copy}")
+        out.append(f"    v_{g.var} = {value}  # group {g.name}'s instance")
     if task.var is not None:
-        out.append(f"    v_{task.var} = {np_of[task.var_ty]}({task.start} + {k} % {task.per_copy})")
+        out.append(f"    v_{task.var} = {offset(np_of[task.var_ty], task.start, f'{k} % {task.per_copy}')}")
     return out
+
+
+def offset(ty: str, start: object, k: str) -> str:
+    """An instance variable: its range's ``start`` plus the instance's place ``k``, in type
+    ``ty``; a u64 one adds as u64 (a start past 2^63 is no int64, and u64 plus int64 would be
+    a float in Numba)."""
+    if ty == "uint64":
+        return f"uint64(uint64({start}) + uint64({k}))"
+    return f"{ty}({start} + {k})"
 
 
 def local_buffer(plan: Plan, name: str) -> BufferDef | None:

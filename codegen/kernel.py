@@ -169,7 +169,8 @@ def bulk_claim(w, G):
                 chunk = dl.ld(JOB, (j, dsync.JOB_CHUNK))
                 lo = dl.ld(JOB, (j, dsync.JOB_LO)) + c * chunk
                 G.exec.PARGS_I[w, 0] = lo
-                G.exec.PARGS_I[w, 1] = min(lo + chunk, dl.ld(JOB, (j, dsync.JOB_HI)))
+                end = dl.ld(JOB, (j, dsync.JOB_HI))
+                G.exec.PARGS_I[w, 1] = lo + chunk if end - lo > chunk else end  # no lo + chunk past 2^63 - 1
                 G.exec.CMD[w, dl.CMD_JOB] = j
                 return dl.ld(JOB, (j, dsync.JOB_LOOP))
     return int64(0)

@@ -206,7 +206,9 @@ def iteration_helper(
     a map of lets and stores (a combined update keeps the body in the loop)."""
     s = loop.loop
     body = s.body
-    if not ITERATION_HELPER or loop.loop.reduce is not None or not is_map(body, captured, combined_updates, s.var):
+    if not ITERATION_HELPER or s.reduce is not None or s.start.ty == "u64":  # a u64 range: codegen/parallel.wide
+        return []
+    if not is_map(body, captured, combined_updates, s.var):
         return []
     if any(isinstance(st, ir.Eval) for st in body):
         return []

@@ -14,6 +14,7 @@ import re
 from gasync.codegen import combined, groups, hoist, jam, reduce
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, captured_loads, source_line
 from gasync.codegen.maps import called_iteration, is_map, iteration_helper, unrolled_map
+from gasync.codegen.occupancy import LANES
 from gasync.codegen.vectors import vector_helper, vector_map
 from gasync.planner import ir
 from gasync.planner.model import Function
@@ -67,8 +68,11 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     if loop.inst_word is not None:
         out.append(f"    inst = AI[{loop.inst_word}]")
     out += ["    " + line for line in em.guard_setup(s.body, None)]
-    out.append("    k = G.exec.PARGS_I[w, 0] + lane")
-    out.append("    hi = G.exec.PARGS_I[w, 1]")
+    if near_the_top(s):  # lo + lane may wrap past 2^63 - 1 where hi is near it: no turn for such a lane
+        out += ["    k = G.exec.PARGS_I[w, 0]", "    hi = G.exec.PARGS_I[w, 1]", "    k = dl.lane_start(k, hi, lane)"]
+    else:
+        out.append("    k = G.exec.PARGS_I[w, 0] + lane")
+        out.append("    hi = G.exec.PARGS_I[w, 1]")
     out += combined.init_lines(updates, em.r, "    ")
     red = s.reduce
     if red is not None:
@@ -122,31 +126,55 @@ def _loops(
     s = loop.loop
     red = s.reduce
     out: list[str] = []
+    turns: list[str] = []  # the loops that take several iterations a turn
     if mapped(s, captured, updates):
-        out += vector_map(shared, em, loop, vhelper)
-        out += unrolled_map(shared, em, s, loop if helper else None)
-    elif red is None and not helper:
+        turns += vector_map(shared, em, loop, vhelper)
+        turns += unrolled_map(shared, em, s, loop if helper else None)
+    elif red is None and not helper and not wide(s):
         inner = jam.inner_loop(s, captured)
         if inner is not None:
-            out += jam.jammed_loop(em, s, inner)
+            turns += jam.jammed_loop(em, s, inner)
+    if turns and near_the_top(s):  # their k + n * LANES would wrap: near int64's top, one a turn
+        out += ["    if hi <= dl.TURNS_BELOW:", *("    " + line for line in turns)]
+    else:
+        out += turns
     out.append("    while k < hi:")
     if helper:  # the iteration's values from its helper, then its stores
         out += called_iteration(shared, loop, "k", "t", "        ")
     else:
-        out.append(f"        {em.assign(s.var, 'k')}")
+        out.append(f"        {em.assign(s.var, 'dl.word_u64(k)' if wide(s) else 'k')}")
         em.loops.append(("native", 0, 0))
         em.structured(s.body, out, "        ")
     if red is not None:
         value = reduce.lane_value(red, em.r(ir.Var(red.value, red.ty)))
         out.append(f"        acc = {reduce.combine(red.op, red.ty, 'acc', value)}")
+    if near_the_top(s):  # k + LANES would wrap past 2^63 - 1 and never reach hi
+        out += ["        if k >= hi - LANES:", "            break"]
     out.append("        k += LANES")
     return out
+
+
+def near_the_top(s: ir.For) -> bool:
+    """Whether a lane's word may pass 2^63 - 1 - LANES: a 64-bit range whose stop is not a
+    literal below it (a u64 range counts in shifted words: ``wide``)."""
+    if s.start.ty not in ("i64", "u64"):
+        return False  # an i32 or u32 range's words are far from int64's ends
+    if not isinstance(s.stop, ir.Lit):
+        return True
+    word = int(s.stop.value) - (1 << 63) if s.start.ty == "u64" else int(s.stop.value)
+    return word > (1 << 63) - 1 - LANES
 
 
 def mapped(s: ir.For, captured: set[str], updates: combined.Combined) -> bool:
     """Whether loop ``s`` is unrolled as a map (codegen/maps.py): a reducing loop's too, its
     iterations' values combined into the lane's partial one by one after their loads."""
-    return is_map(s.body, captured, updates.of, s.var, s.reduce is not None)
+    return not wide(s) and is_map(s.body, captured, updates.of, s.var, s.reduce is not None)
+
+
+def wide(s: ir.For) -> bool:
+    """A u64 range: its lanes count in shifted words (dl.u64_word), so its loops take the
+    plain path, which alone turns the word back into the value."""
+    return s.start.ty == "u64"
 
 
 def _check_depth(shared: Shared, fn: Function, s: ir.For) -> None:

@@ -290,7 +290,7 @@ class PollEmitter(AwaitBlocks):
         elif self.task is not None and self.task.var is not None:
             ty = NP[self.task.var_ty]
             first, start = self.task.first_instance, self.task.start
-            em.line(f"{local(self.task.var)} = {ty}({start} + (inst - {first}))")
+            em.line(f"{local(self.task.var)} = {groups.offset(ty, start, f'(inst - {first})')}")
         em.lines(self.end_locals())
         for c in self.r.cursors:  # two int64 (registers, once inlined): runtime/devicecredit.py, credited_send
             em.line(f"cur_{c} = cuda.local.array(2, int64)  # channel {c}'s tail and credit, read at its first send")

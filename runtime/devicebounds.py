@@ -15,10 +15,10 @@ from __future__ import annotations
 from numba import cuda, int64, uint64
 
 from gasync.runtime.devicelib import fail
-from gasync.runtime.order import INLINE, add, amax, amin, sub
+from gasync.runtime.order import INLINE, aand, add, amax, amin, aor, sub
 from gasync.runtime.words import CTL_FAULT_DIM, CTL_FAULT_INDEX, CTL_FAULT_SITE, CTL_FAULTS, EXIT_BOUNDS
 
-RMW_ADD, RMW_SUB, RMW_MAX, RMW_MIN = 0, 1, 2, 3  # the atomics of rmw
+RMW_ADD, RMW_SUB, RMW_MAX, RMW_MIN, RMW_AND, RMW_OR = 0, 1, 2, 3, 4, 5  # the atomics of rmw (codegen/exprs.py RMW_OF)
 
 
 @cuda.jit(device=True)
@@ -100,4 +100,8 @@ def _apply(op, arr, where, value):  # type: ignore[no-untyped-def]
         return sub(arr, where, value)
     if op == RMW_MAX:
         return amax(arr, where, value)
+    if op == RMW_AND:
+        return aand(arr, where, value)
+    if op == RMW_OR:
+        return aor(arr, where, value)
     return amin(arr, where, value)

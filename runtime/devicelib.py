@@ -23,7 +23,20 @@ import time
 
 from numba import config, cuda, int32, int64, uint64
 
-from gasync.runtime.devicemath import f2i, f2u, fdiv, fmax, fmin, idiv, irem, u64_span, u64_stop  # noqa: F401
+from gasync.runtime.devicemath import (  # noqa: F401
+    TURNS_BELOW,
+    f2i,
+    f2u,
+    fdiv,
+    fmax,
+    fmin,
+    idiv,
+    irem,
+    lane_start,
+    u64_span,
+    u64_word,
+    word_u64,
+)
 from gasync.runtime.order import (  # noqa: F401  (the generated code calls these through dl)
     INLINE,
     aand,

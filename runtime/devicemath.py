@@ -88,7 +88,27 @@ def u64_span(a, b):  # type: ignore[no-untyped-def]
     return int64(d)
 
 
+TURNS_BELOW = (1 << 63) - (1 << 20)  # a parallel loop's stop word under which k + n * LANES cannot wrap
+
+
 @INLINE
-def u64_stop(a, b):  # type: ignore[no-untyped-def]
-    """A parallel or bulk u64 range's stop word: ``a`` (empty) where ``b <= a`` as unsigned."""
-    return int64(b) if b > a else int64(a)
+def lane_start(lo, hi, lane):  # type: ignore[no-untyped-def]
+    """A lane's first word of the range ``lo..hi``: ``lo + lane``, or ``hi`` where the lane has
+    no iteration (there ``lo + lane`` might wrap past int64's top and look less than ``hi``)."""
+    if lo < hi and uint64(hi - lo) > uint64(lane):
+        return lo + lane
+    return hi
+
+
+@INLINE
+def u64_word(x):  # type: ignore[no-untyped-def]
+    """A u64 range bound as the int64 word a parallel or bulk loop counts in: ``x - 2^63``,
+    which keeps the unsigned order as signed words (``big..1`` stays empty, ``2^63 - 8..2^63
+    + 8`` has 16 iterations); ``word_u64`` gives the value back."""
+    return int64(x ^ uint64(0x8000000000000000))
+
+
+@INLINE
+def word_u64(k):  # type: ignore[no-untyped-def]
+    """The u64 loop value of word ``k`` (``u64_word``'s inverse)."""
+    return uint64(k) ^ uint64(0x8000000000000000)

@@ -225,10 +225,18 @@ def sleep_register(sleep, smask, ctl, inst, deadline):  # type: ignore[no-untype
     must not see it as stuck. It is counted here, while its poll still counts it, and
     uncounted only after its wake counted it again, so that the count of a live
     instance never drops to zero in between (two counters, one for sleepers, could
-    not be read together without that gap: the GPU found it)."""
-    if exch(sleep.UNTIL, inst, deadline) == 0:
+    not be read together without that gap: the GPU found it).
+
+    An instance already on the ring keeps the earlier deadline: a select over two sleeps
+    registers both, and must wake at the first (a stale later one gives way to a new earlier
+    one). If the ring took the instance off meanwhile (the word became 0: it is being woken
+    for the earlier deadline), the CAS leaves it so, and the wake's poll registers again."""
+    old = exch(sleep.UNTIL, inst, deadline)
+    if old == 0:
         add(ctl, CTL_INFLIGHT, int64(1))
         queue_push(sleep.SSEQ, sleep.SDATA, sleep.SHT, smask, inst, ctl, EXIT_SLEEPERS_FULL)
+    elif old < deadline:
+        cas(sleep.UNTIL, inst, deadline, old)
 
 
 @cuda.jit(device=True)

@@ -23,8 +23,8 @@ LIBM: dict[str, tuple[Callable[..., float], Callable[..., Any]]] = {
     "log": (math.log, np.log),
     "sin": (math.sin, np.sin),
     "cos": (math.cos, np.cos),
-    "floor": (math.floor, np.floor),
-    "ceil": (math.ceil, np.ceil),
+    "floor": (lambda x: float(np.floor(x)), np.floor),  # math.floor gives an int: -0.0 and -0.5 became 0
+    "ceil": (lambda x: float(np.ceil(x)), np.ceil),
     "pow": (math.pow, np.power),
     "fmod": (math.fmod, np.fmod),  # a float %: by 0, or of an infinity, NaN
 }

@@ -2235,3 +2235,108 @@ case(
     """,
     {"c": [12, 0, 0, 18446744073709551614]},
 )
+
+case(
+    # parallel and bulk ranges across 2^63 and up to the top of u64 and i64: the lanes count
+    # in words that keep the unsigned order, and no lane's word wraps past int64's top
+    "parallel_ranges_across_two_to_the_63_and_at_the_top",
+    """
+    buffer c: u64[6] = zeros;
+    buffer d: i64[4] = zeros;
+    task main {
+        let mid: u64 = 9223372036854775800;
+        let top: u64 = 18446744073709551000;
+        c[0] = parallel for i in mid..mid + 16 reduce sum { i - mid };
+        c[1] = bulk for i in mid..mid + 40 reduce max { i };
+        c[2] = parallel for i in top..18446744073709551615 reduce sum { 1 };
+        c[3] = bulk for i in top..18446744073709551615 reduce max { i };
+        c[4] = bulk for i in top..18446744073709551615 reduce min { i };
+        c[5] = parallel for i in mid + 16..mid reduce sum { 1 };
+        let a: i64 = 9223372036854775000;
+        let b: i64 = 9223372036854775807;
+        d[0] = bulk for j in a..b reduce sum { 1 };
+        d[1] = parallel for j in a..b reduce max { j };
+        d[2] = parallel for j in b - 3..b reduce sum { j - a };
+        parallel for j in a..b { if j == b - 1 { d[3] = j; } }
+    }
+    """,
+    {
+        "c": [120, 9223372036854775839, 615, 18446744073709551614, 18446744073709551000, 0],
+        "d": [807, 9223372036854775806, 804 + 805 + 806, 9223372036854775806],
+    },
+)
+
+case(
+    # a select over two sleeps wakes at the earlier, whichever arm registered it: the later
+    # registration once replaced the deadline, and this run waited 60 s (past its --timeout)
+    "select_over_two_sleeps_wakes_at_the_earlier",
+    """
+    buffer out: i64[2] = zeros;
+    async fn slow(x: i64) -> i64 { sleep(2_000_000).await; return x * 10; }
+    task main {
+        select {
+            _ = sleep(1_000_000) => { out[0] = 5; }
+            _ = sleep(60_000_000_000) => { out[0] = 99; }
+        }
+        select {
+            v = slow(7) => { out[1] = v; }
+            _ = sleep(60_000_000_000) => { out[1] = -1; }
+        }
+    }
+    """,
+    {"out": [5, 70]},
+    timeout=20.0,
+)
+
+case(
+    # atomic_and/atomic_or at an index the compiler cannot prove (so checked at run time):
+    # the checked path once lacked these two operators
+    "checked_atomic_and_or",
+    """
+    buffer h: i32[4] = zeros;
+    buffer m: u64[2] = fill(18446744073709551615);
+    buffer idx: i64[1] = zeros;
+    task main {
+        let c: i64 = idx[0];
+        parallel for i in 0..4 { atomic_or(h[c], 1 << (i as i32)); }
+        parallel for i in 0..2 {
+            let old = atomic_and(m[c + i], 255 << ((i as u64) * 8));
+            h[c + 1 + i] = (old >> 60) as i32;
+        }
+    }
+    """,
+    {"h": [15, 15, 15, 0], "m": [255, 65280]},
+)
+
+case(
+    # task and group instance variables over u64 ranges past 2^63 (their start is no int64)
+    "instance_variables_past_two_to_the_63",
+    """
+    const A: u64 = 18446744073709551610;
+    const B: u64 = 9223372036854775806;
+    buffer u: u64[4] = zeros;
+    buffer v: u64[4] = zeros;
+    task x for j in A..(A + 3) { u[j - A] = j; }
+    group g for q in B..(B + 4) { task t { v[q - B] = q; } }
+    """,
+    {
+        "u": [18446744073709551610, 18446744073709551611, 18446744073709551612, 0],
+        "v": [9223372036854775806, 9223372036854775807, 9223372036854775808, 9223372036854775809],
+    },
+)
+
+case(
+    # floor and ceil keep the sign of a zero result, as the GPU's (IEEE) do
+    "floor_and_ceil_keep_a_negative_zero",
+    """
+    buffer x: f64[3] = input;
+    buffer o: f64[4] = zeros;
+    buffer s: i32[4] = zeros;
+    task main {
+        o[0] = ceil(x[0]); o[1] = floor(x[1]); o[2] = ceil(x[1]); o[3] = floor(x[2]);
+        for k in 0..4 { if 1.0 / o[k] < 0.0 { s[k] = 1; } }
+    }
+    """,
+    {"o": [-0.0, -0.0, -0.0, 0.0], "s": [1, 1, 1, 0]},
+    inputs={"x": np.array([-0.5, -0.0, 0.0])},
+)

@@ -18,7 +18,7 @@ from gasync.dsl.diagnostics import NestingTooDeepError, render
 HEAD = "buffer o: i32[1] = zeros;\ntask main {\n"
 OPENERS = ("if o[0] == 0 {\n", "while o[0] < 0 {\n", "loop {\n", "for k in 0..1 {\n")
 CLOSERS = ("}\n", "}\n", "break; }\n", "}\n")
-CHECK_WITHIN_S = 5.0  # measured well under 1 s each; this only catches a return of quadratic work
+CHECK_WITHIN_S = 5.0  # CPU seconds, measured 1.5 at most; this only catches a return of quadratic work
 
 
 def nested_blocks(n: int) -> str:
@@ -45,9 +45,9 @@ def deep_programs(n: int) -> dict[str, str]:
 def test_a_thousand_levels_pass_check(tmp_path: Path, name: str) -> None:
     path = tmp_path / "deep.gasync"
     path.write_text(deep_programs(1000)[name])
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds: other work on a shared CI machine moves them little
     plan = pipeline.check(path)
-    assert time.perf_counter() - start < CHECK_WITHIN_S
+    assert time.process_time() - start < CHECK_WITHIN_S
     assert [t.name for t in plan.tasks] == ["main"]
 
 
