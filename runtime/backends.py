@@ -25,6 +25,7 @@ from pathlib import Path
 from gasync.codegen import Generated
 from gasync.runtime import outputs, worker
 from gasync.runtime.errors import BackendError, RunError, RunTimeoutError, worded
+from gasync.runtime.hints import GROUPS_DEADLINE_S  # a run with groups and no timeout (decision 53)
 from gasync.runtime.options import Result, RunOptions
 
 SIM_GRACE_S = 30.0  # start-up of the child (imports) on top of --timeout
@@ -69,6 +70,10 @@ def run(gen: Generated, options: RunOptions) -> Result:
         # the naive baseline keeps no wait states, so it cannot tell a deadlock from a wait:
         # its runs always have a deadline, whose report then says so (runtime/exits.py)
         options = dataclasses.replace(options, timeout_s=SPIN_DEADLINE_S)
+    elif gen.plan.groups and not options.timeout_s:
+        # a group's task that waits on a global channel, a signal or a sleep that nothing
+        # will give cannot be told from one still waiting (decision 53): never a hang
+        options = dataclasses.replace(options, timeout_s=GROUPS_DEADLINE_S)
     if backend == "cuda":
         from numba import config
 

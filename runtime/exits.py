@@ -138,7 +138,8 @@ def _waiting(gen: Generated, st: np.ndarray[Any, Any], waiton: np.ndarray[Any, A
                 what = "not started"
             elif st[inst] == 0 and waiton[inst] == 0:
                 what = "waiting"
-            elif waiton[inst] > 0 and (st[inst] == 0 or spin):  # (spin: RUNNING once polled, state.py)
+            elif waiton[inst] > 0 and (st[inst] == 0 or spin or t.group is not None):
+                # (spin, and a group's pinned warps: RUNNING once polled, state.py)
                 what = "waits on " + _resource(gen, int(waiton[inst]) - 1)
             elif waiton[inst] <= -2 and t.group is not None:  # a group's pinned warp (codegen/groupkernel.py)
                 what = _local_wait(gen, t, k, -2 - int(waiton[inst]))

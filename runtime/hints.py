@@ -22,6 +22,8 @@ from gasync.planner.effects import host_set_signals, task_effects
 from gasync.runtime.options import RunOptions
 from gasync.runtime.state import Sched
 
+GROUPS_DEADLINE_S = 30.0  # runtime/backends.py: a run with groups and no --timeout stops there
+
 BUSY = (Sched.QUEUED, Sched.RUNNING, Sched.NOTIFIED)
 
 
@@ -42,7 +44,13 @@ def timeout_notes(
         unset = [s for s in sorted(effects[t.name].waits) if int(sig[index[s]]) == 0]
         for s in unset:
             notes[_signal_hint(s, nobody, options)] = None
-        if states & {int(b) for b in BUSY} and options.executor != "spin":  # (spin's polled ones stay RUNNING)
+        if states & {int(b) for b in BUSY} and options.executor != "spin" and t.group is not None:
+            notes[  # (a pinned warp's task stays RUNNING while it waits: decision 53)
+                f"task {t.name} of group {t.group} was still waiting or running at the timeout: a group's task "
+                "waiting on a global channel, a signal or a sleep that nothing will give is stopped only by the "
+                f"deadline (without --timeout, {GROUPS_DEADLINE_S:g} s), or it loops, or needs a longer --timeout"
+            ] = None
+        elif states & {int(b) for b in BUSY} and options.executor != "spin":  # (spin's polled ones stay RUNNING)
             over = f" until signal '{unset[0]}' is set" if unset else ""
             notes[f"task {t.name} was still running at the timeout: it loops{over}, or needs a longer --timeout"] = None
     return tuple(Note(n) for n in notes)

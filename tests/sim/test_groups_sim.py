@@ -120,3 +120,91 @@ def test_a_group_of_one_instance_runs_its_local_channels_as_any_other() -> None:
     res = gasync.compile(path, defines={"GROUPS": 1}).run(backend="sim", timeout=120)
     np.testing.assert_array_equal(res.buffers["y"], 2 * res.buffers["x"] + 1)
     assert (int(res.shared["tiles"]), int(res.shared["checked"])) == (4, 1)
+
+
+EMPTY_GROUP = "buffer out: i32[1] = zeros;\ngroup gg { }\ntask b { out[0] = 1; }\n"
+NO_INSTANCES = (
+    "const W: i64 = 2;\nbuffer out: i32[2] = zeros;\ngroup gg for g in 0..2 { task a for k in 0..W { out[g] += 1; } }\n"
+)
+AFTER_EMPTY = """\
+const W: i64 = 2;
+buffer out: i32[4] = zeros;
+group e { local buffer s: f32[4]; }
+group gg for g in 0..2 after e { task a for k in 0..W { out[g] += 1; } }
+group h for g in 0..2 after gg { task c { out[2] += 1; } }
+task b after gg, e { out[3] = out[0] + out[1] + 10; }
+"""
+
+
+@pytest.mark.timeout(240)
+def test_a_group_without_task_instances_runs_nothing() -> None:
+    """Decision 61: `group gg { }` and a group whose tasks have 0 instances (`-D W=0`) run as a
+    group over an empty range does (a ZeroDivisionError, exit status 3, before); what comes
+    after them starts as if they were done."""
+    res = gasync.compile_source(EMPTY_GROUP, "e.gasync").run(backend="sim", timeout=60)
+    assert (res.buffers["out"].tolist(), res.stats["instances"], res.stats["executors"]) == ([1], 1, 2)
+    res = gasync.compile_source(NO_INSTANCES, "w.gasync", defines={"W": 0}).run(backend="sim", timeout=60)
+    assert (res.buffers["out"].tolist(), res.stats["instances"]) == ([0, 0], 0)
+    res = gasync.compile_source(NO_INSTANCES, "w.gasync").run(backend="sim", timeout=60)
+    assert res.buffers["out"].tolist() == [2, 2]
+    res = gasync.compile_source(AFTER_EMPTY, "a.gasync", defines={"W": 0}).run(backend="sim", timeout=60)
+    assert res.buffers["out"].tolist() == [0, 0, 2, 10]
+    res = gasync.compile_source(AFTER_EMPTY, "a.gasync").run(backend="sim", timeout=60)
+    assert res.buffers["out"].tolist() == [2, 2, 2, 14]
+
+
+@pytest.mark.timeout(120)
+def test_the_api_refuses_spin_for_groups_as_a_bad_option() -> None:
+    from gasync.runtime.errors import InputError
+
+    program = gasync.compile_source(NO_INSTANCES, "w.gasync")
+    with pytest.raises(InputError) as info:
+        program.run(backend="sim", timeout=60, executor="spin")
+    assert str(info.value) == (
+        "w.gasync: error[E0301]: executor='spin' does not run groups: a program with groups runs the queue executor"
+    )
+
+
+@pytest.mark.timeout(240)
+def test_executors_below_a_groups_warps_is_warned_of(tmp_path: Path) -> None:
+    """Decision 52: a block holds the largest group's warps, so `--executors 1` runs 2, and the CLI says so."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "w.gasync").write_text(NO_INSTANCES)
+    env = dict(os.environ, GASYNC_CACHE_DIR=str(tmp_path / "cache"))
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        cmd = [sys.executable, "-m", "gasync", "run", "w.gasync", "--backend", "sim", "--timeout", "60s", "--json"]
+        return subprocess.run([*cmd, *args], capture_output=True, text=True, timeout=180, cwd=tmp_path, env=env)
+
+    res = run("--executors", "1", "-q")
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == (
+        "gasync: warning: --executors 1: a block holds a whole instance of group 'gg', 2 warps"
+        " (one per task instance), so 2 executors run\n"
+    )
+    doc = json.loads(res.stdout)
+    assert (doc["buffers"]["out"], doc["stats"]["executors"]) == ([2, 2], 2)
+    res = run("--executors", "3", "-q")  # enough: no word
+    assert (res.returncode, res.stderr, json.loads(res.stdout)["stats"]["executors"]) == (0, "", 3)
+
+
+def test_a_group_task_waiting_outside_its_group_stops_at_a_default_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a pinned task waits on a global channel nothing sends to again: no hang without a
+    # timeout (decision 53: a deadline of GROUPS_DEADLINE_S), and the report names the wait
+    from gasync.runtime import backends
+    from gasync.runtime.errors import RunTimeoutError
+
+    monkeypatch.setattr(backends, "GROUPS_DEADLINE_S", 2.0)
+    src = (
+        "buffer out: i64[4] = zeros;\nchannel c: i64[2];\ntask p { c.send(1).await; }\n"
+        "group gg after p { task a { for await v in c { out[0] += v; } } }\n"
+    )
+    with pytest.raises(RunTimeoutError) as info:
+        gasync.compile_source(src, "t.gasync").run(backend="sim")
+    text = str(info.value)
+    assert "timeout of 2s" in text and "task a in group gg waits on recv from channel c" in text
+    assert any("task a of group gg was still waiting or running at the timeout" in n.message for n in info.value.notes)
