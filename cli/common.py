@@ -114,7 +114,10 @@ ExecutorsOpt = Annotated[
     int,
     typer.Option(
         "--executors", click_type=params.Count(), metavar="N",
-        help="Warps that run tasks (0: the backend picks; at most what one launch holds).",
+        help=(
+            "Warps that run tasks (0: the backend picks; never fewer than the largest group's warps, with"
+            " a warning; at most what one launch holds)."
+        ),
     ),
 ]  # fmt: skip
 TraceOpt = Annotated[

@@ -3,9 +3,10 @@
 Order of checks, so that a mistake costs no compile: Click checks every option's
 value (cli/params.py: choices, durations, files to read and to write, repeated
 names); then the program is parsed and planned, and every name an option gives
-(``-D``, ``--input``, ``--output``, ``--signal``) must be one of the program's;
-then the executors must fit one launch; only then is the kernel generated,
-compiled and run.
+(``-D``, ``--input``, ``--output``, ``--signal``) must be one of the program's,
+and a program with groups must run the queue executor (``--executors`` below its
+largest group's warps is warned of: decisions 52, 54); the executors must fit one
+launch (checked before parsing); only then is the kernel generated, compiled and run.
 """
 
 from __future__ import annotations
@@ -151,6 +152,7 @@ def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> 
     rep.diagnostics(list(plan.warnings), src)
     rep.detail(f"parsed and planned {src.label} in {time.perf_counter() - t0:.3f} s")
     _check_names(plan, args)
+    _check_groups(rep, plan, args)
     _hint_host_signals(rep, plan, args)
     arrays = {name: load_npy(name, path) for name, path in args.inputs}
     _say_backend(rep, src, args, chosen, plan)
@@ -267,6 +269,30 @@ def _check_names(plan: Plan, args: Args) -> None:
     for name, _ in args.signals:
         if name not in signals:
             raise click.UsageError(f"--signal {name}: the program has no signal named '{name}'{_listing(signals)}")
+
+
+def _check_groups(rep: Reporter, plan: Plan, args: Args) -> None:
+    """A program with groups runs the queue executor (a usage error otherwise: decision 54), and
+    a block holds its largest group's warps, however few ``--executors`` asks for (decision 52)."""
+    import click
+
+    from gasync.runtime import groupgrid
+
+    if not plan.groups:
+        return
+    if args.executor is Executor.spin:
+        names = ", ".join(f"'{g.name}'" for g in plan.groups)
+        raise click.UsageError(
+            f"--executor spin: spin does not run groups, and the program has group{'s' * (len(plan.groups) > 1)}"
+            f" {names}; a program with groups runs the queue executor (the default)"
+        )
+    warps = groupgrid.group_warps(plan)
+    if 0 < args.executors < warps:
+        g = max(plan.groups, key=lambda g: g.warps)
+        rep.warn(
+            f"--executors {args.executors}: a block holds a whole instance of group '{g.name}', {warps} warps"
+            f" (one per task instance), so {warps} executors run"
+        )
 
 
 def _listing(names: dict[str, Any]) -> str:

@@ -103,7 +103,7 @@ def _claim(plan: Plan) -> list[str]:
         "    CURSOR, PRED = G.sched.CURSOR, G.sched.PRED",
     ]
     for k, g in enumerate(plan.groups):
-        if not _tasks(plan, g) or g.count == 0:
+        if g.count == 0 or g.warps == 0:  # nothing to run (decision 61): never claimed
             continue
         out.append(f"    if {_ready(plan, g, 'dl.ld_acquire')}:  # group {g.name}")
         out.append(f"        i = dl.add(CURSOR, {_tasks(plan, g)[0].index}, int64(1))")
@@ -114,7 +114,7 @@ def _claim(plan: Plan) -> list[str]:
 
 
 def _wanted(plan: Plan) -> list[str]:
-    ready = " or ".join(f"({_ready(plan, g, 'dl.ld')})" for g in plan.groups if _tasks(plan, g) and g.count)
+    ready = " or ".join(f"({_ready(plan, g, 'dl.ld')})" for g in plan.groups if g.warps and g.count)
     return [
         "@cuda.jit(device=True)",
         "def group_wanted(w, G):",

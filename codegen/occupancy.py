@@ -30,7 +30,9 @@ def register_cap(plan: Plan) -> tuple[int | None, int]:
     within an SM's shared memory, blocks and warps. Only where two or more are wanted: a
     block an SM needs no cap (ptxas's own choice is at most 255, and 8 warps of 255 fit)."""
     g = max(plan.groups, key=lambda g: g.warps)
-    instances = sum(max(0, grp.stop - grp.start) for grp in plan.groups)
+    if g.warps == 0:  # no group has a task instance (decision 61): no block of one to share an SM
+        return None, 1
+    instances = sum(max(0, grp.stop - grp.start) for grp in plan.groups if grp.warps)
     by_shared = SM_SHARED // (g.shared_bytes + groups.kernel_shared(plan) + 1024)
     blocks = max(1, min(-(-instances // H200_SMS), by_shared, SM_BLOCKS, SM_WARPS // g.warps))
     if not CAP_REGISTERS or blocks < 2:

@@ -18,7 +18,8 @@ class RunOptions:
 
     ``inputs`` maps buffer names to arrays (NumPy, or on the GPU anything with
     ``__cuda_array_interface__``). ``timeout_s`` bounds the whole run (0: none).
-    ``executors`` is the number of warps that run tasks (0: the backend picks).
+    ``executors`` is the number of warps that run tasks (0: the backend picks; a program
+    with groups runs at least its largest group's warps, a block of them: decision 52).
     ``cache_dir`` is where generated modules (and Numba's cache beside them) go;
     ``cache_max_bytes`` bounds it (the oldest programs are evicted when a new one is written).
     """

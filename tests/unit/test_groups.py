@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -305,3 +306,52 @@ def test_the_device_says_its_shared_memory_limit() -> None:
     ada = SimpleNamespace(get_current_device=lambda: SimpleNamespace(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN=101376))
     silent = SimpleNamespace(get_current_device=lambda: SimpleNamespace())
     assert [groupgrid.shared_limit(c) for c in (h100, ada, silent)] == [232448, 101376, 232448]
+
+
+EMPTY_GROUP = "buffer out: i32[1] = zeros;\ngroup gg { }\ntask b { out[0] = 1; }\n"
+NO_INSTANCES = (
+    "const W: i64 = 2;\nbuffer out: i32[2] = zeros;\ngroup gg for g in 0..2 { task a for k in 0..W { out[g] += 1; } }\n"
+)
+
+
+def test_a_group_without_task_instances_compiles_and_is_never_claimed() -> None:
+    # decision 61: `group gg { }` and `-D W=0` were a ZeroDivisionError in codegen/occupancy.py
+    from gasync.codegen import generate, occupancy
+
+    no_instances = plan(parse(NO_INSTANCES, "t.gasync"), PlanOptions(defines={"W": "0"}))
+    for p in (plan_of(EMPTY_GROUP), no_instances):
+        assert [(g.name, g.warps, diag) for g in p.groups for diag in [p.warnings]] == [("gg", 0, ())]
+        assert occupancy.register_cap(p) == (None, 1)
+        source = generate(p).source
+        assert "MAX_REGISTERS = None\n" in source
+        claim = source[source.index("def group_claim(G):") :].split("\n\n\n")[0]
+        assert claim.endswith("    CURSOR, PRED = G.sched.CURSOR, G.sched.PRED\n    return int64(-1)")
+        assert "    if False:\n        group_want(w, 1, G)" in source
+    # beside a group with warps, the empty one neither sizes the block nor takes a claim
+    both = plan_of(EMPTY_GROUP + "group h for g in 0..264 { task c for k in 0..2 { out[0] = 2; } }\n")
+    assert occupancy.register_cap(both) == (255, 2)  # h's 264 instances on 132 SMs (265 would be 3)
+    assert occupancy.kernel_options(both)[0].endswith("so that 2 blocks of group h's 2 warps")
+    source = generate(both).source
+    claim = source[source.index("def group_claim(G):") :].split("\n\n\n")[0]
+    assert "# group h" in claim and "# group gg" not in claim
+
+
+def test_graph_of_a_group_without_task_instances(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    (tmp_path / "e.gasync").write_text(EMPTY_GROUP)
+    (tmp_path / "w.gasync").write_text(NO_INSTANCES)
+    for args in (["e.gasync"], ["w.gasync", "-D", "W=0"]):
+        for states in ([], ["--states"]):
+            res = subprocess.run(
+                [sys.executable, "-m", "gasync", "graph", *states, *args],
+                capture_output=True, text=True, timeout=120, cwd=tmp_path,
+            )  # fmt: skip
+            assert (res.returncode, res.stderr) == (0, "")
+            assert res.stdout.startswith("digraph")
+    res = subprocess.run(
+        [sys.executable, "-m", "gasync", "graph", "w.gasync", "-D", "W=0"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert 'label="group gg x2: 0 warps, 0 bytes of shared memory each"' in res.stdout

@@ -181,3 +181,23 @@ def test_the_help_of_run_renders_types_and_words(prog: Path) -> None:
     assert any(line.startswith("--executors N [x>=0] Warps that run tasks") for line in lines)
     assert "* file PATH A .gasync source file, or - for standard input. [required]" in lines
     assert "<bool>" not in res.stdout and "{file}" not in res.stdout and "<str>" not in res.stdout
+
+
+def test_spin_on_a_program_with_groups_is_a_usage_error(tmp_path: Path) -> None:
+    # decision 54 (it was E0301, bad input data, exit status 1, after compiling)
+    (tmp_path / "g.gasync").write_text(
+        "buffer out: i32[2] = zeros;\ngroup gg for g in 0..2 { task a for k in 0..2 { out[g] += 1; } }\n"
+        "group hh after gg { task b { out[0] += 1; } }\n"
+    )
+    message = (
+        "--executor spin: spin does not run groups, and the program has groups 'gg', 'hh';"
+        " a program with groups runs the queue executor (the default)"
+    )
+    res = gasync("run", "g.gasync", "--backend", "sim", "--timeout", "60s", "--executor", "spin", cwd=tmp_path)
+    assert_usage_error(res, message, tmp_path)
+    res = gasync("run", "g.gasync", "--backend", "sim", "--json", "--executor", "spin", cwd=tmp_path)
+    assert (res.returncode, res.stderr) == (2, f"gasync: error: {message}\n{HINT}")
+    doc = json.loads(res.stdout)
+    assert doc["error"] == {"kind": "usage", "message": message, "exit_status": 2}
+    assert [(d["code"], d["line"]) for d in doc["diagnostics"]] == [("E0002", 0)]
+    assert not (tmp_path / "cache").exists()
