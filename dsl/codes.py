@@ -196,7 +196,9 @@ CODES: tuple[Code, ...] = (
     Code(
         "E0210", "not a compile-time constant",
         "Sizes, consts and task ranges are known at compile time: they may use literals and consts only, and"
-        " must be computable (no division by zero).",
+        " must be computable (no division by zero). A shift whose amount is known at compile time, anywhere,"
+        " must shift by less than its left operand's width and not by a negative amount (`1 << 64` is an"
+        " error, as in Rust).",
         "const N: i32 = 1 / 0;\ntask main { }\n",
     ),
     Code(
@@ -253,7 +255,9 @@ CODES: tuple[Code, ...] = (
         "E0219", "wrong reduction",
         "`parallel for ... reduce OP { ...; value }` and `bulk for ... reduce OP { ... }` combine one value per"
         " iteration, the body's tail expression: `sum`, `min` and `max` take any numeric type, `and` and `or`"
-        " take bool or an integer type (bitwise).",
+        " take bool or an integer type (bitwise). A reduction is only ever the whole value of a `let` or of an"
+        " assignment: one inside an expression (`1 + parallel for ...`, in parentheses, as an argument) is this"
+        " error too; name it with `let` and use the name.",
         "buffer x: f32[4] = zeros;\ntask main { let b: f32 = parallel for i in 0..4 reduce and { x[i] }; }\n",
     ),
     Code(

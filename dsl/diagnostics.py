@@ -179,6 +179,14 @@ class NestingTooDeepError(ParseError):
     code = "E0115"
 
 
+class MisplacedReductionError(ParseError):
+    """A reduction (``parallel for ... reduce``) inside an expression: it is only ever the
+    whole value of a ``let`` or an assignment (decision 39). The parser finds it, but it is
+    a misused reduction, so it has the reductions' code (docs/diagnostics.md)."""
+
+    code = "E0219"
+
+
 class ErrorGroup(GasyncError):
     """Several independent diagnostics from one stage, in source order (one or more).
 

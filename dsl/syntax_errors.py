@@ -5,7 +5,8 @@ Lark reports terminal names (``SEMICOLON``, ``RBRACE``, ``NAME``); users wrote
 the text it stands for, folds the many tokens that can start an expression
 into the single word "expression", and recognises the common shapes of
 mistake (a keyword used as a name, an unclosed or stray delimiter, an
-unterminated comment or string) so that each gets its own class and message.
+unterminated comment or string, a reduction inside an expression) so that each
+gets its own class and message.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from gasync.dsl.diagnostics import (
     ChainedComparisonError,
     InvalidCharacterError,
     InvalidLiteralError,
+    MisplacedReductionError,
     MissingSemicolonError,
     Note,
     ParseError,
@@ -62,6 +64,8 @@ _EXPR_START = {"NAME", "NUMBER", "TRUE", "FALSE", "LPAR", "ASYNC", "UNARY_OP", "
 _STMT_START = {"LET", "IF", "WHILE", "LOOP", "FOR", "PARALLEL", "BULK", "BREAK", "CONTINUE", "RETURN", "SELECT"}
 # Tokens that continue an expression: folded into "operator".
 _OPERATORS = {"OROR", "ANDAND", "BAR", "CARET", "AMP", "SHIFT_OP", "ADD_OP", "MUL_OP", "CMP_OP", "AS", "DOT"}
+# Keywords that start a loop which, with `reduce OP`, is a value (decision 39).
+_LOOPS = {"PARALLEL", "BULK"}
 _ITEM_START = {"CONST", "BUFFER", "SHARED", "SIGNAL", "CHANNEL", "FN", "EXTERN", "TASK", "GROUP"}
 
 _OPENERS = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
@@ -148,6 +152,8 @@ def _unexpected_token(exc: UnexpectedToken, text: str) -> ParseError:
     tok = exc.token
     expected = _expected(exc)
     span = _tok_span(tok)
+    if tok.type in _LOOPS and "NUMBER" in expected:  # where a value belongs: `1 + parallel for ...`
+        return _loop_as_value(tok, text)
     if str(tok) in KEYWORDS and "NAME" in expected:
         return ReservedWordError(
             f"expected identifier, found keyword '{tok}'",
@@ -165,6 +171,19 @@ def _unexpected_token(exc: UnexpectedToken, text: str) -> ParseError:
             (Note("split the comparison with '&&', as in 'a < b && b < c'"),),
         )
     before = _lex_until(text, tok)
+    head = _reduction_head(before)
+    if tok.type == "LBRACE" and "NAME" in expected and head is not None:  # `let v = parallel for i in 0..n {`
+        return UnexpectedTokenError(
+            "expected 'reduce' and an operator before the loop's body, found '{'",
+            span,
+            (
+                Note(
+                    f"a '{head} for' that is the value of a 'let' or an assignment is a reduction:"
+                    f" '{head} for i in a..b reduce OP {{ ...; value }}' (sum, min, max, and or or);"
+                    " a loop that gives no value is a statement of its own"
+                ),
+            ),
+        )
     if "SEMICOLON" in expected and before and (tok.type in _STMT_START or tok.line != before[-1].end_line):
         prev = before[-1]
         line, col = prev.end_line or 0, prev.end_column or 0
@@ -178,7 +197,96 @@ def _unexpected_token(exc: UnexpectedToken, text: str) -> ParseError:
             Span(number.line or 0, number.column or 0, before[-1].end_line or 0, before[-1].end_column or 0),
             (Note(f"write {number}.0"),),
         )
-    return UnexpectedTokenError(f"expected {what}, found {describe_token(tok)}", span)
+    notes: tuple[Note, ...] = ()
+    if expected == {"SEMICOLON"} and _ends_reduction(before):  # `let v = parallel ... { i } + 1;`
+        notes = (
+            Note(
+                "a reduction is the whole value of a 'let' or an assignment: name it"
+                " ('let r = ...;') and use the name in the expression"
+            ),
+        )
+    return UnexpectedTokenError(f"expected {what}, found {describe_token(tok)}", span, notes)
+
+
+def _loop_as_value(tok: Token, text: str) -> ParseError:
+    """``parallel`` or ``bulk`` where an expression belongs: a reduction inside an expression
+    (E0219, decision 39), or a loop that gives no value at all."""
+    kw = str(tok)
+    if _is_reduction(text, tok):
+        return MisplacedReductionError(
+            f"a reduction ('{kw} for ... reduce') can only be the whole value of a 'let' or an assignment",
+            _tok_span(tok),
+            (Note(f"name it first ('let r = {kw} for ... reduce OP {{ ... }};') and use 'r' here"),),
+        )
+    return UnexpectedTokenError(
+        f"expected expression, found keyword '{kw}'",
+        _tok_span(tok),
+        (
+            Note(
+                f"a '{kw} for' loop is a statement, not a value; only a reduction"
+                f" ('{kw} for i in a..b reduce OP {{ ...; value }}') gives one, as the whole value"
+                " of a 'let' or an assignment"
+            ),
+        ),
+    )
+
+
+def _is_reduction(text: str, kw: Token) -> bool:
+    """Whether the tokens after ``kw`` read ``for ... reduce OP {``: up to the first '{' outside
+    brackets, the range's end and then two names, the first of them 'reduce'."""
+    from gasync.dsl.parser import tokens
+
+    start = kw.start_pos or 0
+    after = [t for t in tokens(text) if (t.start_pos or 0) > start]
+    if not after or after[0].type != "FOR":
+        return False
+    depth = 0
+    for k, t in enumerate(after):
+        if t.type in ("LPAR", "LSQB"):
+            depth += 1
+        elif t.type in ("RPAR", "RSQB"):
+            depth -= 1
+            if depth < 0:
+                return False
+        elif depth == 0 and t.type in ("LBRACE", "RBRACE", "SEMICOLON"):
+            return t.type == "LBRACE" and k >= 3 and str(after[k - 2]) == "reduce" and after[k - 1].type == "NAME"
+    return False
+
+
+def _reduction_head(before: list[Token]) -> str | None:
+    """``parallel`` or ``bulk`` when the tokens ``before`` end inside the head of a loop that is
+    the value of a ``let`` or an assignment (``let v = parallel for i in 0..n``), else None."""
+    depth = 0
+    for k in range(len(before) - 1, -1, -1):
+        t = before[k]
+        if t.type in ("RPAR", "RSQB"):
+            depth += 1
+        elif t.type in ("LPAR", "LSQB"):
+            depth -= 1
+        elif t.type in ("LBRACE", "RBRACE", "SEMICOLON") or depth < 0:
+            return None
+        elif t.type in _LOOPS and depth == 0:
+            follows = k + 1 < len(before) and before[k + 1].type == "FOR"
+            assigned = k > 0 and before[k - 1].type in ("EQ", "ASSIGN_OP")
+            return str(t) if follows and assigned else None
+    return None
+
+
+def _ends_reduction(before: list[Token]) -> bool:
+    """Whether the tokens ``before`` end with a whole reduction, ``... reduce OP { ... }``."""
+    if not before or before[-1].type != "RBRACE":
+        return False
+    depth = 0
+    for k in range(len(before) - 1, -1, -1):
+        t = before[k]
+        if t.type == "RBRACE":
+            depth += 1
+        elif t.type == "LBRACE":
+            depth -= 1
+            if depth == 0:
+                named = k >= 2 and str(before[k - 2]) == "reduce" and before[k - 1].type == "NAME"
+                return named and _reduction_head(before[: k - 2]) is not None
+    return False
 
 
 def _touching(a: Token, b: Token) -> bool:

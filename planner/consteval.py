@@ -1,11 +1,16 @@
 """Compile-time evaluation of typed IR expressions, with the target's semantics.
 
 Integers wrap to their width and divide truncating toward zero, as on the
-device; floats are rounded to f32 where the type says so. Shifts are the one
+device; an f32 expression is folded in f32, as the device computes it (NumPy's
+``np.float32`` arithmetic is the reference): every operand, literals and consts
+included, and every intermediate result is rounded to f32, so ``0.5 - 0.3`` as
+an f32 is ``0.19999998807907104``, not ``0.2`` rounded once at the end. Shifts are the one
 place where folding and the device differ on purpose: on the device a shift
 amount is masked to the width (``x << 40`` on an i32 is ``x << 8``), while a
 constant shift by the width or more, or by a negative amount, is an error, as
-Rust rejects it ("attempt to shift left with overflow"). ``evaluate(e,
+Rust rejects it ("attempt to shift left with overflow"). The same check
+applies to a shift anywhere, in a task or fn body too, whose amount is known at
+compile time (:func:`check_constant_shift`). ``evaluate(e,
 checked_shifts=False)`` gives the device's answer instead (the property tests
 use it as their reference).
 """
@@ -66,7 +71,8 @@ def trunc_div(a: int, b: int) -> int:
 def evaluate(e: ir.Expr, checked_shifts: bool = True) -> Value:
     """Evaluate a constant expression; raise ConstEvalError if it is not one."""
     if isinstance(e, ir.Lit):
-        return e.value
+        # an f32 literal (or const) is an f32 before any operation uses it: 0.3 is 0.30000001192092896
+        return convert(e.value, "f32") if e.ty == "f32" else e.value
     if isinstance(e, ir.Cast):
         return convert(evaluate(e.expr, checked_shifts), str(e.ty))
     if isinstance(e, ir.Unary):
@@ -83,13 +89,30 @@ def evaluate(e: ir.Expr, checked_shifts: bool = True) -> Value:
 
 
 def _check_shift(e: ir.Binary, amount: int) -> None:
-    bits = ir.BITS[str(e.ty)]
+    check_shift(e.op, str(e.ty), amount, e.span)
+
+
+def check_shift(op: str, ty: str, amount: int, span: Span) -> None:
+    """A shift of a ``ty`` by a known ``amount`` must shift by less than the width, and not by a
+    negative amount (decision 33): Rust's "attempt to shift left with overflow"."""
+    bits = ir.BITS[ty]
     if not 0 <= amount < bits:
         raise ConstEvalError(
-            f"attempt to shift {'left' if e.op == '<<' else 'right'} with overflow",
-            e.span,
-            (Note(f"{e.ty} is {bits} bits wide: a constant shift amount must be in 0..{bits}, found {amount}"),),
+            f"attempt to shift {'left' if op in ('<<', '<<=') else 'right'} with overflow",
+            span,
+            (Note(f"{ty} is {bits} bits wide: a constant shift amount must be in 0..{bits}, found {amount}"),),
         )
+
+
+def check_constant_shift(op: str, ty: str, amount: ir.Expr, span: Span) -> None:
+    """Decision 33 in any expression: a shift whose amount is known at compile time (literals
+    and consts) is checked here, wherever it is; one known only at run time is masked to the
+    width on the device, as decision 6 says."""
+    try:
+        value = evaluate(amount, checked_shifts=False)
+    except (ConstEvalError, ZeroDivisionError, OverflowError, ValueError):
+        return  # known only at run time (or an error reported where the amount is)
+    check_shift(op, ty, int(value), span)
 
 
 def _unary(op: str, v: Value, ty: str) -> Value:

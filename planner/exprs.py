@@ -16,7 +16,7 @@ from gasync.dsl import ast
 from gasync.dsl.diagnostics import Note
 from gasync.planner import ir
 from gasync.planner.calls import BUF_ATOMICS, MATH_FNS, CallChecker, is_numeric
-from gasync.planner.consteval import evaluate
+from gasync.planner.consteval import check_constant_shift, evaluate
 from gasync.planner.errors import (
     ArityError,
     ConstEvalError,
@@ -164,6 +164,7 @@ class ExprChecker(CallChecker):
             right = self._expr(e.right, None)
             if left.ty not in ir.INTS or right.ty not in ir.INTS:
                 raise TypeMismatchError(f"cannot shift {left.ty} by {right.ty}: shifts need integers", e.span)
+            check_constant_shift(op, str(left.ty), right, e.span)  # `x << 64` (decision 33)
             return ir.Binary(op, left, right, left.ty, e.span)
         left, right = self.pair(e.left, e.right, operand_want)
         ty = left.ty

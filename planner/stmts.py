@@ -15,8 +15,10 @@ from gasync.dsl import ast
 from gasync.dsl.diagnostics import GasyncError, Note
 from gasync.planner import ir
 from gasync.planner.asyncblocks import AsyncBlockChecker
+from gasync.planner.consteval import check_constant_shift
 from gasync.planner.errors import (
     AwaitContextError,
+    ConstEvalError,
     ControlFlowError,
     DuplicateNameError,
     ReadOnlyError,
@@ -115,16 +117,16 @@ class BodyChecker(AsyncBlockChecker):
             self.fn.defaulted[name] = source  # `let m = n + 1;`: n's type is m's
         return self._flush([ir.Let(name, "=", value, s.span)])
 
-    def _wide_literal(self, e: ast.Expr, binding: tuple[int, int, str]) -> ir.Expr:
+    def _wide_literal(self, e: ast.Expr | ast.Reduce, binding: tuple[int, int, str]) -> ir.Expr:
         """A literal-only `let` value: i32 where nothing decides; one past i32 (`let u =
         3000000000;`) takes i64, else u64, until a use decides (fnstate.FnState.provisional)."""
         try:
             return self.expr(e, None)
-        except TypeMismatchError as err:
+        except (TypeMismatchError, ConstEvalError) as err:  # or `let a = 1 << 40;` (decision 33)
             for wide in ("i64", "u64"):
                 try:
                     value = self.expr(e, wide)
-                except TypeMismatchError:
+                except (TypeMismatchError, ConstEvalError):
                     continue
                 self.fn.provisional[binding] = (err, wide)
                 return value
@@ -200,6 +202,7 @@ class BodyChecker(AsyncBlockChecker):
             value = self.expr(s.value, None)
             if value.ty not in ir.INTS:
                 raise TypeMismatchError(f"cannot shift by {value.ty}", s.value.span)
+            check_constant_shift(s.op, str(ty), value, s.span)  # `x <<= 64` (decision 33)
             return value
         op = COMPOUND.get(s.op)
         if op in ("+", "-", "*", "/", "%") and not is_numeric(ty):

@@ -124,6 +124,11 @@ class Symbols:
         from gasync.planner.functions import const_checker
 
         typed = const_checker(self).expr(e, want)
+        if isinstance(typed, ir.Lit):
+            # a bare literal keeps its written value (an f32 2.2, not 2.200000047683716): the
+            # same f32, which the device rounds as it loads it; anything computed is folded
+            # in its type, operands and intermediate results included (planner/consteval.py)
+            return ir.Lit(typed.value, typed.ty, e.span)
         return ir.Lit(evaluate(typed), typed.ty, e.span)
 
     def const_range(self, start: ast.Expr, stop: ast.Expr) -> tuple[ir.Lit, ir.Lit]:

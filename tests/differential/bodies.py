@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from differential.exprs import FLOATS, INTS, TYPES, Expr, ExprGen, Fn, Local
+from differential.exprs import BITS, FLOATS, INTS, TYPES, Expr, ExprGen, Fn, Local
 from hypothesis import strategies as st
 
 PAR_WIDTH = 8  # columns of each task's par_<task> buffer, written one per parallel iteration
@@ -147,7 +147,8 @@ class BodyGen(ExprGen):
         v = self.draw(st.sampled_from(self.writable(ctx)))
         ops = ["="] + ["+=", "-=", "*="] * (v.ty != "bool") + ["^=", "|=", "<<="] * (v.ty in INTS)
         op = self.pick(ops)
-        value = str(self.draw(st.integers(0, 40))) if op == "<<=" else self.e(v.ty).text
+        # a constant shift amount past the width is a compile error (decision 33)
+        value = str(self.draw(st.integers(0, BITS[v.ty] - 1))) if op == "<<=" else self.e(v.ty).text
         return [f"{v.name} {op} {value};"]
 
     def _s_emit(self, ctx: Ctx) -> list[str]:

@@ -137,7 +137,7 @@ class ExprGen:
     def shift(self, ty: str, env: list[Local], depth: int) -> Expr:
         if self.draw(st.booleans()):
             a = self.expr(ty, env, depth - 1)
-            amount = str(self.draw(st.integers(0, BITS[ty] + 6)))
+            amount = str(self.draw(st.integers(0, BITS[ty] - 1)))  # a constant past the width is an error
         else:  # only a plain amount lets a literal on the left take the context's type
             a = self.nonflex(ty, env, depth - 1)
             amount = self.nonflex(self.pick(INTS), env, depth - 1).text

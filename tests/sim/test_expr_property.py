@@ -6,7 +6,8 @@ values read from an input buffer, so nothing is folded at compile time. Each
 program stores many expressions into an output buffer; the expected values come
 from the planner's constant evaluator (planner/consteval.py), an independent
 implementation of the same rules in Python integers, applied to the same typed IR
-(with shifts masked as on the device: a constant overflowing shift is an error instead).
+(with shifts masked as on the device: a shift by a constant amount past the width is a
+compile error instead, decision 33, so a constant amount is kept in 0..32).
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def _binary(t: tuple[str, str, str]) -> str:
     a, op, b = t
     if op in ("/", "%"):  # a zero divisor is 0 on the device and an error at compile time
         b = f"({b} | 1)"
+    if op in ("<<", ">>") and "v_" not in b:  # a constant amount past the width is an error (decision 33)
+        b = f"({b} & 31)"
     return f"({a} {op} {b})"
 
 
