@@ -151,7 +151,8 @@ class Scheduler:
                 elif (t.name, k) == running:
                     what = "running"
                 elif t.name not in self.started:
-                    what = "not started"
+                    pending = [p for p in t.after if not self._task_done(p)]
+                    what = "not started" + (f": it runs after {', '.join(pending)}" if pending else "")
                 else:
                     continue  # finished
                 groups.setdefault(what, []).append(k)

@@ -10,6 +10,7 @@ import numpy as np
 from gasync.codegen import Generated
 from gasync.dsl.ast import Span
 from gasync.dsl.diagnostics import NOSPAN, Note
+from gasync.planner import ir
 from gasync.planner.symbols import CHANNEL_SLOT_BYTES
 from gasync.runtime.buffers import DTYPES
 from gasync.runtime.errors import (
@@ -37,7 +38,7 @@ def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites:
         return  # (a deadline that passed as the last instance finished is no timeout)
     if code == Exit.BOUNDS and 0 <= int(ctl[Ctl.FAULT_SITE]) < len(sites):
         raise _bounds_error(gen, ctl, sites[int(ctl[Ctl.FAULT_SITE])])
-    waiting = _waiting(gen, back["ST"], back["WAITON"], options.executor == "spin")
+    waiting = _waiting(gen, back["ST"], back["WAITON"], options.executor == "spin", back.get("FI"))
     listing = "\n".join(f"  {line}" for line in waiting) or "  (none)"
     if code == Exit.TIMEOUT:
         tail = f"{options.timeout_s:g}s; unfinished tasks:\n{listing}"
@@ -124,18 +125,80 @@ def _local_wait(gen: Generated, t: Any, k: int, code: int) -> str:
     return f"waits on {side.format(name)}"  # (the task's label names its group instance)
 
 
-def _waiting(gen: Generated, st: np.ndarray[Any, Any], waiton: np.ndarray[Any, Any], spin: bool = False) -> list[str]:
+def _instances(gen: Generated, name: str) -> range:
+    """The instance ids of task ``name``, or of every task of group ``name``."""
+    ids = [
+        i
+        for t in gen.plan.tasks
+        if name in (t.name, t.group)
+        for i in range(t.first_instance, t.first_instance + t.count)
+    ]
+    return range(min(ids), max(ids) + 1) if ids else range(0)
+
+
+def _await_points(gen: Generated, fi: np.ndarray[Any, Any] | None) -> Any:
+    """``(task, k) -> "recv from channel d and recv from channel e"``: what instance k of an
+    ungrouped task waits on where its state word (its frame's first int word) says it is
+    suspended in a select over channels and signals (WAITON names only the arm registered
+    last), or None."""
+    from gasync.runtime.trace import await_points  # (runtime.trace imports this module's neighbours)
+
+    words = {s.name: f"signal {s.name}" for s in gen.plan.signals}
+    arms: dict[str, dict[int, str]] = {}
+    for t in gen.plan.tasks:
+        arms[t.name] = {}
+        for point in await_points(t.body.body):
+            if isinstance(point, ir.Select) and all(
+                isinstance(a.future, ir.Recv | ir.Send | ir.Wait) for a in point.arms
+            ):
+                arms[t.name][point.site] = " and ".join(dict.fromkeys(_arm(a.future, words) for a in point.arms))
+    bases = [b for _, b, _ in gen.frame_bases] + [gen.frame_words[0]]
+    strides = {
+        t.name: (bases[n], (bases[n + 1] - bases[n]) // t.count if t.count else 0) for n, t in enumerate(gen.plan.tasks)
+    }
+
+    def at(t: Any, k: int) -> str | None:
+        base, stride = strides[t.name]
+        if fi is None or t.group is not None or stride <= 0 or base + k * stride >= len(fi):
+            return None
+        return arms[t.name].get(int(fi[base + k * stride]))
+
+    return at
+
+
+def _arm(f: ir.Recv | ir.Send | ir.Wait, signals: dict[str, str]) -> str:
+    if isinstance(f, ir.Recv):
+        return f"recv from channel {f.chan}"
+    if isinstance(f, ir.Send):
+        return f"send on channel {f.chan} (full)"
+    return signals.get(f.signal, f"signal {f.signal}")
+
+
+def _waiting(
+    gen: Generated,
+    st: np.ndarray[Any, Any],
+    waiton: np.ndarray[Any, Any],
+    spin: bool = False,
+    fi: np.ndarray[Any, Any] | None = None,
+) -> list[str]:
     """One line per unfinished task (instances grouped by what they wait on); ``spin``: the
-    spin executor's run, whose instances stay RUNNING once polled (what they wait on is in WAITON)."""
+    spin executor's run, whose instances stay RUNNING once polled (what they wait on is in WAITON);
+    ``fi``: the frames' int words, whose state words say where each waits (a select's every
+    arm: WAITON holds only the last one it registered on)."""
     lines = []
+    where = _await_points(gen, fi)
     for t in gen.plan.tasks:
         groups: dict[str, list[int]] = {}
         for k in range(t.count):
             inst = t.first_instance + k
             if st[inst] == Sched.DONE:
                 continue
+            at = where(t, k)
             if st[inst] == Sched.FRESH:
-                what = "not started"
+                pending = [a for a in t.after if any(st[i] != Sched.DONE for i in _instances(gen, a))]
+                what = "not started" + (f": it runs after {', '.join(pending)}" if pending else "")
+            elif at is not None and (st[inst] == 0 or spin) and waiton[inst] >= 0:
+                what = f"waits on {at}"
             elif st[inst] == 0 and waiton[inst] == 0:
                 what = "waiting"
             elif waiton[inst] > 0 and (st[inst] == 0 or spin or t.group is not None):

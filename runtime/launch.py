@@ -28,6 +28,7 @@ from gasync.runtime.options import Result, RunOptions
 from gasync.runtime.state import (
     EVENT_WORDS,
     Ctl,
+    Exit,
     Ring,
     Stat,
     TraceCol,
@@ -237,6 +238,8 @@ def _collect(
     device = run.device
     executors, blocks, threads = run.grid
     back = {k: outputs.to_host(device[k]) for k in ("CTL", "ST", "STATS", "SIG", "WAITON", "QHT")}
+    if int(back["CTL"][Ctl.EXIT]) != Exit.OK:  # the state words say where each waits (runtime/exits.py)
+        back["FI"] = outputs.to_host(device["FI"])
     trace = _trace(gen, device["TRACE"], back["CTL"], executors, sim) if gen.trace else None
     stats = {
         "backend": "sim" if sim else "cuda",

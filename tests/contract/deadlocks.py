@@ -64,6 +64,27 @@ DEADLOCKS = {
         task w { s.wait().await; }
         task later after w { o[0] = 1; }
         """,
-        ["task w waits on signal s", "task later not started"],
+        ["task w waits on signal s", "task later not started: it runs after w"],
+    ),
+    "a_select_over_two_closed_empty_channels": (
+        """
+        channel d: i64[1];
+        channel e: i64[1];
+        buffer out: i64[2] = zeros;
+        task j { select { v = d.recv() => { out[0] = v; } w = e.recv() => { out[1] = w; } } }
+        task k { d.close(); e.close(); }
+        task k2 after j { d.send(1).await; e.send(2).await; }
+        """,
+        ["task j waits on recv from channel d and recv from channel e", "task k2 not started: it runs after j"],
+    ),
+    "a_select_over_a_signal_and_a_full_channel": (
+        """
+        signal s;
+        channel c: i32[1];
+        task f { c.send(1).await; }
+        task j after f { select { _ = s.wait() => { } _ = c.send(2) => { } } }
+        task r after j { let v = c.recv().await; }
+        """,
+        ["task j waits on signal s and send on channel c (full)", "task r not started: it runs after j"],
     ),
 }

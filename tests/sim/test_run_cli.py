@@ -380,7 +380,7 @@ def test_the_spin_executor_says_what_each_task_waits_on_at_its_deadline(tmp_path
         f"{path}: error[E0304]: the run exceeded --timeout 2s; unfinished tasks:",
         "  task a[1] waits on send on channel c (full)",
         "  task b waits on recv from channel d",
-        "  task z not started",
+        "  task z not started: it runs after b",
     ]
     assert lines[4].startswith("  = note: the spin executor cannot tell a deadlock from a wait")
     assert "was still running" not in res.stderr
