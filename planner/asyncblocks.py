@@ -116,6 +116,7 @@ class AsyncBlockChecker(ExprChecker):
         assert b.tail is not None
         tail = self.expr(b.tail, hint if hint is not None and flexible(b.tail) else None)
         if not isinstance(tail, ir.Lit):
+            self.fn.retype(tail, hint)  # `async { let g = 10; g * 2 }` where an i64 is wanted: g is one
             return tail.ty
         values = (r.value for r in stmts_in(body, into_futures=False) if isinstance(r, ir.Return))
         typed = [v.ty for v in values if v is not None and not isinstance(v, ir.Lit)]

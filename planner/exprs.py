@@ -26,7 +26,7 @@ from gasync.planner.errors import (
     UnknownNameError,
 )
 from gasync.planner.fnstate import POISONED, FnState
-from gasync.planner.literals import COMPARE, FLOAT_MAX, flexible, float_fits
+from gasync.planner.literals import COMPARE, FLOAT_MAX, flexible, float_fits, plain
 from gasync.planner.symbols import Symbols
 
 __all__ = ["BUF_ATOMICS", "LIMITS", "MATH_FNS", "POISONED", "ExprChecker", "FnState", "is_numeric"]
@@ -187,7 +187,14 @@ class ExprChecker(CallChecker):
         return ir.Binary(op, left, right, ty, e.span)
 
     def pair(self, a: ast.Expr, b: ast.Expr, want: ir.Ty | None) -> tuple[ir.Expr, ir.Expr]:
-        """Check two operands of one type; the literal-only side adapts to the other."""
+        """Check two operands of one type; the literal-only side adapts to the other, and so
+        does an awaited async block whose value is typed by literals (decision 59) beside a
+        plain operand (no awaits or calls: typing it first moves no effect before the block's)."""
+        awaited_block = isinstance(a, ast.Await) and isinstance(a.future, ast.AsyncBlock)
+        if awaited_block and plain(b) and not flexible(b, self.fn.flexible):
+            right = self._expr(b, want)
+            left = self._expr(a, right.ty if right.ty in (*ir.INTS, *ir.FLOATS) else want)
+            return left, right
         if flexible(a, self.fn.flexible) and not flexible(b, self.fn.flexible):
             pre_mark = len(self.pre)
             right = self._expr(b, want)

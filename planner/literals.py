@@ -27,7 +27,7 @@ def flexible(e: ast.Expr, memo: dict[int, tuple[ast.Expr, bool]] | None = None) 
     elif isinstance(e, ast.Unary):
         result = flexible(e.operand, memo)
     elif isinstance(e, ast.Binary) and e.op in ("<<", ">>"):
-        result = flexible(e.left, memo) and _plain(e.right)
+        result = flexible(e.left, memo) and plain(e.right)
     elif isinstance(e, ast.Binary) and e.op not in COMPARE and e.op not in ("&&", "||"):
         result = flexible(e.left, memo) and flexible(e.right, memo)
     if memo is not None:
@@ -35,18 +35,18 @@ def flexible(e: ast.Expr, memo: dict[int, tuple[ast.Expr, bool]] | None = None) 
     return result
 
 
-def _plain(e: ast.Expr) -> bool:
+def plain(e: ast.Expr) -> bool:
     """True for an expression without awaits, calls or async blocks."""
     if isinstance(e, ast.IntLit | ast.FloatLit | ast.BoolLit | ast.Name):
         return True
     if isinstance(e, ast.Unary):
-        return _plain(e.operand)
+        return plain(e.operand)
     if isinstance(e, ast.Binary):
-        return _plain(e.left) and _plain(e.right)
+        return plain(e.left) and plain(e.right)
     if isinstance(e, ast.Cast):
-        return _plain(e.expr)
+        return plain(e.expr)
     if isinstance(e, ast.Index):
-        return all(_plain(ix) for ix in e.indices)
+        return all(plain(ix) for ix in e.indices)
     return False
 
 

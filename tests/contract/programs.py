@@ -2340,3 +2340,20 @@ case(
     {"o": [-0.0, -0.0, -0.0, 0.0], "s": [1, 1, 1, 0]},
     inputs={"x": np.array([-0.5, -0.0, 0.0])},
 )
+
+case(
+    # an async block's value typed by literals takes its type from its use (decision 59), and
+    # the other operand is still read after the block ran
+    "an_async_blocks_literal_value_takes_its_type_from_its_use",
+    """
+    buffer out: i64[4] = zeros;
+    task main {
+        out[1] = 7;
+        out[0] = async { let g = 10; out[1] = 100; g * 2 }.await + out[1];
+        let x: i64 = async { let h = 3000000000; h + 1 }.await;
+        out[2] = x;
+        out[3] = out[1] - async { 5 }.await;
+    }
+    """,
+    {"out": [120, 100, 3000000001, 95]},
+)

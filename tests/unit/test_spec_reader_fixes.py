@@ -201,3 +201,12 @@ def test_a_literal_past_i32_that_nothing_widens_is_still_an_error(use: str, firs
     assert (note is None) == ("note: give it a type" not in text)
     if note is not None:
         assert note in text
+
+
+def test_an_async_blocks_value_typed_by_literals_takes_the_type_its_use_needs() -> None:
+    src = (
+        "buffer out: i64[4] = zeros;\ntask main {\n"
+        "    out[0] = async { let g = 10; out[1] = 100; g * 2 }.await + out[1];\n"
+        "    let x: i64 = async { let h = 3; h + 1 }.await;\n    out[2] = x;\n}\n"
+    )
+    assert local_types(src, "g", "h") == {"g": "i64", "h": "i64"}
