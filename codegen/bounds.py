@@ -22,6 +22,7 @@ proven, the module is the same text as one without checks at all.
 
 from __future__ import annotations
 
+from gasync.codegen.names import source_line_text
 from gasync.dsl.ast import Span
 from gasync.planner import ir
 from gasync.planner.model import Function, Plan
@@ -71,13 +72,12 @@ class Checks:
         if not self.sites:
             return []
         shapes = {b.name: b.shape for b in (*self.plan.buffers, *(b for g in self.plan.groups for b in g.buffers))}
-        text = self.plan.source.splitlines()
         rows = []
         for k, e in enumerate(self.sites):
             spans = tuple(_place(ix.span if ix.span.line > 0 else e.span) for ix in e.index)
             row = (e.buf, shapes[e.buf], spans, tuple(ix.ty == "u64" for ix in e.index))
             line = spans[0][0]
-            rows.append(f"    {row!r},  # {k}: line {line}: {text[line - 1].strip() if 0 < line <= len(text) else ''}")
+            rows.append(f"    {row!r},  # {k}: line {line}: {source_line_text(self.plan.source, line)}")
         return [
             "# Bounds checks (codegen/bounds.py): site k is row k, what the host words a fault there with:",
             "# (buffer, its shape, each index's (line, column, end line, end column), whether each is a u64)",

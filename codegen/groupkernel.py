@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from gasync.codegen import groups, groupwaits, kernel, occupancy, pinned, tasktable
 from gasync.codegen.machine import ABORT, FORK, READY, Shared
+from gasync.codegen.names import source_line_text
 from gasync.planner.model import GroupDef, Plan, TaskDef
 
 LANES = 32
@@ -50,7 +51,7 @@ def module_parts(shared: Shared) -> list[str]:
 
 def _dispatch(shared: Shared, g: GroupDef, tasks: list[TaskDef]) -> list[str]:
     """Poll a task instance of group ``g`` (tasktable.task_dispatch's for the executor's tasks)."""
-    out = ["@cuda.jit(device=True)", f"def poll_grouped_{g.name}(inst, w, G, L):"]
+    out = ["@cuda.jit(device=True)", f"def dispatch_{g.name}(inst, w, G, L):"]
     jb = shared.jb_arg("int64(0)")
     for t in tasks:
         end = t.first_instance + t.count
@@ -131,10 +132,10 @@ def _wanted(plan: Plan) -> list[str]:
 
 
 def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
-    line = plan.source.splitlines()[g.span.line - 1].strip() if g.span.line > 0 else ""
+    line = source_line_text(plan.source, g.span.line)
     out = [
         "@cuda.jit(device=True)",
-        f"def group_{g.name}(k, w, lane, G, L, GW, turn):",
+        f"def run_group_{g.name}(k, w, lane, G, L, GW, turn):",
         f"    # line {g.span.line}: {line}",
         f"    # instance k of {g.count}: {g.warps} warps, {g.shared_bytes} bytes of shared memory",
         "    t = cuda.threadIdx.x",
@@ -164,7 +165,7 @@ def _run_group(plan: Plan) -> list[str]:
     out = ["@cuda.jit(device=True)", f"def run_group(pick, w, lane, G, GW, turn, {args}):", "    g = pick >> 32"]
     out.append("    k = pick & 0xFFFFFFFF")
     for j, grp in enumerate(plan.groups):
-        out += [f"    if g == {j}:", f"        group_{grp.name}(k, w, lane, G, L_{grp.name}, GW, turn)"]
+        out += [f"    if g == {j}:", f"        run_group_{grp.name}(k, w, lane, G, L_{grp.name}, GW, turn)"]
     return out
 
 
@@ -196,7 +197,7 @@ def pinned_{g}(inst, w, lane, G, L, GW):
         command = int64(0)
         if lane == 0:
             v = view_{g}(L)
-            r = poll_grouped_{g}(inst, w, G, L)
+            r = dispatch_{g}(inst, w, G, L)
             if r != {fork} and r != {ready} and r != {abort}:
                 code = local_wait_{g}(inst, G)
                 if code >= 0:  # stuck at view v unless another warp changes a local channel

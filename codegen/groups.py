@@ -11,7 +11,7 @@ A local channel's send and receive are one attempt each
 (runtime/devicegroups.py); a pending one suspends, and the task's pinned warp
 polls it again (codegen/groupkernel.py): nothing waits on a wait list, and a
 wake inside a group never leaves the SM. This module imports nothing from the
-rest of codegen, which imports it.
+rest of codegen but names.py, which imports nothing; the rest imports it.
 
 Static shared arrays may hold 48 KiB per block (ptxas refuses more). Where the
 program's groups and the kernel's own words need more, every local is instead a
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 
+from gasync.codegen.names import group_array
 from gasync.planner import ir
 from gasync.planner.model import BufferDef, ChannelDef, GroupDef, Plan, TaskDef
 
@@ -126,18 +127,18 @@ def alloc_lines(plan: Plan, ind: str) -> list[str]:
     if dynamic_shared(plan):
         return _dynamic_lines(plan, ind)
     out = []
-    for g in plan.groups:
+    for k, g in enumerate(plan.groups):
         for f, shape, dtype in fields(g):
             # a local buffer starts a 16-byte line, so that a map may move it 16 bytes at a time
             # (codegen/vectors.py; the simulator takes no alignment: LOCAL_ALIGN is None there)
             align = ", alignment=LOCAL_ALIGN" if f.startswith("b_") else ""
-            out.append(f"{ind}{g.name}__{f} = cuda.shared.array({shape}, {dtype}{align})")
-        out.append(_locals_line(g, ind))
+            out.append(f"{ind}{group_array(k, f)} = cuda.shared.array({shape}, {dtype}{align})")
+        out.append(_locals_line(g, k, ind))
     return out
 
 
-def _locals_line(g: GroupDef, ind: str) -> str:
-    args = ", ".join(f"{g.name}__{f}" for f, _, _ in fields(g)) or "BW"
+def _locals_line(g: GroupDef, k: int, ind: str) -> str:
+    args = ", ".join(group_array(k, f) for f, _, _ in fields(g)) or "BW"
     return f"{ind}L_{g.name} = Locals_{g.name}({args})"
 
 
@@ -147,14 +148,14 @@ def _dynamic_lines(plan: Plan, ind: str) -> list[str]:
     total = dynamic_shared(plan)
     out = [f"{ind}# {total} bytes of dynamic shared memory (the launch's); each group's locals from byte 0"]
     out += [f"{ind}DYN_{dtype} = cuda.shared.array(0, {dtype})" for dtype in used]
-    for g in plan.groups:
+    for k, g in enumerate(plan.groups):
         for (f, shape, dtype, size), at in zip(_arrays(g), _offsets(g), strict=True):
             first, n = at // size, math.prod(shape)
             view = f"DYN_{dtype}[{first}:{first + n}]"
             if len(shape) > 1:  # a view with two dimensions (runtime/devicegroups.py)
                 view = f"dgroups.rows({view}, {shape[0]}, {shape[1]})"
-            out.append(f"{ind}{g.name}__{f} = {view}  # bytes {at}..{at + n * size - 1}")
-        out.append(_locals_line(g, ind))
+            out.append(f"{ind}{group_array(k, f)} = {view}  # bytes {at}..{at + n * size - 1}")
+        out.append(_locals_line(g, k, ind))
     return out
 
 

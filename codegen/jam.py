@@ -15,12 +15,12 @@ see ``(e + 32) % T == e % T`` itself). A parallel loop's iterations may run in a
 (the lanes already run 32 of them together), so interleaving them is the program's meaning;
 each iteration's own statements keep their order, and its sums their order (no reassociation).
 
-The copies' locals are the iteration's own names with ``_j<copy>`` appended; the inner loop's
-variable and bound, the same for every copy, are shared. The jammed inner loop is a ``while``
-over a counter, not Numba's ``range``: LLVM unrolls a body this large only in part, and
-Numba's range loop then keeps its trip-count test in each unrolled turn and its indices
-without constant offsets (~9 instructions a multiply-add on B8, against ~3.6 this way:
-ptxas, bench/NOTES.md).
+The copies' locals are the iteration's own names under ``j<copy>_`` (``j1_v_acc``:
+codegen/names.py); the inner loop's variable and bound, the same for every copy, are
+shared. The jammed inner loop is a ``while`` over a counter, not Numba's ``range``: LLVM
+unrolls a body this large only in part, and Numba's range loop then keeps its trip-count
+test in each unrolled turn and its indices without constant offsets (~9 instructions a
+multiply-add on B8, against ~3.6 this way: ptxas, bench/NOTES.md).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from contextlib import contextmanager
 
 from gasync.codegen.exprs import local
 from gasync.codegen.machine import Emitter
+from gasync.codegen.names import jam_copy
 from gasync.codegen.occupancy import LANES
 from gasync.planner import ir
 from gasync.planner.walk import exprs_of, subexprs
@@ -131,10 +132,11 @@ def same_in_copies(s: ir.For, inner: ir.For) -> set[str]:
 
 @contextmanager
 def _copy(em: Emitter, own: set[str], j: int, shared: AbstractSet[str] = frozenset()) -> Iterator[None]:
-    """While copy ``j`` of an iteration is rendered: its own names carry ``_j<j>`` (those the
-    copies share, copy 0's), and only the first copy has the source lines beside it."""
+    """While copy ``j`` of an iteration is rendered: its own names are ``j<j>_`` and the local's
+    (``j1_v_acc``: codegen/names.py; those the copies share, copy 0's), and only the first copy
+    has the source lines beside it."""
     outer = em.r.var
-    em.r.var = lambda n: (f"{local(n)}_j0" if n in shared else f"{local(n)}_j{j}") if n in own else outer(n)
+    em.r.var = lambda n: jam_copy(local(n), 0 if n in shared else j) if n in own else outer(n)
     em.notes = j == 0
     try:
         yield

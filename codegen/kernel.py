@@ -82,7 +82,7 @@ def executor(w, G, timeout_ns):
                 # its channel awaits may wait in place while it has nothing else to run: no
                 # claimed fresh instance of its own (state.py, Waiting in place)
                 EXS[w, dl.EXS_SPIN] = 1 if lo >= hi else 0
-            r = poll_instance(inst, w, G)
+            r = dispatch(inst, w, G)
             if r == {fork}:
                 resume = inst
                 command = CMD[w, dl.CMD_COMMAND]
@@ -231,7 +231,7 @@ def spin_executor(w, G, timeout_ns, executors):
                 # queues it; the timeout's report reads what it waits on (runtime/exits.py)
                 ST[inst] = dl.RUNNING
             polls += 1
-            r = poll_instance(inst, w, G)
+            r = dispatch(inst, w, G)
             if r == {fork}:
                 command = CMD[w, dl.CMD_COMMAND]
                 break

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from gasync.codegen.bounds import guarded_loops, stop_lines, value_first
 from gasync.codegen.exprs import NP, ExprRenderer, buffer_ref, fn_call, literal, local, wrap
+from gasync.codegen.names import inert, source_line_text, source_lines
 from gasync.codegen.shared import (  # noqa: F401  (re-exported: the emitters import them from here)
     ABORT,
     COMPOUND,
@@ -57,11 +58,11 @@ def contains_suspend(s: ir.Stmt) -> bool:
 
 
 def source_text(plan: Plan, span: object) -> str:
-    """``path:line: text`` of the source line at ``span`` ('' where there is none)."""
+    """``path:line: text`` of the source line at ``span`` ('' where there is none), inert
+    (codegen/names.py): neither the path nor the line can end the comment it goes in."""
     line = getattr(span, "line", 0)
-    lines = plan.source.splitlines()
-    if 1 <= line <= len(lines):
-        return f"{plan.path}:{line}: {lines[line - 1].strip()}"
+    if 1 <= line <= len(source_lines(plan.source)):
+        return f"{inert(plan.path)}:{line}: {source_line_text(plan.source, line)}"
     return ""
 
 

@@ -1,5 +1,5 @@
 """The generated module's per-task tables, which the executor (codegen/kernel.py) calls:
-which task an instance belongs to, the poll of an instance (``poll_instance``), what an
+which task an instance belongs to, the poll of an instance (``dispatch``), what an
 instance's end releases (``complete``: its task's successors' predecessor counters), and
 the claim of fresh instances in chunks (``claim``)."""
 
@@ -32,7 +32,7 @@ def task_of(tasks: tuple[TaskDef, ...]) -> list[str]:
 
 
 def task_dispatch(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
-    out = ["@cuda.jit(device=True)", "def poll_instance(inst, w, G):"]
+    out = ["@cuda.jit(device=True)", "def dispatch(inst, w, G):"]
     jb = shared.jb_arg("int64(0)")  # a task's own bulk jobs start at its first row
     for t in tasks:
         if t.count == 0:

@@ -23,6 +23,7 @@ from gasync.codegen.exprs import buffer_ref, local
 from gasync.codegen.hoist import helper_name, loop_invariant
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, source_line
 from gasync.codegen.maps import _given_arrays, _helper_args, _helper_params, map_iteration
+from gasync.codegen.names import vector_register
 from gasync.planner import ir
 from gasync.planner.walk import exprs_of, subexprs
 
@@ -127,14 +128,13 @@ def vector_accesses(shared: Shared, loop: ParallelLoop) -> tuple[list[Access], l
     return list(loads), list(stores), size
 
 
-def _names(accesses: list[Access]) -> dict[Access, str]:
-    """A Python name for each access: its buffer's (``pipe.stage`` -> ``pipe_stage``), numbered
-    where a buffer has more than one."""
-    out: dict[Access, str] = {}
-    for a in accesses:
-        base = a[0].replace(".", "_")
-        many = sum(1 for b in accesses if b[0] == a[0]) > 1
-        out[a] = f"{base}_{sum(1 for b in out if b[0] == a[0])}" if many else base
+def _names(loads: list[Access]) -> dict[Access, str]:
+    """Each vector load's buffer as the program names it where the loop is (``pipe.stage`` ->
+    ``stage``: a group's local item hides a global buffer of its name there), under the tags of
+    codegen/names.py (``e_stage``, ``r0_stage``). A vector map loads each buffer at one index
+    (vector_accesses), so that no two loads share a name."""
+    out = {a: groups.item(a[0]) if groups.is_local(a[0]) else a[0] for a in loads}
+    assert len(set(out.values())) == len(out), out
     return out
 
 
@@ -227,7 +227,7 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
     if found is None:
         return []
     loads, stores, size = found
-    names = _names([*loads, *stores])
+    names = _names(loads)
     vec = VEC_BYTES // size
     span = vec * VEC_STEPS  # iterations per lane per turn
     aligned = " and ".join(  # an access both loaded and stored (in place: x[i] = f(x[i])) tested once
@@ -264,7 +264,8 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
         at = f"vk + {u * vec} * LANES"
         for a in loads:
             ref = buffer_ref(a[0])
-            out.append(f"            {names[a]}_v{u} = dv.ld{_space(a[0])}_v{vec}({ref}, {_address(em, s.var, a, at)})")
+            reg = vector_register(names[a], u)
+            out.append(f"            {reg} = dv.ld{_space(a[0])}_v{vec}({ref}, {_address(em, s.var, a, at)})")
     kept = [(n, st) for n, st in enumerate(s.body) if isinstance(st, ir.Store)]  # by place in the body
     moves: list[str] = []
     red = s.reduce
@@ -274,7 +275,7 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
         at = f"vk + {u * vec} * LANES"
         vals: dict[Access, list[str]] = {a: [] for a in stores}
         for j in range(vec):
-            given = {a: f"{names[a]}_v{u}[{j}]" for a in loads}
+            given = {a: f"{vector_register(names[a], u)}[{j}]" for a in loads}
             if helper:
                 targets = [f"val_{u}_{j}_{n}" for n, _ in kept]
                 args = [f"int64({at} + {j})", *given.values(), *_helper_args(shared, loop)]

@@ -25,22 +25,22 @@ def test_a_group_over_48_kib_is_views_of_dynamic_shared_memory_one_array_per_dty
         "DYN_float64 = cuda.shared.array(0, float64)",
         "DYN_int32 = cuda.shared.array(0, int32)",
         "DYN_int64 = cuda.shared.array(0, int64)",
-        "pipe__b_stage = dgroups.rows(DYN_float64[0:12288], 2, 6144)  # bytes 0..98303",
-        "pipe__b_seen = DYN_boolean[98304:98307]  # bytes 98304..98306",
-        "pipe__b_cnt = DYN_int32[24580:24585]  # bytes 98320..98339",
-        "pipe__ch_full = DYN_int64[12294:12300]  # bytes 98352..98399",
-        "pipe__chv_full = DYN_int64[12300:12302]  # bytes 98400..98415",
-        "L_pipe = Locals_pipe(pipe__b_stage, pipe__b_seen, pipe__b_cnt, pipe__ch_full, pipe__chv_full)",
+        "g0_b_stage = dgroups.rows(DYN_float64[0:12288], 2, 6144)  # bytes 0..98303",
+        "g0_b_seen = DYN_boolean[98304:98307]  # bytes 98304..98306",
+        "g0_b_cnt = DYN_int32[24580:24585]  # bytes 98320..98339",
+        "g0_ch_full = DYN_int64[12294:12300]  # bytes 98352..98399",
+        "g0_chv_full = DYN_int64[12300:12302]  # bytes 98400..98415",
+        "L_pipe = Locals_pipe(g0_b_stage, g0_b_seen, g0_b_cnt, g0_ch_full, g0_chv_full)",
     ]
 
 
 def test_every_group_starts_at_byte_0_and_the_block_takes_the_largest() -> None:
     """A block runs one group instance at a time: the groups' locals overlap."""
     assert kernel_views(TWO_GROUPS)[3:] == [
-        "a__b_fa = DYN_float64[0:7680]  # bytes 0..61439",
-        "L_a = Locals_a(a__b_fa)",
-        "b__b_fb = DYN_int64[0:7680]  # bytes 0..61439",
-        "L_b = Locals_b(b__b_fb)",
+        "g0_b_fa = DYN_float64[0:7680]  # bytes 0..61439",
+        "L_a = Locals_a(g0_b_fa)",
+        "g1_b_fb = DYN_int64[0:7680]  # bytes 0..61439",
+        "L_b = Locals_b(g1_b_fb)",
     ]
     program = gasync.compile_source(TWO_GROUPS, "two.gasync")
     assert program.generated.dynamic_shared == 61440 == max(g.shared_bytes for g in program.plan.groups)

@@ -68,8 +68,8 @@ def test_the_tiled_product_jammed_in_its_group_is_a_at_b_in_k_order() -> None:
     assert "codegen/jam.py" in src
     # q = e % T is the same in the 4 copies (e + 32 j, 16 divides 32): computed once, so the
     # copies' loads of tb[s, kk * T + q] are one address; r = e / T stays each copy's own
-    assert "v_q_j0 = " in src and "v_q_j1" not in src and "v_r_j3 = " in src
-    assert src.count("uint64(v_kk * 16 + v_q_j0)]") == 4
+    assert "j0_v_q = " in src and "j1_v_q" not in src and "j3_v_r = " in src
+    assert src.count("uint64(v_kk * 16 + j0_v_q)]") == 4
     out = program.run(backend="sim", timeout=200).buffers
     a, b = out["a"], out["b"]
     want = np.zeros((32, 32), np.float32)
@@ -111,6 +111,6 @@ def test_only_values_alike_in_every_copy_are_shared(lets: str, shared: set[str],
     src = gasync.compile_source(source, "alike.gasync").generated.source
     assert "codegen/jam.py" in src
     for name in shared:
-        assert f"v_{name}_j0 = " in src and f"v_{name}_j1" not in src, name
+        assert f"j0_v_{name} = " in src and f"j1_v_{name}" not in src, name
     for name in own:
-        assert f"v_{name}_j3 = " in src, name
+        assert f"j3_v_{name} = " in src, name
