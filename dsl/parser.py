@@ -47,6 +47,7 @@ from gasync.dsl.syntax_errors import translate
 BUFFER_INITS = {"zeros": False, "iota": False, "input": False, "random": True, "fill": True}
 
 # a prefix's digits may start after separators (0x_ff, as in Rust), but need one digit
+MAX_INT_DIGITS = 1000  # decimal digits of an integer literal: far past u64's 20, well within int()'s 4300
 _INT_RE = re.compile(r"0x_*[0-9a-fA-F][0-9a-fA-F_]*|0b_*[01][01_]*|0o_*[0-7][0-7_]*|\d[\d_]*")
 _FLOAT_RE = re.compile(r"\d[\d_]*(\.\d[\d_]*)?([eE][+-]?\d[\d_]*)?")
 
@@ -128,7 +129,15 @@ def number_value(tok: Token) -> int | float:
     """Convert a NUMBER token, or raise :class:`InvalidLiteralError`."""
     text = str(tok)
     if _INT_RE.fullmatch(text):
-        return int(text.replace("_", ""), 0) if text[:2] in ("0x", "0b", "0o") else int(text.replace("_", ""))
+        if text[:2] in ("0x", "0b", "0o"):
+            return int(text.replace("_", ""), 0)
+        digits = text.replace("_", "").lstrip("0") or "0"
+        if len(digits) > MAX_INT_DIGITS:  # beyond u64 anyway, and beyond what Python converts (4300 digits)
+            raise InvalidLiteralError(
+                f"integer literal of {len(digits)} digits: no integer type holds it (u64 holds 20 digits)",
+                token_span(tok),
+            )
+        return int(digits)
     if _FLOAT_RE.fullmatch(text):
         return float(text.replace("_", ""))
     raise InvalidLiteralError(f"invalid numeric literal '{text}'", token_span(tok))

@@ -184,7 +184,10 @@ def _unexpected_token(exc: UnexpectedToken, text: str) -> ParseError:
                 ),
             ),
         )
-    if "SEMICOLON" in expected and before and (tok.type in _STMT_START or tok.line != before[-1].end_line):
+    # a statement that needs its ';' followed by the next statement, the block's '}' (on this line
+    # or the next) or anything on a later line: E0102, wherever the next token is
+    next_stmt = tok.type in _STMT_START or tok.type == "RBRACE" or tok.line != before[-1].end_line if before else False
+    if "SEMICOLON" in expected and before and next_stmt:
         prev = before[-1]
         line, col = prev.end_line or 0, prev.end_column or 0
         return MissingSemicolonError(f"expected ';', found {describe_token(tok)}", Span(line, col, line, col + 1))
@@ -380,4 +383,13 @@ def _bad_character(exc: UnexpectedCharacters, text: str) -> ParseError:
     if rest.startswith('"'):
         return UnterminatedStringError("unterminated string: a '\"' with no closing quote on this line", span)
     ch = text[pos] if pos < len(text) else ""
-    return InvalidCharacterError(f"unexpected character '{ch}'", span)
+    return InvalidCharacterError(f"unexpected character '{shown_char(ch)}'", span)
+
+
+def shown_char(ch: str) -> str:
+    """A character as a message shows it: itself where it prints, else escaped as Python
+    writes it (a NUL ``\\x00``, DEL ``\\x7f``, a zero-width space ``\\u200b``), never raw."""
+    if ch.isprintable():
+        return ch
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"

@@ -112,7 +112,8 @@ class ExprChecker(CallChecker):
         ty = want or "i32"
         lo, hi = LIMITS[str(ty)]
         if not lo <= value <= hi:
-            raise TypeMismatchError(f"literal {value} does not fit in {ty} (range {lo}..={hi})", span)
+            shown = value if value.bit_length() <= 256 else f"of {value.bit_length()} bits"  # (str(): 4300 digits)
+            raise TypeMismatchError(f"literal {shown} does not fit in {ty} (range {lo}..={hi})", span)
         return ir.Lit(value, ty, span)
 
     def _name(self, e: ast.Name, want: ir.Ty | None) -> ir.Expr:

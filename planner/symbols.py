@@ -216,7 +216,7 @@ def _extern(syms: Symbols, item: ast.ExternFn) -> ExternDef:
     if not EXTERN_PATH.fullmatch(item.path):
         raise ExternPathError(
             f'invalid extern path "{item.path}": expected "dotted.module:function" made of identifiers',
-            item.span,
+            item.path_span if item.path_span.line else item.span,  # at the quoted path (decision 35)
         )
     module, attr = item.path.split(":")
     params, ret = syms.signature(item.name)

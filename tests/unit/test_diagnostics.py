@@ -63,6 +63,26 @@ bad.gasync:1:9: error: expected ';', found keyword 'signal'
  1 | signal a
    |         ^""",
     ),
+    Case(  # the '}' on the same line was E0101 ("unexpected token"), on the next line E0102
+        "missing_semicolon_before_the_brace",
+        "task main { let x = 1 }\n",
+        MissingSemicolonError,
+        """\
+bad.gasync:1:22: error: expected ';', found '}'
+   |
+ 1 | task main { let x = 1 }
+   |                      ^""",
+    ),
+    Case(
+        "missing_semicolon_before_the_brace_below",
+        "task main { let x = 1\n}\n",
+        MissingSemicolonError,
+        """\
+bad.gasync:1:22: error: expected ';', found '}'
+   |
+ 1 | task main { let x = 1
+   |                      ^""",
+    ),
     Case(
         "unclosed_brace",
         "task main {\n    let x = 5;\n",
@@ -183,6 +203,45 @@ bad.gasync:2:15: error: unexpected character '@'
    |
  2 |     let x = 1 @ 2;
    |               ^""",
+    ),
+    Case(  # a character that does not print is escaped, never written raw
+        "nul_character",
+        "task main {}\0\n",
+        InvalidCharacterError,
+        """\
+bad.gasync:1:13: error: unexpected character '\\x00'
+   |
+ 1 | task main {}\0
+   |             ^""",
+    ),
+    Case(
+        "zero_width_space",
+        "task main { let x\u200b = 1; }\n",
+        InvalidCharacterError,
+        """\
+bad.gasync:1:18: error: unexpected character '\\u200b'
+   |
+ 1 | task main { let x\u200b = 1; }
+   |                  ^""",
+    ),
+    Case(
+        "delete_character",
+        "task main { \x7f }\n",
+        InvalidCharacterError,
+        """\
+bad.gasync:1:13: error: unexpected character '\\x7f'
+   |
+ 1 | task main { \x7f }
+   |             ^""",
+    ),
+    Case(  # more digits than Python converts to an int (4300): E0111, not an internal error
+        "integer_literal_of_5000_digits",
+        "task main { let x = " + "9" * 5000 + "; }\n",
+        InvalidLiteralError,
+        "bad.gasync:1:21: error: integer literal of 5000 digits: no integer type holds it (u64 holds 20 digits)\n"
+        "   |\n"
+        " 1 | task main { let x = " + "9" * 5000 + "; }\n"
+        "   |                     " + "^" * 5000,
     ),
     Case(
         "unterminated_comment",

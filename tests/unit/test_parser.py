@@ -414,7 +414,7 @@ def test_a_syntax_error_comes_before_an_earlier_bad_literal() -> None:
     # the literal's mistake is found first, but is held until the whole file has parsed
     with pytest.raises(GasyncError) as info:
         parse("task main { let a = 12abc; let b = 1 }")
-    assert (type(info.value).__name__, info.value.message) == ("UnexpectedTokenError", "expected ';', found '}'")
+    assert (type(info.value).__name__, info.value.message) == ("MissingSemicolonError", "expected ';', found '}'")
     with pytest.raises(GasyncError) as info:
         parse("task main { let a = 12abc; }")
     assert info.value.message == "invalid numeric literal '12abc'"

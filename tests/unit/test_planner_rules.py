@@ -213,11 +213,11 @@ RULES = {
     "extern path with slashes": (
         'extern fn g(v: f32) -> f32 from "mylib/kernels.py";\ntask main { }\n',
         E.ExternPathError,
-        't.gasync:1:1: error: invalid extern path "mylib/kernels.py": expected "dotted.module:function" made of '
+        't.gasync:1:33: error: invalid extern path "mylib/kernels.py": expected "dotted.module:function" made of '
         "identifiers\n"
         "   |\n"
         ' 1 | extern fn g(v: f32) -> f32 from "mylib/kernels.py";\n'
-        "   | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
+        "   |                                 ^^^^^^^^^^^^^^^^^^",  # at the quoted path (decision 35)
     ),
 }
 
@@ -424,3 +424,21 @@ def test_nested_joins_and_joins_in_select_arms_are_accepted() -> None:
     )
     p = plan_of(src)
     assert [t.name for t in p.tasks] == ["main", "setter"]
+
+
+@pytest.mark.parametrize("digits", ["0x" + "f" * 5000, "0b" + "1" * 20000, "0x" + "f" * 100])
+def test_a_literal_far_past_u64_is_e0204_with_its_size(digits: str) -> None:
+    # 5000 hex digits are more than 4300 decimal ones: printing the value was an internal error
+    classes, text = diagnose(f"task main {{ let x = {digits}; }}\n")
+    bits = 4 * (len(digits) - 2) if digits.startswith("0x") else len(digits) - 2
+    assert classes == [E.TypeMismatchError]
+    assert text.splitlines()[0] == (
+        f"t.gasync:1:21: error: literal of {bits} bits does not fit in i32 (range -2147483648..=2147483647)"
+    )
+
+
+def test_a_literal_just_past_u64_shows_its_value() -> None:
+    classes, text = diagnose("task main { let x: u64 = 18446744073709551616; }\n")
+    assert text.splitlines()[0] == (
+        "t.gasync:1:26: error: literal 18446744073709551616 does not fit in u64 (range 0..=18446744073709551615)"
+    )
