@@ -8,18 +8,38 @@ programs written first. (Not the least recently used: renewing the module's time
 on every load would invalidate Numba's cache, which checks the source file's
 time stamp; a program evicted while still in use is compiled once more.)
 
-Only files named like ours are ever counted or removed: the cache directory may be
-one the user chose, and anything else in it is theirs.
+Only files named exactly as ours are ever counted or removed: the cache directory may
+be one the user chose, and anything else in it is theirs (a ``gasync_helpers.py`` of
+the user's included). Ours are the module ``gasync_<20 hex digits>_<12 hex digits>.py``,
+its temporary ``.tmp<pid>`` while it is written, and in ``__pycache__/`` the files
+named after the module's stem: Numba's index and data (``.nbi``, ``.nbc``) and
+Python's byte code (``.pyc``).
 """
 
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB: about a thousand GPU programs with their Numba cache
 PREFIX = "gasync_"
+STEM = re.compile(r"gasync_[0-9a-f]{20}_[0-9a-f]{12}")  # runtime/module.py's module_path: the two digests
+MODULE = re.compile(rf"({STEM.pattern})\.py")
+TEMPORARY = re.compile(rf"({STEM.pattern})\.tmp\d+")
+COMPILED = re.compile(rf"({STEM.pattern})\.[^/]*\.(?:nbi|nbc|pyc)")  # Numba's index and data, Python's byte code
+
+
+def is_module(name: str) -> bool:
+    """Whether ``name`` is a module gasync writes into its cache."""
+    return MODULE.fullmatch(name) is not None
+
+
+def _stem_of(name: str) -> str | None:
+    """The module stem of a file of ours in ``__pycache__/``; None for anyone else's."""
+    m = COMPILED.fullmatch(name)
+    return m.group(1) if m else None
 
 
 @dataclass(frozen=True)
@@ -56,9 +76,12 @@ def entries(root: Path) -> list[Entry]:
     numba_files: dict[str, list[Path]] = {}
     if pycache.is_dir():
         for f in pycache.glob(f"{PREFIX}*"):
-            numba_files.setdefault(f.name.split(".", 1)[0], []).append(f)
+            stem = _stem_of(f.name)
+            if stem is not None and f.is_file():
+                numba_files.setdefault(stem, []).append(f)
     out = []
-    for module in root.glob(f"{PREFIX}*.py") if root.is_dir() else ():
+    modules = [m for m in root.glob(f"{PREFIX}*.py") if is_module(m.name)] if root.is_dir() else []
+    for module in modules:
         files = (module, *sorted(numba_files.get(module.stem, [])))
         try:
             mtime = module.stat().st_mtime
@@ -71,23 +94,23 @@ def entries(root: Path) -> list[Entry]:
 
 def _ours(root: Path) -> list[Path]:
     """Every file of ours: modules, Numba's files for them, stray temporary modules."""
-    found = list(root.glob(f"{PREFIX}*")) if root.is_dir() else []
+    found = [f for f in root.glob(f"{PREFIX}*") if MODULE.fullmatch(f.name) or TEMPORARY.fullmatch(f.name)]
     pycache = root / "__pycache__"
     if pycache.is_dir():
-        found += pycache.glob(f"{PREFIX}*")
+        found += (f for f in pycache.glob(f"{PREFIX}*") if _stem_of(f.name) is not None)
     return [f for f in found if f.is_file()]
 
 
 def info(root: Path, max_bytes: int = DEFAULT_MAX_BYTES) -> CacheInfo:
     files = _ours(root)
     size = sum(_size(f) for f in files)
-    return CacheInfo(root, sum(1 for f in files if f.parent == root and f.suffix == ".py"), size, max_bytes)
+    return CacheInfo(root, sum(1 for f in files if f.parent == root and is_module(f.name)), size, max_bytes)
 
 
 def clear(root: Path) -> tuple[int, int]:
     """Remove every file of ours under ``root``; return (programs, bytes) removed."""
     files = _ours(root)
-    programs = sum(1 for f in files if f.parent == root and f.suffix == ".py")
+    programs = sum(1 for f in files if f.parent == root and is_module(f.name))
     size = 0
     for f in files:
         size += _size(f)

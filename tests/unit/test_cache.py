@@ -5,6 +5,7 @@ Every test uses a temporary cache directory (GASYNC_CACHE_DIR or a path), never 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -22,8 +23,9 @@ def gasync(*args: str, cache_dir: Path, **env: str) -> subprocess.CompletedProce
 
 
 def fake_program(root: Path, name: str, size: int, mtime: float) -> Path:
-    """A module of ``size`` bytes and a Numba index and data file of ``size`` bytes each."""
-    module = root / f"gasync_{name}_abc.py"
+    """A module of ``size`` bytes and a Numba index and data file of ``size`` bytes each, named
+    as runtime/module.py names them (two digests)."""
+    module = root / f"gasync_{hashlib.sha256(name.encode()).hexdigest()[:20]}_{'abc' * 4}.py"
     root.mkdir(parents=True, exist_ok=True)
     module.write_bytes(b"#" * size)
     pycache = root / "__pycache__"
@@ -99,6 +101,44 @@ def test_within_the_bound_nothing_is_evicted(tmp_path: Path) -> None:
 def test_a_kernel_is_cached_once_numba_wrote_its_index(tmp_path: Path) -> None:
     module = fake_program(tmp_path, "a", 10, 1.0)
     assert cache.kernel_cached(module)
-    bare = tmp_path / "gasync_b_abc.py"
+    bare = tmp_path / f"gasync_{'b' * 20}_{'abc' * 4}.py"
     bare.write_text("")
     assert not cache.kernel_cached(bare)
+
+
+def test_clear_and_eviction_leave_the_users_gasync_named_files(tmp_path: Path) -> None:
+    theirs = ["gasync_helpers.py", "gasync_notes.txt", f"gasync_{'a' * 20}_{'abc' * 4}.py.bak"]
+    for name in theirs:
+        (tmp_path / name).write_text("the user's")
+    fake_program(tmp_path, "a", 10, 1.0)
+    (tmp_path / "__pycache__" / "gasync_helpers.cpython-312.pyc").write_text("the user's")
+    (tmp_path / f"gasync_{'c' * 20}_{'abc' * 4}.tmp123").write_text("ours: a module half written")
+    assert cache.info(tmp_path).programs == 1
+    ours = f"gasync_{hashlib.sha256(b'a').hexdigest()[:20]}_{'abc' * 4}.py"
+    assert [e.module.name for e in cache.entries(tmp_path)] == [ours]
+    assert cache.evict(tmp_path, 0) != []
+    res = gasync("cache", "clear", cache_dir=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == f"removed 0 programs (27 B) from {tmp_path}\n"
+    left = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
+    assert left == sorted([*theirs, "__pycache__", "__pycache__/gasync_helpers.cpython-312.pyc"])
+
+
+def test_the_generated_module_is_named_as_the_cache_knows_it(tmp_path: Path) -> None:
+    import gasync
+    from gasync.runtime.module import module_path
+
+    prog = gasync.compile_source("task main { }\n", "m.gasync")
+    path = module_path(prog.generated, str(tmp_path))
+    assert cache.is_module(path.name) and path.parent == tmp_path
+
+
+def test_an_empty_cache_dir_is_a_usage_error(tmp_path: Path) -> None:
+    for args in (["cache", "clear", "--cache-dir", ""], ["cache", "info", "--cache-dir", ""]):
+        cmd = [sys.executable, "-m", "gasync", *args]
+        res = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+        assert res.returncode == 2
+        assert res.stderr.startswith(
+            "gasync: error: Invalid value for '--cache-dir' (env var: 'GASYNC_CACHE_DIR'):"
+            " an empty path names no folder"
+        ), res.stderr
