@@ -13,6 +13,7 @@ located error and everything within it fits this stack.
 
 from __future__ import annotations
 
+import stat
 import sys
 import threading
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from gasync.planner.model import Plan, PlanOptions
 
 T = TypeVar("T")
 
+MAX_PROGRAM_BYTES = 16 << 20  # a program file's size: parsing takes seconds per MB (docs/performance.md)
 STACK_BYTES = 1 << 30  # reserved, not committed: a thread touches only the pages it uses
 RECURSION_LIMIT = 400_000  # frames; MAX_DEPTH levels of nesting take a few dozen frames each at most
 
@@ -80,18 +82,39 @@ def load(path: str | Path) -> ast.Program:
 
 
 def _load(path: str | Path) -> ast.Program:
+    return parse(read_program(path), str(path))
+
+
+def read_program(path: str | Path) -> str:
+    """A program file's text: UTF-8, its lines ended by LF, CR LF or a lone CR (read as Python
+    reads text files), at most MAX_PROGRAM_BYTES. A device (``/dev/zero``, whose read would
+    never end) is refused; a pipe (``<(...)``) is read like a file. InputFileError otherwise."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        mode = p.stat().st_mode
+        if stat.S_ISDIR(mode):
+            raise InputFileError(f"is a directory, not a .gasync file: {p}")
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+            raise InputFileError(f"is a device, not a .gasync file: {p}")
+        with p.open("rb") as f:
+            data = f.read(MAX_PROGRAM_BYTES + 1)
     except FileNotFoundError:
         raise InputFileError(f"no such file: {p}") from None
-    except IsADirectoryError:
-        raise InputFileError(f"is a directory, not a .gasync file: {p}") from None
-    except UnicodeDecodeError as exc:
-        raise InputFileError(f"not UTF-8 text: {p} (byte {exc.start})") from None
     except OSError as exc:
         raise InputFileError(f"cannot read {p}: {exc.strerror}") from None
-    return parse(text, str(p))
+    return decode_program(data, str(p))
+
+
+def decode_program(data: bytes, label: str) -> str:
+    """The text of a program's bytes (a file's, or standard input's as ``<stdin>``): as
+    :func:`read_program` reads a file, so that both give the same text or the same error."""
+    if len(data) > MAX_PROGRAM_BYTES:
+        raise InputFileError(f"{label} is larger than {MAX_PROGRAM_BYTES >> 20} MiB, the most a program may be")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputFileError(f"not UTF-8 text: {label} (byte {exc.start})") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def check(path: str | Path, options: PlanOptions | None = None) -> Plan:

@@ -14,7 +14,9 @@ of a bare `path: ok`.
 from __future__ import annotations
 
 import json
+import signal
 import sys
+import threading
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -38,7 +40,7 @@ from gasync.cli.common import (
 )
 from gasync.cli.drawings import GraphFormat, emit_graph, graph_format
 from gasync.cli.map import map_command
-from gasync.cli.params import FileToWrite, verbosity
+from gasync.cli.params import FileToWrite, distinct_files, verbosity
 from gasync.cli.report import (
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -182,6 +184,8 @@ def graph(
     src = Source(file)
     with rep.guard(src):
         fmt = graph_format(output, format)
+        if output is not None and not src.is_stdin:
+            distinct_files([(f"-o {output}", output)], [("the program's source file", src.arg)])
         plan = src.check(plan_options(define, False))
         rep.diagnostics(list(plan.warnings), src)
         drawing = states_graph(plan, generate(plan).internal_states) if states else task_graph(plan)
@@ -200,6 +204,8 @@ def schedule(
     rep = Reporter(debug)
     with rep.guard(Source(trace)):
         fmt = graph_format(output, format)
+        if output is not None:
+            distinct_files([(f"-o {output}", output)], [("the trace file", trace)])
         raw = read_trace(trace)
         emit_graph(rep, schedule_graph(raw), fmt, output, f"schedule of {trace}")
     rep.finish()
@@ -240,6 +246,7 @@ app.add_typer(cache_cli.app)
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: the app, with Click's usage errors in gasync's style."""
     args = sys.argv[1:] if argv is None else argv
+    catch_interrupts()
     try:
         code = app(args=args, prog_name=PROG, standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:
@@ -254,6 +261,15 @@ def main(argv: list[str] | None = None) -> None:
         Reporter(debug=_given(args, "--debug")).internal(exc)
         code = EXIT_INTERNAL
     sys.exit(code or 0)
+
+
+def catch_interrupts() -> None:
+    """Ctrl-C (SIGINT, to gasync or to its process group) ends a command as ``interrupted``
+    (exit status 130), also where gasync was started with SIGINT ignored (a shell starts a
+    background job so): a run must stop when asked, and the simulator's worker is killed
+    by the parent (runtime/backends.py), not left to spin."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _usage_error(exc: click.UsageError, args: list[str]) -> int:

@@ -63,7 +63,8 @@ DebugOpt = Annotated[bool, typer.Option("--debug", help="Show the Python traceba
 CacheDirOpt = Annotated[
     Path | None,
     typer.Option(
-        "--cache-dir", envvar="GASYNC_CACHE_DIR", metavar="DIR", show_default=False, callback=params.a_folder,
+        "--cache-dir", envvar="GASYNC_CACHE_DIR", metavar="DIR", show_default=False, click_type=params.Folder(),
+        callback=params.a_folder,
         help="Where compiled programs are cached (default: $XDG_CACHE_HOME/gasync, else ~/.cache/gasync).",
     ),
 ]  # fmt: skip

@@ -12,9 +12,10 @@ temporary name and a rename, so a run that Dask repeats after its worker died wr
 file again), so they must see the paths: a LocalCluster does, a remote one needs a shared file
 system, as Dask's own readers do.
 
-The cluster: ``--scheduler ADDRESS`` joins a running one; otherwise a LocalCluster of
-``--workers N`` processes is started for the command (default: one per GPU with dask-cuda's
-LocalCUDACluster on a GPU, where dask-cuda is installed; min(4, cores) on the simulator).
+The cluster: ``--scheduler ADDRESS`` (``[PROTOCOL://]HOST:PORT``, checked first) joins a running
+one; otherwise a LocalCluster of ``--workers N`` processes (at most 4 per core) is started for the
+command (default: one per GPU with dask-cuda's LocalCUDACluster on a GPU, where dask-cuda is
+installed; min(4, cores) on the simulator).
 
 Order of checks, as ``gasync run``'s: the options (Click), then the program (parsed and planned
 here, once), its names and the input files, and only then the cluster. Exit status: 0 when every
@@ -28,6 +29,7 @@ import glob
 import json
 import logging
 import os
+import re
 import sys
 import time
 from contextlib import ExitStack
@@ -80,15 +82,59 @@ OutputNameOpt = Annotated[
     typer.Option("--output", metavar="NAME", show_default=False,
                  help="A buffer to save after each run (repeatable; default: every buffer that is not an input)."),
 ]  # fmt: skip
+SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")  # Dask's protocols that another process can reach
+WORKERS_PER_CORE = 4  # --workers' bound: more processes than this only queue for the cores
+_HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]@]+):(\d{1,5})")
+
+
+class SchedulerAddress(click.ParamType):
+    """A Dask scheduler's address, ``[PROTOCOL://]HOST:PORT``, checked before anything runs
+    (Dask's own ``missing port number`` would be an internal error, after the compile)."""
+
+    name = "address"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value).strip()
+        scheme, sep, rest = text.partition("://")
+        if not sep:
+            scheme, rest = "tcp", text
+        if scheme not in SCHEMES:
+            known = ", ".join(f"{s}://" for s in SCHEMES)
+            self.fail(f"'{value}': unknown protocol '{scheme}://' (Dask's are {known})", param, ctx)
+        m = _HOST_PORT.fullmatch(rest)
+        if m is None or not 0 < int(m.group(2)) < 65536:
+            self.fail(f"expected HOST:PORT, optionally after tcp:// (e.g. tcp://10.0.0.5:8786), found '{value}'",
+                      param, ctx)  # fmt: skip
+        return text
+
+
+def max_workers() -> int:
+    """The most worker processes ``--workers`` may ask a local cluster for: WORKERS_PER_CORE a core."""
+    return WORKERS_PER_CORE * (os.cpu_count() or 1)
+
+
+def bounded_workers(ctx: click.Context, param: click.Parameter, workers: int) -> int:
+    """Callback of --workers: at most :func:`max_workers` (100000 processes would take minutes to
+    start, and hang the machine meanwhile)."""
+    most = max_workers()
+    if workers > most:
+        raise click.BadParameter(
+            f"{workers} is more than a local cluster here may start: at most {most}"
+            f" ({WORKERS_PER_CORE} per core, {os.cpu_count() or 1} cores)", ctx, param,
+        )  # fmt: skip
+    return workers
+
+
 SchedulerOpt = Annotated[
     str | None,
-    typer.Option("--scheduler", metavar="ADDRESS", show_default=False,
+    typer.Option("--scheduler", metavar="ADDRESS", click_type=SchedulerAddress(), show_default=False,
                  help="A running Dask scheduler, e.g. tcp://10.0.0.5:8786 (default: start a local cluster)."),
 ]  # fmt: skip
 WorkersOpt = Annotated[
     int,
-    typer.Option("--workers", click_type=Count(), metavar="N",
-                 help="Worker processes of the local cluster (0: one per GPU, or min(4, cores) on the simulator)."),
+    typer.Option("--workers", click_type=Count(), metavar="N", callback=bounded_workers,
+                 help="Worker processes of the local cluster (0: one per GPU, or min(4, cores) on the simulator;"
+                      f" at most {WORKERS_PER_CORE} per core)."),
 ]  # fmt: skip
 MapJsonOpt = Annotated[bool, typer.Option("--json", help="Print the summary (summary.json's object) on stdout.")]
 
@@ -226,7 +272,7 @@ def connect(stack: ExitStack, rep: Reporter, scheduler: str | None, workers: int
             raise click.UsageError("--workers sizes a local cluster; with --scheduler the cluster's own workers run")
         try:
             client = stack.enter_context(Client(scheduler, timeout="10s"))
-        except OSError as exc:
+        except (OSError, ValueError, TypeError) as exc:  # (ValueError: an address Dask's parser refuses)
             raise click.UsageError(f"--scheduler {scheduler}: cannot connect: {exc}") from None
         n = len(client.scheduler_info(n_workers=-1).get("workers", {}))
         return client, f"{n} worker{'s' if n != 1 else ''} at {scheduler}"

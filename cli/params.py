@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import click
 
 UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 UNIT_WORDS = "ns, us, ms, s, m or h; a bare number is seconds"
+MIN_DURATION_S = 1e-9  # the device clock's tick: a shorter --timeout would be none at all
 MAX_DURATION_S = 7 * 24 * 3600.0  # a week: longer than any run, and far inside the device clock's int64 ns
 SIZE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12}
 SIZE_UNITS |= {"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40, "k": 1 << 10, "m": 1 << 20}
@@ -29,7 +31,7 @@ def parse_duration(text: str, allow_zero: bool = False) -> float:
     """Seconds in ``10s``, ``500ms``, ``250us``, ``2m``, ``1h`` or a bare number of seconds.
 
     Raises ValueError, with the message a user should see, for anything that is not
-    a finite duration from 0 (where ``allow_zero``, else just above it) to a week.
+    a finite duration from 0 (where ``allow_zero``, else from 1 ns, the device clock's tick) to a week.
     """
     t = text.strip()
     number, scale = t, 1.0
@@ -45,6 +47,8 @@ def parse_duration(text: str, allow_zero: bool = False) -> float:
         raise ValueError(f"'{text}' is not a finite duration")
     if value < 0 or (value == 0 and not allow_zero):
         raise ValueError(f"a duration must be {'zero or more' if allow_zero else 'positive'}, found '{text}'")
+    if 0 < value < MIN_DURATION_S and not allow_zero:
+        raise ValueError(f"'{text}' is shorter than the shortest duration accepted, 1ns")
     if value > MAX_DURATION_S:
         raise ValueError(f"'{text}' is longer than the longest duration accepted, a week (604800s)")
     return value
@@ -168,13 +172,64 @@ def distinct_outputs(ctx: click.Context, param: click.Parameter, pairs: list[tup
     """Callback of --output: each buffer once, and each file for one buffer (else one would
     silently overwrite the other)."""
     no_repeats(ctx, param, pairs)
-    files: dict[str, str] = {}
+    files: dict[tuple[object, ...], str] = {}
     for name, path in pairs or []:
-        key = str(Path(path).resolve())
+        key = file_key(Path(path))
+        if key is None:
+            continue
         if key in files:
             raise click.BadParameter(f"'{name}' and '{files[key]}' are both written to {path}", ctx, param)
         files[key] = name
     return pairs
+
+
+def file_key(path: Path) -> tuple[object, ...] | None:
+    """What makes two paths one file: the device and inode of one that exists (links, ``..``
+    and symbolic links included), else the absolute path; None for a character device
+    (``/dev/null``, a terminal), which a second write does not overwrite."""
+    try:
+        st = path.stat()
+    except OSError:
+        return ("path", str(path.resolve()))
+    if stat.S_ISCHR(st.st_mode):
+        return None
+    return ("file", st.st_dev, st.st_ino)
+
+
+def distinct_files(writes: list[tuple[str, Path]], reads: list[tuple[str, Path]]) -> None:
+    """Every file a command writes is one no other of its outputs writes and none of its inputs
+    is: else one output would silently replace another, or the program's source or an input
+    file (``--report prog.gasync``). ``writes`` pairs each output as the user gave it
+    (``--trace t.json``, ``--output y=y.npy``) with its path, ``reads`` each input as a message
+    names it (``the program's source file``) with its path; a usage error otherwise."""
+    read_keys: dict[tuple[object, ...], str] = {}
+    for what, path in reads:
+        key = file_key(path)
+        if key is not None:
+            read_keys.setdefault(key, what)
+    written: dict[tuple[object, ...], str] = {}
+    for given, path in writes:
+        key = file_key(path)
+        if key is None:
+            continue
+        if key in read_keys:
+            raise click.UsageError(f"{given}: that is {read_keys[key]}, which would be overwritten")
+        if key in written:
+            raise click.UsageError(f"{written[key]} and {given} write one file: one would replace the other")
+        written[key] = given
+
+
+class Folder(click.ParamType):
+    """A folder's path; an empty one is an error (``Path("")`` would be the working directory)."""
+
+    name = "folder"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
+        if isinstance(value, Path):
+            return value
+        if not str(value).strip():
+            self.fail("an empty path names no folder (give DIR, or leave the option out for the default)", param, ctx)
+        return Path(str(value))
 
 
 def a_folder(ctx: click.Context, param: click.Parameter, path: Path | None) -> Path | None:

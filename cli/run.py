@@ -50,7 +50,7 @@ from gasync.cli.common import (
     plan_options,
 )
 from gasync.cli.drawings import graph_format
-from gasync.cli.params import verbosity
+from gasync.cli.params import distinct_files, verbosity
 from gasync.cli.report import Reporter, use_color
 from gasync.cli.source import Source
 from gasync.cli.summary import summary
@@ -143,6 +143,7 @@ def _compile_and_run(rep: Reporter, src: Source, args: Args) -> tuple[Plan, Resu
 
 def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> tuple[Plan, Result]:
     t0 = time.perf_counter()
+    _check_files(src, args)
     if args.schedule is not None:
         graph_format(args.schedule, None, "--schedule")  # a bad suffix costs no run
     chosen = choose(args.backend.value)
@@ -228,6 +229,16 @@ def _hint_host_signals(rep: Reporter, plan: Plan, args: Args) -> None:
             )
 
 
+def _check_files(src: Source, args: Args) -> None:
+    """No file is written twice, and none the run reads (the program, an --input) is written."""
+    flags = (("--trace", args.trace), ("--schedule", args.schedule), ("--report", args.report))
+    writes = [(f"--output {name}={path}", path) for name, path in args.outputs]
+    writes += [(f"{flag} {path}", path) for flag, path in flags if path is not None]
+    reads = [] if src.is_stdin else [("the program's source file", src.arg)]
+    reads += [(f"--input {name}'s file", path) for name, path in args.inputs]
+    distinct_files(writes, reads)
+
+
 def _check_executors(executors: int, backend: str) -> None:
     import click
 
@@ -307,10 +318,20 @@ def _say_fewer_executors(rep: Reporter, asked: int, result: Result) -> None:
 
 def _report(rep: Reporter, src: Source, plan: Plan, result: Result, args: Args, as_json: bool) -> None:
     for name, path in args.outputs:
-        np.save(path, result.buffers[name])
+        save_npy(rep, name, path, result.buffers[name])
     if args.traced:
         write_traced(rep, plan, result, src, args.trace, args.schedule, args.report)
     if as_json:
         sys.stdout.write(json.dumps(result.to_json()) + "\n")
     elif rep.verbosity > 0:
         summary(result)
+
+
+def save_npy(rep: Reporter, name: str, path: Path, array: Any) -> None:
+    """``--output NAME=PATH``: the buffer as .npy data at exactly PATH (``np.save`` given a name
+    would add '.npy' to one without it: ``y=/dev/null`` would write ``/dev/null.npy``)."""
+    try:
+        with open(path, "wb") as f:
+            np.save(f, np.asarray(array), allow_pickle=False)
+    except OSError as exc:
+        rep.usage(f"--output {name}: cannot write {path}: {exc.strerror}")

@@ -1,8 +1,9 @@
 """The program a command works on: a file, or standard input when the path is ``-``.
 
-Diagnostics name a file by its path and standard input as ``<stdin>``. A file is
-read by ``pipeline.load``; standard input is read once, so ``gasync check - -``
-sees the text once and an empty program after it.
+Diagnostics name a file by its path and standard input as ``<stdin>``. Each is read
+once (``pipeline.read_program``: a pipe could not be read again to quote its lines),
+and standard input's bytes are decoded as a file's are: not UTF-8 is E0001 (exit
+status 2) for both.
 """
 
 from __future__ import annotations
@@ -39,18 +40,21 @@ class Source:
 
     def text(self) -> str:
         """The program's text, for quoting lines in diagnostics ("" when unreadable)."""
-        if self.is_stdin:
-            return _stdin()
         try:
-            return self.arg.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            return self.read()
+        except pipeline.InputFileError:
             return ""
+
+    def read(self) -> str:
+        """The program's text, read once (a pipe could not be read twice); InputFileError
+        when it cannot be read, is not UTF-8 or is too large (standard input as a file)."""
+        if self.is_stdin:
+            return pipeline.decode_program(_stdin(), STDIN_LABEL)
+        return _file(self.arg)
 
     def load(self) -> ast.Program:
         """Read and parse the program."""
-        if self.is_stdin:
-            return pipeline.deep(parse, _stdin(), STDIN_LABEL)
-        return pipeline.load(self.arg)
+        return pipeline.deep(parse, self.read(), self.label)
 
     def check(self, options: PlanOptions) -> Plan:
         """Parse and plan; every ``-D`` name must be a const of the program (else a usage error)."""
@@ -60,8 +64,16 @@ class Source:
 
 
 @functools.cache
-def _stdin() -> str:
-    return sys.stdin.read()
+def _stdin() -> bytes:
+    """Standard input's bytes, at most one past the largest program (decoded as a file's are)."""
+    if sys.stdin is None:
+        raise pipeline.InputFileError("standard input is closed")
+    return sys.stdin.buffer.read(pipeline.MAX_PROGRAM_BYTES + 1)
+
+
+@functools.cache
+def _file(path: Path) -> str:
+    return pipeline.read_program(path)
 
 
 def check_defines(program: ast.Program, options: PlanOptions) -> None:

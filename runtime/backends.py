@@ -31,6 +31,7 @@ from gasync.runtime.options import Result, RunOptions
 SIM_GRACE_S = 30.0  # start-up of the child (imports) on top of --timeout
 SIM_DEFAULT_LIMIT_S = 600.0
 SPIN_DEADLINE_S = 30.0  # a spin executor's run without a timeout (it cannot see a deadlock)
+MIN_TIMEOUT_S = 1e-9  # the device clock counts whole nanoseconds: a shorter timeout would be none
 
 
 def gpu_present() -> bool:
@@ -66,6 +67,9 @@ def choose(backend: str) -> str:
 
 def run(gen: Generated, options: RunOptions) -> Result:
     backend = choose(options.backend)
+    given = options.timeout_s
+    if 0 < options.timeout_s < MIN_TIMEOUT_S:  # (the command line refuses one; Python's rounds up)
+        options = dataclasses.replace(options, timeout_s=MIN_TIMEOUT_S)
     if options.executor == "spin" and not options.timeout_s:
         # the naive baseline keeps no wait states, so it cannot tell a deadlock from a wait:
         # its runs always have a deadline, whose report then says so (runtime/exits.py)
@@ -85,7 +89,7 @@ def run(gen: Generated, options: RunOptions) -> Result:
         from gasync.runtime.launch import execute
 
         return execute(gen, options, sim=False)
-    return _run_sim(gen, options)
+    return _run_sim(gen, options, given > 0)
 
 
 class _WarmWorker:
@@ -133,15 +137,20 @@ class _WarmWorker:
         proc = self.proc
         assert proc is not None and proc.stdin is not None and proc.stdout is not None
         try:
-            proc.stdin.write(f"{job}\t{out}\n")
-            proc.stdin.flush()
-        except BrokenPipeError:
-            pass  # it died: the read below sees the end
-        ready, _, _ = select.select([proc.stdout], [], [], limit)
+            try:
+                proc.stdin.write(f"{job}\t{out}\n")
+                proc.stdin.flush()
+            except BrokenPipeError:
+                pass  # it died: the read below sees the end
+            ready, _, _ = select.select([proc.stdout], [], [], limit)
+            answer = proc.stdout.readline() if ready else ""
+        except BaseException:  # Ctrl-C (KeyboardInterrupt): the worker ignores SIGINT, so end its run here
+            self.stop()
+            raise
         if not ready:
             self.stop()
             raise subprocess.TimeoutExpired(proc.args, limit)
-        if proc.stdout.readline().strip() == worker.DONE:
+        if answer.strip() == worker.DONE:
             return ""
         tail = self._stderr_tail()
         self.stop()
@@ -162,7 +171,7 @@ def sim_worker_pid() -> int | None:
     return _WARM.pid()
 
 
-def _run_sim(gen: Generated, options: RunOptions) -> Result:
+def _run_sim(gen: Generated, options: RunOptions, timeout_given: bool = True) -> Result:
     # the child gets host copies and gives back NumPy arrays (runtime/outputs.py)
     inputs = {name: outputs.to_host(x) for name, x in options.inputs.items()}
     cache_dir = os.path.abspath(options.cache_dir) if options.cache_dir else options.cache_dir
@@ -177,12 +186,7 @@ def _run_sim(gen: Generated, options: RunOptions) -> Result:
         try:
             failure = _run_job(job, out, env, limit)
         except subprocess.TimeoutExpired:
-            stopped = f"the simulated run did not finish within {limit:g}s and was stopped"
-            if options.timeout_s:
-                raise RunTimeoutError(stopped) from None
-            raise worded(
-                RunTimeoutError(f"{stopped} (pass a timeout to bound it)"), f"{stopped} (set --timeout to bound it)"
-            ) from None
+            raise _hard_limit(options.timeout_s, limit, timeout_given) from None
         if not out.exists():
             raise BackendError("the simulator process failed:\n" + failure)
         status, payload = pickle.loads(out.read_bytes())
@@ -190,6 +194,24 @@ def _run_sim(gen: Generated, options: RunOptions) -> Result:
         raise payload
     assert isinstance(payload, Result)
     return payload
+
+
+def _hard_limit(timeout_s: float, limit: float, timeout_given: bool) -> RunTimeoutError:
+    """The error of a simulated run stopped at its hard limit (the timeout and SIM_GRACE_S, or
+    SIM_DEFAULT_LIMIT_S): in words of the deadline the run had, the user's own where it was theirs."""
+    if not timeout_s:
+        stopped = f"the simulated run did not finish within {limit:g}s and was stopped"
+        return worded(
+            RunTimeoutError(f"{stopped} (pass a timeout to bound it)"), f"{stopped} (set --timeout to bound it)"
+        )
+    later = f"and was stopped {limit - timeout_s:g}s later, at the simulator's hard limit of {limit:g}s"
+    if not timeout_given:  # a spin executor's or a program with groups' own deadline
+        return RunTimeoutError(f"the simulated run did not end at its deadline of {timeout_s:g}s {later}")
+    stopped = "the simulated run did not end at {} {}"
+    return worded(
+        RunTimeoutError(stopped.format(f"its timeout of {timeout_s:g}s", later)),
+        stopped.format(f"--timeout {timeout_s:g}s", later),
+    )
 
 
 def _run_job(job: Path, out: Path, env: dict[str, str], limit: float) -> str:

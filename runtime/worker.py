@@ -11,13 +11,21 @@ worker per process, so a second simulated run skips the child's start-up
 (Python, NumPy, Numba's simulator: about 2 s) and the generated module's import;
 it kills the worker when a run outlives its time limit, as it kills a one-job
 child, so a hung simulated kernel still cannot hang the caller.
+
+Either kind of child ignores SIGINT: Ctrl-C reaches the whole process group, and the
+parent, which handles it, kills the child (a simulated kernel cannot be interrupted
+cleanly). A child whose parent died (SIGKILL, SIGTERM) ends itself within a second
+rather than spin on an orphaned run.
 """
 
 from __future__ import annotations
 
+import os
 import pickle
+import signal
 import sys
 import threading
+import time
 import traceback
 import warnings
 from pathlib import Path
@@ -25,10 +33,14 @@ from pathlib import Path
 SIM_RECURSION = 100_000
 SIM_THREAD_STACK = 256 * 1024 * 1024  # bytes of (reserved, mostly untouched) stack per simulated thread
 DONE = "done"
+PARENT_POLL_S = 0.5
 
 
 def setup() -> None:
     import numpy as np
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C, and kills this process
+    threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True).start()
 
     warnings.simplefilter("ignore")  # wrapping integer arithmetic warns in NumPy scalars
     # A chain of awaits is a chain of Python calls here (each poll calls its child's):
@@ -36,6 +48,13 @@ def setup() -> None:
     sys.setrecursionlimit(SIM_RECURSION)
     threading.stack_size(SIM_THREAD_STACK)
     np.seterr(all="ignore")
+
+
+def _end_with_parent(parent: int) -> None:
+    """Exit as soon as the parent is gone (this process is then re-parented)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    os._exit(1)
 
 
 def main(job: str, result: str) -> int:

@@ -4,6 +4,7 @@ local cluster of two worker processes (simulator), and every way its options can
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -103,6 +104,18 @@ USAGE = [
     (["--input", "img=data/*.npy", "--scheduler", "tcp://127.0.0.1:1", "--workers", "2"],
      "--workers sizes a local cluster; with --scheduler the cluster's own workers run"),
     (["--input", "img=data/*.npy", "-D", "Q=3"], "-D Q: the program has no const named 'Q' (its consts are H, W)"),
+    *(
+        (["--input", "img=data/*.npy", "--scheduler", address],
+         "Invalid value for '--scheduler': expected HOST:PORT, optionally after tcp:// (e.g. tcp://10.0.0.5:8786),"
+         f" found '{address}'")
+        for address in ("notanaddress", "tcp://host:notaport", "", "tcp://host:0", "host:70000")
+    ),
+    (["--input", "img=data/*.npy", "--scheduler", "bogus://x"],
+     "Invalid value for '--scheduler': 'bogus://x': unknown protocol 'bogus://' (Dask's are tcp://, tls://, ws://,"
+     " wss://, ucx://)"),
+    (["--input", "img=data/*.npy", "--workers", "100000"],
+     f"Invalid value for '--workers': 100000 is more than a local cluster here may start: at most"
+     f" {4 * (os.cpu_count() or 1)} (4 per core, {os.cpu_count() or 1} cores)"),
 ]  # fmt: skip
 
 

@@ -122,6 +122,16 @@ def test_input_and_output(scale: Path, x_npy: tuple[Path, np.ndarray], tmp_path:
     np.testing.assert_array_equal(np.asarray(json.loads(res.stdout)["buffers"]["y"], np.float32), y)
 
 
+def test_output_is_written_at_exactly_its_path(scale: Path, x_npy: tuple[Path, np.ndarray], tmp_path: Path) -> None:
+    # np.save given a name adds '.npy' to one without it: y=/dev/null made /dev/null.npy
+    path, x = x_npy
+    saved = tmp_path / "y.data"
+    res = gasync_run(scale, "--backend", "sim", "--input", f"x={path}", "--output", f"y={saved}", "-q")
+    assert res.returncode == 0, res.stderr
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("y")) == ["y.data"]
+    np.testing.assert_array_equal(np.load(saved), x * np.float32(2) + np.float32(1))
+
+
 def test_define_changes_the_result(scale: Path, x_npy: tuple[Path, np.ndarray]) -> None:
     path, _ = x_npy
     res = gasync_run(scale, "--backend", "sim", "--input", f"x={path}", "-D", "K=10", "--json")
@@ -384,3 +394,56 @@ def test_the_spin_executor_says_what_each_task_waits_on_at_its_deadline(tmp_path
     ]
     assert lines[4].startswith("  = note: the spin executor cannot tell a deadlock from a wait")
     assert "was still running" not in res.stderr
+
+
+def running_child(cmd: list[str], tmp_path: Path) -> tuple[subprocess.Popen[str], int]:
+    """``gasync run`` of a program that never ends, started as a shell starts a background job
+    (its own process group, SIGINT ignored), once its simulator worker runs the kernel: the
+    process and the worker's id."""
+    import signal
+
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN), env=dict(os.environ),
+    )  # fmt: skip
+    assert proc.stderr is not None
+    assert "on backend sim" in proc.stderr.readline()
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    for _ in range(300):
+        kids = children.read_text().split()
+        if kids:
+            break
+        time.sleep(0.1)
+    time.sleep(3)  # the worker's start-up and the compile: the kernel spins by now
+    assert proc.poll() is None
+    return proc, int(kids[0])
+
+
+@pytest.mark.parametrize("to_group", [True, False], ids=["process group", "process"])
+def test_ctrl_c_stops_a_simulated_run_and_its_worker(tmp_path: Path, to_group: bool) -> None:
+    import signal
+
+    path = tmp_path / "spin.gasync"
+    path.write_text("shared c: u64 = 0;\ntask main { loop { c.fetch_add(1); yield_now().await; } }\n")
+    cmd = [sys.executable, "-m", "gasync", "run", str(path), "--backend", "sim", "--json", "--timeout", "40s"]
+    proc, worker = running_child(cmd, tmp_path)
+    t0 = time.monotonic()
+    if to_group:
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        os.kill(proc.pid, signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert time.monotonic() - t0 < 10  # not the 40 s of --timeout, nor for ever
+    assert proc.returncode == 130, err
+    assert err.endswith("gasync: interrupted\n") and "Traceback" not in err
+    assert json.loads(out)["error"] == {"kind": "interrupted", "message": "interrupted", "exit_status": 130}
+    for _ in range(50):  # the worker was killed, not left to spin
+        if not Path(f"/proc/{worker}").exists() or "Z" in Path(f"/proc/{worker}/stat").read_text().split()[2]:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(worker, signal.SIGKILL)
+        raise AssertionError("the simulator worker outlived the interrupted run")

@@ -43,3 +43,28 @@ def test_a_run_past_its_limit_kills_the_worker_and_the_next_run_gets_a_new_one(
     monkeypatch.undo()  # the short limit was the hang's: a fresh worker may take longer to start under load
     assert prog.run(backend="sim").buffers["out"][0] == 42
     assert backends.sim_worker_pid() not in (None, before)
+
+
+def test_a_timeout_under_a_nanosecond_is_one_not_none() -> None:
+    # int(timeout * 1e9) was 0, no deadline: the run went on for ever
+    hung = gasync.compile_source(HANG, "hang.gasync")
+    with pytest.raises(RunTimeoutError) as err:
+        hung.run(backend="sim", timeout=1e-12)
+    assert err.value.code == "E0304"
+    assert err.value.message.startswith("the run exceeded its timeout of 1e-09s")
+
+
+def test_the_hard_limit_names_the_users_timeout() -> None:
+    err = backends._hard_limit(10.0, 40.0, timeout_given=True)
+    assert err.message == (
+        "the simulated run did not end at its timeout of 10s and was stopped 30s later, at the simulator's hard"
+        " limit of 40s"
+    )
+    assert err.in_cli_words().message == (
+        "the simulated run did not end at --timeout 10s and was stopped 30s later, at the simulator's hard limit of 40s"
+    )
+    spin = backends._hard_limit(30.0, 60.0, timeout_given=False)
+    assert spin.message == (
+        "the simulated run did not end at its deadline of 30s and was stopped 30s later, at the simulator's hard"
+        " limit of 60s"
+    )

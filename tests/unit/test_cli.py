@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -96,3 +100,72 @@ def test_compile_rejects_an_unknown_stage(emit: str) -> None:
     res = gasync("compile", SAMPLES[0], "--emit", emit)
     assert res.returncode == 2
     assert "Traceback" not in res.stderr
+
+
+def gasync_bytes(*args: str | Path, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "gasync", *map(str, args)], capture_output=True, input=stdin, timeout=60
+    )
+
+
+def test_stdin_that_is_not_utf8_is_e0001_as_a_file_is(tmp_path: Path) -> None:
+    (tmp_path / "latin.gasync").write_bytes(b"\xff\xfe task main {}")
+    file = gasync_bytes("check", tmp_path / "latin.gasync", "--json")
+    stdin = gasync_bytes("check", "-", "--json", stdin=b"\xff\xfe task main {}")
+    for res, label in ((file, str(tmp_path / "latin.gasync")), (stdin, "<stdin>")):
+        assert res.returncode == 2, res.stderr
+        assert res.stderr.decode() == f"gasync: error: not UTF-8 text: {label} (byte 0)\ntry 'gasync check --help'\n"
+        assert [d["code"] for d in json.loads(res.stdout)] == ["E0001"]
+
+
+def test_a_device_is_refused_rather_than_read_for_ever() -> None:
+    res = gasync_bytes("check", "/dev/zero")
+    assert res.returncode == 2
+    message = "gasync: error: is a device, not a .gasync file: /dev/zero\ntry 'gasync check --help'\n"
+    assert res.stderr.decode() == message
+
+
+def test_a_program_past_16_mib_is_refused(tmp_path: Path) -> None:
+    big = b"// " + b"x" * (16 << 20) + b"\ntask main {}\n"
+    (tmp_path / "big.gasync").write_bytes(big)
+    for args, stdin, label in ((["check", tmp_path / "big.gasync"], b"", str(tmp_path / "big.gasync")),
+                               (["check", "-"], big, "<stdin>")):  # fmt: skip
+        res = gasync_bytes(*args, stdin=stdin)
+        assert res.returncode == 2
+        assert res.stderr.decode().splitlines()[0] == (
+            f"gasync: error: {label} is larger than 16 MiB, the most a program may be"
+        )
+
+
+def test_a_pipe_is_read_as_a_file(tmp_path: Path) -> None:
+    fifo = tmp_path / "p.gasync"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", f"printf 'task main {{ let x = 1 }}' > '{fifo}'"])
+    res = gasync_bytes("check", fifo)
+    writer.wait(timeout=60)
+    # one read: the diagnostic quotes the line without opening the pipe again (which would block)
+    assert res.returncode == 1
+    assert res.stderr.decode().splitlines()[:3] == [
+        f"{fifo}:1:22: error[E0102]: expected ';', found '}}'",
+        "   |",
+        " 1 | task main { let x = 1 }",
+    ]
+
+
+def test_a_lone_cr_ends_a_line_in_a_file_and_on_stdin(tmp_path: Path) -> None:
+    # docs/language.md, "Lexical structure": LF, CR LF or a lone CR
+    text = b"task main {}\r// a comment\rlet\r"
+    (tmp_path / "cr.gasync").write_bytes(text)
+    for args, stdin, label in ((["check", tmp_path / "cr.gasync"], b"", str(tmp_path / "cr.gasync")),
+                               (["check", "-"], text, "<stdin>")):  # fmt: skip
+        res = gasync_bytes(*args, stdin=stdin)
+        assert res.returncode == 1
+        assert res.stderr.decode().startswith(f"{label}:3:1: error[E0101]: expected item")
+
+
+def test_a_bad_define_value_is_a_usage_error_e0212(tmp_path: Path) -> None:
+    # docs/decisions-planner.md once said exit status 1
+    (tmp_path / "d.gasync").write_text("const N: i32 = 4;\ntask main { }\n")
+    res = gasync_bytes("check", tmp_path / "d.gasync", "-D", "N=abc", "--json")
+    assert res.returncode == 2
+    assert [d["code"] for d in json.loads(res.stdout)] == ["E0212"]

@@ -131,8 +131,27 @@ def assert_usage_error(res: subprocess.CompletedProcess[str], message: str, cwd:
         ),
         (["-q", "-v"], "-q/--quiet and -v/--verbose cannot be given together"),
         (["--frob"], "No such option '--frob'."),
+        # a timeout under the device clock's tick was no deadline at all (the run went on)
+        (["--timeout", "0.4ns"], "Invalid value for '--timeout': '0.4ns' is shorter than the shortest duration"
+                                 " accepted, 1ns"),
+        (["--timeout", "1e-12s"], "Invalid value for '--timeout': '1e-12s' is shorter than the shortest duration"
+                                  " accepted, 1ns"),
+        # no output overwrites the program, an input file or another output
+        (["--report", "p.gasync"], "--report p.gasync: that is the program's source file, which would be overwritten"),
+        (["--schedule", "./p.gasync"],
+         "--schedule p.gasync: that is the program's source file, which would be overwritten"),
+        (["--output", "y=p.gasync"],
+         "--output y=p.gasync: that is the program's source file, which would be overwritten"),
+        (["--output", "y=x.npy"], "--output y=x.npy: that is --input x's file, which would be overwritten"),
+        (["--trace", "same.json", "--report", "same.json"],
+         "--trace same.json and --report same.json write one file: one would replace the other"),
+        (["--output", "y=t.json", "--trace", "./t.json"],
+         "--output y=t.json and --trace t.json write one file: one would replace the other"),
+        (["--cache-dir", ""],
+         "Invalid value for '--cache-dir' (env var: 'GASYNC_CACHE_DIR'): an empty path names no folder (give DIR,"
+         " or leave the option out for the default)"),
     ],
-)
+)  # fmt: skip
 def test_bad_option_values_are_usage_errors(args: list[str], message: str, prog: Path) -> None:
     inputs = [] if any(a.startswith(("x=", "--input")) for a in args) or args == [] else ["--input", "x=x.npy"]
     res = gasync("run", "p.gasync", "--backend", "sim", *inputs, *args, cwd=prog)
