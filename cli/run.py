@@ -222,10 +222,11 @@ def _hint_host_signals(rep: Reporter, plan: Plan, args: Args) -> None:
     for sig in plan.signals:
         waiting = [t for t, e in effects.items() if sig.name in e.firm]  # (a select's other arm may end a wait)
         if waiting and sig.name in unset:
-            end = f"--timeout {args.timeout_s:g}s" if args.timeout_s else "the deadlock report, or for ever"
+            end = f"at --timeout {args.timeout_s:g}s" if args.timeout_s else "never (pass --timeout)"
             rep.warn(
                 f"no task sets signal '{sig.name}', so only the host can (--signal {sig.name}=DELAY), and this"
-                f" run does not: {', '.join(f'task {t}' for t in waiting)} will wait for it until {end}"
+                f" run does not: {', '.join(f'task {t}' for t in waiting)} will wait for it (the run ends in a"
+                f" deadlock report once nothing else can run, else {end})"
             )
 
 

@@ -343,7 +343,8 @@ def test_a_signal_only_the_host_sets_without_signal_is_announced_before_the_run(
     assert res.returncode == 1  # the timeout
     assert res.stderr.splitlines()[0] == (
         "gasync: warning: no task sets signal 'stop', so only the host can (--signal stop=DELAY), and this"
-        " run does not: task ticker will wait for it until --timeout 1s"
+        " run does not: task ticker will wait for it (the run ends in a deadlock report once nothing else"
+        " can run, else at --timeout 1s)"
     )
     given = gasync_run(SAMPLES / "counter.gasync", "--backend", "sim", "--signal", "stop=20ms")
     assert given.returncode == 0, given.stderr
