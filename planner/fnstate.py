@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gasync.dsl import ast
+from gasync.dsl.diagnostics import GasyncError
 from gasync.planner import ir
 from gasync.planner.errors import DependentError
-from gasync.dsl.diagnostics import GasyncError
 
 Binding = tuple[int, int, str]  # a let's or a for loop's (line, column, name): one binding of the source
 
