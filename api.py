@@ -25,9 +25,12 @@ of the same library, with no copy through the host (``outputs``: see
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from os import PathLike
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -107,6 +110,13 @@ class Program:
         from gasync import runtime
         from gasync.pipeline import deep
 
+        with located(self.path):
+            check_run_options(
+                backend=backend, inputs=inputs, timeout=timeout, executors=executors, executor=executor,
+                cache_dir=cache_dir, signals=signals, outputs=outputs, trace=trace, warps_per_block=warps_per_block,
+                checked=checked, trace_events=trace_events,
+            )  # fmt: skip
+            _check_executors(backend, executors)
         options = RunOptions(
             backend,
             dict(inputs or {}),
@@ -145,6 +155,89 @@ class Program:
         return map_program(self, client, inputs, **run_options)
 
 
+# a run's durations, as the command line's (cli/params.py): finite, from 0 to a week
+MAX_SECONDS = 7 * 24 * 3600.0
+MAX_WARPS_PER_BLOCK = 32  # a CUDA block holds at most 1024 threads
+
+
+def check_run_options(
+    *,
+    inputs: Any = None,
+    timeout: Any = 0.0,
+    executors: Any = 0,
+    executor: Any = "queue",
+    cache_dir: Any = None,
+    signals: Any = None,
+    outputs: Any = "auto",
+    trace: Any = False,
+    warps_per_block: Any = 0,
+    checked: Any = True,
+    trace_events: Any = 0,
+    backend: Any = "auto",
+) -> None:
+    """``Program.run``'s options, checked before anything runs: a wrong type is a ``TypeError``, a
+    wrong value a ``ValueError``, each naming the argument, and an unknown backend the run's
+    ``BackendError`` (E0302). ``Program.map`` and ``map_blocks`` check them on the client."""
+    from gasync.runtime.outputs import OUTPUTS
+
+    if not isinstance(backend, str) or backend not in ("auto", "cuda", "sim"):
+        from gasync.runtime.errors import BackendError
+
+        raise BackendError(f"unknown backend '{backend}': expected auto, cuda or sim")
+    if inputs is not None and not isinstance(inputs, Mapping):
+        raise TypeError(f"inputs: expected a dict of buffer name -> array, got {type(inputs).__name__}")
+    _seconds("timeout", timeout)
+    if signals is not None and not isinstance(signals, Mapping):
+        raise TypeError(
+            f"signals: expected a dict of signal name -> seconds after launch, got {type(signals).__name__}"
+        )
+    for name, delay in (signals or {}).items():
+        _seconds(f"signals[{name!r}]", delay)
+    _count("executors", executors)
+    _count("trace_events", trace_events)
+    if _count("warps_per_block", warps_per_block) > MAX_WARPS_PER_BLOCK:
+        raise ValueError(
+            f"warps_per_block={warps_per_block}: a CUDA block holds at most {MAX_WARPS_PER_BLOCK} warps (1024 threads)"
+        )
+    if executor not in ("queue", "spin"):
+        raise ValueError(f"executor={executor!r}: expected 'queue' or 'spin'")
+    if outputs not in OUTPUTS:
+        raise ValueError(f"outputs={outputs!r}: expected one of {', '.join(OUTPUTS)}")
+    for name, flag in (("trace", trace), ("checked", checked)):
+        if not isinstance(flag, bool) and type(flag).__name__ != "bool_":
+            raise TypeError(f"{name}: expected True or False, got {type(flag).__name__}")
+    if cache_dir is not None and (not isinstance(cache_dir, str | PathLike) or str(cache_dir) == ""):
+        raise ValueError(f"cache_dir={cache_dir!r}: expected a directory's path (None: the default cache)")
+
+
+def _seconds(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a number of seconds, got {type(value).__name__} {value!r}")
+    seconds = float(value)
+    if not math.isfinite(seconds) or not 0 <= seconds <= MAX_SECONDS:
+        raise ValueError(f"{name}={value!r}: expected seconds from 0 to a week ({MAX_SECONDS:.0f})")
+    return seconds
+
+
+def _count(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected an int, got {type(value).__name__} {value!r}")
+    if value < 0:
+        raise ValueError(f"{name}={value}: expected 0 or more (0: the default)")
+    return int(value)
+
+
+def _check_executors(backend: str, executors: int) -> None:
+    """No more executors than one launch holds (the command line's --executors limit)."""
+    from gasync.cli.limits import max_executors
+    from gasync.runtime.backends import choose
+
+    if executors:
+        most, why = max_executors(choose(backend))
+        if executors > most:
+            raise ValueError(f"executors={executors}: one launch holds at most {most} executors here ({why})")
+
+
 def compile_source(
     text: str, path: str = "<input>", defines: Mapping[str, Any] | None = None, strict: bool = False
 ) -> Program:
@@ -152,6 +245,8 @@ def compile_source(
     from gasync.dsl import parse
     from gasync.pipeline import deep
 
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected the program's text as a str, got {type(text).__name__}")
     options = _options(defines, strict)
     return _compiled(path, options, lambda: deep(lambda: generate(plan(parse(text, path), options))))
 
@@ -185,6 +280,8 @@ def located(path: str) -> Iterator[None]:
 
 
 def _options(defines: Mapping[str, Any] | None, strict: bool) -> PlanOptions:
+    if defines is not None and not isinstance(defines, Mapping):
+        raise TypeError(f"defines: expected a dict of const name -> value, got {type(defines).__name__}")
     return PlanOptions(tuple((k, define_text(v)) for k, v in (defines or {}).items()), strict)
 
 

@@ -81,12 +81,11 @@ class Recipe:
     @classmethod
     def read(cls, path: str | Path, defines: Mapping[str, Any] | None = None, strict: bool = False) -> Recipe:
         """The recipe of a ``.gasync`` file (read here, on the client)."""
-        from gasync.pipeline import InputFileError
+        from gasync.api import located
+        from gasync.pipeline import read_program
 
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputFileError(f"cannot read {path}: {exc}") from None
+        with located(str(path)):  # as gasync.compile reads it: `path: error[E0001]: no such file: path`
+            text = read_program(path)
         return cls(text, str(path), _define_pairs(defines or {}), strict)
 
     def with_defines(self, more: Mapping[str, Any]) -> Recipe:
@@ -155,10 +154,12 @@ def worker_address() -> str:
 def map_program(program: Program, client: Any, inputs: Iterable[Mapping[str, Any]], **run_options: Any) -> list[Any]:
     """``Program.map``: one future per inputs dict, in order (see the module's docstring)."""
     require("distributed")
-    check_run_options(run_options)
+    check_run_options(run_options, program.path)
     recipe = Recipe.of(program)
     from dask.base import tokenize
 
+    if isinstance(inputs, Mapping):
+        raise TypeError("inputs: expected a list of dicts, one per run (a dict of buffer name -> array each)")
     futures = []
     for i, given in enumerate(inputs):
         if not isinstance(given, Mapping):
@@ -168,14 +169,18 @@ def map_program(program: Program, client: Any, inputs: Iterable[Mapping[str, Any
     return futures
 
 
-def check_run_options(options: Mapping[str, Any]) -> None:
-    """The options are ``Program.run``'s (a misspelt one fails here, not on every worker)."""
-    from gasync.api import Program
+def check_run_options(options: Mapping[str, Any], path: str = "") -> None:
+    """The options are ``Program.run``'s, with values it takes (a misspelt or wrong one fails here,
+    not on every worker); ``path`` names the program in a ``GasyncError``."""
+    from gasync.api import Program, located
+    from gasync.api import check_run_options as check_values
 
     allowed = [p for p in inspect.signature(Program.run).parameters if p not in ("self", "inputs")]
     for name in options:
         if name not in allowed:
             raise TypeError(f"unknown run option '{name}' (Program.run takes {', '.join(allowed)})")
+    with located(path):
+        check_values(**options)  # their values too: a bad one fails here, once
 
 
 def run_files(
@@ -250,22 +255,33 @@ def map_blocks(
     chunks; CuPy chunks on a GPU give CuPy chunks. Nothing runs until the array is computed.
     """
     da = require("dask.array")
+    from gasync.api import located
 
+    if not isinstance(array, da.Array):
+        raise TypeError(
+            f"map_blocks: expected a dask.array, got {type(array).__name__} (dask.array.from_array makes one)"
+        )
+    if inputs is not None and not isinstance(inputs, Mapping):
+        raise TypeError(f"map_blocks: inputs: expected a dict of buffer name -> array, got {type(inputs).__name__}")
     if isinstance(program, str | Path):
         recipe = Recipe.read(program, defines, strict)
     else:
         recipe = Recipe.of(program).with_defines(defines)
         recipe = Recipe(recipe.text, recipe.path, recipe.defines, strict or recipe.strict)
-    dims = dim_names(recipe, input, array.ndim)
-    for name in dims:
-        if name in defines:
-            raise InputError(f"map_blocks: defines['{name}'] is set by each chunk's shape (a dimension of '{input}')")
-    extra = dict(inputs or {})
     options = {"backend": backend, "timeout": timeout, "checked": checked}
-    made = {shape: _out_buffer(recipe, dims, shape, input, output, array.dtype) for shape in _chunk_shapes(array)}
-    shapes = {shape: out_shape for shape, (out_shape, _) in made.items()}
+    check_run_options(options, recipe.path)
+    with located(recipe.path):  # its errors name the program, as a run's do
+        dims = dim_names(recipe, input, array.ndim)
+        for name in dims:
+            if name in defines:
+                raise InputError(
+                    f"map_blocks: defines['{name}'] is set by each chunk's shape (a dimension of '{input}')"
+                )
+        made = {shape: _out_buffer(recipe, dims, shape, input, output, array.dtype) for shape in _chunk_shapes(array)}
+        shapes = {shape: out_shape for shape, (out_shape, _) in made.items()}
+        chunks = _out_chunks(array.chunks, shapes, output)
+    extra = dict(inputs or {})
     elem = next(iter(made.values()))[1]
-    chunks = _out_chunks(array.chunks, shapes, output)
     meta = _meta_like(array, len(chunks), elem)
     return da.map_blocks(
         run_block,

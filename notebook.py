@@ -91,6 +91,9 @@ def run_cell(line: str, cell: str, namespace: dict[str, Any]) -> Any:
         errors = exc.errors if isinstance(exc, ErrorGroup) else [exc]
         print("\n".join(render(e, CELL_PATH, cell, code=True) for e in errors))
         return None
+    except ValueError as exc:  # an option's value that Program.run refuses (more --executors than a launch holds)
+        print(f"%%gasync: error: {exc}")
+        return None
     _store(namespace, opts["store_as"], result)
     return result
 
