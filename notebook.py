@@ -47,18 +47,46 @@ def _magic(ipython: Any) -> Any:
     return gasync
 
 
-@click.command(name="%%gasync", add_help_option=False)
-@click.option("--backend", type=click.Choice(["auto", "cuda", "sim"]), default="auto")
-@click.option("-D", "--define", "defines", type=params.DEFINE, multiple=True, callback=params.no_repeats)
-@click.option("--input", "inputs", type=params.Pair("input", example="NAME=VARIABLE"), multiple=True)
-@click.option("--signal", "signals", type=params.SIGNAL, multiple=True, callback=params.no_repeats)
-@click.option("--timeout", type=params.Duration(), default=None)
-@click.option("--executors", type=params.Count(), default=0)
-@click.option("--strict", is_flag=True)
-@click.option("--unchecked", is_flag=True)
-@click.option("--check", "check_only", is_flag=True)
-@click.option("--no-graph", is_flag=True)
-@click.option("--as", "store_as", default=None)
+@click.command(name="%%gasync", add_help_option=False, help="Compile and run the cell's program.")
+@click.option(
+    "--backend",
+    type=click.Choice(["auto", "cuda", "sim"]),
+    default="auto",
+    help="Where to run (auto: cuda where a GPU is present, else sim).",
+)
+@click.option(
+    "-D",
+    "--define",
+    "defines",
+    type=params.DEFINE,
+    multiple=True,
+    callback=params.no_repeats,
+    help="Set a const: NAME=VALUE.",
+)
+@click.option(
+    "--input",
+    "inputs",
+    type=params.Pair("input", example="NAME=VARIABLE"),
+    multiple=True,
+    help="Fill an input buffer from the notebook's VARIABLE: NAME=VARIABLE.",
+)
+@click.option(
+    "--signal",
+    "signals",
+    type=params.SIGNAL,
+    multiple=True,
+    callback=params.no_repeats,
+    help="Set a signal from the host after a delay: NAME=5ms.",
+)
+@click.option("--timeout", type=params.Duration(), default=None, help="Bound the whole run, e.g. 10s, 500ms.")
+@click.option("--executors", type=params.Count(), default=0, help="Warps that run tasks (0: the backend picks).")
+@click.option("--strict", is_flag=True, help="Treat concurrent-write warnings as errors.")
+@click.option("--unchecked", is_flag=True, help="Leave out the run-time bounds checks.")
+@click.option("--check", "check_only", is_flag=True, help="Only compile (and show the task graph).")
+@click.option("--no-graph", is_flag=True, help="Leave out the task graph.")
+@click.option(
+    "--as", "store_as", default=None, metavar="NAME", help="Keep the Result (with --check, the Program) as NAME."
+)
 def _options(**kwargs: Any) -> dict[str, Any]:
     return kwargs
 
@@ -68,7 +96,11 @@ def run_cell(line: str, cell: str, namespace: dict[str, Any]) -> Any:
     from IPython.display import display
 
     try:
-        opts = _options.main(shlex.split(line), standalone_mode=False)
+        args = shlex.split(line)
+        if "--help" in args:  # the options, as `gasync run --help` lists the command line's
+            print(_options.get_help(click.Context(_options, info_name="%%gasync")))
+            return None
+        opts = _options.main(args, standalone_mode=False)
         inputs = {name: _variable(namespace, name, var) for name, var in opts["inputs"]}
     except (click.UsageError, ValueError) as exc:
         message = exc.format_message() if isinstance(exc, click.UsageError) else str(exc)

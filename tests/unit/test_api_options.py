@@ -70,3 +70,13 @@ def test_the_notebook_magic_says_a_refused_option_without_a_traceback(capsys: py
 
     assert run_cell("--backend sim --executors 100 --no-graph", "task main { }\n", {}) is None
     assert capsys.readouterr().out.startswith("%%gasync: error: executors=100: one launch holds at most 32 executors")
+
+
+def test_the_notebook_magic_lists_its_options_on_help(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("IPython")
+    from gasync.notebook import run_cell
+
+    assert run_cell("--help", "task main { }\n", {}) is None
+    out = capsys.readouterr().out
+    assert out.startswith("Usage: %%gasync [OPTIONS]")
+    assert "--input INPUT" in out and "--as NAME" in out and "%%gasync: error" not in out
