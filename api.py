@@ -138,7 +138,8 @@ class Program:
             import warnings
 
             warnings.warn(
-                f"{self.path}: the trace is incomplete: {result.trace.dropped} events were dropped, as the device "
+                f"{self.path}: the trace is incomplete: {result.trace.dropped} "
+                f"{'event was' if result.trace.dropped == 1 else 'events were'} dropped, as the device "
                 f"buffer holds {result.trace.capacity}; run(trace_events=N) gives more room",
                 RuntimeWarning,
                 stacklevel=2,
