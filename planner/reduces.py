@@ -11,8 +11,11 @@ So the checks of assignments (compound operators, buffer targets) apply as they 
 from __future__ import annotations
 
 from gasync.dsl import ast
+from gasync.dsl.diagnostics import Note
 from gasync.planner import ir
-from gasync.planner.errors import ReductionError
+from gasync.planner.asyncblocks import AsyncBlockChecker
+from gasync.planner.errors import ReductionError, TypeMismatchError
+from gasync.planner.literals import flexible
 
 OPS = ("sum", "min", "max", "and", "or")
 NUMERIC_OPS = ("sum", "min", "max")
@@ -60,3 +63,53 @@ def combine(op: str, ty: ir.Ty, a: bool | int | float, b: bool | int | float) ->
     else:
         v = (int(a) | int(b)) & ((1 << bits) - 1)
     return v - (1 << bits) if str(ty).startswith("i") and v >= 1 << (bits - 1) else v
+
+
+class ReducingLoops(AsyncBlockChecker):
+    """A reducing loop as a value, and its body's tail (planner/stmts.py's BodyChecker checks
+    the loop itself, ``_s_For``)."""
+
+    def _s_For(self, s: ast.For, reduce: tuple[str, ast.Span, ir.Ty | None] | None = None) -> list[ir.Stmt]:
+        raise NotImplementedError  # planner/stmts.py
+
+    def reduce_value(self, e: ast.Reduce, want: ir.Ty | None) -> ir.Expr:
+        """A reducing loop as a value: the loop goes before the statement that reads it
+        (with the awaits hoisted so far, in self.pre), its value is the local it fills."""
+        pre, self.pre = self.pre, []
+        try:
+            loop = self._s_For(e.loop, (e.op, e.op_span, want))
+        finally:
+            self.pre = pre
+        found = loop[-1]
+        assert isinstance(found, ir.For) and found.reduce is not None
+        self.pre.extend(loop)
+        return ir.Var(found.reduce.into, found.reduce.ty, e.span)
+
+    def _reducing_body(
+        self, b: ast.Block, reduce: tuple[str, ast.Span, ir.Ty | None]
+    ) -> tuple[tuple[ir.Stmt, ...], ir.Var]:
+        """A reducing loop's body: its statements, then its tail (the iteration's value) into
+        a body local, in one scope so the tail sees the statements' names."""
+        op, op_span, want = reduce
+        if b.tail is None:
+            raise ReductionError(
+                "a reducing loop's body must end in the iteration's value",
+                b.span,
+                (Note("end the body with an expression and no ';', as in '{ let d = x[i] - y[i]; d * d }'"),),
+            )
+        self.fn.scopes.append({})
+        try:
+            out = [x for st in b.stmts for x in self.stmt(st)]
+            tail = self.expr(b.tail, want if want is not None and flexible(b.tail, self.fn.flexible) else None)
+            if want is not None and tail.ty != want:
+                self.fn.retype(tail, want)  # `{ i }` over a literal range: the loop's type is the value's
+            check_op(op, tail.ty, op_span)
+            if want is not None and tail.ty != want:
+                raise TypeMismatchError(f"mismatched types: expected {want}, found {tail.ty}", b.tail.span)
+            value = ir.Var(self.fn.temp(tail.ty), tail.ty, b.tail.span)
+            if (source := self.fn.source(tail)) is not None:
+                self.fn.defaulted[value.name] = source
+            out += self._flush([ir.Let(value.name, "=", tail, b.tail.span)])
+        finally:
+            self.fn.scopes.pop()
+        return tuple(out), value

@@ -14,7 +14,6 @@ from functools import partial
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import GasyncError, Note
 from gasync.planner import ir
-from gasync.planner.asyncblocks import AsyncBlockChecker
 from gasync.planner.consteval import check_constant_shift
 from gasync.planner.errors import (
     AwaitContextError,
@@ -22,14 +21,13 @@ from gasync.planner.errors import (
     ControlFlowError,
     DuplicateNameError,
     ReadOnlyError,
-    ReductionError,
     TypeMismatchError,
     UnknownNameError,
 )
 from gasync.planner.exprs import FnState, is_numeric
 from gasync.planner.literals import flexible
 from gasync.planner.recovery import recovering
-from gasync.planner.reduces import check_op
+from gasync.planner.reduces import ReducingLoops
 from gasync.planner.selects import check_select
 from gasync.planner.symbols import Symbols
 
@@ -37,7 +35,7 @@ COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|
 SHIFTS = {"<<=": "<<", ">>=": ">>"}
 
 
-class BodyChecker(AsyncBlockChecker):
+class BodyChecker(ReducingLoops):
     def __init__(
         self,
         syms: Symbols,
@@ -248,19 +246,6 @@ class BodyChecker(AsyncBlockChecker):
         finally:
             self.fn.loops -= 1
 
-    def reduce_value(self, e: ast.Reduce, want: ir.Ty | None) -> ir.Expr:
-        """A reducing loop as a value: the loop goes before the statement that reads it
-        (with the awaits hoisted so far, in self.pre), its value is the local it fills."""
-        pre, self.pre = self.pre, []
-        try:
-            loop = self._s_For(e.loop, (e.op, e.op_span, want))
-        finally:
-            self.pre = pre
-        found = loop[-1]
-        assert isinstance(found, ir.For) and found.reduce is not None
-        self.pre.extend(loop)
-        return ir.Var(found.reduce.into, found.reduce.ty, e.span)
-
     def _s_For(self, s: ast.For, reduce: tuple[str, ast.Span, ir.Ty | None] | None = None) -> list[ir.Stmt]:
         if s.kind != "seq" and (self.fn.kind == "fn" or self.fn.async_depth):
             # the warp leaves the poll to run the loop with all its lanes (parallel) or the
@@ -310,35 +295,6 @@ class BodyChecker(AsyncBlockChecker):
                 self.fn.defaulted[summary.into] = self.fn.defaulted[value.name]
         loop = ir.For(s.kind, var, start, stop_var, stop, body, self.fn.loop_ids, s.span, summary)
         return [*pre, loop]
-
-    def _reducing_body(
-        self, b: ast.Block, reduce: tuple[str, ast.Span, ir.Ty | None]
-    ) -> tuple[tuple[ir.Stmt, ...], ir.Var]:
-        """A reducing loop's body: its statements, then its tail (the iteration's value) into
-        a body local, in one scope so the tail sees the statements' names."""
-        op, op_span, want = reduce
-        if b.tail is None:
-            raise ReductionError(
-                "a reducing loop's body must end in the iteration's value",
-                b.span,
-                (Note("end the body with an expression and no ';', as in '{ let d = x[i] - y[i]; d * d }'"),),
-            )
-        self.fn.scopes.append({})
-        try:
-            out = [x for st in b.stmts for x in self.stmt(st)]
-            tail = self.expr(b.tail, want if want is not None and flexible(b.tail, self.fn.flexible) else None)
-            if want is not None and tail.ty != want:
-                self.fn.retype(tail, want)  # `{ i }` over a literal range: the loop's type is the value's
-            check_op(op, tail.ty, op_span)
-            if want is not None and tail.ty != want:
-                raise TypeMismatchError(f"mismatched types: expected {want}, found {tail.ty}", b.tail.span)
-            value = ir.Var(self.fn.temp(tail.ty), tail.ty, b.tail.span)
-            if (source := self.fn.source(tail)) is not None:
-                self.fn.defaulted[value.name] = source
-            out += self._flush([ir.Let(value.name, "=", tail, b.tail.span)])
-        finally:
-            self.fn.scopes.pop()
-        return tuple(out), value
 
     def _s_ForAwait(self, s: ast.ForAwait) -> list[ir.Stmt]:
         if self.syms.kind(s.channel.id) != "channel":

@@ -1,0 +1,85 @@
+"""The warp's lanes meet: ``warp_sync``, ``warp_command``, ``shfl_down`` (re-exported by
+runtime/devicelib.py, which generated code calls them through as ``dl``).
+
+Lanes 1..31 wait at warp_sync while lane 0 schedules; when lane 0 arrives, all
+32 run the command it left in CMD[w, 1] together (a parallel loop, a bulk
+chunk, or EXIT). On the GPU that is __syncwarp, where waiting lanes take no
+issue slots; the simulator has no __syncwarp, so its version is a barrier of
+the warp's 32 Python threads.
+"""
+
+from __future__ import annotations
+
+from numba import config, cuda
+
+from gasync.runtime.order import INLINE
+from gasync.runtime.words import CMD_COMMAND
+
+SIM = bool(config.ENABLE_CUDASIM)
+
+
+if SIM:
+    import threading
+
+    _barriers: dict[tuple[int, int], threading.Barrier] = {}
+    _barriers_lock = threading.Lock()
+
+    _rows: dict[tuple[int, int], list[object]] = {}
+
+    def forget_warps() -> None:
+        """Drop the barriers of earlier runs (a warm simulator worker runs many)."""
+        with _barriers_lock:
+            _barriers.clear()
+            _rows.clear()
+
+    def shfl_down(cmd, w, lane, value, off):  # type: ignore[no-untyped-def]
+        """Lane ``lane + off``'s ``value`` (its own past lane 31), as ``shfl.sync.down``: the
+        simulator has no shuffles, so the warp's 32 threads meet at a row of its own."""
+        key = (id(cmd), int(w))
+        with _barriers_lock:
+            row = _rows.setdefault(key, [None] * 32)
+        row[lane] = value
+        warp_sync(cmd, w)
+        got = row[lane + off] if lane + off < 32 else value
+        warp_sync(cmd, w)  # every lane has read before any writes the next round
+        return got
+
+    def warp_sync(cmd, w):  # type: ignore[no-untyped-def]
+        key = (id(cmd), int(w))
+        with _barriers_lock:
+            barrier = _barriers.setdefault(key, threading.Barrier(32))
+        barrier.wait(timeout=3600)
+
+    def warp_command(cmd, w, value):  # type: ignore[no-untyped-def]
+        """The lanes meet (warp_sync) and each gets lane 0's ``value``, the command lane 0 left
+        in ``cmd[w, CMD_COMMAND]`` before it came (the simulator's lanes read it there)."""
+        warp_sync(cmd, w)
+        return cmd[w, CMD_COMMAND]
+
+else:
+
+    def forget_warps() -> None:
+        return None
+
+    @INLINE
+    def shfl_down(cmd, w, lane, value, off):  # type: ignore[no-untyped-def]
+        return cuda.shfl_down_sync(0xFFFFFFFF, value, off)
+
+    @INLINE
+    def warp_sync(cmd, w):  # type: ignore[no-untyped-def]
+        """The warp's 32 lanes meet, their memory ordered (``syncwarp``), and go on as one: a
+        full-warp vote after it. ``syncwarp`` alone left a warp that lane 0's poll had split
+        still split in two, lane 0 and lanes 1-31 each running the parallel loop that follows on
+        its own, every loop instruction issued twice (scripts/converge_probe.py measured 1 and 31
+        lanes together, then 32 with the vote: bench/NOTES.md)."""
+        cuda.syncwarp()
+        cuda.all_sync(0xFFFFFFFF, True)
+
+    @INLINE
+    def warp_command(cmd, w, value):  # type: ignore[no-untyped-def]
+        """warp_sync, then lane 0's ``value`` in every lane by shuffle: the command it also left
+        in ``cmd[w, CMD_COMMAND]``, without each lane reading that word back from memory after
+        the meeting (lane 0's store and the lanes' loads, a round trip each k-stage)."""
+        cuda.syncwarp()
+        cuda.all_sync(0xFFFFFFFF, True)
+        return cuda.shfl_sync(0xFFFFFFFF, value, 0)
