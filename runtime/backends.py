@@ -25,12 +25,10 @@ from pathlib import Path
 from gasync.codegen import Generated
 from gasync.runtime import outputs, worker
 from gasync.runtime.errors import BackendError, RunError, RunTimeoutError, worded
-from gasync.runtime.hints import GROUPS_DEADLINE_S  # a run with groups and no timeout (decision 53)
-from gasync.runtime.options import Result, RunOptions
+from gasync.runtime.options import GROUPS_DEADLINE_S, SPIN_DEADLINE_S, Result, RunOptions
 
 SIM_GRACE_S = 30.0  # start-up of the child (imports) on top of --timeout
 SIM_DEFAULT_LIMIT_S = 600.0
-SPIN_DEADLINE_S = 30.0  # a spin executor's run without a timeout (it cannot see a deadlock)
 MIN_TIMEOUT_S = 1e-9  # the device clock counts whole nanoseconds: a shorter timeout would be none
 
 

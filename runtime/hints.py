@@ -19,10 +19,8 @@ import numpy as np
 from gasync.codegen import Generated
 from gasync.dsl.diagnostics import Note
 from gasync.planner.effects import host_set_signals, task_effects
-from gasync.runtime.options import RunOptions
+from gasync.runtime.options import GROUPS_DEADLINE_S, RunOptions
 from gasync.runtime.state import Sched
-
-GROUPS_DEADLINE_S = 30.0  # runtime/backends.py: a run with groups and no --timeout stops there
 
 BUSY = (Sched.QUEUED, Sched.RUNNING, Sched.NOTIFIED)
 

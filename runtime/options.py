@@ -11,6 +11,11 @@ import numpy as np
 from gasync.runtime.cache import DEFAULT_MAX_BYTES
 from gasync.runtime.outputs import to_host
 
+# a run without a timeout that cannot see every deadlock stops here (runtime/backends.py): the
+# spin executor's (it keeps no wait states), and a program with groups' (decision 53)
+SPIN_DEADLINE_S = 30.0
+GROUPS_DEADLINE_S = 30.0
+
 
 @dataclass(frozen=True)
 class RunOptions:
