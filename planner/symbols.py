@@ -240,10 +240,10 @@ def _parse_define(name: str, text: str, ty: str) -> int | float | bool:
             return value
         real = float(t)
         if not float_fits(real, ty):  # also Python's own "inf" and "nan", which are no gasync literals
-            raise define_error(name, text, f"not a finite {ty}")
+            raise define_error(name, text, f"{text.strip()!r} is not a finite {ty}")
         return convert(real, ty)
     except ValueError:
-        raise define_error(name, text, f"not a valid {ty}") from None
+        raise define_error(name, text, f"{text.strip()!r} is not a valid {ty}") from None
 
 
 def define_error(name: str, text: str, detail: str) -> DefineError:

@@ -47,7 +47,7 @@ def test_defines_are_named_as_the_api_names_them() -> None:
         gasync.compile_source("const N: i32 = 1;\ntask main { }\n", "d.gasync", defines={"N": "x", "M": 2})
     assert [e.message for e in info.value.errors] == [
         "defines['M']: the program has no const named 'M'",
-        "defines['N']: not a valid i32",
+        "defines['N']: 'x' is not a valid i32",
     ]
     assert "-D" not in str(info.value)
 

@@ -118,7 +118,7 @@ def test_check_json_of_a_good_file_and_of_a_missing_one(tmp_path: Path) -> None:
     res = gasync("check", ROOT / "samples" / "jacobi.gasync", "--json", "-D", "N=abc")
     assert res.returncode == 2
     [diag] = json.loads(res.stdout)
-    assert (diag["code"], diag["message"]) == ("E0212", "-D N=abc: not a valid i64")
+    assert (diag["code"], diag["message"]) == ("E0212", "-D N=abc: 'abc' is not a valid i64")
     res = gasync("check", "--json", "--color", "pink", "x.gasync", cwd=tmp_path)  # Click's own usage error
     assert res.returncode == 2
     assert [d["code"] for d in json.loads(res.stdout)] == ["E0002"]

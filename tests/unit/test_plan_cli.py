@@ -87,7 +87,7 @@ def test_defines_reach_the_planner(tmp_path: Path) -> None:
     assert "  x: f32[64] = zeros  (256 bytes)\n" in res.stdout
     res = gasync("check", "-D", "N=lots", "n.gasync", cwd=tmp_path)
     assert res.returncode == 2  # a bad option value: a usage error
-    assert res.stderr == "gasync: error: -D N=lots: not a valid i64\ntry 'gasync check --help'\n"
+    assert res.stderr == "gasync: error: -D N=lots: 'lots' is not a valid i64\ntry 'gasync check --help'\n"
 
 
 @pytest.mark.parametrize("bad", ["N", "=3"])

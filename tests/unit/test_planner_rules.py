@@ -337,8 +337,8 @@ def test_a_define_overrides_a_const_and_what_depends_on_it() -> None:
     ("define", "message"),
     [
         (("Q", "1"), "-D Q=...: the program has no const named 'Q'"),
-        (("N", "abc"), "-D N=abc: not a valid i64"),
-        (("N", "1.5"), "-D N=1.5: not a valid i64"),
+        (("N", "abc"), "-D N=abc: 'abc' is not a valid i64"),
+        (("N", "1.5"), "-D N=1.5: '1.5' is not a valid i64"),
     ],
 )
 def test_bad_defines(define: tuple[str, str], message: str) -> None:

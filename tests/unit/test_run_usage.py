@@ -94,7 +94,7 @@ def assert_usage_error(res: subprocess.CompletedProcess[str], message: str, cwd:
         (["--signal", "go=1ms"], "--signal go: the program has no signal named 'go' (it has stop)"),
         (["-D", "NOPE=3"], "-D NOPE: the program has no const named 'NOPE' (its consts are N, K)"),
         (["-D", "N=3", "-D", "N=4"], "Invalid value for '-D' / '--define': 'N' is given more than once; give it once"),
-        (["-D", "N=lots"], "-D N=lots: not a valid i32"),
+        (["-D", "N=lots"], "-D N=lots: 'lots' is not a valid i32"),
         (["--input", "x=missing.npy"], "Invalid value for '--input': x: no such file: missing.npy"),
         (["--input", "x=."], "Invalid value for '--input': x: is a directory, not a file: ."),
         (["--input", "x"], "Invalid value for '--input': expected NAME=FILE.npy, found 'x'"),
