@@ -117,7 +117,7 @@ ExecutorsOpt = Annotated[
         "--executors", click_type=params.Count(), metavar="N",
         help=(
             "Warps that run tasks (0: the backend picks; never fewer than the largest group's warps, with"
-            " a warning; at most what one launch holds)."
+            " a warning; at most what one launch holds; on the GPU, whole blocks of 4 warps, with a note)."
         ),
     ),
 ]  # fmt: skip

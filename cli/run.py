@@ -173,7 +173,7 @@ def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> 
     phases.enter("compiling and running" if chosen == "cuda" else "running on the simulator")
     result = run_generated(generated, options)
     rep.say(progress.compiled_line(front_s + float(result.stats.get("compile_s", 0.0)), cached))
-    _say_fewer_executors(rep, args.executors, result)
+    _say_other_executors(rep, args.executors, plan, result)
     return plan, result
 
 
@@ -311,10 +311,22 @@ def _listing(names: dict[str, Any]) -> str:
     return f" (it has {', '.join(names)})" if names else " (it declares none)"
 
 
-def _say_fewer_executors(rep: Reporter, asked: int, result: Result) -> None:
-    ran = result.stats.get("executors")
-    if asked and isinstance(ran, int) and ran < asked:
+def _say_other_executors(rep: Reporter, asked: int, plan: Plan, result: Result) -> None:
+    """Say when the executors that ran are not the number asked for: fewer where the GPU holds
+    fewer resident warps of the kernel, more where whole blocks of warps round them up (fewer
+    than a group's warps was warned of before the run: _check_groups)."""
+    from gasync.runtime import groupgrid
+
+    ran, blocks = result.stats.get("executors"), result.stats.get("blocks")
+    if not asked or not isinstance(ran, int) or ran == max(asked, groupgrid.group_warps(plan)):
+        return
+    if ran < asked:
         rep.say(f"note: --executors {asked}: the kernel fits {ran} resident warps on this GPU, so {ran} ran")
+    elif isinstance(blocks, int) and blocks > 0:
+        rep.say(
+            f"note: --executors {asked}: executors are launched in whole blocks of {ran // blocks} warps,"
+            f" so {ran} ran ({blocks} block{'s' * (blocks > 1)})"
+        )
 
 
 def _report(rep: Reporter, src: Source, plan: Plan, result: Result, args: Args, as_json: bool) -> None:

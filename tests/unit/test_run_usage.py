@@ -220,3 +220,35 @@ def test_spin_on_a_program_with_groups_is_a_usage_error(tmp_path: Path) -> None:
     assert doc["error"] == {"kind": "usage", "message": message, "exit_status": 2}
     assert [(d["code"], d["line"]) for d in doc["diagnostics"]] == [("E0002", 0)]
     assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize(
+    ("asked", "groups", "ran", "blocks", "note"),
+    [
+        (5, "", 8, 2, "note: --executors 5: executors are launched in whole blocks of 4 warps, so 8 ran (2 blocks)"),
+        (1, "", 4, 1, "note: --executors 1: executors are launched in whole blocks of 4 warps, so 4 ran (1 block)"),
+        (9000, "", 528, 132, "note: --executors 9000: the kernel fits 528 resident warps on this GPU, so 528 ran"),
+        (8, "", 8, 2, None),
+        (0, "", 528, 132, None),  # the backend picked
+        (1, "g", 2, 1, None),  # fewer than a group's warps: warned of before the run
+        (3, "g", 4, 2, "note: --executors 3: executors are launched in whole blocks of 2 warps, so 4 ran (2 blocks)"),
+    ],
+)
+def test_executors_other_than_asked_are_said(
+    capsys: pytest.CaptureFixture[str], asked: int, groups: str, ran: int, blocks: int, note: str | None
+) -> None:
+    from gasync.cli.report import Reporter
+    from gasync.cli.run import _say_other_executors
+    from gasync.dsl.parser import parse
+    from gasync.planner import plan
+    from gasync.runtime.options import Result
+
+    src = (
+        "group g for k in 0..2 { local buffer t: f32[4]; task a { t[0] = 1.0; } task b { } }"
+        if groups
+        else "task main { }"
+    )
+    program = plan(parse(src, "p.gasync"))
+    _say_other_executors(Reporter(), asked, program, Result({}, {}, {}, {"executors": ran, "blocks": blocks}))
+    err = capsys.readouterr().err
+    assert err == (f"gasync: {note}\n" if note else "")
