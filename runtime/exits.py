@@ -139,19 +139,22 @@ def _instances(gen: Generated, name: str) -> range:
 def _await_points(gen: Generated, fi: np.ndarray[Any, Any] | None) -> Any:
     """``(task, k) -> "recv from channel d and recv from channel e"``: what instance k of an
     ungrouped task waits on where its state word (its frame's first int word) says it is
-    suspended in a select over channels and signals (WAITON names only the arm registered
-    last), or None."""
+    suspended in a select, or a join, over channels and signals (WAITON names only the arm
+    registered last; a join's done mask, the first word of its child region, leaves out
+    the futures already done), or None."""
     from gasync.runtime.trace import await_points  # (runtime.trace imports this module's neighbours)
 
     words = {s.name: f"signal {s.name}" for s in gen.plan.signals}
-    arms: dict[str, dict[int, str]] = {}
+    # task -> site -> (the futures, whether a done mask says which are left)
+    points: dict[str, dict[int, tuple[tuple[ir.Future, ...], bool]]] = {}
     for t in gen.plan.tasks:
-        arms[t.name] = {}
+        points[t.name] = {}
         for point in await_points(t.body.body):
-            if isinstance(point, ir.Select) and all(
-                isinstance(a.future, ir.Recv | ir.Send | ir.Wait) for a in point.arms
-            ):
-                arms[t.name][point.site] = " and ".join(dict.fromkeys(_arm(a.future, words) for a in point.arms))
+            if isinstance(point, ir.Select):
+                points[t.name][point.site] = (tuple(a.future for a in point.arms), False)
+            elif isinstance(point, ir.AwaitS) and isinstance(point.future, ir.Join):
+                points[t.name][point.site] = (point.future.futures, True)
+    children = {fr.fn: {site: ci for site, ci, _ in fr.children} for fr in gen.plan.frames}
     bases = [b for _, b, _ in gen.frame_bases] + [gen.frame_words[0]]
     strides = {
         t.name: (bases[n], (bases[n + 1] - bases[n]) // t.count if t.count else 0) for n, t in enumerate(gen.plan.tasks)
@@ -161,7 +164,19 @@ def _await_points(gen: Generated, fi: np.ndarray[Any, Any] | None) -> Any:
         base, stride = strides[t.name]
         if fi is None or t.group is not None or stride <= 0 or base + k * stride >= len(fi):
             return None
-        return arms[t.name].get(int(fi[base + k * stride]))
+        site = int(fi[base + k * stride])
+        if site not in points[t.name]:
+            return None
+        futures, masked = points[t.name][site]
+        if not all(isinstance(f, ir.Recv | ir.Send | ir.Wait) for f in futures):
+            return None
+        if masked:
+            ci = children.get(t.body.name, {}).get(site)
+            if ci is None or base + k * stride + ci >= len(fi):
+                return None
+            mask = int(fi[base + k * stride + ci])
+            futures = tuple(f for n, f in enumerate(futures) if not (mask >> n) & 1)
+        return " and ".join(dict.fromkeys(_arm(f, words) for f in futures)) or None  # type: ignore[arg-type]
 
     return at
 

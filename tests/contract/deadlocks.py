@@ -87,4 +87,16 @@ DEADLOCKS = {
         """,
         ["task j waits on signal s and send on channel c (full)", "task r not started: it runs after j"],
     ),
+    "a_join_names_only_what_is_left": (
+        """
+        channel d: i32[1];
+        channel e: i32[1];
+        signal s;
+        buffer out: i32[2] = zeros;
+        task j { let (a, b, _) = join(d.recv(), e.recv(), s.wait()).await; out[0] = a + b; }
+        task k { d.send(7).await; }
+        task m after j { e.send(1).await; s.set(); }
+        """,
+        ["task j waits on recv from channel e and signal s", "task m not started: it runs after j"],
+    ),
 }
