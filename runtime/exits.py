@@ -176,7 +176,7 @@ def _await_points(gen: Generated, fi: np.ndarray[Any, Any] | None) -> Any:
                 return None
             mask = int(fi[base + k * stride + ci])
             futures = tuple(f for n, f in enumerate(futures) if not (mask >> n) & 1)
-        return " and ".join(dict.fromkeys(_arm(f, words) for f in futures)) or None  # type: ignore[arg-type]
+        return " and ".join(dict.fromkeys(_arm(f, words) for f in futures)) or None
 
     return at
 
