@@ -188,7 +188,7 @@ def graph(
             distinct_files([(f"-o {output}", output)], [("the program's source file", src.arg)])
         plan = src.check(plan_options(define, False))
         rep.diagnostics(list(plan.warnings), src)
-        drawing = states_graph(plan, generate(plan).internal_states) if states else task_graph(plan)
+        drawing = states_graph(plan, pipeline.deep(generate, plan).internal_states) if states else task_graph(plan)
         emit_graph(rep, drawing, fmt, output, f"{'states' if states else 'tasks'} of {src.label}")
     rep.finish()
 

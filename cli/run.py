@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from gasync import pipeline
 from gasync.cli import limits, progress
 from gasync.cli.common import (
     Backend,
@@ -180,7 +181,7 @@ def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> 
 def _generate(rep: Reporter, plan: Plan, args: Args, chosen: str) -> Generated:
     """The kernel's source; on the GPU, a warning first when Numba will take minutes over it."""
     t0 = time.perf_counter()
-    generated = generate(plan, trace=args.traced, checked=not args.unchecked)
+    generated = pipeline.deep(lambda: generate(plan, trace=args.traced, checked=not args.unchecked))
     rep.detail(f"generated {generated.source.count(chr(10))} lines of Numba-CUDA in {time.perf_counter() - t0:.3f} s")
     if chosen == "cuda" and generated.gpu_compile_estimate_s() > SLOW_COMPILE_S:
         name, blocks = generated.largest_dispatch

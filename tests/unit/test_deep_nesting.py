@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from clirun import gasync
 
@@ -130,3 +131,15 @@ def test_deep_programs_print(tmp_path: Path, emit: str) -> None:
     res = gasync("compile", "deep.gasync", "--emit", emit, cwd=tmp_path)
     assert res.returncode == 0, res.stderr[-2000:]
     assert ("Binary(" if emit == "ast" else "task main") in res.stdout
+
+
+def test_a_deep_expression_runs_and_draws(tmp_path: Path) -> None:
+    # every stage after check (the code generator's too) runs with the deep stack: 400 levels
+    # of parentheses were a RecursionError in `gasync run` and `graph --states` (4,096 may be)
+    (tmp_path / "deep.gasync").write_text(HEAD + "o[0] = " + "(1 + " * 1000 + "1" + ")" * 1000 + ";\n}\n")
+    res = gasync("run", "deep.gasync", "--backend", "sim", "--output", "o=o.npy", "-q", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert np.load(tmp_path / "o.npy").tolist() == [1001]
+    res = gasync("graph", "--states", "deep.gasync", "-o", "states.dot", cwd=tmp_path)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert "digraph" in (tmp_path / "states.dot").read_text()
