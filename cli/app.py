@@ -145,11 +145,13 @@ def compile(
     rep = Reporter(debug, color=use_color(color), json_diagnostics=as_json)
     src = Source(file)
     with rep.guard(src):
+        # the whole program is checked whatever the stage printed (decision 63): a compile that
+        # prints an AST is no "ok" for a program with type errors, nor for a -D it does not declare
+        plan = src.check(plan_options(define, strict))
+        rep.diagnostics(list(plan.warnings), src)
         if emit is Emit.ast:
             text = pipeline.deep(dump, src.load())
         else:
-            plan = src.check(plan_options(define, strict))
-            rep.diagnostics(list(plan.warnings), src)
             stage = format_plan if emit is Emit.plan else lambda p: generate(p, checked=not unchecked).source
             text = pipeline.deep(stage, plan)
         if not as_json:
@@ -179,7 +181,7 @@ def graph(
     color: ColorOpt = Color.auto,
     debug: DebugOpt = False,
 ) -> None:
-    """Draw the task graph (after edges solid, channels dashed, signals dotted), or with --states the state machines."""
+    """Draw the task graph (tasks, the data they use, 'after' edges, groups), or with --states the state machines."""
     rep = Reporter(debug, color=use_color(color))
     src = Source(file)
     with rep.guard(src):
@@ -200,7 +202,7 @@ def schedule(
     output: OutputOpt = None,
     debug: DebugOpt = False,
 ) -> None:
-    """Draw a traced run's schedule: one row per executor, one box per poll, in time order."""
+    """Draw a traced run's schedule: a lane per task, then a row per executor, one box per poll along a time axis."""
     rep = Reporter(debug)
     with rep.guard(Source(trace)):
         fmt = graph_format(output, format)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -149,3 +150,16 @@ def test_graph_image_needs_an_output_file(race: Path) -> None:
     res = gasync("graph", "race.gasync", "--format", "svg", cwd=race)
     assert res.returncode == 2
     assert "give -o FILE" in res.stderr
+
+
+@pytest.mark.parametrize("emit", ["ast", "plan", "py"])
+def test_compile_checks_the_whole_program_whatever_it_prints(tmp_path: Path, emit: str) -> None:
+    (tmp_path / "t.gasync").write_text("buffer o: i32[1] = zeros;\ntask main { let x = y + 1; }\n")
+    res = gasync("compile", "t.gasync", "--emit", emit, "--json", cwd=tmp_path)
+    assert res.returncode == 1
+    [diag] = json.loads(res.stdout)
+    assert (diag["code"], diag["line"], diag["column"]) == ("E0202", 2, 21)
+    (tmp_path / "d.gasync").write_text("const N: i32 = 1;\nbuffer o: i32[1] = zeros;\ntask main { o[0] = N; }\n")
+    res = gasync("compile", "d.gasync", "--emit", emit, "-D", "ZZ=3", cwd=tmp_path)
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr.startswith("gasync: error: -D ZZ: the program has no const named 'ZZ'")
