@@ -203,13 +203,16 @@ def pair_inputs(plan: Plan, given: list[tuple[str, str]]) -> list[tuple[str, dic
             raise click.UsageError(
                 f"--input {name}: buffer '{name}' is initialised with '{buffers[name].init}', not 'input'"
             )
-    for b in plan.buffers:
-        if b.init == "input" and b.name not in dict(given):
-            from gasync.cli.report import LocatedUsageError
-            from gasync.runtime.errors import InputError
+    from gasync.cli.report import LocatedUsageError
+    from gasync.runtime.errors import InputError
 
-            message = f"buffer '{b.name}' is declared '= input' but no --input {b.name}=PATTERN was given"
-            raise LocatedUsageError(InputError(message, b.span))
+    missing = [
+        InputError(f"buffer '{b.name}' is declared '= input' but no --input {b.name}=PATTERN was given", b.span)
+        for b in plan.buffers
+        if b.init == "input" and b.name not in dict(given)
+    ]
+    if missing:
+        raise LocatedUsageError(*missing)
     fixed: dict[str, str] = {}
     matched: dict[str, dict[str, str]] = {}
     for name, pattern in given:

@@ -147,7 +147,8 @@ class Reporter:
             self.usage(exc.message, exc.code)
         except LocatedUsageError as exc:  # an option a declaration asks for, left out
             flag.value = False
-            self.usage_at(exc.error, src)
+            for err in exc.errors:
+                self.usage_at(err, src)
         except click.UsageError as exc:  # a bad option value found after parsing
             flag.value = False
             self.usage(exc.format_message())
@@ -187,9 +188,10 @@ class LocatedUsageError(click.UsageError):
     """A usage error that a declaration of the program explains (``buffer x: ... = input`` with
     no ``--input x``): exit status 2, shown at the declaration."""
 
-    def __init__(self, error: GasyncError):
+    def __init__(self, error: GasyncError, *more: GasyncError):
         super().__init__(error.message)
         self.error = error
+        self.errors = (error, *more)  # each shown at its declaration, in the program's order
 
 
 def usage_hint(command_path: str | None = None) -> str:

@@ -57,11 +57,12 @@ from gasync.cli.source import Source
 from gasync.cli.summary import summary
 from gasync.cli.traced import write_traced
 from gasync.codegen import Generated, generate, uses_sleep
+from gasync.dsl.diagnostics import ErrorGroup
 from gasync.planner.model import Plan
 from gasync.runtime import cache
 from gasync.runtime import run as run_generated
 from gasync.runtime.backends import choose
-from gasync.runtime.buffers import load_npy
+from gasync.runtime.buffers import input_errors, load_npy
 from gasync.runtime.module import module_path
 from gasync.runtime.options import Result, RunOptions
 
@@ -157,6 +158,8 @@ def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> 
     _check_groups(rep, plan, args)
     _hint_host_signals(rep, plan, args)
     arrays = {name: load_npy(name, path) for name, path in args.inputs}
+    if bad := input_errors(plan, arrays):  # every input's shape and dtype before anything compiles
+        raise ErrorGroup(list(bad))
     _say_backend(rep, src, args, chosen, plan)
     phases.enter("generating the kernel")
     generated = _generate(rep, plan, args, chosen)
@@ -267,14 +270,13 @@ def _check_names(plan: Plan, args: Args) -> None:
             raise click.UsageError(
                 f"--input {name}: buffer '{name}' is initialised with '{buffers[name].init}', not 'input'"
             )
-    for name in wanted:
-        if name not in dict(args.inputs):  # located at the declaration, as the API's (and a wrong shape)
-            raise LocatedUsageError(
-                InputError(
-                    f"buffer '{name}' is declared '= input' but no --input {name}=FILE.npy was given",
-                    buffers[name].span,
-                )
-            )
+    missing = [
+        InputError(f"buffer '{name}' is declared '= input' but no --input {name}=FILE.npy was given", span)
+        for name, span in ((name, buffers[name].span) for name in wanted)
+        if name not in dict(args.inputs)
+    ]
+    if missing:  # each located at its declaration, as the API's (and a wrong shape)
+        raise LocatedUsageError(*missing)
     for name, _ in args.outputs:
         if name not in buffers:
             raise click.UsageError(f"--output {name}: the program has no buffer named '{name}'{_listing(buffers)}")

@@ -51,30 +51,48 @@ def initial(buf: BufferDef) -> np.ndarray[Any, Any]:
 
 
 def check_inputs(plan: Plan, inputs: dict[str, Any]) -> None:
-    """Every ``input`` buffer has an array of its shape and dtype, and nothing else is given."""
+    """Every ``input`` buffer has an array of its shape and dtype, and nothing else is given:
+    raises the first error that :func:`input_errors` finds."""
+    errors = input_errors(plan, inputs)
+    if errors:
+        raise errors[0]
+
+
+def input_errors(plan: Plan, inputs: dict[str, Any]) -> list[InputError]:
+    """Every error in ``inputs``, in the program's order: a name that is no input buffer, an
+    input buffer without an array, an array of another shape or dtype."""
     buffers = {b.name: b for b in plan.buffers}
+    errors = []
     for name in inputs:
         if name not in buffers:
-            raise input_error(name, f"the program has no buffer named '{name}'")
-        if buffers[name].init != "input":
-            raise input_error(name, f"buffer '{name}' is initialised with '{buffers[name].init}', not 'input'")
+            errors.append(input_error(name, f"the program has no buffer named '{name}'"))
+        elif buffers[name].init != "input":
+            errors.append(input_error(name, f"buffer '{name}' is initialised with '{buffers[name].init}', not 'input'"))
     for b in plan.buffers:
         if b.init != "input":
             continue
         if b.name not in inputs:
             declared = f"buffer '{b.name}' is declared '= input' but"
-            raise worded(
-                InputError(f"{declared} inputs has no '{b.name}'", b.span),
-                f"{declared} no --input {b.name}=FILE.npy was given",
+            errors.append(
+                worded(
+                    InputError(f"{declared} inputs has no '{b.name}'", b.span),
+                    f"{declared} no --input {b.name}=FILE.npy was given",
+                )
             )
+            continue
         shape, dtype = shape_and_dtype(inputs[b.name], b.name)
         want = f"{b.elem}{list(b.shape)}"
         if shape != b.shape:
-            raise input_error(b.name, f"shape {list(shape)} does not match the declaration {want}", b.span)
-        if dtype != dtype_of(b.elem):
-            raise input_error(
-                b.name, f"dtype {dtype} does not match the declaration {want} ({dtype_of(b.elem)})", b.span
+            errors.append(input_error(b.name, f"shape {list(shape)} does not match the declaration {want}", b.span))
+        elif dtype != dtype_of(b.elem):
+            swapped = dtype.newbyteorder("=") == dtype_of(b.elem) and dtype.byteorder not in ("=", "|")
+            hint = f"; convert it with .astype('{dtype_of(b.elem).str}')" if swapped else ""
+            errors.append(
+                input_error(
+                    b.name, f"dtype {dtype} does not match the declaration {want} ({dtype_of(b.elem)}){hint}", b.span
+                )
             )
+    return errors
 
 
 def shape_and_dtype(arr: Any, name: str) -> tuple[tuple[int, ...], np.dtype[Any]]:
@@ -97,6 +115,10 @@ def load_npy(name: str, path: str | Path) -> np.ndarray[Any, Any]:
         if magic != b"\x93NUMPY":  # np.load would take it for a pickle, and say so
             what = "an .npz archive" if magic[:2] == b"PK" else "not a .npy file (no NumPy header)"
             raise input_error(name, f"cannot read {path} as a .npy array: it is {what}")
-        return np.load(path, allow_pickle=False)
+        arr = np.load(path, allow_pickle=False)
     except (ValueError, OSError) as exc:
         raise input_error(name, f"cannot read {path} as a .npy array: {exc}") from None
+    if arr.dtype.byteorder not in ("=", "|") and arr.dtype.isnative is False:
+        # written on a machine of the other byte order (or asked for): the same numbers, in ours
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    return arr

@@ -252,3 +252,39 @@ def test_executors_other_than_asked_are_said(
     _say_other_executors(Reporter(), asked, program, Result({}, {}, {}, {"executors": ran, "blocks": blocks}))
     err = capsys.readouterr().err
     assert err == (f"gasync: {note}\n" if note else "")
+
+
+TWO_INPUTS = """buffer x: f32[8] = input;
+buffer m: i32[2, 3] = input;
+buffer o: f32[1] = zeros;
+task main { o[0] = x[1] + (m[1, 2] as f32); }
+"""
+
+
+def test_every_bad_input_is_said_before_anything_compiles(tmp_path: Path) -> None:
+    (tmp_path / "in.gasync").write_text(TWO_INPUTS)
+    res = gasync("run", "in.gasync", "--backend", "sim", cwd=tmp_path)
+    assert res.returncode == 2
+    assert [line for line in res.stderr.splitlines() if "error[" in line] == [
+        "in.gasync:1:1: error[E0301]: buffer 'x' is declared '= input' but no --input x=FILE.npy was given",
+        "in.gasync:2:1: error[E0301]: buffer 'm' is declared '= input' but no --input m=FILE.npy was given",
+    ]
+    np.save(tmp_path / "x.npy", np.zeros(7, np.float32))
+    np.save(tmp_path / "m.npy", np.zeros((2, 3), np.int64))
+    res = gasync("run", "in.gasync", "--backend", "sim", "--input", "x=x.npy", "--input", "m=m.npy", cwd=tmp_path)
+    assert res.returncode == 1
+    assert "on backend" not in res.stderr and not (tmp_path / "cache").exists()
+    assert [line for line in res.stderr.splitlines() if "error[" in line] == [
+        "in.gasync:1:1: error[E0301]: --input x: shape [7] does not match the declaration f32[8]",
+        "in.gasync:2:1: error[E0301]: --input m: dtype int64 does not match the declaration i32[2, 3] (int32)",
+    ]
+
+
+def test_an_input_of_the_other_byte_order_is_read_as_its_numbers(tmp_path: Path) -> None:
+    (tmp_path / "in.gasync").write_text(TWO_INPUTS)
+    np.save(tmp_path / "x.npy", np.arange(8, dtype=">f4") + 0.5)
+    np.save(tmp_path / "m.npy", np.arange(6, dtype=">i4").reshape(2, 3))
+    args = ["--input", "x=x.npy", "--input", "m=m.npy", "--output", "o=o.npy", "-q"]
+    res = gasync("run", "in.gasync", "--backend", "sim", *args, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert np.load(tmp_path / "o.npy").tolist() == [6.5]  # x[1] + m[1, 2] = 1.5 + 5
