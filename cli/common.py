@@ -139,7 +139,7 @@ ScheduleOpt = Annotated[
     Path | None,
     typer.Option(
         "--schedule", metavar="FILE.svg", click_type=params.FileToWrite(), show_default=False,
-        help="Record the run; draw its schedule (.svg, .png, .dot).",
+        help="Record the run; draw its schedule (.svg, .png, .pdf, .html or .dot).",
     ),
 ]  # fmt: skip
 ReportOpt = Annotated[

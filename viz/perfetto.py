@@ -54,6 +54,9 @@ from gasync.runtime.trace import (
 )
 
 MAX_LANES = 64
+# a POLL row's ``c`` is the code the poll returned (codegen/shared.py): PENDING 0, READY 1,
+# FORK 2 (its warp runs a parallel for, then polls again), ABORT 3; only READY finished the instance
+READY = 1
 # Perfetto names a counter track "<event name> <arg key>"
 ALIVE = ("instances", "alive")
 POLLING = ("executors", "polling")
@@ -234,7 +237,7 @@ def _poll(raw: RawTrace, e: Event, origin: int, ids: _Ids) -> dict[str, Any]:
             "instance": inst,
             "state_before": _label(raw, inst, a),
             "state_after": _label(raw, inst, b),
-            "ready": bool(c),
+            "ready": c == READY,
         },
     }
 

@@ -11,7 +11,11 @@ polls), then one row per executor that polled (``executor 3``, numbered from
 1 as in the Perfetto trace; executors that never polled are left out, and
 beyond ``MAX_EXECUTOR_ROWS`` of them a note says how many more polled), a
 time axis whose ticks all use one unit (ns, us, ms or s, from the run's
-length), and a legend: each task's colour and what a bold box means.
+length; no tick finer than 1 ns), and a legend: each task's colour and what a
+bold box means, wrapped into rows no wider than the run. A trace with no poll
+says so where the axis would be. The row labels' column is as wide as the
+longest label (up to ``MAX_LABEL`` characters; a longer name is cut with an
+ellipsis and kept whole in its tooltip), so a long task name is never clipped.
 Each POLL is a box from its start to its end (at least ``MIN_W`` points
 wide), coloured by task, with a bold border when the poll returned READY
 (boxes too thin for a border have none, so a run of short polls stays the
@@ -31,13 +35,17 @@ from collections.abc import Callable
 import graphviz
 
 from gasync.runtime.trace import POLL, Event, RawTrace, instance_name, state_name, task_of
+from gasync.viz.perfetto import READY
 
 WIDTH = 1200.0  # points for the whole run
 ROW_H = 30.0
 BOX_H = 22.0
 MIN_W = 2.0
 BORDER_MIN_W = 6.0  # boxes narrower than this get no border
-LABEL_X = -80.0
+LABEL_GAP = 15.0  # points between the row labels and the run's start
+MIN_LABEL_W = 130.0
+MAX_LABEL = 60  # characters of a row label
+KEY_GAP = 8.0
 MAX_BOXES = 2000
 MAX_EXECUTOR_ROWS = 32
 BINS = 200
@@ -60,16 +68,18 @@ def schedule_graph(raw: RawTrace) -> graphviz.Digraph:
     title = f"schedule: {len(polls)} polls on {len(executors)} of {raw.executors} executors ({raw.backend}){dropped}"
     g = graphviz.Digraph(
         name="schedule",
-        graph_attr={"layout": "neato", "inputscale": "72", "label": title, "labelloc": "t", "fontname": "Helvetica"},
+        graph_attr={"layout": "neato", "inputscale": "72", "label": title, "labelloc": "t", "fontname": "Helvetica"}
+        | {"pad": "0.2"},  # room past the last box
         node_attr={"shape": "box", "style": "filled", "fontname": "Helvetica", "fontsize": "9", "fixedsize": "true"},
     )
     tasks = {name: k for k, (name, _, _) in enumerate(raw.tasks)}
     colors = {name: PALETTE[k % len(PALETTE)] for name, k in tasks.items()}
-    for name, _, count in raw.tasks:
-        _label(g, f"task{tasks[name]}", name if count == 1 else f"{name} x{count}", tasks[name])
     row_of_exec = {w: len(tasks) + k for k, w in enumerate(shown)}
-    for w, row in row_of_exec.items():
-        _label(g, f"e{w}", f"executor {w + 1}", row)
+    labels = [(f"task{tasks[name]}", name if count == 1 else f"{name} x{count}") for name, _, count in raw.tasks]
+    labels += [(f"e{w}", f"executor {w + 1}") for w in row_of_exec]
+    column = _Column(max([MIN_LABEL_W] + [min(len(text), MAX_LABEL) * CHAR_W + 12 for _, text in labels]))
+    for row, (name, text) in enumerate(labels):
+        column.label(g, name, text, _y(row))
     rows: list[tuple[str, Row]] = [
         ("t", lambda e: tasks.get(task_of(raw, e[2]) or "")),
         ("e", lambda e: row_of_exec.get(e[1])),
@@ -84,8 +94,12 @@ def schedule_graph(raw: RawTrace) -> graphviz.Digraph:
         more = f"{len(executors) - len(shown)} more executors polled (their rows are left out)"
         _node(g, "more", more, WIDTH / 2, _y(below), WIDTH, style="", shape="plaintext")
         below += 1
-    _axis(g, span, scale, _y(below))
-    _legend(g, colors, _y(below + 1))
+    if polls:
+        _axis(g, column, span, scale, _y(below))
+    else:
+        column.label(g, "axis", "time", _y(below))
+        _node(g, "none", "no polls were recorded", WIDTH / 2, _y(below), WIDTH, style="", shape="plaintext")
+    _legend(g, column, colors, below + 1)
     return g
 
 
@@ -102,8 +116,16 @@ def _node(g: graphviz.Digraph, name: str, label: str, x: float, y: float, w: flo
     g.node(name, label, pos=f"{x:.1f},{y:.1f}!", width=f"{w / 72:.3f}", height=f"{BOX_H / 72:.3f}", **attrs)
 
 
-def _label(g: graphviz.Digraph, name: str, text: str, row: int) -> None:
-    _node(g, name, text, LABEL_X, _y(row), 130.0, style="", shape="plaintext")
+class _Column:
+    """The row labels' column, left of the run's start, ``width`` points wide."""
+
+    def __init__(self, width: float) -> None:
+        self.width = width
+
+    def label(self, g: graphviz.Digraph, name: str, text: str, y: float) -> None:
+        shown = text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
+        x = -LABEL_GAP - self.width / 2
+        _node(g, name, shown, x, y, self.width, style="", shape="plaintext", tooltip=text)
 
 
 def _boxes(
@@ -119,11 +141,11 @@ def _boxes(
         wid = max(MIN_W, x1 - x0)
         text = f"{instance_name(raw, inst)} {state_name(a)}→{state_name(b)}"
         span = f"{_time(t0 - origin, _unit(t0 - origin))}..{_time(t1 - origin, _unit(t1 - origin))}"
-        tip = f"{text}{' (ready)' if c else ''}: {span} on executor {w + 1}"
+        tip = f"{text}{' (ready)' if c == READY else ''}: {span} on executor {w + 1}"
         label = text if len(text) * CHAR_W < wid else ""
         color = colors.get(task_of(raw, inst) or "", PALETTE[-1])
         # only the finishing poll has a border: a thin one on the others read as bold when small
-        pen = "2.5" if c and wid >= BORDER_MIN_W else "0"
+        pen = "2.5" if c == READY and wid >= BORDER_MIN_W else "0"
         _node(g, f"{prefix}p{k}", label, x0 + wid / 2, _y(r), wid, fillcolor=color, tooltip=tip, penwidth=pen)
 
 
@@ -159,34 +181,30 @@ def _time(ns: float, unit: tuple[float, str]) -> str:
     return f"{ns / unit[0]:g} {unit[1]}"
 
 
-def _axis(g: graphviz.Digraph, span: int, scale: float, y: float) -> None:
-    """Tick labels every 1, 2 or 5 x 10^k ns, about ten across the run, all in the unit of the run's length."""
+def _axis(g: graphviz.Digraph, column: _Column, span: int, scale: float, y: float) -> None:
+    """Tick labels every 1, 2 or 5 x 10^k ns (k >= 0), about ten across the run, all in the unit of the
+    run's length."""
     raw_step = span / 10
-    mag = 10 ** math.floor(math.log10(raw_step)) if raw_step > 0 else 1
+    mag = 10 ** math.floor(math.log10(raw_step)) if raw_step >= 1 else 1
     step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw_step)
     unit = _unit(span)
-    _node(g, "axis", "time", LABEL_X, y, 130.0, style="", shape="plaintext")
+    column.label(g, "axis", "time", y)
     for k in range(int(span // step) + 1):
         t = k * step
         _node(g, f"t{k}", _time(t, unit), t * scale, y, 60.0, style="", shape="plaintext")
 
 
-def _legend(g: graphviz.Digraph, colors: dict[str, str], y: float) -> None:
-    """The tasks' colours, and what a bold border means."""
-    _node(g, "legend", "legend", LABEL_X, y, 130.0, style="", shape="plaintext")
+def _legend(g: graphviz.Digraph, column: _Column, colors: dict[str, str], row: int) -> None:
+    """The tasks' colours, and what a bold border means, in rows no wider than the run."""
+    column.label(g, "legend", "legend", _y(row))
+    keys = [(f"key{k}", name, max(60.0, min(len(name), MAX_LABEL) * CHAR_W + 16), color)
+            for k, (name, color) in enumerate(colors.items())]  # fmt: skip
+    keys.append(("key_ready", "bold border: the poll that finished its instance", 250.0, "white"))
     x = 0.0
-    for k, (name, color) in enumerate(colors.items()):
-        w = max(60.0, len(name) * CHAR_W + 16)
-        _node(g, f"key{k}", name, x + w / 2, y, w, fillcolor=color, penwidth="0.5")
-        x += w + 8
-    w = 250.0
-    _node(
-        g,
-        "key_ready",
-        "bold border: the poll that finished its instance",
-        x + w / 2,
-        y,
-        w,
-        fillcolor="white",
-        penwidth="2.5",
-    )
+    for name, text, w, color in keys:
+        if x > 0 and x + w > WIDTH:
+            row, x = row + 1, 0.0
+        shown = text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
+        pen = "2.5" if name == "key_ready" else "0.5"
+        _node(g, name, shown, x + w / 2, _y(row), w, fillcolor=color, penwidth=pen, tooltip=text)
+        x += w + KEY_GAP

@@ -135,7 +135,9 @@ class _Machine:
         loop = self.loops[key] = _Loop(entry, firsts=[(head, "")] if head else [])
         end = self.body(body, [(key, "")])
         del self.loops[key]
-        again = [(n, "; ".join(x for x in (lbl, "loop") if x)) for n, lbl in end + loop.continues if n != key]
+        # a for await whose body can go round without suspending goes from its head, with an item, to its head
+        back = _resolve(end + loop.continues, key, entry) if head else [p for p in end + loop.continues if p[0] != key]
+        again = [(n, "; ".join(x for x in (lbl, "loop") if x)) for n, lbl in back]
         for target, extra in loop.firsts:
             # a loop headed by an await (for await) enters its body from the head, with an item,
             # and goes round to the head again; any other loop enters and goes round to the same places

@@ -2,13 +2,20 @@
 // from the JSON in #gasync-data. Wheel to zoom around the pointer, drag to pan,
 // double-click to see the whole run again; hovering a box shows the poll's
 // instance, states, times and executor. Everything is in this page: no network.
+// The axis's ticks all use one unit, with as many decimals as the step needs; a
+// box narrower than BORDER_MIN px gets no border (a border would paint it black).
+// The canvas says what it drew in data-left (the lanes' left edge, after the
+// widest task label) and data-ticks (the tick labels), for tests and scripts.
 (function () {
   "use strict";
   const data = JSON.parse(document.getElementById("gasync-data").textContent);
   const canvas = document.getElementById("timeline");
   const tip = document.getElementById("timeline-tip");
   const ctx = canvas.getContext("2d");
-  const LANE = 26, LEFT = 170, TOP = 26, RIGHT = 10;
+  const LANE = 26, TOP = 26, RIGHT = 10, BORDER_MIN = 6, FONT = "12px sans-serif";
+  ctx.font = FONT;
+  const LEFT = Math.min(400, Math.max(170, ...data.tasks.map((task) => ctx.measureText(task.label).width + 18)));
+  canvas.dataset.left = String(LEFT);
   const PALETTE = ["#8dd3c7", "#fdb462", "#bebada", "#fb8072", "#80b1d3", "#b3de69", "#fccde5", "#bc80bd", "#ccebc5", "#ffed6f"];
   const span = Math.max(1, data.span);
   let v0 = 0, v1 = span, drag = null;
@@ -28,37 +35,48 @@
     const [d, u] = unit(Math.abs(ns) || 1);
     return (ns / d).toPrecision(4).replace(/\.?0+$/, "") + " " + u;
   }
+  // a tick in the unit of the window's end, with the decimals the step needs
+  function tick(ns, step) {
+    const [d, u] = unit(Math.max(v1, 1));
+    const decimals = Math.max(0, Math.ceil(-Math.log10(step / d) - 1e-9));
+    const text = (ns / d).toFixed(Math.min(decimals, 9));
+    return (text.includes(".") ? text.replace(/\.?0+$/, "") : text) + " " + u;
+  }
   const width = () => canvas.width - LEFT - RIGHT;
   const x = (t) => LEFT + ((t - v0) / (v1 - v0)) * width();
   const t = (px) => v0 + ((px - LEFT) / width()) * (v1 - v0);
 
   function draw() {
     ctx.clearRect(0, 0, canvas.width, canvas.height);
-    ctx.font = "12px sans-serif";
+    ctx.font = FONT;
     ctx.textBaseline = "middle";
     const raw = (v1 - v0) / 8;
-    const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const mag = raw >= 1 ? Math.pow(10, Math.floor(Math.log10(raw))) : 1;
     const step = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw);
     ctx.strokeStyle = "#ddd";
     ctx.fillStyle = "#444";
-    for (let k = Math.ceil(v0 / step) * step; k <= v1; k += step) {
-      const px = x(k);
+    const ticks = [];
+    for (let n = Math.ceil(v0 / step); n * step <= v1; n++) {
+      const px = x(n * step);
+      ticks.push(tick(n * step, step));
       ctx.beginPath(); ctx.moveTo(px, TOP - 6); ctx.lineTo(px, canvas.height); ctx.stroke();
-      ctx.fillText(fmt(k), px + 3, 10);
+      ctx.fillText(ticks[ticks.length - 1], px + 3, 10);
     }
+    canvas.dataset.ticks = ticks.join(" | ");
     data.tasks.forEach((task, k) => {
       const y = TOP + k * LANE;
       ctx.fillStyle = k % 2 ? "#fafafa" : "#f0f0f0";
       ctx.fillRect(LEFT, y, width(), LANE);
       ctx.fillStyle = "#222";
-      ctx.fillText(task.label, 6, y + LANE / 2, LEFT - 12);
+      ctx.fillText(task.label, 6, y + LANE / 2, LEFT - 12); // squeezed only past 400 px
       ctx.fillStyle = PALETTE[k % PALETTE.length];
       ctx.strokeStyle = "#333";
       for (const p of lanes[k]) {
         if (p[3] < v0 || p[2] > v1) continue;
         const x0 = Math.max(LEFT, x(p[2])), x1 = Math.min(LEFT + width(), x(p[3]));
-        ctx.fillRect(x0, y + 3, Math.max(1, x1 - x0), LANE - 6);
-        if (p[7]) { ctx.lineWidth = 2; ctx.strokeRect(x0, y + 3, Math.max(1, x1 - x0), LANE - 6); ctx.lineWidth = 1; }
+        const w = Math.max(1, x1 - x0);
+        ctx.fillRect(x0, y + 3, w, LANE - 6);
+        if (p[7] && w >= BORDER_MIN) { ctx.lineWidth = 2; ctx.strokeRect(x0, y + 3, w, LANE - 6); ctx.lineWidth = 1; }
       }
     });
   }

@@ -13,6 +13,7 @@ import subprocess
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ from unit.test_viz_trace import synthetic  # tests/ is on sys.path (conftest.py)
 import gasync
 from gasync.cli.traced import graph_svg
 from gasync.runtime.options import Result
+from gasync.runtime.trace import POLL, RawTrace
 from gasync.viz.html_report import plain_task_svg, report_html
 
 SOURCE = """buffer out: i32[2] = zeros;
@@ -105,4 +107,68 @@ def test_headless_chromium_draws_the_timeline(page: str, tmp_path: Path) -> None
     assert res.returncode == 0, res.stderr[-2000:]
     status = re.search(r'<span id="timeline-status">(.*?)</span>', res.stdout)
     assert status is not None and status.group(1) == "9 polls of 2 tasks over 8.7 us"
-    assert re.search(r'<canvas id="timeline" width="\d+" height="82">', res.stdout)  # 2 lanes of 26 + 30
+    canvas = re.search(r'<canvas id="timeline"[^>]*>', res.stdout)
+    assert canvas is not None and re.search(r' height="82"', canvas.group(0))  # 2 lanes of 26 + 30
+
+
+LONG = "a_really_quite_extraordinarily_long_task_name_for_the_column"
+FORK_SOURCE = (
+    f"shared n: i32 = 0;\ntask {LONG} {{ n.store(1); }}\n" + "task t { parallel for i in 0..32 { n.store(2); } }\n"
+)
+# the long task's one poll, all of a 1.85 s run; t's FORK poll (code 2: its warp runs the
+# parallel for), then a 1 ms READY poll, far under a pixel wide
+FORK_EVENTS = [
+    (POLL, 0, 0, 0, -1, 0, 1_850_000_000, 1),
+    (POLL, 0, 1, 0, 2, 0, 400_000_000, 2),
+    (POLL, 0, 1, 2, -1, 1_200_000_000, 1_201_000_000, 1),
+]
+
+
+@pytest.fixture(scope="module")
+def fork_page() -> str:
+    plan = gasync.compile_source(FORK_SOURCE, "fork.gasync").plan
+    raw = RawTrace(FORK_EVENTS, 0, 1 << 10, [(LONG, 0, 1), ("t", 1, 1)], {}, 1, "sim")
+    result = Result({}, {"n": 2}, {}, {"backend": "sim"}, trace=raw)
+    return report_html(plan, result, FORK_SOURCE, "fork.gasync", "<svg></svg>")
+
+
+def test_only_a_ready_poll_is_marked_ready(fork_page: str) -> None:
+    m = re.search(r'<script type="application/json" id="gasync-data">(.*?)</script>', fork_page, re.S)
+    assert m is not None
+    assert [p[7] for p in json.loads(m.group(1))["polls"]] == [1, 0, 1]  # the FORK poll (code 2) is not ready
+
+
+# what the canvas drew: its data attributes, and the colours of a few pixels (r, g, b)
+PIXELS_JS = """(() => {
+  const c = document.getElementById('timeline'), ctx = c.getContext('2d');
+  const left = Number(c.dataset.left), w = c.width - left - 10, span = 1850000000;
+  const at = (t, lane) => Array.from(ctx.getImageData(Math.ceil(left + t / span * w), 26 + 26 * lane + 13, 1, 1).data);
+  const thin = [-1, 0, 1, 2].map((d) => Array.from(ctx.getImageData(
+    Math.floor(left + 1200500000 / span * w) + d, 26 + 26 + 13, 1, 1).data));
+  return {left: left, ticks: c.dataset.ticks, forkEdge: at(0, 1), thin: thin};
+})()"""
+
+
+def test_the_timeline_as_drawn(fork_page: str, tmp_path: Path) -> None:
+    browser = _browser()
+    path = tmp_path / "report.html"
+    path.write_text(fork_page, encoding="utf-8")
+    with browser.Browser(1400, 900, 60) as b:
+        b.goto(path.as_uri())
+        b.wait_for("document.getElementById('timeline-status')?.textContent.includes('polls')", 30)
+        drawn = b.eval(PIXELS_JS)
+    assert drawn["ticks"] == "0 s | 0.5 s | 1 s | 1.5 s"  # one unit, not 0 ns | 500 ms | 1 s | 1.5 s
+    assert drawn["left"] > 170  # the lanes start after the long task's name, not over it
+    assert drawn["forkEdge"][:3] == [0xFD, 0xB4, 0x62]  # t's colour: the FORK poll has no bold border
+    # a sliver keeps its colour (or the lane's, where it covers part of a pixel): no dark border
+    assert all(px[3] == 255 and sum(px[:3]) >= 0xFD + 0xB4 + 0x62 for px in drawn["thin"]), drawn["thin"]
+
+
+def _browser() -> Any:
+    spec = importlib.util.spec_from_file_location("browser", Path(__file__).parents[2] / "scripts" / "browser.py")
+    assert spec is not None and spec.loader is not None
+    browser = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(browser)
+    if browser.find_chromium() is None:
+        pytest.skip("no Chromium installed (Debian: apt-get install chromium)")
+    return browser

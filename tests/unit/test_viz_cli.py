@@ -150,3 +150,14 @@ def test_graph_pdf_is_a_pdf_and_html_holds_the_svg(tmp_path: Path) -> None:
     page = (tmp_path / "g.html").read_text(encoding="utf-8")
     assert page.startswith("<!doctype html>") and "<svg" in page and "consumer" in page
     assert "<?xml" not in page
+
+
+def test_graph_and_schedule_help_say_what_the_drawings_show() -> None:
+    def words(*args: str) -> str:  # the help's text, without Rich's boxes and line breaks
+        return " ".join(gasync(*args).stdout.replace("│", " ").split())
+
+    graph = words("graph", "--help")
+    assert "channels dashed" not in graph and "signals dotted" not in graph  # neither is drawn so
+    assert "Draw the task graph (tasks, the data they use, 'after' edges, groups)" in graph
+    assert "a lane per task, then a row per executor" in words("schedule", "--help")
+    assert "draw its schedule (.svg, .png, .pdf, .html or .dot)" in words("run", "--help")

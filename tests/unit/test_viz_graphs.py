@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+import gasync
 from gasync import pipeline
 from gasync.codegen import generate
 from gasync.runtime.trace import state_labels
@@ -84,6 +85,31 @@ def test_break_leaves_the_loop_from_every_await_in_it() -> None:
     dot = _dot(next(p for p in SAMPLES if p.stem == "counter"), "states")
     assert '"ticker.start" -> "ticker.done"' in dot  # break before the first await
     assert '"ticker.s1" -> "ticker.done" [label=loop]' in dot  # the same break, a round later
+
+
+FOR_AWAIT = """channel jobs: i64[4];
+shared got: u64 = 0;
+task producer { for k in 0..8 { jobs.send(k).await; } jobs.close(); }
+task consumer {
+    for await j in jobs {
+        if j > 3 { yield_now().await; }
+        got.fetch_add(1);
+    }
+}
+task counter { for await j in jobs { got.fetch_add(1); } }
+"""
+
+
+def test_a_for_await_goes_round_with_an_item_where_its_body_does_not_suspend() -> None:
+    plan = gasync.compile_source(FOR_AWAIT, "for_await.gasync").plan
+    dot = states_graph_dot(plan, generate(plan).internal_states)
+    # the body never suspends: every item takes the head back to itself
+    assert '"counter.s1" -> "counter.s1" [label="item; loop"]' in dot
+    assert '"counter.s1" -> "counter.done" [label=closed]' in dot
+    # on one path it does: round through the yield, and straight round from the head
+    assert '"consumer.s1" -> "consumer.s2" [label=item]' in dot
+    assert '"consumer.s2" -> "consumer.s1" [label=loop]' in dot
+    assert '"consumer.s1" -> "consumer.s1" [label="item; loop"]' in dot
 
 
 def test_state_numbers_are_the_traces_and_names_are_the_programs() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,16 @@ import pytest
 from gasync import pipeline
 from gasync.runtime.trace import POLL, WAKE, RawTrace, TraceFileError, instance_name, state_labels
 from gasync.viz.perfetto import MAX_LANES, chrome_trace_text, from_chrome_trace, to_chrome_trace
-from gasync.viz.schedule import MAX_BOXES, MAX_EXECUTOR_ROWS, ROW_H, schedule_dot, schedule_graph
+from gasync.viz.schedule import (
+    CHAR_W,
+    MAX_BOXES,
+    MAX_EXECUTOR_ROWS,
+    MAX_LABEL,
+    ROW_H,
+    WIDTH,
+    schedule_dot,
+    schedule_graph,
+)
 
 SAMPLES = Path(__file__).parents[2] / "samples"
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's 'dot' is not installed (run 'make dot')")
@@ -274,3 +284,78 @@ def test_an_executor_that_only_woke_a_task_has_a_named_track() -> None:
     assert sorted(names.values()) == ["executor 1", "executor 8", "task t"]  # a bulk chunk's executor woke it
     named = set(names)
     assert all((e["pid"], e["tid"]) in named for e in doc["traceEvents"] if e["ph"] in ("X", "s", "f"))
+
+
+# A POLL row's c is the poll's return code: 2 (FORK: its warp runs a parallel for, then polls
+# again) is not READY (1). A wide FORK poll, then the READY one that finishes the instance.
+FORKED = [(POLL, 0, 0, 0, 2, 0, 400_000, 2), (POLL, 0, 0, 2, -1, 500_000, 1_000_000, 1)]
+FORK_STATES = {"t": {0: "start", 2: "s2 line 4: parallel for i", -1: "done"}}
+
+
+def test_a_poll_that_forks_is_not_ready() -> None:
+    raw = RawTrace(FORKED, 0, 1 << 10, [("t", 0, 1)], FORK_STATES, 1, "sim")
+    doc = _doc(raw)
+    polls = [e for e in doc["traceEvents"] if e.get("cat") == "poll" and "ready" in e["args"]]
+    ready = {e["name"]: e["args"]["ready"] for e in polls}
+    assert ready == {"t start→s2": False, "t s2→done": True}
+    pens = re.findall(r'\ttp\d+ \[label="[^"]*" [^\]]*penwidth=([\d.]+)[^\]]*tooltip="([^"]*)"', schedule_dot(raw))
+    assert pens == [
+        ("0", "t start→s2: 0 ns..400 us on executor 1"),
+        ("2.5", "t s2→done (ready): 500 us..1 ms on executor 1"),
+    ]
+
+
+def _key_edges(dot: str, prefix: str) -> list[tuple[float, float, float]]:
+    """(left, right, y) of each node named ``prefix...`` (its pos is its centre, its width in inches)."""
+    out = []
+    for x, y, w in re.findall(rf'\t{prefix}[\w]* \[[^\]]*pos="([-\d.]+),([-\d.]+)!"[^\]]*width=([\d.]+)', dot):
+        half = float(w) * 72 / 2
+        out.append((float(x) - half, float(x) + half, float(y)))
+    return out
+
+
+def test_a_long_task_name_fits_its_label_column() -> None:
+    name = "a_really_quite_extraordinarily_long_task_name"
+    events = [(POLL, 0, 0, 0, -1, 0, 1000, 1)]
+    raw = RawTrace(events, 0, 1 << 10, [(name, 0, 3)], {name: {0: "start", -1: "done"}}, 1, "sim")
+    dot = schedule_dot(raw)
+    [(left, right, _)] = _key_edges(dot, "task0")
+    assert f'label="{name} x3"' in dot
+    assert right - left >= len(f"{name} x3") * CHAR_W  # the label's width, not 130 points
+    assert right < 0 and all(r - lft == right - left for lft, r, _ in _key_edges(dot, "(?:e0|axis|legend)"))
+    cut = RawTrace(events, 0, 1 << 10, [("n" * 100, 0, 1)], {"n" * 100: {0: "start", -1: "done"}}, 1, "sim")
+    assert re.search(rf'label="?{"n" * (MAX_LABEL - 1)}…"? ', schedule_dot(cut))
+    assert re.search(rf'tooltip="?{"n" * 100}"?[ \]]', schedule_dot(cut))  # the whole name on hover
+
+
+@needs_dot
+def test_a_long_task_name_renders_without_a_graphviz_warning() -> None:
+    name = "a_really_quite_extraordinarily_long_task_name"
+    raw = RawTrace([(POLL, 0, 0, 0, -1, 0, 1000, 1)], 0, 1 << 10, [(name, 0, 3)], {name: {}}, 1, "sim")
+    res = subprocess.run(["dot", "-Tsvg"], input=schedule_dot(raw), capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0 and "too small for label" not in res.stderr
+
+
+def test_the_legend_wraps_at_the_runs_width() -> None:
+    tasks = [(f"stage_number_{k}", k, 1) for k in range(30)]
+    events = [(POLL, 0, k, 0, -1, 1000 * k, 1000 * k + 500, 1) for k in range(30)]
+    raw = RawTrace(events, 0, 1 << 10, tasks, {}, 1, "sim")
+    keys = _key_edges(schedule_dot(raw), "key")
+    assert len(keys) == 31  # each task's colour, and the bold border
+    assert abs(min(lft for lft, _, _ in keys)) < 0.1 and max(r for _, r, _ in keys) <= WIDTH
+    rows = sorted({y for _, _, y in keys}, reverse=True)
+    assert len(rows) >= 3 and rows == [rows[0] - k * ROW_H for k in range(len(rows))]  # rows, one under another
+
+
+def test_a_trace_with_no_polls_says_so_and_draws_no_axis() -> None:
+    raw = RawTrace([(WAKE, -1, 0, -1, 0, 50, 50, 0)], 9, 1, [("t", 0, 1)], {}, 2, "sim")
+    dot = schedule_dot(raw)
+    assert "no polls were recorded" in dot
+    assert not re.findall(r'\tt\d+ \[label="([^"]*)"', dot)  # no ticks (they were 0 ns, 0.1 ns, ... 0.9 ns)
+    assert "schedule: 0 polls on 0 of 2 executors (sim), 9 events dropped (buffer of 1)" in dot
+
+
+def test_a_run_of_a_few_nanoseconds_ticks_whole_nanoseconds() -> None:
+    raw = RawTrace([(POLL, 0, 0, 0, -1, 0, 3, 1)], 0, 1 << 10, [("t", 0, 1)], {}, 1, "sim")
+    ticks = re.findall(r'\tt\d+ \[label="([^"]*)"', schedule_dot(raw))
+    assert ticks == ["0 ns", "1 ns", "2 ns", "3 ns"]
