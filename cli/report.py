@@ -119,8 +119,10 @@ class Reporter:
                 kind = _kind(err)
                 self._fail(EXIT_PROGRAM, kind, shown.splitlines()[0] if kind == "program" else err.message)
         n = sum(e.severity == "error" for e in errors)
-        if n > 1:
-            print(f"{src.label}: {n} errors", file=sys.stderr)
+        hidden = sum(getattr(e, "not_shown", 0) for e in errors)  # past a body's cap (planner/recovery.py)
+        if n + hidden > 1:
+            shown = f" ({n} shown)" if hidden else ""
+            print(f"{src.label}: {n + hidden} errors{shown}", file=sys.stderr)
 
     def internal(self, exc: BaseException) -> None:
         if self.debug:

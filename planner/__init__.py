@@ -29,7 +29,7 @@ import networkx as nx
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import ErrorGroup, GasyncError, Note
 from gasync.dsl.gc_pause import paused_gc
-from gasync.planner import bounds, graphs, groups
+from gasync.planner import bounds, graphs, groups, partial
 from gasync.planner.checks import program_checks
 from gasync.planner.deferred import defer_futures
 from gasync.planner.effects import instance_ranges, transitive_effects
@@ -39,6 +39,7 @@ from gasync.planner.errors import (
     NoTaskError,
     TypeMismatchError,
     UnknownNameError,
+    a_or_an,
 )
 from gasync.planner.frames import layout
 from gasync.planner.functions import check_function
@@ -54,36 +55,39 @@ def plan(program: ast.Program, options: PlanOptions | None = None) -> Plan:
     with paused_gc():  # many small objects, no cycles: see gasync.dsl.gc_pause
         errors: list[GasyncError] = []
         flat, group_asts = groups.flatten(program, errors)
-        known = len(errors)
-        flat = defer_futures(flat, errors)
-        if len(errors) > known:  # its rewriting hides the misused futures from the checks after it
-            raise ErrorGroup(_sorted(errors))
+        flat, unchecked = defer_futures(flat, errors)  # those items' bodies are not checked again
         try:
-            return _plan(flat, options or PlanOptions(), group_asts, errors)
+            result = _plan(flat, options or PlanOptions(), group_asts, errors, unchecked)
         except ErrorGroup as failed:
-            raise ErrorGroup(groups.relocate_scope_errors(failed.errors, group_asts, program.source)) from None
+            relocated = groups.relocate_scope_errors(failed.errors, group_asts, program.source)
+            raise ErrorGroup(groups.as_written(relocated, group_asts)) from None
+        if not group_asts:
+            return result
+        return dataclasses.replace(result, warnings=tuple(groups.as_written(list(result.warnings), group_asts)))
 
 
 def _plan(
-    program: ast.Program, options: PlanOptions, group_asts: tuple[groups.GroupAst, ...], errors: list[GasyncError]
+    program: ast.Program,
+    options: PlanOptions,
+    group_asts: tuple[groups.GroupAst, ...],
+    errors: list[GasyncError],
+    unchecked: frozenset[str] = frozenset(),
 ) -> Plan:
     syms = Symbols(program, dict(options.defines), errors)
     errors.extend(_no_task(program))
     order = {item.name: k for k, item in enumerate(program.items)}
 
     cg = graphs.call_graph(program)
-    recursion = graphs.check_recursion(program, cg)
-    errors.extend(recursion)
-    if recursion:
-        raise ErrorGroup(_sorted(errors))
-
-    functions, suspends = _check_functions(program, syms, cg, order, errors)
+    errors.extend(graphs.check_recursion(program, cg))  # the other checks go on: every frame is sized only later
+    functions, suspends = _check_functions(program, syms, cg, order, errors, unchecked)
     tasks_ast = [i for i in program.items if isinstance(i, ast.Task) and syms.items.get(i.name) is i]
     ranges, owner = _group_ranges(syms, group_asts, errors)
     bodies = {}
     for t in tasks_ast:
         try:
-            bodies[t.name] = _check_task(syms, t, suspends, owner.get(t.name))
+            _check_after(syms, t)
+            if t.name not in unchecked:
+                bodies[t.name] = _check_task(syms, t, suspends, owner.get(t.name))
         except ErrorGroup as group:
             errors.extend(group.errors)
         except GasyncError as exc:
@@ -94,18 +98,20 @@ def _plan(
     except GasyncError as exc:
         errors.append(exc)
         topo = []
+    bulk = _bulk_spans(program, cg) if group_asts else {}
     if errors:
+        errors += partial.independent_errors(program, syms, cg, functions, bodies, group_asts, ranges, bulk)
         raise ErrorGroup(_sorted(errors))
 
     tasks = _number_tasks(topo, bodies)
     local_names = {n for g in group_asts for n in (groups.qualified(g.item.name, m) for m in g.locals)}
     plan_groups = groups.group_defs(group_asts, tasks, syms.buffers, syms.channels, ranges)
     by_name = {t.name: t for t in tasks}
-    bulk = _bulk_spans(program, cg) if plan_groups else {}
     for g in plan_groups:
         errors.extend(groups.fit_errors(g))
         errors.extend(groups.bulk_errors(g, by_name, bulk))
-    if errors:
+    if errors:  # a channel nobody uses is a mistake of its own
+        errors += partial.unused_channels(program, syms, cg, functions, bodies)
         raise ErrorGroup(_sorted(errors))
     frames = _layouts(functions, tasks, suspends)
     effects = transitive_effects([*functions, *(t.body for t in tasks)], instance_ranges(tasks, plan_groups))
@@ -156,19 +162,36 @@ def _flows(tg: nx.MultiDiGraph) -> list[tuple[str, str, str, str]]:
 
 
 def _sorted(errors: list[GasyncError]) -> list[GasyncError]:
-    """Errors in source order, without those that only repeat an earlier failure."""
+    """Errors in source order, without those that only repeat an earlier failure, and each
+    one once (a check that two passes make gives its error once)."""
     primary = [e for e in errors if not isinstance(e, DependentError)] or errors
-    return sorted(primary, key=lambda e: (e.span.line, e.span.column))
+    seen: set[tuple[type, ast.Span, str]] = set()
+    unique = []
+    for e in primary:
+        if (type(e), e.span, e.message) not in seen:
+            seen.add((type(e), e.span, e.message))
+            unique.append(e)
+    return sorted(unique, key=lambda e: (e.span.line, e.span.column))
 
 
 def _check_functions(
-    program: ast.Program, syms: Symbols, cg: nx.DiGraph, order: dict[str, int], errors: list[GasyncError]
+    program: ast.Program,
+    syms: Symbols,
+    cg: nx.DiGraph,
+    order: dict[str, int],
+    errors: list[GasyncError],
+    unchecked: frozenset[str],
 ) -> tuple[list[Function], dict[str, bool]]:
-    suspends: dict[str, bool] = {}
+    """Every fn and async fn, callees first; one that is not checked (its signature or its
+    futures failed) or that failed is taken to suspend, which gives its callers no error."""
+    suspends: dict[str, bool] = dict.fromkeys(graphs.recursive_names(cg), True)
     functions: list[Function] = []
     for name in graphs.callee_first(cg, order):
         item = syms.items.get(name)
         if not isinstance(item, ast.FnDef):
+            continue
+        if name in unchecked or name in syms.failed:
+            suspends[name] = True
             continue
         try:
             fn = check_function(syms, item, lambda n: suspends.get(n, False), None)
@@ -233,20 +256,24 @@ def _check_task(
     syms: Symbols, t: ast.Task, suspends: dict[str, bool], group: tuple[str, str | None, str, int] | None = None
 ) -> TaskDef:
     var_ty, start, stop = _range(syms, t.var, t.start, t.stop, t.span, "task")
-    for pred in t.after:
-        kind = syms.kind(pred.id)
-        if kind is None:
-            raise UnknownNameError(f"cannot find task '{pred.id}' named in 'after'", pred.span)
-        if kind != "task":
-            raise TypeMismatchError(f"'after' names tasks; '{pred.id}' is a {kind}", pred.span)
-        if pred.id == t.name:
-            raise AfterCycleError(f"cycle in 'after' edges: {t.name} -> {t.name}", pred.span)
     extra = ((group[1], group[2]),) if group is not None and group[1] is not None else ()
     body = check_function(syms, t, lambda n: suspends.get(n, False), (t.var, var_ty) if t.var else None, extra)
     after = tuple(dict.fromkeys(p.id for p in t.after))
     if group is None:
         return TaskDef(t.name, 0, t.var, var_ty, start, stop, after, body, 0, t.span)
     return TaskDef(t.name, 0, t.var, var_ty, start, stop, after, body, 0, t.span, group[0], group[3])
+
+
+def _check_after(syms: Symbols, t: ast.Task) -> None:
+    """The names in ``t``'s ``after``: tasks, and not ``t``."""
+    for pred in t.after:
+        kind = syms.kind(pred.id)
+        if kind is None:
+            raise UnknownNameError(f"cannot find task '{pred.id}' named in 'after'", pred.span)
+        if kind != "task":
+            raise TypeMismatchError(f"'after' names tasks; '{pred.id}' is {a_or_an(kind)}", pred.span)
+        if pred.id == t.name:
+            raise AfterCycleError(f"cycle in 'after' edges: {t.name} -> {t.name}", pred.span)
 
 
 def _number_tasks(topo: list[str], bodies: dict[str, TaskDef]) -> list[TaskDef]:

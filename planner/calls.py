@@ -7,7 +7,7 @@ from __future__ import annotations
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import Note
 from gasync.planner import ir
-from gasync.planner.errors import ArityError, FutureMisuseError, TypeMismatchError, UnknownNameError
+from gasync.planner.errors import ArityError, FutureMisuseError, TypeMismatchError, UnknownNameError, a_or_an, plural
 from gasync.planner.futures import FutureChecker
 
 FLOAT_FNS = ("sqrt", "exp", "log", "sin", "cos", "floor", "ceil")
@@ -21,6 +21,14 @@ BUF_ATOMICS = {
     "atomic_or": "or",
 }
 BITWISE_ATOMICS = ("and", "or")  # integers only, as `&` and `|`
+SHARED_METHODS = (
+    "load(), store(v), fetch_add(v), fetch_sub(v), fetch_max(v), fetch_min(v), fetch_and(v), fetch_or(v)"
+    " and cas(old, new)"
+)
+
+
+def _given(n: int) -> str:
+    return "1 was given" if n == 1 else f"{n} were given"
 
 
 def is_numeric(ty: ir.Ty) -> bool:
@@ -53,7 +61,7 @@ class CallChecker(FutureChecker):
                 (Note("add '.await', or pass it to join or select"),),
             )
         if kind is not None:
-            raise TypeMismatchError(f"'{name}' is a {kind}, not a function", e.span)
+            raise TypeMismatchError(f"'{name}' is {a_or_an(kind)}, not a function", e.span)
         if name in BUF_ATOMICS:
             return self._buf_atomic(e)
         if name in MATH_FNS:
@@ -63,13 +71,13 @@ class CallChecker(FutureChecker):
     def args(self, e: ast.Call | ast.MethodCall, params: tuple[str, ...]) -> tuple[ir.Expr, ...]:
         name = e.func if isinstance(e, ast.Call) else e.method
         if len(e.args) != len(params):
-            raise ArityError(f"'{name}' takes {len(params)} argument(s) but {len(e.args)} were given", e.span)
+            raise ArityError(f"'{name}' takes {plural(len(params), 'argument')} but {_given(len(e.args))}", e.span)
         return tuple(self.expr(a, p) for a, p in zip(e.args, params, strict=True))
 
     def _math(self, e: ast.Call, want: ir.Ty | None) -> ir.Expr:
         n = 2 if e.func in ("min", "max", "pow") else 1
         if len(e.args) != n:
-            raise ArityError(f"'{e.func}' takes {n} argument(s) but {len(e.args)} were given", e.span)
+            raise ArityError(f"'{e.func}' takes {plural(n, 'argument')} but {_given(len(e.args))}", e.span)
         if n == 2:
             a, b = self.pair(e.args[0], e.args[1], want)
             if a.ty != b.ty:
@@ -113,7 +121,7 @@ class CallChecker(FutureChecker):
             fetches = ("fetch_add", "fetch_sub", "fetch_max", "fetch_min", "fetch_and", "fetch_or")
             arity = {"load": 0, "store": 1, **dict.fromkeys(fetches, 1), "cas": 2}
             if e.method not in arity:
-                raise UnknownNameError(f"no method '{e.method}' on shared {ty} '{name}'", e.span)
+                raise self._no_method(e, f"shared {ty} '{name}'", SHARED_METHODS)
             if e.method.startswith("fetch_") and ty == "bool":
                 raise TypeMismatchError(f"'{e.method}' does not apply to bool", e.span)
             if e.method.removeprefix("fetch_") in BITWISE_ATOMICS and ty in ir.FLOATS:
@@ -126,14 +134,19 @@ class CallChecker(FutureChecker):
             return ir.SharedOp(name, e.method, args, "unit" if e.method == "store" else ty, e.span)
         if kind == "signal":
             if e.method not in ("set", "is_set"):
-                raise UnknownNameError(f"no method '{e.method}' on signal '{name}'", e.span)
+                raise self._no_method(e, f"signal '{name}'", "set(), is_set() and wait()")
             self.args(e, ())
             return ir.SignalOp(name, e.method, "unit" if e.method == "set" else "bool", e.span)
         if kind == "channel":
             if e.method != "close":
-                raise UnknownNameError(f"no method '{e.method}' on channel '{name}'", e.span)
+                raise self._no_method(e, f"channel '{name}'", "send(v), recv() and close()")
             self.args(e, ())
             return ir.ChannelClose(name, "unit", e.span)
         if kind is None:
             raise UnknownNameError(f"cannot find '{name}' in this scope", e.receiver.span)
-        raise TypeMismatchError(f"'{name}' is a {kind}; it has no methods", e.span)
+        raise TypeMismatchError(f"'{name}' is {a_or_an(kind)}; it has no methods", e.span)
+
+    def _no_method(self, e: ast.MethodCall, what: str, methods: str) -> UnknownNameError:
+        return UnknownNameError(
+            f"no method '{e.method}' on {what}", self.syms.method_span(e), (Note(f"its methods are {methods}"),)
+        )

@@ -23,7 +23,10 @@ import struct
 from gasync.dsl.ast import Span
 from gasync.dsl.diagnostics import Note
 from gasync.planner import ir
-from gasync.planner.errors import ConstEvalError
+from gasync.planner.errors import ConstEvalError, DependentError
+
+# the name of a const whose definition failed, as a use of it is typed (Symbols.declared_type)
+FAILED_CONST = "$failed-const:"
 
 Value = int | float | bool
 
@@ -85,6 +88,8 @@ def evaluate(e: ir.Expr, checked_shifts: bool = True) -> Value:
     if isinstance(e, ir.Call) and e.kind == "builtin":
         args = [evaluate(a, checked_shifts) for a in e.args]
         return _builtin(e.name, args, str(e.ty), e.span)
+    if isinstance(e, ir.Var) and e.name.startswith(FAILED_CONST):
+        raise DependentError(f"'{e.name.removeprefix(FAILED_CONST)}' has no value: its definition has an error", e.span)
     raise ConstEvalError("this value must be known at compile time: use literals and consts only", e.span)
 
 
@@ -110,7 +115,7 @@ def check_constant_shift(op: str, ty: str, amount: ir.Expr, span: Span) -> None:
     width on the device, as decision 6 says."""
     try:
         value = evaluate(amount, checked_shifts=False)
-    except (ConstEvalError, ZeroDivisionError, OverflowError, ValueError):
+    except (ConstEvalError, DependentError, ZeroDivisionError, OverflowError, ValueError):
         return  # known only at run time (or an error reported where the amount is)
     check_shift(op, ty, int(value), span)
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import GasyncError, Note
+from gasync.planner import ir
 from gasync.planner.errors import FutureMisuseError
 
 FUTURE_METHODS = ("recv", "wait", "send")
@@ -239,7 +240,9 @@ class Pass:
             return dataclasses.replace(e, args=tuple(self._capture(a, name, depth, temps) for a in e.args))
         if isinstance(e, ast.Call) and e.func in self.async_fns:
             params = self.async_fns[e.func].params
-            types = [p.type for p in params] + [None] * max(0, len(e.args) - len(params))
+            # a parameter of an unknown type is reported at the definition alone: its argument is untyped here
+            types = [p.type if p.type.name in ir.SCALARS else None for p in params]
+            types += [None] * max(0, len(e.args) - len(params))
             return dataclasses.replace(e, args=self._kept(e.args, types, name, depth, temps))
         if isinstance(e, ast.Call | ast.MethodCall) and self._is_future(e):  # sleep, yield_now, send
             return dataclasses.replace(e, args=self._kept(e.args, [None] * len(e.args), name, depth, temps))
@@ -271,21 +274,28 @@ def _literal(e: ast.Expr) -> bool:
     return False
 
 
-def defer_futures(program: ast.Program, errors: list[GasyncError]) -> ast.Program:
-    """``program`` with every future kept in a local moved to its use (see the module's text)."""
+def defer_futures(program: ast.Program, errors: list[GasyncError]) -> tuple[ast.Program, frozenset[str]]:
+    """``program`` with every future kept in a local moved to its use (see the module's text),
+    and the fns, async fns and tasks where that failed: their rewritten bodies would hide the
+    misused futures (a future used as a value, say, is no local of theirs any more), so the
+    checks after this pass leave those bodies alone and check the other items."""
     async_fns = {i.name: i for i in program.items if isinstance(i, ast.FnDef) and i.is_async}
     items: list[ast.Item] = []
     items_named = {i.name for i in program.items}  # a local may not shadow a buffer, a const, ...
+    failed: set[str] = set()
     changed = False
     for item in program.items:
         if isinstance(item, ast.FnDef | ast.Task):
+            known = len(errors)
             p = Pass(async_fns, errors, names_in(item) | items_named)
             body = p.block(item.body, 0)
+            if len(errors) > known:
+                failed.add(item.name)
             if p.changed:
                 changed = True
                 item = dataclasses.replace(item, body=body)
         items.append(item)
-    return dataclasses.replace(program, items=tuple(items)) if changed else program
+    return (dataclasses.replace(program, items=tuple(items)) if changed else program), frozenset(failed)
 
 
 def names_in(node: Any) -> set[str]:

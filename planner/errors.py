@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+import re
+
 from gasync.dsl.diagnostics import GasyncError
+
+
+def a_or_an(word: str) -> str:
+    """``word`` with its indefinite article, as it is said: an i32, an f64, an async fn, a u32, a buffer."""
+    return f"an {word}" if re.match(r"[aeio]|f\d", word) else f"a {word}"
+
+
+def plural(n: int, word: str) -> str:
+    """``n`` and ``word``, plural unless n is 1: 1 argument, 2 arguments, 0 values."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 class PlanError(GasyncError):
     """Base of errors found by the planner."""
+
+    # errors of the same body that were found but not shown after this one (planner/recovery.py's
+    # cap), for a summary that counts them
+    not_shown = 0
 
 
 class DependentError(PlanError):

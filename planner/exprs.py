@@ -16,14 +16,16 @@ from gasync.dsl import ast
 from gasync.dsl.diagnostics import Note
 from gasync.planner import ir
 from gasync.planner.calls import BUF_ATOMICS, MATH_FNS, CallChecker, is_numeric
-from gasync.planner.consteval import check_constant_shift, evaluate
+from gasync.planner.consteval import FAILED_CONST, check_constant_shift, evaluate
 from gasync.planner.errors import (
     ArityError,
     ConstEvalError,
+    DependentError,
     FutureMisuseError,
     IndexBoundsError,
     TypeMismatchError,
     UnknownNameError,
+    a_or_an,
 )
 from gasync.planner.fnstate import POISONED, FnState
 from gasync.planner.literals import COMPARE, FLOAT_MAX, flexible, float_fits, plain
@@ -123,6 +125,9 @@ class ExprChecker(CallChecker):
             var = ir.Var(name, self.fn.locals[name], e.span)
             self.fn.retype(var, want)
             return var
+        failed_ty = self.syms.declared_type(e.id)
+        if failed_ty is not None:  # checked against its declared type; its value is never used
+            return ir.Var(FAILED_CONST + e.id, failed_ty, e.span)
         kind = self.syms.kind(e.id)
         if kind == "const":
             c = self.syms.const(e.id)
@@ -133,7 +138,7 @@ class ExprChecker(CallChecker):
             raise UnknownNameError(f"cannot find value '{e.id}' in this scope", e.span)
         hint = {"buffer": f"index it, as in {e.id}[i]", "channel": "use .send(v), .recv() or .close()"}
         notes = (Note(hint[kind]),) if kind in hint else ()
-        raise TypeMismatchError(f"'{e.id}' is a {kind}, not a value", e.span, notes)
+        raise TypeMismatchError(f"'{e.id}' is {a_or_an(kind)}, not a value", e.span, notes)
 
     def _unary(self, e: ast.Unary, want: ir.Ty | None) -> ir.Expr:
         if e.op == "-" and isinstance(e.operand, ast.IntLit):
@@ -270,7 +275,7 @@ def _check_constant_index(buf: str, shape: tuple[int, ...], d: int, v: ir.Expr, 
     one known only at run time."""
     try:
         value = evaluate(v, checked_shifts=False)
-    except (ConstEvalError, ZeroDivisionError, OverflowError, ValueError):
+    except (ConstEvalError, DependentError, ZeroDivisionError, OverflowError, ValueError):
         return False  # known only at run time (or an error reported where the value is)
     if not 0 <= int(value) < shape[d]:
         along = f" along dimension {d + 1}" if len(shape) > 1 else ""

@@ -37,6 +37,7 @@ class FnState:
     readonly: set[str] = field(default_factory=set)
     loops: int = 0  # enclosing loops inside the current parallel region
     parallel: int = 0  # scope depth where the enclosing parallel/bulk for began, 0 if none
+    parallel_kind: str = "parallel"  # that loop's kind, 'parallel' or 'bulk', for messages
     async_depth: int = 0  # > 0 inside an async block
     sites: int = 0
     temps: int = 0

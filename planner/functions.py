@@ -8,9 +8,10 @@ from gasync.dsl import ast
 from gasync.dsl.diagnostics import ErrorGroup, GasyncError, Note
 from gasync.planner import ir
 from gasync.planner.asyncblocks import any_suspends
-from gasync.planner.errors import ControlFlowError, DuplicateNameError, FutureMisuseError
+from gasync.planner.errors import ControlFlowError, DuplicateNameError, FutureMisuseError, a_or_an
 from gasync.planner.fnstate import Binding, FnState, Retype
 from gasync.planner.model import Function
+from gasync.planner.recovery import capped
 from gasync.planner.stmts import BodyChecker
 from gasync.planner.symbols import Symbols
 from gasync.planner.walk import always_returns
@@ -46,8 +47,8 @@ def check_function(
         raise ControlFlowError(f"'{item.name}': too many locals typed by a later use", item.span)
     if ret != "unit" and not always_returns(body):
         raise ControlFlowError(
-            f"'{item.name}' must return a {ret} on every path",
-            item.span,
+            f"'{item.name}' must return {a_or_an(str(ret))} on every path",
+            item.ret.span if isinstance(item, ast.FnDef) and item.ret is not None else item.span,
             (Note("end the body with 'return value;' or a final expression"),),
         )
     suspends = any_suspends(body)
@@ -85,7 +86,7 @@ def _check_body(
         if binding not in fn.decided:  # no use needed the wider type: the literal's default is i32
             errors.append(_undecided(err, binding[2], wide))
     if errors:  # the body's other checks would only see the statements that passed
-        raise ErrorGroup(errors)
+        raise ErrorGroup(capped(errors, item.name))
     return fn, tuple(body)
 
 
@@ -100,5 +101,5 @@ def const_checker(syms: Symbols) -> BodyChecker:
 
 def _undecided(err: GasyncError, name: str, wide: str) -> GasyncError:
     """The E0204 of `let u = 3000000000;` where no use gave `u` a wider type."""
-    note = Note(f"give it a type, 'let {name}: {wide} = ...', or use it where a {wide} is needed")
+    note = Note(f"give it a type, 'let {name}: {wide} = ...', or use it where {a_or_an(wide)} is needed")
     return type(err)(err.message, err.span, (*err.notes, note))

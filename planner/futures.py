@@ -72,7 +72,7 @@ class FutureChecker:
                 (Note(f"'{self.fn.name}' is a plain fn; declare it 'async fn'"),),
             )
         if self.fn.parallel:
-            raise AwaitContextError("'.await' is not allowed inside 'parallel for' or 'bulk for'", e.span)
+            raise AwaitContextError(f"'.await' is not allowed inside '{self.fn.parallel_kind} for'", e.span)
         return self.future(e.future)
 
     def await_stmt(self, targets: tuple[str | None, ...], fut: ir.Future, span: ast.Span) -> ir.AwaitS:

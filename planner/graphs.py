@@ -83,9 +83,18 @@ def _cycle_from(g: Any, start: str) -> list[str]:
 
 
 def callee_first(g: nx.DiGraph, order: dict[str, int]) -> list[str]:
-    """Functions ordered so that every callee comes before its callers."""
-    rev = g.reverse(copy=True)
+    """Functions ordered so that every callee comes before its callers; the members of a
+    cycle (recursion, an error of its own) in source order among themselves."""
+    comp = {n: k for k, c in enumerate(nx.strongly_connected_components(g)) for n in c}
+    rev = nx.DiGraph()
+    rev.add_nodes_from(g)
+    rev.add_edges_from((v, u) for u, v in g.edges if comp[u] != comp[v])
     return list(nx.lexicographical_topological_sort(rev, key=lambda n: order[n]))
+
+
+def recursive_names(g: nx.DiGraph) -> set[str]:
+    """The functions that lie on a cycle of the call graph."""
+    return {n for c in nx.strongly_connected_components(g) for n in c if len(c) > 1 or g.has_edge(n, n)}
 
 
 def task_graph(tasks: list[ast.Task], known: set[str]) -> nx.MultiDiGraph:

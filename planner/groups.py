@@ -14,6 +14,7 @@ name outside its group is a located E0220 (:func:`relocate_scope_errors`).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass
 from typing import Any
@@ -173,6 +174,28 @@ def relocate_scope_errors(errors: list[GasyncError], groups: tuple[GroupAst, ...
     return out
 
 
+def as_written(errors: list[GasyncError], groups: tuple[GroupAst, ...]) -> list[GasyncError]:
+    """Diagnostics that name a local item as the source does: ``'s' (in group 'g')``, not
+    ``'g.s'`` (the name flattening gave it)."""
+    renames = {f"'{qualified(g.item.name, n)}'": f"'{n}' (in group '{g.item.name}')" for g in groups for n in g.locals}
+    if not renames:
+        return errors
+
+    def shown(text: str) -> str:
+        for old, new in renames.items():
+            text = text.replace(old, new)
+        return text
+
+    out: list[GasyncError] = []
+    for e in errors:
+        message, notes = shown(e.message), tuple(dataclasses.replace(n, message=shown(n.message)) for n in e.notes)
+        if message != e.message or notes != e.notes:
+            e = copy.copy(e)
+            e.message, e.args, e.notes = message, (message,), notes
+        out.append(e)
+    return out
+
+
 def _name_at(lines: list[str], span: ast.Span) -> str | None:
     if span.line < 1 or span.line > len(lines):
         return None
@@ -198,12 +221,9 @@ def group_defs(
     for g in groups:
         var_ty, start, stop = ranges[g.item.name]
         mine = tuple(by_name[n] for n in g.tasks if n in by_name)
-        local_bufs = tuple(
-            buffers[qualified(g.item.name, n)] for n, m in g.locals.items() if isinstance(m, ast.LocalBuffer)
-        )
-        local_chans = tuple(
-            channels[qualified(g.item.name, n)] for n, m in g.locals.items() if isinstance(m, ast.LocalChannel)
-        )
+        local_names = tuple(qualified(g.item.name, n) for n in g.locals)  # (a failed one is left out)
+        local_bufs = tuple(buffers[n] for n in local_names if n in buffers)
+        local_chans = tuple(channels[n] for n in local_names if n in channels)
         after = tuple(dict.fromkeys(a for t in mine for a in t.after))
         names = tuple(t.name for t in mine)
         warps = tuple(t.per_copy for t in mine)

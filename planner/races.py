@@ -152,6 +152,27 @@ def _diagnostic(buf: str, racing: list[Item], tasks: list[TaskDef], strict: bool
             "order them through a local channel (one receives what the other sends when it is done),"
             " or write with atomic_add and friends"
         )
+    elif groups != {None}:  # a group's task has no 'after' of its own (E0222): its group has
+        advice = _group_advice([tasks[k] for k in first])
     notes = [Note(f"'{n}' writes '{buf}' here", w.span) for n, w in zip(named[:-1], writes, strict=False)]
     cls = ConcurrentWriteError if strict else ConcurrentWriteWarning
     return cls(message, writes[len(named) - 1].span, (*notes, Note(advice)))
+
+
+def _group_advice(racing: list[TaskDef]) -> str:
+    """How to order racing tasks some of which belong to groups: by ``after`` on the groups."""
+    if len(racing) == 2:
+        first, second = racing
+        pred = first.group if first.group is not None else first.name
+        if second.group is None:  # a plain task may name a group's task
+            return f"order them with 'after {first.name}', or write with atomic_add and friends"
+        whose = " and ".join(f"'{t.name}' is in group '{t.group}'" for t in racing if t.group is not None)
+        return (
+            f"order them with 'group {second.group} ... after {pred}' ({whose}; a group's task has no"
+            " 'after' of its own), or write with atomic_add and friends"
+        )
+    names = ", ".join(dict.fromkeys(f"'{t.group}'" for t in racing if t.group is not None))
+    return (
+        f"order them with 'after', given to the group for a group's task (groups {names}),"
+        " or write with atomic_add and friends"
+    )

@@ -6,16 +6,19 @@ checker's state is the one a statement leaves when it succeeds, restored below. 
 failed statement would have bound is *poisoned*: a ``let`` with a declared type binds
 its name with that type, any other binding a marker whose use raises DependentError,
 which the planner drops when a primary error exists (no cascade of "cannot find value").
-Past ``MAX_BODY_ERRORS`` the rest of the body is not checked.
+Past ``MAX_BODY_ERRORS`` the rest of the body is still checked, but its errors are only
+counted: a note on the last one shown says how many more there are (:func:`capped`).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 from gasync.dsl import ast
-from gasync.dsl.diagnostics import GasyncError
+from gasync.dsl.diagnostics import GasyncError, Note
 from gasync.planner import ir
+from gasync.planner.errors import DependentError, PlanError
 from gasync.planner.exprs import POISONED, ExprChecker, FnState
 
 MAX_BODY_ERRORS = 10
@@ -26,8 +29,6 @@ def recovering(
 ) -> list[ir.Stmt]:
     """``check()``'s statements; if it fails, none, with the error in ``errors`` and what
     ``stmt`` binds poisoned."""
-    if len(errors) >= MAX_BODY_ERRORS:
-        return []
     fn = checker.fn
     saved = (len(fn.scopes), fn.loops, fn.parallel, fn.async_depth, fn.ret, checker.block_hint)
     try:
@@ -49,3 +50,18 @@ def _poison(fn: FnState, stmt: ast.Stmt) -> None:
         for name in stmt.names:
             if name is not None:
                 fn.scopes[-1][name] = POISONED
+
+
+def capped(errors: list[GasyncError], body: str) -> list[GasyncError]:
+    """At most ``MAX_BODY_ERRORS`` of a body's errors, the last one shown with a note that
+    counts the others (and, for the command line's summary, ``not_shown``)."""
+    primary = [e for e in errors if not isinstance(e, DependentError)]
+    if len(primary) <= MAX_BODY_ERRORS:
+        return errors
+    hidden = len(primary) - MAX_BODY_ERRORS
+    last = copy.copy(primary[MAX_BODY_ERRORS - 1])
+    more = "1 more error" if hidden == 1 else f"{hidden} more errors"
+    last.notes = (*last.notes, Note(f"{more} in '{body}' not shown: at most {MAX_BODY_ERRORS} are shown per body"))
+    if isinstance(last, PlanError):
+        last.not_shown = hidden
+    return [*primary[: MAX_BODY_ERRORS - 1], last]

@@ -23,6 +23,7 @@ from gasync.planner.errors import (
     ReadOnlyError,
     TypeMismatchError,
     UnknownNameError,
+    plural,
 )
 from gasync.planner.exprs import FnState, is_numeric
 from gasync.planner.literals import flexible
@@ -138,7 +139,9 @@ class BodyChecker(ReducingLoops):
         outs = fut.ty.output
         assert isinstance(outs, ir.TupleT)
         if len(outs.elems) != len(s.names):
-            raise TypeMismatchError(f"join gives {len(outs.elems)} values but the pattern has {len(s.names)}", s.span)
+            raise TypeMismatchError(
+                f"join gives {plural(len(outs.elems), 'value')} but the pattern has {len(s.names)}", s.span
+            )
         targets: list[str | None] = []
         for user, ty in zip(s.names, outs.elems, strict=True):
             if user is None or ty == "unit":
@@ -174,20 +177,24 @@ class BodyChecker(ReducingLoops):
         found = self.fn.lookup(s.target.id)
         if found is None:
             kind = self.syms.kind(s.target.id)
-            if kind == "shared":
-                raise TypeMismatchError(
-                    f"'{s.target.id}' is shared: write it with {s.target.id}.store(v) or an atomic method", s.span
+            if kind == "shared":  # read-only to '=': its writes are atomic, by method
+                raise ReadOnlyError(
+                    f"cannot assign to the shared scalar '{s.target.id}' with '{s.op}'",
+                    _assign_span(s),
+                    (Note(f"write it with {s.target.id}.store(v) or an atomic method such as fetch_add"),),
                 )
+            if kind == "const":
+                raise ReadOnlyError(f"cannot assign to the const '{s.target.id}': a const is read-only", s.target.span)
             if kind is not None:
                 raise TypeMismatchError(f"cannot assign to the {kind} '{s.target.id}'", s.target.span)
             raise UnknownNameError(f"cannot find value '{s.target.id}' in this scope", s.target.span)
         name, depth = found
         if name in self.fn.readonly:
-            raise ReadOnlyError(f"cannot assign to '{s.target.id}': a loop variable is read-only", s.span)
+            raise ReadOnlyError(f"cannot assign to '{s.target.id}': a loop variable is read-only", _assign_span(s))
         if self.fn.parallel and depth < self.fn.parallel:
             raise ReadOnlyError(
-                f"cannot assign to '{s.target.id}' inside 'parallel for' or 'bulk for': task locals are read-only",
-                s.span,
+                f"cannot assign to '{s.target.id}' inside '{self.fn.parallel_kind} for': task locals are read-only",
+                _assign_span(s),
                 (Note("carry results out through a buffer or an atomic"),),
             )
         value = self._assign_value(s, self.fn.locals[name])
@@ -277,6 +284,7 @@ class BodyChecker(ReducingLoops):
             if self.fn.parallel:
                 raise ControlFlowError(f"'{s.kind} for' cannot be nested inside another parallel loop", s.span)
             self.fn.loops, self.fn.parallel = 0, len(self.fn.scopes)
+            self.fn.parallel_kind = s.kind
         else:
             self.fn.loops += 1
         try:
@@ -328,15 +336,17 @@ class BodyChecker(ReducingLoops):
         parallel loop's body, say so (its iterations are not a sequence that one could leave)."""
         if self.fn.parallel:
             return ControlFlowError(
-                f"'{word}' cannot leave a 'parallel for' or 'bulk for': its iterations run at once",
-                span,
+                f"'{word}' cannot leave a '{self.fn.parallel_kind} for': its iterations run at once",
+                keyword_span(span, word),
                 (Note("skip an iteration's work with 'if', or use a sequential 'for' or 'while'"),),
             )
-        return ControlFlowError(f"'{word}' outside of a loop", span)
+        return ControlFlowError(f"'{word}' outside of a loop", keyword_span(span, word))
 
     def _s_Return(self, s: ast.Return) -> list[ir.Stmt]:
         if self.fn.parallel:
-            raise ControlFlowError("'return' is not allowed inside 'parallel for' or 'bulk for'", s.span)
+            raise ControlFlowError(
+                f"'return' is not allowed inside '{self.fn.parallel_kind} for'", keyword_span(s.span, "return")
+            )
         ret = self.fn.ret
         if ret == "?":  # typing a block's tail: its returns are checked in the real pass
             if s.value is None or flexible(s.value):
@@ -358,6 +368,16 @@ class BodyChecker(ReducingLoops):
 
     def _s_Select(self, s: ast.Select) -> list[ir.Stmt]:
         return check_select(self, s)
+
+
+def keyword_span(span: ast.Span, word: str) -> ast.Span:
+    """The keyword ``word`` a statement's span starts with (``break;`` without its ``;``)."""
+    return ast.Span(span.line, span.column, span.line, span.column + len(word))
+
+
+def _assign_span(s: ast.Assign) -> ast.Span:
+    """An assignment without its ``;``: target to value."""
+    return ast.Span(s.target.span.line, s.target.span.column, s.value.span.end_line, s.value.span.end_column)
 
 
 def _is_join(e: ast.Expr) -> bool:

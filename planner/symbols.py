@@ -12,7 +12,7 @@ import math
 import re
 
 from gasync.dsl import ast
-from gasync.dsl.diagnostics import GasyncError, Note
+from gasync.dsl.diagnostics import ErrorGroup, GasyncError, Note
 from gasync.planner import ir
 from gasync.planner.consteval import convert, evaluate
 from gasync.planner.errors import (
@@ -24,6 +24,7 @@ from gasync.planner.errors import (
     SizeLimitError,
     TypeMismatchError,
     UnknownNameError,
+    a_or_an,
 )
 from gasync.planner.literals import float_fits
 from gasync.planner.model import BufferDef, ChannelDef, ConstDef, ExternDef, SharedDef, SignalDef
@@ -67,14 +68,20 @@ class Symbols:
         self._defines = defines
         self._folding: list[str] = []
         self.failed: set[str] = set()  # items whose definition gave an error
+        self._lines = program.source.splitlines()
         for item in program.items:
             prev = self.items.get(item.name)
             if prev is not None:
                 errors.append(
                     DuplicateNameError(
                         f"the name '{item.name}' is defined more than once",
-                        item.span,
-                        (Note(f"'{item.name}' was first defined here as a {item_kind(prev)}", prev.span),),
+                        self.name_span(item),
+                        (
+                            Note(
+                                f"'{item.name}' was first defined here as {a_or_an(item_kind(prev))}",
+                                self.name_span(prev),
+                            ),
+                        ),
                     )
                 )
                 continue
@@ -87,8 +94,33 @@ class Symbols:
                 self._define(item)
             except GasyncError as exc:
                 self.failed.add(item.name)
-                if not isinstance(exc, DependentError):
+                if isinstance(exc, ErrorGroup):
+                    errors.extend(exc.errors)
+                elif not isinstance(exc, DependentError):
                     errors.append(exc)
+
+    def name_span(self, item: ast.Item) -> ast.Span:
+        """Where ``item``'s name is written: its first whole word in the item's text (the keywords
+        before it are no names), or the whole item where the text is not at hand."""
+        first = item.span.line - 1
+        pattern = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(item.name)}(?![A-Za-z0-9_])")
+        for k in range(first, min(item.span.end_line, len(self._lines))):
+            start = item.span.column - 1 if k == first else 0
+            found = pattern.search(self._lines[k], start)
+            if found is not None:
+                return ast.Span(k + 1, found.start() + 1, k + 1, found.end() + 1)
+        return item.span
+
+    def method_span(self, e: ast.MethodCall) -> ast.Span:
+        """Where the method's name is written in ``recv.method(...)``, or the whole call."""
+        end = e.receiver.span
+        if 0 < end.end_line <= len(self._lines):
+            found = re.compile(rf"\s*\.\s*({re.escape(e.method)})\b").match(
+                self._lines[end.end_line - 1], end.end_column - 1
+            )
+            if found is not None:
+                return ast.Span(end.end_line, found.start(1) + 1, end.end_line, found.end(1) + 1)
+        return e.span
 
     def kind(self, name: str) -> str | None:
         if name in self.failed:
@@ -98,22 +130,42 @@ class Symbols:
 
     def scalar(self, t: ast.ScalarType) -> str:
         if t.name not in ir.SCALARS:
-            raise UnknownNameError(
-                f"unknown type '{t.name}'", t.span, (Note("the types are bool i32 i64 u32 u64 f32 f64"),)
-            )
+            raise self._unknown_type(t)
         return t.name
+
+    @staticmethod
+    def _unknown_type(t: ast.ScalarType) -> UnknownNameError:
+        return UnknownNameError(
+            f"unknown type '{t.name}'", t.span, (Note("the types are bool i32 i64 u32 u64 f32 f64"),)
+        )
+
+    def declared_type(self, name: str) -> str | None:
+        """The declared type of a const whose definition failed, where that type is itself valid:
+        its uses are checked against it (as a failed ``let x: T`` still binds ``x: T``)."""
+        item = self.items.get(name)
+        if name in self.failed and isinstance(item, ast.Const) and item.type.name in ir.SCALARS:
+            return item.type.name
+        return None
 
     def buffer(self, name: ast.Name) -> BufferDef:
         if self.kind(name.id) != "buffer":
             what = self.kind(name.id)
             if what is None:
                 raise UnknownNameError(f"cannot find buffer '{name.id}' in this scope", name.span)
-            raise TypeMismatchError(f"'{name.id}' is a {what}, not a buffer; it cannot be indexed", name.span)
+            raise TypeMismatchError(
+                f"'{name.id}' is {a_or_an(str(what))}, not a buffer; it cannot be indexed", name.span
+            )
         return self.buffers[name.id]
 
     def signature(self, name: str) -> tuple[tuple[str, ...], ir.Ty]:
+        """A fn's, async fn's or extern's parameter and return types; checked once, at its
+        definition (``_define``): a call of one whose signature failed is a DependentError."""
         item = self.items[name]
         assert isinstance(item, ast.FnDef | ast.ExternFn)
+        types = (*(p.type for p in item.params), *((item.ret,) if item.ret is not None else ()))
+        unknown = [t for t in types if t.name not in ir.SCALARS]
+        if len(unknown) > 1:  # each one named, but one error per type written
+            raise ErrorGroup([self._unknown_type(t) for t in unknown])
         params = tuple(self.scalar(p.type) for p in item.params)
         ret = self.scalar(item.ret) if item.ret is not None else "unit"
         return params, ret
@@ -169,8 +221,30 @@ class Symbols:
         if lit.ty not in ir.INTS:
             raise TypeMismatchError(f"{what} must be an integer, found {lit.ty}", e.span)
         if int(lit.value) <= 0:
-            raise ConstEvalError(f"{what} must be positive, found {lit.value}", e.span)
+            notes = tuple(
+                Note(f"'{n}' is {given}, given by the define '-D {n}={given}'") for n, given in self._defines_in(e)
+            )
+            raise ConstEvalError(f"{what} must be positive, found {lit.value}", e.span, notes)
         return int(lit.value)
+
+    def _defines_in(self, e: ast.Expr) -> list[tuple[str, str]]:
+        """The consts given by a define that ``e`` reads, directly or through other consts."""
+        from gasync.planner.graphs import ast_nodes
+
+        found: dict[str, str] = {}
+        seen: set[str] = set()
+        stack: list[ast.Expr] = [e]
+        while stack:
+            for node in ast_nodes(stack.pop()):
+                item = self.items.get(node.id) if isinstance(node, ast.Name) else None
+                if not isinstance(item, ast.Const) or item.name in seen:
+                    continue
+                seen.add(item.name)
+                if item.name in self._defines:
+                    found[item.name] = self._defines[item.name].strip()
+                else:
+                    stack.append(item.value)
+        return sorted(found.items())
 
     def _define(self, item: ast.Item) -> None:
         if isinstance(item, ast.Const):
@@ -200,7 +274,9 @@ class Symbols:
             self.externs[item.name] = _extern(self, item)
         elif isinstance(item, ast.FnDef | ast.Task):
             if item.name in BUILTIN_NAMES:
-                raise DuplicateNameError(f"'{item.name}' is a builtin and cannot be redefined", item.span)
+                raise DuplicateNameError(f"'{item.name}' is a builtin and cannot be redefined", self.name_span(item))
+            if isinstance(item, ast.FnDef):
+                self.signature(item.name)  # once here, not again at each call
 
 
 def _within_limit(what: str, nbytes: int, span: ast.Span) -> None:

@@ -56,7 +56,7 @@ def test_errors_in_fns_and_tasks_and_nested_blocks() -> None:
         "t.gasync:2:19: error: mismatched types: expected bool, found i32",
         "t.gasync:3:16: error: mismatched types: expected i32, found floating-point literal",
         "t.gasync:6:15: error: 'break' outside of a loop",
-        "t.gasync:7:13: error: 'f' takes 1 argument(s) but 2 were given",
+        "t.gasync:7:13: error: 'f' takes 1 argument but 2 were given",
     ]
 
 

@@ -183,7 +183,8 @@ def test_static_rules_apply_inside_groups() -> None:
     kinds, text = diagnose("group pipe {\n    local channel lonely: i32[2];\n    task b { lonely.send(1).await; }\n}\n")
     assert kinds == [E.ChannelUseError]
     assert (
-        text.splitlines()[0] == "t.gasync:2:5: error: channel 'pipe.lonely' has no receiver: no task receives from it"
+        text.splitlines()[0]
+        == "t.gasync:2:5: error: channel 'lonely' (in group 'pipe') has no receiver: no task receives from it"
     )
 
 
@@ -193,7 +194,7 @@ def test_race_on_a_local_buffer_is_the_race_warning() -> None:
     p = plan_of(src)
     (w,) = p.warnings
     assert w.code == "W0217"
-    assert w.message == "tasks 'a' and 'b' may run at once and both write buffer 'pipe.stage'"
+    assert w.message == "tasks 'a' and 'b' may run at once and both write buffer 'stage' (in group 'pipe')"
 
 
 def test_two_groups_may_share_local_names() -> None:
@@ -203,10 +204,10 @@ def test_two_groups_may_share_local_names() -> None:
 
 
 def test_a_let_cannot_shadow_a_local_item() -> None:
-    # as for a global buffer; the message names the group through the local's full name
+    # as for a global buffer; the message names the local as written, and its group
     src = "buffer y: i32[1] = zeros;\ngroup p { local buffer s: i32[2]; task t { let s: i32 = 5; y[0] = s; } }\n"
     kinds, text = diagnose(src)
-    assert text.splitlines()[0] == "t.gasync:2:44: error: let bindings cannot shadow the buffer 'p.s'"
+    assert text.splitlines()[0] == "t.gasync:2:44: error: let bindings cannot shadow the buffer 's' (in group 'p')"
 
 
 def test_task_graph_draws_a_group_as_a_cluster() -> None:

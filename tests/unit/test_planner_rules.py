@@ -73,14 +73,14 @@ RULES = {
     "duplicate item": (
         "buffer x: f32[4] = zeros;\nsignal x;\ntask main { }\n",
         E.DuplicateNameError,
-        "t.gasync:2:1: error: the name 'x' is defined more than once\n"
+        "t.gasync:2:8: error: the name 'x' is defined more than once\n"
         "   |\n"
         " 2 | signal x;\n"
-        "   | ^^^^^^^^^\n"
-        "t.gasync:1:1: note: 'x' was first defined here as a buffer\n"
+        "   |        ^\n"
+        "t.gasync:1:8: note: 'x' was first defined here as a buffer\n"
         "   |\n"
         " 1 | buffer x: f32[4] = zeros;\n"
-        "   | ^^^^^^^^^^^^^^^^^^^^^^^^^",
+        "   |        ^",
     ),
     "duplicate parameter": (
         "fn f(a: i32, a: i32) -> i32 { return a; }\ntask main { let b = f(1, 2); }\n",
@@ -154,7 +154,7 @@ RULES = {
     "await in parallel for": (
         "task main {\n    parallel for i in 0..32 {\n        yield_now().await;\n    }\n}\n",
         E.AwaitContextError,
-        "t.gasync:3:9: error: '.await' is not allowed inside 'parallel for' or 'bulk for'\n"
+        "t.gasync:3:9: error: '.await' is not allowed inside 'parallel for'\n"
         "   |\n"
         " 3 |         yield_now().await;\n"
         "   |         ^^^^^^^^^^^^^^^^^",
@@ -163,25 +163,25 @@ RULES = {
         "buffer o: i32[8] = zeros;\ntask main {\n    parallel for i in 0..8 {\n        if i == 3 { break; }\n"
         "        o[i] = 1;\n    }\n}\n",
         E.ControlFlowError,
-        "t.gasync:4:21: error: 'break' cannot leave a 'parallel for' or 'bulk for': its iterations run at once\n"
+        "t.gasync:4:21: error: 'break' cannot leave a 'parallel for': its iterations run at once\n"
         "   |\n"
         " 4 |         if i == 3 { break; }\n"
-        "   |                     ^^^^^^\n"
+        "   |                     ^^^^^\n"
         "  = note: skip an iteration's work with 'if', or use a sequential 'for' or 'while'",
     ),
     "continue in bulk for, inside a sequential loop": (
         "task main {\n    for k in 0..2 {\n        bulk for i in 0..8 { continue; }\n    }\n}\n",
         E.ControlFlowError,
-        "t.gasync:3:30: error: 'continue' cannot leave a 'parallel for' or 'bulk for': its iterations run at once\n"
+        "t.gasync:3:30: error: 'continue' cannot leave a 'bulk for': its iterations run at once\n"
         "   |\n"
         " 3 |         bulk for i in 0..8 { continue; }\n"
-        "   |                              ^^^^^^^^^\n"
+        "   |                              ^^^^^^^^\n"
         "  = note: skip an iteration's work with 'if', or use a sequential 'for' or 'while'",
     ),
     "await in bulk for": (
         "task main {\n    bulk for i in 0..32 {\n        yield_now().await;\n    }\n}\n",
         E.AwaitContextError,
-        "t.gasync:3:9: error: '.await' is not allowed inside 'parallel for' or 'bulk for'\n"
+        "t.gasync:3:9: error: '.await' is not allowed inside 'bulk for'\n"
         "   |\n"
         " 3 |         yield_now().await;\n"
         "   |         ^^^^^^^^^^^^^^^^^",
@@ -189,10 +189,10 @@ RULES = {
     "task locals read-only in bulk for": (
         "task main {\n    let s = 0;\n    bulk for i in 0..32 {\n        s += 1;\n    }\n}\n",
         E.ReadOnlyError,
-        "t.gasync:4:9: error: cannot assign to 's' inside 'parallel for' or 'bulk for': task locals are read-only\n"
+        "t.gasync:4:9: error: cannot assign to 's' inside 'bulk for': task locals are read-only\n"
         "   |\n"
         " 4 |         s += 1;\n"
-        "   |         ^^^^^^^\n"
+        "   |         ^^^^^^\n"
         "  = note: carry results out through a buffer or an atomic",
     ),
     "channel without sender": (

@@ -15,7 +15,9 @@ def _errors(body: str) -> list[str]:
     try:
         gasync.compile_source(HEAD + body + "\n", "r.gasync")
     except ErrorGroup as group:
-        return [f"{e.span.line}:{e.span.column} {e.code} {e.message}" for e in group.errors]
+        # HEAD's channel is unused in most bodies: its E0215, reported next to the other errors, is not
+        # what these tests are about
+        return [f"{e.span.line}:{e.span.column} {e.code} {e.message}" for e in group.errors if e.code != "E0215"]
     except GasyncError as e:
         return [f"{e.span.line}:{e.span.column} {e.code} {e.message}"]
     return []
@@ -43,11 +45,11 @@ def _errors(body: str) -> list[str]:
         (
             "task main { let b: i32 = parallel for i in 0..4 reduce sum { c.recv().await }; }\n"
             "task p { c.send(1).await; }",
-            "4:62 E0206 '.await' is not allowed inside 'parallel for' or 'bulk for'",
+            "4:62 E0206 '.await' is not allowed inside 'parallel for'",
         ),
         (
             "task main { let t: i64 = 0; let b: i64 = parallel for i in 0..4 reduce sum { t = 1; n[i] }; }",
-            "4:78 E0209 cannot assign to 't' inside 'parallel for' or 'bulk for': task locals are read-only",
+            "4:78 E0209 cannot assign to 't' inside 'parallel for': task locals are read-only",
         ),
         (
             "task main { let b: f32 = parallel for i in 0..4 reducee max { x[i] }; }",

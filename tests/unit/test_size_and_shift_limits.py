@@ -173,7 +173,7 @@ def test_an_unannotated_literal_shift_is_i32_unless_a_use_widens_it() -> None:
             " 2 |     let b = 1 << 40;\n"
             "   |             ^^^^^^^\n"
             "  = note: i32 is 32 bits wide: a constant shift amount must be in 0..32, found 40\n"
-            "  = note: give it a type, 'let b: i64 = ...', or use it where a i64 is needed",
+            "  = note: give it a type, 'let b: i64 = ...', or use it where an i64 is needed",
         )
     ]
     p = plan(parse("buffer o: i64[1] = zeros;\ntask main {\n    let c = 1 << 40;\n    o[0] = c;\n}\n", "t.gasync"))
