@@ -50,7 +50,7 @@ def concurrent_writes(
     for buf, items in writers.items():
         racing = _racing(items, unordered)
         if racing:
-            out.append(_diagnostic(buf, racing, tasks, strict))
+            out.append(_diagnostic(buf, racing, tasks, strict, unordered))
     return out
 
 
@@ -128,9 +128,23 @@ def _bits(mask: int) -> Iterator[int]:
         mask ^= low
 
 
-def _diagnostic(buf: str, racing: list[Item], tasks: list[TaskDef], strict: bool) -> GasyncError:
+def _racing_pairs(racing: list[Item], order: list[int], unordered: list[int]) -> list[tuple[int, int]]:
+    """The pairs of ``order``'s tasks that may run at once and write overlapping elements."""
+    ranges: dict[int, list[tuple[int, int]]] = {}
+    for lo, hi, task, _ in racing:
+        ranges.setdefault(task, []).append((lo, hi))
+    return [
+        (a, b)
+        for n, a in enumerate(order)
+        for b in order[n + 1 :]
+        if unordered[a] >> b & 1 and any(lo < h and l2 < hi for lo, hi in ranges[a] for l2, h in ranges[b])
+    ]
+
+
+def _diagnostic(buf: str, racing: list[Item], tasks: list[TaskDef], strict: bool, unordered: list[int]) -> GasyncError:
     """One diagnostic for ``buf``: the tasks in the order of their first racing write,
-    pointing at the last named one's and with a note at each other named one's."""
+    pointing at the last named one's and with a note at each other named one's; where some of
+    them are ordered (``a`` before ``b``, both racing ``c``), the pairs that race."""
     first: dict[int, Write] = {}
     for _, _, task, w in sorted(racing, key=lambda i: (i[3].span.line, i[3].span.column)):
         first.setdefault(task, w)
@@ -145,6 +159,10 @@ def _diagnostic(buf: str, racing: list[Item], tasks: list[TaskDef], strict: bool
         tail = f"'{named[-1]}'" if len(named) == len(order) else f"'{named[-1]}' and {len(order) - len(named)} more"
         message = f"{len(order)} tasks that may run at once write buffer '{buf}': {listed}"
         message += f", {tail}" if len(named) < len(order) else f" and {tail}"
+        pairs = _racing_pairs(racing, list(first), unordered)
+        if len(pairs) < len(order) * (len(order) - 1) // 2 and len(pairs) <= NAMED:  # some are ordered
+            listed = ", ".join(f"'{tasks[a].name}' and '{tasks[b].name}'" for a, b in pairs)
+            message = f"tasks that may run at once write buffer '{buf}': {listed}"
         advice = "order them with 'after', or write with atomic_add and friends"
     groups = {tasks[k].group for k in first}
     if len(groups) == 1 and None not in groups:  # one group instance's tasks: no 'after' among them

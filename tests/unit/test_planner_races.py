@@ -84,6 +84,22 @@ def test_only_the_racing_tasks_are_named_and_each_buffer_once() -> None:
     ]
 
 
+def test_tasks_ordered_among_themselves_are_named_in_the_pairs_that_race() -> None:
+    # t1 runs after t0, so only t0-t2 and t1-t2 race; t3 writes another element
+    src = (
+        "buffer cnt: i32[8] = zeros;\n"
+        "task t0 { cnt[1] = 1; }\n"
+        "task t1 after t0 { cnt[1] = 2; }\n"
+        "task t2 { let k: i64 = 1; cnt[k] = 3; }\n"
+        "task t3 after t2 { cnt[1] = 4; }\n"
+    )
+    heads = [text.splitlines()[0] for text in warnings_of(src)]
+    assert heads == [
+        "t.gasync:5:20: warning: tasks that may run at once write buffer 'cnt': 't0' and 't2', 't0' and 't3',"
+        " 't1' and 't2', 't1' and 't3'"
+    ]
+
+
 @pytest.mark.parametrize(
     "src",
     [
