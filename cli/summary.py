@@ -54,8 +54,9 @@ def summary(result: Result) -> None:
 WAITS_SHOWN = 3  # await points listed per task, those waited on longest
 
 
-def profile_tables(prof: dict[str, TaskProfile]) -> tuple[Table, Table]:
-    """The profile of a traced run: one row per task, then what each task waited on longest."""
+def profile_tables(prof: dict[str, TaskProfile]) -> list[Table]:
+    """The profile of a traced run: one row per task, then what each task waited on longest
+    (left out where no task waited)."""
     table = Table(title="profile (from the trace)", title_justify="left")
     for k, col in enumerate(PROFILE_COLUMNS):
         table.add_column(col, justify="left" if k == 0 else "right", no_wrap=True)
@@ -69,7 +70,7 @@ def profile_tables(prof: dict[str, TaskProfile]) -> tuple[Table, Table]:
         )  # fmt: skip
         for label, us in list(p.waiting_on.items())[:WAITS_SHOWN]:
             waits.add_row(task, label, duration(us))
-    return table, waits
+    return [table, waits] if waits.row_count else [table]
 
 
 def peaks_table(top: dict[str, tuple[int, int | None]]) -> Table:

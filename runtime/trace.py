@@ -9,7 +9,9 @@ Event rows ``(kind, executor, inst, a, b, t0, t1, c)``:
 
 - ``POLL`` (1): executor ``executor`` polled task instance ``inst`` from
   state ``a`` to state ``b`` between device-clock times ``t0`` and ``t1``
-  (ns); ``c`` is 1 when the poll returned READY.
+  (ns); ``c`` is what the poll returned (codegen/shared.py): 0 PENDING, 1
+  READY, 2 FORK (its warp runs a parallel loop, then polls again), 3 ABORT
+  (the deadline passed in one of its loops).
 - ``WAKE`` (2): at ``t0`` (== ``t1``) executor ``executor`` (-1: the host)
   woke ``inst``; ``a`` is the waking instance (-1: a timer, a bulk chunk,
   the host).

@@ -51,6 +51,13 @@ def test_the_tables_have_a_row_per_task_and_per_await_point() -> None:
     assert list(table.columns[3].cells) == ["300 ns", "5.6 us"]
 
 
+def test_no_waits_table_where_no_task_waited() -> None:
+    prof = profile(synthetic())
+    for p in prof.values():
+        p.waiting_on.clear()
+    assert [t.title for t in profile_tables(prof)] == ["profile (from the trace)"]
+
+
 def test_durations_read_in_an_adapted_unit() -> None:
     assert [duration(us) for us in (0.85, 12.5, 250.0, 3200.0, 250_000.0, 1_500_000.0)] == [
         "850 ns", "12.5 us", "250 us", "3.2 ms", "250 ms", "1.5 s",
