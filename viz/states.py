@@ -34,6 +34,7 @@ from gasync.planner import ir
 from gasync.planner.model import Function, Plan, TaskDef
 from gasync.planner.printer import describe, source_name
 from gasync.runtime.trace import site_label
+from gasync.viz.taskgraph import tip
 
 Place = tuple[str, str]  # (node id, label of the edge leaving it; "" for none)
 
@@ -66,18 +67,18 @@ class _Machine:
 
     def draw(self, body: tuple[ir.Stmt, ...]) -> None:
         start, done = f"{self.prefix}.start", f"{self.prefix}.done"
-        self.g.node(start, "start", shape="circle")
+        self.g.node(start, "start", shape="circle", tooltip=f"{self.fn.name}: start")
         frontier = self.body(body, [(start, "")])
-        self.g.node(done, "done", shape="doublecircle")
+        self.g.node(done, "done", shape="doublecircle", tooltip=f"{self.fn.name}: done")
         self.go(frontier, done)
         for (u, v), labels in self.edges.items():
             if u == v and "pending" in labels:  # a poll that finds the await pending: the legend says so
-                self.g.edge(u, v, color="gray50", style="dotted")
+                self.g.edge(u, v, color="gray50", style="dotted", tooltip="a poll that found the await pending")
                 labels = [x for x in labels if x != "pending"]
                 if not labels:
                     continue
             text = " / ".join(dict.fromkeys(x for x in labels if x))  # one edge, one label
-            self.g.edge(u, v, label=text or None)
+            self.g.edge(u, v, label=text or None, tooltip=text or "next")
 
     def go(self, frontier: list[Place], target: str, extra: str = "") -> None:
         for node, label in frontier:
@@ -164,7 +165,7 @@ class _Machine:
         node = f"{self.prefix}.{s.kind}{s.loop_id}"
         n = self.numbered(s)
         label = self.loop_text(s) if n is None else f"s{n} {self.loop_text(s)}"
-        self.g.node(node, label, shape="box", style="rounded")
+        self.g.node(node, label, shape="box", style="rounded", tooltip=label)
         self.go(frontier, node)
         if s.kind == "bulk":
             self.edges.setdefault((node, node), []).append("pending")
@@ -172,7 +173,7 @@ class _Machine:
 
     def await_point(self, s: ir.AwaitS | ir.Select | ir.ForAwait, frontier: list[Place]) -> str:
         node = f"{self.prefix}.s{s.site}"
-        self.g.node(node, site_label(s), shape="box", style="rounded")
+        self.g.node(node, site_label(s), shape="box", style="rounded", tooltip=site_label(s))
         self.go(frontier, node)
         self.edges.setdefault((node, node), []).append("pending")
         calls: Counter[str] = Counter()
@@ -220,9 +221,10 @@ def _draw_machine(
     for k, (node, block) in enumerate(m.blocks, 1):
         sub = f"{node}.blk{k}"
         with g.subgraph(name=f"cluster_{sub}") as c:
-            c.attr(label=f"async block at line {block.span.line}", style="dashed")
+            title = f"async block at line {block.span.line}"
+            c.attr(label=title, style="dashed", tooltip=title)
             embeds += _draw_machine(plan, c, sub, fn, block.body, {})
-        g.edge(node, f"{sub}.start", label="drives async block", style="dashed")
+        g.edge(node, f"{sub}.start", label="drives async block", style="dashed", tooltip="drives async block")
     return embeds
 
 
@@ -245,7 +247,7 @@ def states_graph(plan: Plan, internal: tuple[tuple[str, int, str], ...] = ()) ->
     with it, a task's bulk and parallel fors carry the state numbers a trace shows."""
     g = graphviz.Digraph(
         name="states",
-        graph_attr={"compound": "true", "rankdir": "TB", "fontname": "Helvetica"},
+        graph_attr={"compound": "true", "rankdir": "TB", "fontname": "Helvetica", "tooltip": "state machines"},
         node_attr={"fontname": "Helvetica", "fontsize": "11"},
         edge_attr={"fontname": "Helvetica", "fontsize": "9"},
     )
@@ -253,10 +255,10 @@ def states_graph(plan: Plan, internal: tuple[tuple[str, int, str], ...] = ()) ->
     embeds: list[tuple[str, str, int]] = []
     for fn, task in units:
         if not fn.suspends:
-            g.node(f"{fn.name}.inline", _title(plan, fn, task), shape="note")
+            g.node(f"{fn.name}.inline", _title(plan, fn, task), shape="note", tooltip=tip(_title(plan, fn, task)))
             continue
         with g.subgraph(name=f"cluster_{fn.name}") as c:
-            c.attr(label=_title(plan, fn, task), labeljust="l")
+            c.attr(label=_title(plan, fn, task), labeljust="l", tooltip=tip(_title(plan, fn, task)))
             mine = {label.split(" ", 1)[1]: n for t, n, label in internal if task is not None and t == task.name}
             embeds += _draw_machine(plan, c, fn.name, fn, fn.body, mine)
     g.node(
@@ -266,11 +268,12 @@ def states_graph(plan: Plan, internal: tuple[tuple[str, int, str], ...] = ()) ->
         r"dashed: embeds a callee's frame, or drives an async block\l",
         shape="note",
         fontsize="9",
+        tooltip="legend: state numbers, pending polls, embedded frames",
     )
     for node, callee, n in embeds:
         size = plan.frame(callee).bytes
         label = f"embeds frame ({size} bytes)" if n == 1 else f"embeds {n} frames ({size} bytes each)"
-        g.edge(node, f"{callee}.start", label=label, style="dashed", lhead=f"cluster_{callee}")
+        g.edge(node, f"{callee}.start", label=label, style="dashed", lhead=f"cluster_{callee}", tooltip=label)
     return g
 
 

@@ -53,11 +53,16 @@ def _uses(e: Effects) -> list[tuple[str, str, str]]:
     return [(kind, name, how) for kind, names, how in pairs for name in sorted(names)]
 
 
+def tip(label: str) -> str:
+    """A node's label as its hover text (not Graphviz's default, the node's internal id)."""
+    return label.replace("\\n", " ").replace("\\l", " ").strip()
+
+
 def task_graph(plan: Plan) -> graphviz.Digraph:
     """Build the drawing; the caller renders or writes it."""
     g = graphviz.Digraph(
         name="tasks",
-        graph_attr={"rankdir": "LR", "fontname": FONT},
+        graph_attr={"rankdir": "LR", "fontname": FONT, "tooltip": "task graph"},
         node_attr={"shape": "box", "fontname": FONT, "fontsize": "11"},
         edge_attr={"fontname": FONT, "fontsize": "9"},
     )
@@ -66,7 +71,7 @@ def task_graph(plan: Plan) -> graphviz.Digraph:
     grouped = {name for grp in plan.groups for name in grp.tasks}
     for t in plan.tasks:
         if t.name not in grouped:
-            g.node(f"task.{t.name}", _label(t), style="rounded,filled", fillcolor="#eef3fb")
+            g.node(f"task.{t.name}", _label(t), style="rounded,filled", fillcolor="#eef3fb", tooltip=tip(_label(t)))
     for grp in plan.groups:
         _group(g, plan, grp)
     for kind, name, label in _objects(plan):
@@ -74,9 +79,9 @@ def task_graph(plan: Plan) -> graphviz.Digraph:
         if kind == "signal" and name in host_set:
             attrs |= {"peripheries": "2"}
             label += "\\nset by the host"
-        g.node(f"{kind}.{name}", label, **attrs)
+        g.node(f"{kind}.{name}", label, tooltip=tip(f"{kind} {label}"), **attrs)
     for u, v in plan.edges:
-        g.edge(f"task.{u}", f"task.{v}", penwidth="2", label="after")
+        g.edge(f"task.{u}", f"task.{v}", penwidth="2", label="after", tooltip=f"{v} runs after {u}")
     for t in plan.tasks:
         uses = _uses(effects[t.name])
         for kind, name, how in uses:
@@ -85,7 +90,9 @@ def task_graph(plan: Plan) -> graphviz.Digraph:
             if both and how == "reads":
                 continue  # one edge with two heads
             src, dst = (task, obj) if how == "writes" else (obj, task)
-            g.edge(src, dst, color=USE, arrowsize="0.7", **({"dir": "both"} if both else {}))
+            shown = name.split(".", 1)[-1]  # a group's local as written
+            what = f"{t.name} reads and writes {shown}" if both else f"{t.name} {how} {shown}"
+            g.edge(src, dst, color=USE, arrowsize="0.7", tooltip=what, **({"dir": "both"} if both else {}))
     local = {"buffer" for grp in plan.groups if grp.buffers} | {"channel" for grp in plan.groups if grp.channels}
     _legend(g, {kind for kind, _, _ in _objects(plan)} | local, bool(host_set))
     return g
@@ -98,35 +105,45 @@ def _group(g: graphviz.Digraph, plan: Plan, grp: GroupDef) -> None:
     label = f"{head}: {grp.warps} warps, {grp.shared_bytes} bytes of shared memory each"
     tasks = {t.name: t for t in plan.tasks}
     with g.subgraph(name=f"cluster_group_{grp.name}") as c:
-        c.attr(label=label, fontname=FONT, fontsize="10", style="rounded", color="#7a8fb0")
+        c.attr(label=label, fontname=FONT, fontsize="10", style="rounded", color="#7a8fb0", tooltip=label)
         for name in grp.tasks:
             t = tasks[name]
             text = f"{t.name} x{t.per_copy}" if t.var is not None else t.name
-            c.node(f"task.{t.name}", text, style="rounded,filled", fillcolor="#eef3fb")
+            c.node(
+                f"task.{t.name}",
+                text,
+                style="rounded,filled",
+                fillcolor="#eef3fb",
+                tooltip=f"{text} in group {grp.name}",
+            )
         for b in grp.buffers:
             dims = ", ".join(map(str, b.shape))
-            c.node(f"buffer.{b.name}", f"local {b.name.split('.', 1)[1]}: {b.elem}[{dims}]", shape=SHAPES["buffer"])
+            text = f"local {b.name.split('.', 1)[1]}: {b.elem}[{dims}]"
+            c.node(f"buffer.{b.name}", text, shape=SHAPES["buffer"], tooltip=f"{text} in group {grp.name}")
         for ch in grp.channels:
             text = f"local {ch.name.split('.', 1)[1]}: {ch.elem}[{ch.capacity}]"
-            c.node(f"channel.{ch.name}", text, shape=SHAPES["channel"])
+            c.node(f"channel.{ch.name}", text, shape=SHAPES["channel"], tooltip=f"{text} in group {grp.name}")
 
 
 def _legend(g: graphviz.Digraph, kinds: set[str], host_set: bool) -> None:
     """The kinds of node this drawing has, in a row (chained by invisible edges)."""
     with g.subgraph(name="cluster_legend") as c:
-        c.attr(label="legend", fontname=FONT, fontsize="10", style="dashed")
+        c.attr(label="legend", fontname=FONT, fontsize="10", style="dashed", tooltip="legend")
         names = ["legend.task"]
-        c.node("legend.task", "task (x N: an array)", style="rounded,filled", fillcolor="#eef3fb", fontsize="9")
+        c.node("legend.task", "task (x N: an array)", style="rounded,filled", fillcolor="#eef3fb", fontsize="9",
+               tooltip="task (x N: an array)")  # fmt: skip
         for kind, shape in SHAPES.items():
             if kind in kinds:
                 names.append(f"legend.{kind}")
-                c.node(names[-1], {"shared": "shared scalar"}.get(kind, kind), shape=shape, fontsize="9")
+                text = {"shared": "shared scalar"}.get(kind, kind)
+                c.node(names[-1], text, shape=shape, fontsize="9", tooltip=text)
         if host_set:
             names.append("legend.host")
-            c.node(names[-1], "signal set by the host", shape="diamond", peripheries="2", fontsize="9")
+            text = "signal set by the host"
+            c.node(names[-1], text, shape="diamond", peripheries="2", fontsize="9", tooltip=text)
         names.append("legend.note")
         c.node(names[-1], "bold edge: after\\lthin: task -> it writes, it -> task reads\\l", shape="plaintext",
-               fontsize="9")  # fmt: skip
+               fontsize="9", tooltip="bold edge: after; thin: task -> it writes, it -> task reads")  # fmt: skip
         for u, v in zip(names, names[1:], strict=False):
             c.edge(u, v, style="invis")
 
