@@ -56,7 +56,8 @@ CODES: tuple[Code, ...] = (
     Code(
         "E0101", "unexpected token",
         "The parser met a token the grammar does not allow at this place. The message lists what would have"
-        " been accepted, in the words you write (';', not SEMICOLON).",
+        " been accepted, in the words you write (';', not SEMICOLON). An item keyword inside a body usually"
+        " means the body's '}' is missing: a note points at the '{' left open.",
         "task main;\n",
     ),
     Code(

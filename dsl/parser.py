@@ -12,24 +12,28 @@ dsl/reductions.py, binary-operator precedence by dsl/expressions.py), so no
 parse tree is built and walked again. The rules check what the grammar
 leaves loose on purpose (numeric literals, assignment targets, method
 receivers and buffer initialisers); such a mistake is held until the whole
-file has parsed, so a syntax error anywhere still comes first. Lark's
+file has parsed, and a syntax error in the same item replaces it. Lark's
 exceptions are translated into the project's own diagnostics
-(dsl/syntax_errors.py); no Lark type leaves this package. The cyclic garbage
+(dsl/syntax_errors.py); no Lark type leaves this package. After a syntax
+error the file is parsed again without the item that holds it
+(dsl/recovery.py), so that each bad item gets its error. The cyclic garbage
 collector is paused while a file is parsed (:mod:`gasync.dsl.gc_pause`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token
-from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import (
+    ErrorGroup,
     InvalidInitializerError,
     InvalidLiteralError,
     InvalidReceiverError,
@@ -41,6 +45,7 @@ from gasync.dsl.expressions import fold_binary, fold_operand
 from gasync.dsl.gc_pause import paused_gc
 from gasync.dsl.lalr import REJECTED, Tables, run, tables_of
 from gasync.dsl.lexer import FastLexer, Spec, lex
+from gasync.dsl.recovery import Failed, Parsed, recover
 from gasync.dsl.reductions import Callbacks, Paren, held, hold, punctuation, token_span, whole
 from gasync.dsl.syntax_errors import translate
 
@@ -87,21 +92,38 @@ def _items(text: str) -> list[ast.Item]:
 
 
 def parse(text: str, path: str = "<input>") -> ast.Program:
-    """Parse one ``.gasync`` file; raise a :class:`ParseError` subclass on bad input."""
-    held.errors, held.heights, held.deep = [], {}, False
+    """Parse one ``.gasync`` file; raise a :class:`ParseError` subclass on bad input, or an
+    :class:`ErrorGroup` of them where several items are bad (dsl/recovery.py)."""
     text = text.removeprefix("\ufeff")  # a byte-order mark is no character of the program (editors add one)
+    items, errors = recover(text, _fast()[0], _parse_once)
+    if errors:
+        raise errors[0] if len(errors) == 1 else ErrorGroup(errors)
+    return ast.Program(path=path, items=tuple(items), source=text)
+
+
+def _parse_once(text: str) -> Parsed | Failed:
+    """The items and the mistakes held while building them, or the syntax error and where it is."""
+    held.errors, held.heights, held.deep = [], {}, False
     try:
         with paused_gc():
             items = _items(text)
     except UnexpectedInput as exc:
-        raise translate(exc, text) from None
+        return Failed(translate(exc, text), _offset(exc, text))
     except LarkError as exc:  # pragma: no cover - a grammar bug, not a user's
-        raise ParseError(f"internal parser error: {exc}") from None
+        return Failed(ParseError(f"internal parser error: {exc}"), None)
     finally:
         found, held.errors, held.heights = held.errors, None, None
-    if found:
-        raise found[0]
-    return ast.Program(path=path, items=tuple(items), source=text)
+    return items, found
+
+
+def _offset(exc: UnexpectedInput, text: str) -> int:
+    """Where in ``text`` the parser stopped."""
+    if isinstance(exc, UnexpectedCharacters):
+        return exc.pos_in_stream or 0
+    token = getattr(exc, "token", None)
+    if isinstance(exc, UnexpectedEOF) or token is None or token.type == "$END":
+        return len(text)
+    return token.start_pos or 0
 
 
 def parse_file(path: str | Path) -> ast.Program:
@@ -110,19 +132,17 @@ def parse_file(path: str | Path) -> ast.Program:
     return parse(p.read_text(encoding="utf-8"), str(p))
 
 
-def tokens(text: str) -> list[Token]:
-    """The token stream of ``text`` (used by diagnostics to match delimiters).
+def tokens(text: str) -> Iterator[Token]:
+    """The token stream of ``text`` (used by diagnostics to match delimiters), lazily: a
+    diagnostic that reads up to its token does not lex the rest of a large file.
 
     It stops at the first character that starts no token: a parse error
     earlier in the file must still be reported, not that later character.
     """
-    out: list[Token] = []
     try:
-        for tok in _lark().lex(text):
-            out.append(tok)
+        yield from _lark().lex(text)
     except UnexpectedCharacters:
-        pass
-    return out
+        return
 
 
 def number_value(tok: Token) -> int | float:

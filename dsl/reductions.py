@@ -8,8 +8,8 @@ and last child that has a place, drops the tokens the grammar writes as quoted
 strings, and unwraps parenthesised expressions, which travel up as
 :class:`Paren` so that an enclosing node's span includes the parentheses
 while the expression keeps its own. Mistakes the rules find are held
-(:func:`hold`) until the parse ends, so that a syntax error anywhere in the
-file is reported first, as when the tree was transformed after parsing.
+(:func:`hold`) until the parse ends: a syntax error in the same item is
+reported instead (dsl/recovery.py keeps the first held mistake of each item).
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from gasync.dsl.ast import Span
+from gasync.dsl.block_errors import ITEM_KEYWORDS, async_fn_in_block, keyword_as_statement, leading_dot, span_of
 from gasync.dsl.diagnostics import (
     ChainedComparisonError,
     InvalidCharacterError,
@@ -66,7 +67,11 @@ _STMT_START = {"LET", "IF", "WHILE", "LOOP", "FOR", "PARALLEL", "BULK", "BREAK",
 _OPERATORS = {"OROR", "ANDAND", "BAR", "CARET", "AMP", "SHIFT_OP", "ADD_OP", "MUL_OP", "CMP_OP", "AS", "DOT"}
 # Keywords that start a loop which, with `reduce OP`, is a value (decision 39).
 _LOOPS = {"PARALLEL", "BULK"}
-_ITEM_START = {"CONST", "BUFFER", "SHARED", "SIGNAL", "CHANNEL", "FN", "EXTERN", "TASK", "GROUP"}
+_ITEM_START = ITEM_KEYWORDS
+
+# Tokens after which a statement starts.
+_BOUNDARY = {"SEMICOLON", "LBRACE", "RBRACE"}
+STATEMENT = "statement or '}'"  # what a block expects where a statement starts
 
 _OPENERS = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
 _CLOSERS = {v: k for k, v in _OPENERS.items()}
@@ -142,24 +147,27 @@ def _terminals() -> dict[str, str]:
     return out
 
 
-def _tok_span(tok: Token) -> Span:
-    line = tok.line or 0
-    col = tok.column or 0
-    return Span(line, col, tok.end_line or line, tok.end_column or col + 1)
-
-
 def _unexpected_token(exc: UnexpectedToken, text: str) -> ParseError:
     tok = exc.token
     expected = _expected(exc)
-    span = _tok_span(tok)
+    span = span_of(tok)
     if tok.type in _LOOPS and "NUMBER" in expected:  # where a value belongs: `1 + parallel for ...`
         return _loop_as_value(tok, text)
-    if str(tok) in KEYWORDS and "NAME" in expected:
+    if str(tok) in KEYWORDS and "NAME" in expected and "NUMBER" not in expected:  # where only a name belongs
         return ReservedWordError(
             f"expected identifier, found keyword '{tok}'",
             span,
             (Note(f"'{tok}' is a reserved keyword and cannot be used as a name"),),
         )
+    before = _lex_until(text, tok)
+    if str(tok) in KEYWORDS and "LET" in expected:  # where a statement belongs: an item, a stray 'else'
+        return keyword_as_statement(tok, before, text, _what(expected, tok, before))
+    if tok.type == "FN" and len(before) >= 2 and before[-1].type == "ASYNC" and before[-2].type in _BOUNDARY:
+        return async_fn_in_block(before[-1], tok, before, text, STATEMENT)
+    if tok.type == "DOT" and "NUMBER" in expected:
+        dot = leading_dot(tok, _next_token(text, tok))
+        if dot is not None:
+            return dot
     if tok.type in _CLOSERS:
         stray = _stray_closer(text, tok)
         if stray is not None:
@@ -170,7 +178,6 @@ def _unexpected_token(exc: UnexpectedToken, text: str) -> ParseError:
             span,
             (Note("split the comparison with '&&', as in 'a < b && b < c'"),),
         )
-    before = _lex_until(text, tok)
     head = _reduction_head(before)
     if tok.type == "LBRACE" and "NAME" in expected and head is not None:  # `let v = parallel for i in 0..n {`
         return UnexpectedTokenError(
@@ -191,7 +198,7 @@ def _unexpected_token(exc: UnexpectedToken, text: str) -> ParseError:
         prev = before[-1]
         line, col = prev.end_line or 0, prev.end_column or 0
         return MissingSemicolonError(f"expected ';', found {describe_token(tok)}", Span(line, col, line, col + 1))
-    what = describe_expected(expected, _terminals())
+    what = _what(expected, tok, before)
     if len(before) >= 2 and before[-1].type == "DOT" and before[-2].type == "NUMBER" and _touching(*before[-2:]):
         # `1.` or `1.e5`: a float literal needs digits on both sides of its '.' (docs/language.md)
         number = before[-2]
@@ -211,6 +218,29 @@ def _unexpected_token(exc: UnexpectedToken, text: str) -> ParseError:
     return UnexpectedTokenError(f"expected {what}, found {describe_token(tok)}", span, notes)
 
 
+def _what(expected: set[str], tok: Token, before: list[Token]) -> str:
+    """What was expected, in words. A reduction may start wherever a 'let' or an assignment
+    takes its value, but 'bulk' or 'parallel' is named only where one is likely: as the
+    value of a 'let', or before a 'for' (elsewhere the grammar's own words would leak)."""
+    if "LET" not in expected and tok.type != "FOR" and not _let_value(before):
+        expected = expected - _LOOPS
+    return describe_expected(expected, _terminals())
+
+
+def _let_value(before: list[Token]) -> bool:
+    """Whether ``before`` ends with the head of a 'let' up to its '=' (``let r =``, ``let r: i64 =``)."""
+    if not before or before[-1].type != "EQ":
+        return False
+    return (len(before) >= 3 and before[-3].type == "LET") or (len(before) >= 5 and before[-5].type == "LET")
+
+
+def _next_token(text: str, tok: Token) -> Token | None:
+    from gasync.dsl.parser import tokens
+
+    start = tok.start_pos or 0
+    return next((t for t in tokens(text) if (t.start_pos or 0) > start), None)
+
+
 def _loop_as_value(tok: Token, text: str) -> ParseError:
     """``parallel`` or ``bulk`` where an expression belongs: a reduction inside an expression
     (E0219, decision 39), or a loop that gives no value at all."""
@@ -218,12 +248,12 @@ def _loop_as_value(tok: Token, text: str) -> ParseError:
     if _is_reduction(text, tok):
         return MisplacedReductionError(
             f"a reduction ('{kw} for ... reduce') can only be the whole value of a 'let' or an assignment",
-            _tok_span(tok),
+            span_of(tok),
             (Note(f"name it first ('let r = {kw} for ... reduce OP {{ ... }};') and use 'r' here"),),
         )
     return UnexpectedTokenError(
         f"expected expression, found keyword '{kw}'",
-        _tok_span(tok),
+        span_of(tok),
         (
             Note(
                 f"a '{kw} for' loop is a statement, not a value; only a reduction"
@@ -319,13 +349,13 @@ def _stray_closer(text: str, at: Token) -> ParseError | None:
             if stack and _OPENERS[stack[-1].type] == tok.type:
                 stack.pop()
     if not stack:
-        return UnmatchedDelimiterError(f"unexpected closing delimiter '{at}'", _tok_span(at))
+        return UnmatchedDelimiterError(f"unexpected closing delimiter '{at}'", span_of(at))
     opener = stack[-1]
     if _OPENERS[opener.type] != at.type:
         return UnmatchedDelimiterError(
             f"mismatched closing delimiter: expected '{_TEXT[_OPENERS[opener.type]]}', found '{at}'",
-            _tok_span(at),
-            (Note(f"'{opener}' opened here", _tok_span(opener)),),
+            span_of(at),
+            (Note(f"'{opener}' opened here", span_of(opener)),),
         )
     return None
 
@@ -355,7 +385,7 @@ def _unexpected_end(exc: UnexpectedInput, text: str) -> ParseError:
         opener = stack[-1]
         return UnclosedDelimiterError(
             f"unclosed delimiter '{opener}'",
-            _tok_span(opener),
+            span_of(opener),
             (Note(f"the file ends at {end.line}:{end.column} before a '{_TEXT[_OPENERS[opener.type]]}' closes it"),),
         )
     expected = _expected(exc)
