@@ -191,7 +191,8 @@ CODES: tuple[Code, ...] = (
     Code(
         "E0209", "write to a read-only variable",
         "Loop variables are read-only, and so are task locals inside a parallel or bulk for (its lanes run"
-        " at once): carry results out through a buffer or an atomic.",
+        " at once): carry results out through a buffer or an atomic. A const is read-only everywhere, and a"
+        " shared scalar is read-only to `=`: write it with `.store(v)` or an atomic method.",
         "task main {\n    for i in 0..4 {\n        i = 2;\n    }\n}\n",
     ),
     Code(

@@ -370,7 +370,7 @@ class _Rules:
         if not isinstance(receiver, ast.Name):
             hold(
                 InvalidReceiverError(
-                    f"'.{method}()' is called on a shared scalar, signal or channel by name",
+                    f"'.{method}()' must be called on the name of a shared scalar, signal or channel, as in 's.{method}()'",
                     receiver.span,
                 )
             )

@@ -349,7 +349,7 @@ bad.gasync:2:9: error: expected '(' or identifier, found '_'
         "task main {\n    f(x).load();\n}\n",
         InvalidReceiverError,
         """\
-bad.gasync:2:5: error: '.load()' is called on a shared scalar, signal or channel by name
+bad.gasync:2:5: error: '.load()' must be called on the name of a shared scalar, signal or channel, as in 's.load()'
    |
  2 |     f(x).load();
    |     ^^^^""",
