@@ -370,7 +370,8 @@ class _Rules:
         if not isinstance(receiver, ast.Name):
             hold(
                 InvalidReceiverError(
-                    f"'.{method}()' must be called on the name of a shared scalar, signal or channel, as in 's.{method}()'",
+                    f"'.{method}()' must be called on the name of a shared scalar, signal or channel,"
+                    f" as in 's.{method}()'",
                     receiver.span,
                 )
             )
