@@ -44,8 +44,8 @@ class FutureRenderer:
     def init(self, fut: ir.Future, ci: str, cf: str) -> list[str]:
         if isinstance(fut, ir.AsyncCall):
             return self._init_call(fut, ci, cf)
-        if isinstance(fut, ir.Sleep):
-            return [f"FI[fb_i + {ci}] = dl.deadline_after({self.r(fut.ns)})"]  # type: ignore[attr-defined]
+        if isinstance(fut, ir.Sleep):  # negative until its first poll (_poll_Sleep)
+            return [f"FI[fb_i + {ci}] = -dl.deadline_after({self.r(fut.ns)})"]  # type: ignore[attr-defined]
         if isinstance(fut, ir.Send):  # the value is computed once, when the send starts
             value = f"{NP[self._chan(fut.chan).elem]}({self.r(fut.value)})"  # type: ignore[attr-defined]
             if self._chan(fut.chan).elem in ir.FLOATS:
@@ -166,10 +166,27 @@ class FutureRenderer:
         ]
 
     def _poll_Sleep(self, fut: ir.Sleep, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
+        """A sleep suspends at least once: its deadline word is negative until its first poll,
+        which makes it positive and, where it is due already, goes to the back of the run queue
+        as ``yield_now`` does. Completing in place let a loop of selects against a short sleep
+        (due by the time the select came to it) keep its executor for ever, starving the
+        tasks queued behind it (a sender it waits for, on one executor)."""
+        at = f"{rdy}_at"
+        sleep = f"dsync.sleep_register(G.sleep, SMASK, G.sched.CTL, inst, {at})"
         return [
-            f"{rdy} = dl.now_ns() >= FI[fb_i + {ci}]",
-            f"if not {rdy}:",
-            f"    dsync.sleep_register(G.sleep, SMASK, G.sched.CTL, inst, FI[fb_i + {ci}])",
+            f"{at} = FI[fb_i + {ci}]",
+            f"{rdy} = False",
+            f"if {at} < 0:  # its first poll",
+            f"    {at} = -{at}",
+            f"    FI[fb_i + {ci}] = {at}",
+            f"    if dl.now_ns() >= {at}:",
+            f"        {self.shared.wake('inst', 'inst')}  # due: to the back of the run queue",  # type: ignore[attr-defined]
+            "    else:",
+            f"        {sleep}",
+            "else:",
+            f"    {rdy} = dl.now_ns() >= {at}",
+            f"    if not {rdy}:",
+            f"        {sleep}",
         ]
 
     def _poll_Wait(self, fut: ir.Wait, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:

@@ -55,6 +55,13 @@ def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites:
             notes = (Note("a loop in a plain fn or a parallel loop's body was still running at the deadline"), *notes)
         error = RunTimeoutError(f"the run exceeded its timeout of {tail}", NOSPAN, notes)
         raise worded(error, f"the run exceeded --timeout {tail}")
+    if code == Exit.DEADLOCK and not waiting:
+        # every instance finished: the deadlock check read in flight as 0 while one ran, so an
+        # executor's count is wrong (a task after empty ones was once never counted: hoststate)
+        raise DeviceError(
+            "internal error in the executor: it reported a deadlock, yet every task finished "
+            f"(exit code {code}; its count of instances in flight was wrong; please report it)"
+        )
     if code == Exit.DEADLOCK:
         raise DeadlockError(f"deadlock: no task can make progress, and nothing can wake these:\n{listing}")
     lost = {

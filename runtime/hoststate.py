@@ -54,10 +54,13 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_ca
     cap = gen.queue_capacity
     ni, nf = gen.frame_words
     pi, pf = gen.pargs
-    ctl = np.zeros(CTL_WORDS, np.int64)
-    ctl[Ctl.INFLIGHT] = sum(t.count for t in plan.tasks if not t.after)  # ready fresh instances
-    ctl[Ctl.EXECUTORS] = executors
     counts = {t.name: t.count for t in plan.tasks}
+    pred = [sum(counts[p] for p in t.after) for t in plan.tasks]  # per task: predecessors' instances
+    ctl = np.zeros(CTL_WORDS, np.int64)
+    # ready fresh instances: those of every task with no predecessor instance to wait for, which
+    # includes a task after only empty ones (`task a for k in 0..0`): no completion counts it later
+    ctl[Ctl.INFLIGHT] = sum(t.count for t, p in zip(plan.tasks, pred, strict=True) if p == 0)
+    ctl[Ctl.EXECUTORS] = executors
     r = max(gen.resources, 1)
     c = max(len(plan.channels), 1)
     chcap = max([1, *(ch.capacity for ch in plan.channels)])
@@ -79,7 +82,7 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_ca
         "SIG": np.zeros(s, np.int32),
         "STATS": np.zeros((executors, STAT_WORDS), np.int64),
         "CURSOR": np.zeros(max(len(plan.tasks), 1), np.int64),
-        "PRED": np.array([sum(counts[p] for p in t.after) for t in plan.tasks] or [0], np.int64),
+        "PRED": np.array(pred or [0], np.int64),
         "SCRATCH_I": np.zeros(executors, np.int64),
         "SCRATCH_F": np.zeros(executors, np.float64),
         "WSEQ": np.tile(np.arange(cap, dtype=np.int64), (r, 1)),

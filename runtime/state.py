@@ -276,7 +276,12 @@ class Signals(NamedTuple):
 
 
 class Sleepers(NamedTuple):
-    """G.sleep: one ring of sleeping instances, looked at by idle executors."""
+    """G.sleep: one ring of sleeping instances, looked at by idle executors.
+
+    A sleep suspends at least once (codegen/futures.py, ``_poll_Sleep``): its frame word holds
+    its deadline negated until its first poll, and one due by then goes to the back of the run
+    queue, as ``yield_now`` does, instead of onto this ring; so a loop of selects against a
+    short sleep leaves its executor between turns."""
 
     SSEQ: Any
     SDATA: Any

@@ -654,6 +654,43 @@ case(
 )
 
 case(
+    # a task after a task array of no instances starts at once, and counts as running: it was
+    # left out of the executor's count of instances in flight, so an idle executor called its
+    # parallel loop's or bulk for's wait a deadlock (with nothing unfinished to report)
+    "after_an_empty_task_array",
+    """
+    const W: i64 = 0;
+    buffer x: f32[4] = iota;
+    buffer out: f32[3] = zeros;
+    task none for k in 0..W { x[0] = 100.0; }
+    task main after none {
+        let s: f32 = parallel for i in 0..4 reduce sum { x[i] };
+        let m: f32 = bulk for i in 0..4 reduce max { x[i] };
+        out[0] = s;
+        out[1] = m;
+    }
+    task last after main { out[2] = out[0] + out[1]; }
+    """,
+    {"out": [6.0, 3.0, 9.0]},
+)
+
+case(
+    # the same after a group over an empty range (docs/language.md, decision 61)
+    "after_an_empty_group",
+    """
+    const W: i64 = 0;
+    buffer x: f32[4] = iota;
+    buffer out: f32[1] = zeros;
+    group gg for g in 0..W { task t { x[1] = 100.0; } }
+    task main after gg {
+        let s: f32 = bulk for i in 0..4 reduce sum { x[i] };
+        out[0] = s;
+    }
+    """,
+    {"out": [6.0]},
+)
+
+case(
     "shared_atomics_many_instances",
     """
     shared total: u64 = 0;
@@ -1281,6 +1318,37 @@ case(
     }
     """,
     {"out": [1, 43, 2, 8], "order": 2},
+)
+
+case(
+    # a sleep suspends at least once: a loop of selects against a sleep that is due when the
+    # select comes to it, or of sleeps of 0, lets the other tasks of its executor run (it
+    # completed in place, and on one executor the sender and the setter never ran again)
+    "loops_against_due_sleeps_let_the_others_run",
+    """
+    shared flag: i32 = 0;
+    buffer out: i32[3] = zeros;
+    channel c: i32[2];
+    task producer { for k in 0..5 { c.send(k).await; } c.close(); }
+    task consumer {
+        let n: i32 = 0;
+        let s: i32 = 0;
+        while n < 5 {
+            select {
+                v = c.recv() => { n += 1; s += v; }
+                _ = sleep(0) => { }
+            }
+        }
+        out[0] = s;
+        while flag.load() == 0 { sleep(0).await; }
+        out[1] = flag.load();
+        let t = sleep(0);
+        out[2] = 1;
+        t.await;
+    }
+    task setter after producer { flag.store(7); }
+    """,
+    {"out": [10, 7, 1]},
 )
 
 case(

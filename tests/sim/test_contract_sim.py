@@ -26,6 +26,7 @@ SCHEDULING = [
         "parallel_for_atomics_from_task_array",
         "channel_many_producers_many_consumers",
         "select_recv_pending_then_stop_loses_no_value",
+        "loops_against_due_sleeps_let_the_others_run",
     )
 ]
 
