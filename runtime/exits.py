@@ -53,6 +53,8 @@ def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites:
             )
         if gave_up:  # (its task may then have finished, on the values the loop had)
             notes = (Note("a loop in a plain fn or a parallel loop's body was still running at the deadline"), *notes)
+        if options.executor != "spin":  # (spin's instances stay RUNNING: no state word says they wait)
+            notes = (*notes, *_wait_places(gen, back["ST"], back.get("FI")))
         error = RunTimeoutError(f"the run exceeded its timeout of {tail}", NOSPAN, notes)
         raise worded(error, f"the run exceeded --timeout {tail}")
     if code == Exit.DEADLOCK and not waiting:
@@ -63,7 +65,10 @@ def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites:
             f"(exit code {code}; its count of instances in flight was wrong; please report it)"
         )
     if code == Exit.DEADLOCK:
-        raise DeadlockError(f"deadlock: no task can make progress, and nothing can wake these:\n{listing}")
+        places = _wait_places(gen, back["ST"], back.get("FI"))
+        raise DeadlockError(
+            f"deadlock: no task can make progress, and nothing can wake these:\n{listing}", NOSPAN, places
+        )
     lost = {
         Exit.QUEUE_FULL: "the run queue had no free slot",
         Exit.WAITLIST_FULL: "a wait list had no free slot",
@@ -132,6 +137,18 @@ def _local_wait(gen: Generated, t: Any, k: int, code: int) -> str:
     return f"waits on {side.format(name)}"  # (the task's label names its group instance)
 
 
+def _by_group(gen: Generated, names: list[str]) -> list[str]:
+    """Task names, those of a group's tasks as ``group g`` (a task after a group waits for all of
+    its tasks: the planner lists them), the others as they are."""
+    out: list[str] = []
+    for name in names:
+        g = next((t.group for t in gen.plan.tasks if t.name == name), None)
+        shown = f"group {g}" if g is not None else name
+        if shown not in out:
+            out.append(shown)
+    return out
+
+
 def _instances(gen: Generated, name: str) -> range:
     """The instance ids of task ``name``, or of every task of group ``name``."""
     ids = [
@@ -188,6 +205,36 @@ def _await_points(gen: Generated, fi: np.ndarray[Any, Any] | None) -> Any:
     return at
 
 
+MAX_PLACES = 6  # await points shown as notes under a deadlock or a timeout
+
+
+def _wait_places(gen: Generated, st: np.ndarray[Any, Any], fi: np.ndarray[Any, Any] | None) -> tuple[Note, ...]:
+    """A note at each await point where unfinished instances of ungrouped tasks are suspended
+    (their state words, in the frames' int words ``fi``), in task order, at most MAX_PLACES:
+    ``task consumer[0, 1] waits here``, pointing at the ``.await``, ``select`` or ``for await``."""
+    from gasync.runtime.trace import await_points  # (runtime.trace imports this module's neighbours)
+
+    if fi is None:
+        return ()
+    bases = [b for _, b, _ in gen.frame_bases] + [gen.frame_words[0]]
+    notes = []
+    for n, t in enumerate(gen.plan.tasks):
+        if t.group is not None or not t.count:
+            continue
+        stride = (bases[n + 1] - bases[n]) // t.count
+        spans = {p.site: p.span for p in await_points(t.body.body)}
+        at: dict[int, list[int]] = {}
+        for k in range(t.count):
+            word = bases[n] + k * stride
+            if st[t.first_instance + k] == 0 and stride > 0 and word < len(fi) and int(fi[word]) in spans:
+                at.setdefault(int(fi[word]), []).append(k)
+        for site, ks in sorted(at.items(), key=lambda kv: kv[1][0]):
+            notes.append(Note(f"task {members_label(gen.plan, t, ks)} waits here", spans[site]))
+    if len(notes) > MAX_PLACES:
+        notes[MAX_PLACES - 1 :] = [Note(f"and {len(notes) - MAX_PLACES + 1} more await points where tasks wait")]
+    return tuple(notes)
+
+
 def _arm(f: ir.Recv | ir.Send | ir.Wait, signals: dict[str, str]) -> str:
     if isinstance(f, ir.Recv):
         return f"recv from channel {f.chan}"
@@ -217,7 +264,7 @@ def _waiting(
                 continue
             at = where(t, k)
             if st[inst] == Sched.FRESH:
-                pending = [a for a in t.after if any(st[i] != Sched.DONE for i in _instances(gen, a))]
+                pending = _by_group(gen, [a for a in t.after if any(st[i] != Sched.DONE for i in _instances(gen, a))])
                 what = "not started" + (f": it runs after {', '.join(pending)}" if pending else "")
             elif at is not None and (st[inst] == 0 or spin) and waiton[inst] >= 0:
                 what = f"waits on {at}"
