@@ -211,9 +211,11 @@ def test_a_let_cannot_shadow_a_local_item() -> None:
 
 
 def test_task_graph_draws_a_group_as_a_cluster() -> None:
+    from dottext import bare
+
     from gasync.viz.taskgraph import task_graph_dot
 
-    dot = task_graph_dot(plan_of(PIPE))
+    dot = bare(task_graph_dot(plan_of(PIPE)))
     assert "subgraph cluster_group_pipe {" in dot
     assert 'label="group pipe x4: 4 warps, 576 bytes of shared memory each"' in dot
     assert '"buffer.pipe.stage" [label="local stage: f32[2, 64]" shape=cylinder]' in dot

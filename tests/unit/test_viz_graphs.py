@@ -8,13 +8,13 @@ then review the diff.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from dottext import bare
 
 import gasync
 from gasync import pipeline
@@ -27,11 +27,6 @@ SAMPLES = sorted((Path(__file__).parents[2] / "samples").glob("*.gasync"))
 GOLDEN = Path(__file__).parent / "golden" / "viz"
 DRAWINGS = {"tasks": task_graph_dot, "states": lambda plan: states_graph_dot(plan, generate(plan).internal_states)}
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz's 'dot' is not installed (run 'make dot')")
-
-
-def _bare(dot: str) -> str:
-    """DOT text without its hover texts (``tooltip=...``), for tests of what is drawn."""
-    return re.sub(r' tooltip=("(?:[^"\\]|\\.)*"|[^\s\]]+)', "", dot)
 
 
 def _dot(sample: Path, kind: str) -> str:
@@ -76,7 +71,7 @@ def test_dot_renders_to_svg_naming_every_task(sample: Path, kind: str) -> None:
 
 
 def test_states_graph_shows_sites_loops_selects_and_embedded_frames() -> None:
-    dot = _bare(_dot(next(p for p in SAMPLES if p.stem == "join_select"), "states"))
+    dot = bare(_dot(next(p for p in SAMPLES if p.stem == "join_select"), "states"))
     assert "subgraph cluster_square" in dot
     assert '"main.s1" [label="s1 line 31: square(...)"' in dot
     assert '"consumer.s1" -> "consumer.s1" [color=gray50 style=dotted]' in dot  # pending: no label
@@ -89,13 +84,13 @@ def test_states_graph_shows_sites_loops_selects_and_embedded_frames() -> None:
 
 
 def test_a_function_that_never_suspends_is_a_note() -> None:
-    dot = _bare(_dot(next(p for p in SAMPLES if p.stem == "async_double"), "states"))
+    dot = bare(_dot(next(p for p in SAMPLES if p.stem == "async_double"), "states"))
     assert '"async_double.inline" [label="async fn async_double\\ninline: never suspends" shape=note]' in dot
     assert "cluster" not in dot
 
 
 def test_break_leaves_the_loop_from_every_await_in_it() -> None:
-    dot = _bare(_dot(next(p for p in SAMPLES if p.stem == "counter"), "states"))
+    dot = bare(_dot(next(p for p in SAMPLES if p.stem == "counter"), "states"))
     assert '"ticker.start" -> "ticker.done"' in dot  # break before the first await
     assert '"ticker.s1" -> "ticker.done" [label=loop]' in dot  # the same break, a round later
 
@@ -115,7 +110,7 @@ task counter { for await j in jobs { got.fetch_add(1); } }
 
 def test_a_for_await_goes_round_with_an_item_where_its_body_does_not_suspend() -> None:
     plan = gasync.compile_source(FOR_AWAIT, "for_await.gasync").plan
-    dot = _bare(states_graph_dot(plan, generate(plan).internal_states))
+    dot = bare(states_graph_dot(plan, generate(plan).internal_states))
     # the body never suspends: every item takes the head back to itself
     assert '"counter.s1" -> "counter.s1" [label="item; loop"]' in dot
     assert '"counter.s1" -> "counter.done" [label=closed]' in dot
@@ -128,7 +123,7 @@ def test_a_for_await_goes_round_with_an_item_where_its_body_does_not_suspend() -
 def test_state_numbers_are_the_traces_and_names_are_the_programs() -> None:
     plan = pipeline.check(next(p for p in SAMPLES if p.stem == "jacobi"))
     labels = state_labels(plan, generate(plan).internal_states)
-    dot = _bare(_dot(next(p for p in SAMPLES if p.stem == "jacobi"), "states"))
+    dot = bare(_dot(next(p for p in SAMPLES if p.stem == "jacobi"), "states"))
     # internal states follow the await sites in their own order (codegen/poll.py): solve has none
     assert labels["solve"][2] == "s2 line 48: bulk for i (waits for its chunks)"  # not i_1
     assert f'"solve.bulk2" [label="{labels["solve"][2]}"' in dot
@@ -137,14 +132,14 @@ def test_state_numbers_are_the_traces_and_names_are_the_programs() -> None:
 
 
 def test_the_task_graph_draws_objects_and_who_reads_and_writes_them() -> None:
-    dot = _bare(_dot(next(p for p in SAMPLES if p.stem == "counter"), "tasks"))
+    dot = bare(_dot(next(p for p in SAMPLES if p.stem == "counter"), "tasks"))
     assert '"task.ticker" [label="ticker x3"' in dot
     assert '"shared.counter" [label="counter: u64" shape=ellipse]' in dot
     assert '"signal.stop" [label="stop\\nset by the host" peripheries=2 shape=diamond]' in dot
     assert '"signal.stop" -> "task.ticker"' in dot  # is_set reads it
     assert '"task.ticker" -> "shared.counter"' in dot  # fetch_add writes it
     assert "subgraph cluster_legend" in dot
-    jacobi = _bare(_dot(next(p for p in SAMPLES if p.stem == "jacobi"), "tasks"))
+    jacobi = bare(_dot(next(p for p in SAMPLES if p.stem == "jacobi"), "tasks"))
     assert '"task.solve" -> "buffer.x" [arrowsize=0.7 color="#4a6fa5" dir=both]' in jacobi  # reads and writes
     assert '"task.boundary" -> "task.solve" [label=after penwidth=2]' in jacobi
     assert '"signal.converged" [label=converged shape=diamond]' in jacobi  # set on the device
