@@ -12,14 +12,16 @@ locals around it (its siblings could run in any interleaving), nor touch
 its task's private shared scalar. A ``select`` either has exactly one arm
 that can ever complete, or starts with an arm that is ready on its first
 poll. Waits are only on signals that root tasks set before anything else,
-so they always end; channels are handled in programs.py.
+so they always end; channels are handled in programs.py. A group task's
+scratch buffer (groups.py) is written only by its own warp, outside join
+children and parallel bodies, and by a parallel loop that reads none of it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from differential.exprs import BITS, FLOATS, INTS, TYPES, Expr, ExprGen, Fn, Local
+from differential.exprs import BITS, FLOATS, INTS, SCRATCH, TYPES, Expr, ExprGen, Fn, Local
 from hypothesis import strategies as st
 
 PAR_WIDTH = 8  # columns of each task's par_<task> buffer, written one per parallel iteration
@@ -61,7 +63,7 @@ class Ctx:
     parallel: bool = False  # inside a parallel or bulk loop's body
     concurrent: bool = False  # inside a join child or select arm: siblings may interleave
     ret: str | None = None  # the type an early `return` gives ('unit': none), None: no return here
-    no_bulk: bool = False  # no future that runs a bulk for (a join has one already)
+    no_bulk: bool = False  # no future that runs a bulk for (a join has one already; in a group, none)
     repeats: bool = False  # inside a loop: may run more than once
 
 
@@ -80,6 +82,7 @@ class Counters:
     channels: list[str] = field(default_factory=list)  # private channel declarations
     suspends: int = 0  # suspending constructs drawn so far
     bulk: int = 0  # bulk loops drawn so far
+    waits: list[str] = field(default_factory=list)  # the signals waited on so far
 
 
 class BodyGen(ExprGen):
@@ -128,6 +131,7 @@ class BodyGen(ExprGen):
         kinds += ["assign"] * bool(self.writable(ctx))
         kinds += ["emit", "emit"] * (ctx.task is not None and not ctx.parallel)
         kinds += ["own"] * bool(ctx.task and ctx.task.own_shared and not ctx.concurrent and not ctx.parallel)
+        kinds += ["local", "local"] * bool(self.scratch and not ctx.concurrent and not ctx.parallel)
         if ctx.depth < 4:
             kinds += ["if", "for"] + ["while"] * (not ctx.parallel)
         if not ctx.parallel and not self.no_await:
@@ -186,6 +190,23 @@ class BodyGen(ExprGen):
         value = f"{own}.{call[form]}" if form in call else own
         return [f"let {self.declare('i64', ctx)}: i64 = {value};"]
 
+    def _s_local(self, ctx: Ctx) -> list[str]:
+        """A store into the group task's scratch row: one element, or a parallel loop's."""
+        sc = self.scratch
+        assert sc is not None
+        if ctx.where == "block" or self.draw(st.booleans()):
+            at = self.nonflex(self.pick(INTS), self.env, 1).text
+            return [f"{sc.name}[{sc.row}, (({at}) as u32) % {SCRATCH}] = {self.e(sc.ty).text};"]
+        var = self.fresh("j")
+        self.env.append(Local(var, "i32", ctx.depth + 1, mutable=False))
+        self.scratch = None  # its lanes write the row: none reads it
+        value = self.e(sc.ty).text
+        self.scratch = sc
+        self.env.pop()
+        self.n.suspends += 1
+        width = self.draw(st.integers(1, SCRATCH))
+        return [f"parallel for {var} in 0..{width} {{ {sc.name}[{sc.row}, {var}] = {value}; }}"]
+
     def _s_if(self, ctx: Ctx) -> list[str]:
         cond = self.e("bool").text
         out = [f"if {cond} {{", *indent(self.block(ctx, 2)), "}"]
@@ -222,7 +243,7 @@ class BodyGen(ExprGen):
         return [f"if {self.e('bool', 1).text} {{ return{value}; }}"]
 
     def _s_parallel(self, ctx: Ctx) -> list[str]:
-        kind = self.pick(("parallel", "bulk"))
+        kind = "parallel" if ctx.no_bulk else self.pick(("parallel", "bulk"))
         var = self.fresh("j")
         inner = replace(ctx, depth=ctx.depth + 1, floor=ctx.depth + 1, parallel=True, loop=False)
         self.env.append(Local(var, "i32", ctx.depth + 1, mutable=False))

@@ -24,6 +24,7 @@ TYPES = (*NUMERIC, "bool")
 SIGNED = ("i32", "i64", *FLOATS)
 BITS = {"i32": 32, "i64": 64, "u32": 32, "u64": 64}
 INPUT_LEN = 8  # every input buffer in_<type> has this many elements
+SCRATCH = 8  # columns of a group task's scratch buffer (groups.py)
 # Plain fns in every program: floats into [-1000, 1000], NaN to 0, for float builtins that
 # would raise under the simulator.
 TAME = {
@@ -49,6 +50,16 @@ class Fn:
     ret: str
     runs_bulk: bool = False  # it (or what it awaits) runs a `bulk for`
     suspends: bool = True
+    waits: tuple[str, ...] = ()  # the signals it (or what it awaits) waits on
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """A group task's local buffer ``name: ty[copies, SCRATCH]``; ``row`` is its warp's row."""
+
+    name: str
+    ty: str
+    row: str
 
 
 @dataclass(frozen=True)
@@ -64,6 +75,7 @@ class ExprGen:
         self.draw = draw
         self.plain: list[Fn] = []
         self.set_signals = ["never"]  # signals whose is_set() is known here: never, or set by this task
+        self.scratch: Scratch | None = None  # the group task's own local buffer, readable here
 
     def pick(self, options: list[str] | tuple[str, ...]) -> str:
         return self.draw(st.sampled_from(list(options)))
@@ -79,6 +91,12 @@ class ExprGen:
         return Expr(str(value), True)
 
     def load(self, ty: str, env: list[Local], depth: int) -> Expr:
+        sc = self.scratch
+        if sc is not None and sc.ty == ty and self.draw(st.integers(0, 2)) == 0:
+            if depth > 0:
+                at = self.nonflex(self.pick(INTS), env, depth - 1).text
+                return Expr(f"{sc.name}[{sc.row}, (({at}) as u32) % {SCRATCH}]")
+            return Expr(f"{sc.name}[{sc.row}, {self.draw(st.integers(0, SCRATCH - 1))}]")
         index = self.draw(st.integers(0, INPUT_LEN - 1))
         if depth > 0 and self.draw(st.booleans()):
             inner = self.nonflex(self.pick(INTS), env, depth - 1)

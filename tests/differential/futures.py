@@ -8,7 +8,8 @@ its first poll, so the arms after it are never polled. A task with one
 instance may also use a private channel: filled and then received by a
 ``select`` (where a losing ``recv`` must take nothing), or fed and drained by
 two children of one ``join`` with a small capacity, so that the sender waits
-on a full channel.
+on a full channel. Where ``roots`` is narrowed (a group's task), an async fn
+is called only if every signal it waits on is among them.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ class FutureGen(BodyGen):
         if form == "private" and ctx.task is not None and ctx.task.count == 1 and ctx.where != "async":
             return self.private_channel(ctx)
         if form in ("value", "inline"):
-            rets = [f.ret for f in self.asyncs if f.ret != "unit" and not (ctx.no_bulk and f.runs_bulk)]
+            rets = [f.ret for f in self.callable(ctx) if f.ret != "unit"]
             ty = self.pick(rets) if rets and self.draw(st.booleans()) else self.pick(TYPES)  # calls, often
             fut = self.value_future(ctx, ty, concurrent=False)
             if form == "inline" and ty != "bool":
@@ -75,6 +76,11 @@ class FutureGen(BodyGen):
         return [f"{binding} = {fut.text} => {{", *indent(body), "}"]
 
     # ---- futures ----
+    def callable(self, ctx: Ctx) -> list[Fn]:
+        """The async fns a call here may name: no bulk for where none may run, no wait on a
+        signal that is not surely set."""
+        return [f for f in self.asyncs if not (ctx.no_bulk and f.runs_bulk) and set(f.waits) <= set(self.roots)]
+
     def any_future(self, ctx: Ctx) -> Future:
         if self.shapes.nested_joins and self.draw(st.integers(0, 4)) == 0:
             return self.join(ctx, 2)[0]  # known bug (2): a join as a select arm
@@ -83,14 +89,14 @@ class FutureGen(BodyGen):
         return self.value_future(ctx, self.pick(TYPES), concurrent=False)
 
     def value_future(self, ctx: Ctx, ty: str, concurrent: bool) -> Future:
-        calls = [f for f in self.asyncs if f.ret == ty and not (ctx.no_bulk and f.runs_bulk)]
+        calls = [f for f in self.callable(ctx) if f.ret == ty]
         if calls and self.draw(st.booleans()):
             return self.async_call(ctx, self.draw(st.sampled_from(calls)))
         return self.async_block(ctx, ty, concurrent)
 
     def unit_future(self, ctx: Ctx, concurrent: bool) -> Future:
         kinds = ["yield", "sleep", "block"] + ["signal"] * bool(self.roots)
-        units = [f for f in self.asyncs if f.ret == "unit" and not (ctx.no_bulk and f.runs_bulk)]
+        units = [f for f in self.callable(ctx) if f.ret == "unit"]
         kinds += ["call", "call"] * bool(units)
         kind = self.pick(kinds)
         if kind == "yield":
@@ -101,7 +107,8 @@ class FutureGen(BodyGen):
             return Future(f"sleep({self.draw(st.integers(0, 3000))})", "unit")
         if kind == "signal":
             self.n.suspends += 1
-            return Future(f"{self.pick(self.roots)}.wait()", "unit")
+            self.n.waits.append(self.pick(self.roots))
+            return Future(f"{self.n.waits[-1]}.wait()", "unit")
         if kind == "call":
             return self.async_call(ctx, self.draw(st.sampled_from(units)))
         return self.async_block(ctx, "unit", concurrent)
@@ -110,6 +117,7 @@ class FutureGen(BodyGen):
         args = ", ".join(self.e(p).text for p in fn.params)
         self.n.bulk += fn.runs_bulk
         self.n.suspends += fn.suspends
+        self.n.waits += fn.waits
         return Future(f"{fn.name}({args})", fn.ret, runs_bulk=fn.runs_bulk, ready_now=not fn.suspends)
 
     def ready_future(self, ctx: Ctx) -> Future:
@@ -150,7 +158,7 @@ class FutureGen(BodyGen):
             if self.shapes.nested_joins and self.draw(st.integers(0, 5)) == 0:
                 children.append(self.join(cctx, 2)[0])  # known bug (2): a join inside a join
                 continue
-            bulky = [f for f in self.asyncs if f.runs_bulk]
+            bulky = [f for f in self.callable(cctx) if f.runs_bulk]
             if self.shapes.bulk_joins and bulky and self.draw(st.booleans()):
                 children.append(self.async_call(cctx, self.draw(st.sampled_from(bulky))))  # known bug (1)
                 continue

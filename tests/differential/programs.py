@@ -5,7 +5,8 @@ runs on it, from the parser on) and the arrays of its ``input`` buffers.
 A program has plain fns and async fns (each calling only those drawn before
 it, so there is no recursion), one to four tasks (task arrays among them)
 with ``after`` edges from earlier tasks to later ones, and bodies drawn by
-:mod:`differential.bodies` and :mod:`differential.futures`.
+:mod:`differential.bodies` and :mod:`differential.futures`; about one
+program in four also holds one or two groups (:mod:`differential.groups`).
 
 Channels between tasks join one single-instance producer to one later
 single-instance consumer, with their sends and receives at the top level of
@@ -30,7 +31,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from differential.bodies import Ctx, Shapes, TaskInfo, indent
 from differential.exprs import FLOATS, INPUT_LEN, TAME, TYPES, Fn, Local
-from differential.futures import FutureGen, as_i64, sent_value
+from differential.futures import as_i64, sent_value
+from differential.groups import GroupGen
 from hypothesis import strategies as st
 
 from gasync.runtime.buffers import DTYPES
@@ -70,10 +72,11 @@ class Role:
     lines: list[str]
 
 
-class ProgramGen(FutureGen):
+class ProgramGen(GroupGen):
     def program(self) -> Program:
         items, inputs = self.input_buffers()
         tasks, after = self.task_graph()
+        groups = self.group_graph(tasks, after)  # groups.py: none in most programs
         self.roots = [t.own_signal for t in tasks if t.own_signal]
         for _ in range(self.draw(st.integers(0, 2))):
             items.append(self.plain_fn())
@@ -82,7 +85,9 @@ class ProgramGen(FutureGen):
         roles = self.channels(tasks, after, items)
         for t in tasks:
             items.append(self.task(t, after[t.name], roles.get(t.name, [])))
-        items += self.n.channels + self.outputs(tasks)
+        items += [self.group(g, after) for g in groups]
+        items += self.n.channels + self.outputs([*tasks, *(t for g in groups for t in g.tasks)])
+        items += [b for g in groups for b in g.outputs]
         return Program("\n".join([*PRELUDE, *items]) + "\n", inputs)
 
     def input_buffers(self) -> tuple[list[str], dict[str, np.ndarray]]:
@@ -143,7 +148,7 @@ class ProgramGen(FutureGen):
         params = tuple(self.pick(TYPES) for _ in range(self.draw(st.integers(0, 2))))
         ret = self.pick((*TYPES, "unit"))
         self.env = [Local(f"p{k}", ty, 0, False) for k, ty in enumerate(params)]
-        before = (self.n.bulk, self.n.suspends)
+        before = (self.n.bulk, self.n.suspends, len(self.n.waits))
         self.budget = self.draw(st.integers(1, 4))
         ctx = Ctx("async", None, ret=ret)
         body = self._s_parallel(ctx) if self.draw(st.integers(0, 2)) == 0 else []  # parallel work to join
@@ -151,7 +156,8 @@ class ProgramGen(FutureGen):
         if ret != "unit":
             body.append(f"return {self.e(ret).text};")
         self.env = []
-        fn = Fn(name, params, ret, runs_bulk=self.n.bulk > before[0], suspends=self.n.suspends > before[1])
+        waits = tuple(self.n.waits[before[2] :])
+        fn = Fn(name, params, ret, runs_bulk=self.n.bulk > before[0], suspends=self.n.suspends > before[1], waits=waits)
         self.asyncs.append(fn)
         sig = ", ".join(f"p{k}: {ty}" for k, ty in enumerate(params))
         arrow = "" if ret == "unit" else f" -> {ret}"

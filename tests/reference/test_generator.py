@@ -66,28 +66,37 @@ def test_the_generator_draws_every_construct() -> None:
             seen.add(fn.kind)
             for s in stmts_in(fn.body):
                 seen.add(type(s).__name__ if not isinstance(s, ir.For) else f"For:{s.kind}")
-                if isinstance(s, ir.For) and s.reduce is not None:
-                    seen.add(f"{s.kind} reduce {s.reduce.op}")
+                if isinstance(s, ir.For) and s.reduce is not None:  # each operator, each kind of loop
+                    seen.update([f"{s.kind} reduce", f"reduce {s.reduce.op}"])
                 if isinstance(s, ir.AwaitS):
                     seen.add(type(s.future).__name__)
                     if isinstance(s.future, ir.Join):
                         seen.update(f"Join>{type(f).__name__}" for f in s.future.futures)
                 if isinstance(s, ir.Select):
                     seen.update(f"Select>{type(a.future).__name__}" for a in s.arms)
+                if isinstance(s, ir.ForAwait) and "." in s.chan:  # a group's local channel: GROUP.NAME
+                    seen.add("local ForAwait")
         seen.update(f"task x{t.count}" for t in p.tasks if t.count > 1)
         seen.update("after" for t in p.tasks if t.after)
         seen.update(f"init:{b.init}" for b in p.buffers)
+        for g in p.groups:
+            shapes = {"group x2": g.count > 1, "group after": g.after, "group task x2": max(g.task_warps) > 1}
+            shapes |= {"group": True, "local buffer": g.buffers, "local channel": g.channels}
+            seen.update(name for name, drawn in shapes.items() if drawn)
         seen.update(f"{type(e).__name__}:{getattr(e, 'op', '')}" for e in exprs_in(p))
+        seen.update("local ChannelClose" for e in exprs_in(p) if isinstance(e, ir.ChannelClose) and "." in e.name)
 
     collect()
     want = {
         "fn", "async", "task", "after", "task x2", "task x3",
         "Let", "Store", "Eval", "If", "Loop", "While", "For:seq", "For:parallel", "For:bulk", "ForAwait",
         "Break", "Continue", "Return", "Select",
-        *(f"{kind} reduce {op}" for kind in ("parallel", "bulk") for op in ("sum", "min", "max", "and", "or")),
+        "parallel reduce", "bulk reduce", *(f"reduce {op}" for op in ("sum", "min", "max", "and", "or")),
         "AsyncCall", "YieldNow", "Sleep", "Send", "Recv", "Wait", "Join", "AsyncBlock",
         "Join>AsyncCall", "Join>AsyncBlock", "Join>Join", "Join>Wait", "Join>YieldNow", "Join>Sleep",
         "Select>Wait", "Select>Recv", "Select>AsyncCall", "Select>AsyncBlock", "Select>Join", "Select>YieldNow",
+        "group", "group x2", "group after", "group task x2", "local buffer", "local channel",
+        "local ForAwait", "local ChannelClose",
         "init:zeros", "init:iota", "init:random", "init:fill", "init:input",
         "SignalOp:is_set", "SignalOp:set", "ChannelClose:", "Cast:",
         *(f"SharedOp:{op}" for op in ("load", "store", "cas", "fetch_add", "fetch_sub", "fetch_max", "fetch_min")),
