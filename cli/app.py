@@ -19,7 +19,7 @@ import sys
 import threading
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import click
 import typer
@@ -47,8 +47,10 @@ from gasync.cli.report import (
     EXIT_USAGE,
     USAGE_CODE,
     Reporter,
+    Terminated,
     plain_diagnostic,
     print_json_error,
+    stopped,
     usage_hint,
     use_color,
 )
@@ -248,7 +250,7 @@ app.add_typer(cache_cli.app)
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: the app, with Click's usage errors in gasync's style."""
     args = sys.argv[1:] if argv is None else argv
-    catch_interrupts()
+    previous = catch_interrupts()
     try:
         code = app(args=args, prog_name=PROG, standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:
@@ -256,22 +258,40 @@ def main(argv: list[str] | None = None) -> None:
         code = EXIT_USAGE
     except click.UsageError as exc:
         code = _usage_error(exc, args)
-    except (click.Abort, KeyboardInterrupt):
+    except click.Abort:
         print("gasync: interrupted", file=sys.stderr)
         code = EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        word, code = stopped(exc)
+        print(f"gasync: {word}", file=sys.stderr)
     except Exception as exc:  # outside any command's guard: still no traceback unless --debug
         Reporter(debug=_given(args, "--debug")).internal(exc)
         code = EXIT_INTERNAL
+    finally:
+        for signum, handler in previous.items():  # (main() called in a process that goes on: tests)
+            signal.signal(signum, handler)
     sys.exit(code or 0)
 
 
-def catch_interrupts() -> None:
+def catch_interrupts() -> dict[int, Any]:
     """Ctrl-C (SIGINT, to gasync or to its process group) ends a command as ``interrupted``
     (exit status 130), also where gasync was started with SIGINT ignored (a shell starts a
     background job so): a run must stop when asked, and the simulator's worker is killed
-    by the parent (runtime/backends.py), not left to spin."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+    by the parent (runtime/backends.py), not left to spin. SIGTERM and SIGHUP end it the
+    same way as ``terminated`` (cli/report.py ``Terminated``), where Python's default would
+    end gasync at once and leave the worker running a while without its parent.
+    Returns the handlers it replaced."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    previous = {signal.SIGINT: signal.signal(signal.SIGINT, signal.default_int_handler)}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) is signal.SIG_DFL:  # (nohup's SIG_IGN stays)
+            previous[signum] = signal.signal(signum, _terminate)
+    return previous
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated(signum)
 
 
 def _usage_error(exc: click.UsageError, args: list[str]) -> int:

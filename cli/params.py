@@ -234,7 +234,13 @@ class Folder(click.ParamType):
 
 def a_folder(ctx: click.Context, param: click.Parameter, path: Path | None) -> Path | None:
     """Callback: a folder, or a path where one can be made (not an existing file)."""
-    if path is not None and path.exists() and not path.is_dir():
+    if path is None:
+        return path
+    try:
+        is_file = path.exists() and not path.is_dir()
+    except OSError as exc:  # a name too long, a folder that cannot be looked into
+        raise click.BadParameter(f"{path}: {exc.strerror or exc}", ctx, param) from None
+    if is_file:
         raise click.BadParameter(f"{path} is a file, not a folder", ctx, param)
     return path
 

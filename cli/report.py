@@ -43,6 +43,29 @@ EXIT_PROGRAM = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (``kill``, ``timeout``, a closed terminal, a service manager): ends a
+    command as Ctrl-C does, the simulator's worker killed, with ``gasync: terminated`` and the
+    status a shell gives a process the signal ended (128 + its number: 143 for SIGTERM)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_status(self) -> int:
+        return 128 + self.signum
+
+
+def stopped(exc: KeyboardInterrupt) -> tuple[str, int]:
+    """What stopped a command, and its exit status: ``interrupted`` (130) or ``terminated``."""
+    if isinstance(exc, Terminated):
+        return "terminated", exc.exit_status
+    return "interrupted", EXIT_INTERRUPTED
+
+
 QUIET, NORMAL, VERBOSE = 0, 1, 2
 DEBUG_HINT = "gasync: this is a bug in gasync; re-run with --debug to see the traceback"
 USAGE_CODE, INTERNAL_CODE = "E0002", "E0003"
@@ -160,10 +183,11 @@ class Reporter:
         except GasyncError as exc:
             flag.value = False
             self._program_errors([exc], src)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             flag.value = False
-            print("gasync: interrupted", file=sys.stderr)
-            self._fail(EXIT_INTERRUPTED, "interrupted", "interrupted")
+            word, status = stopped(exc)
+            print(f"gasync: {word}", file=sys.stderr)
+            self._fail(status, "interrupted", word)
         except Exception as exc:  # an internal error: say so, briefly
             flag.value = False
             self.internal(exc)

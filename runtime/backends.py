@@ -10,6 +10,7 @@ same generated module through runtime/launch.py.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import dataclasses
 import os
@@ -20,6 +21,7 @@ import sys
 import tempfile
 import threading
 import typing
+from collections.abc import Iterator
 from pathlib import Path
 
 from gasync.codegen import Generated
@@ -174,11 +176,15 @@ def _run_sim(gen: Generated, options: RunOptions, timeout_given: bool = True) ->
     inputs = {name: outputs.to_host(x) for name, x in options.inputs.items()}
     cache_dir = os.path.abspath(options.cache_dir) if options.cache_dir else options.cache_dir
     options = dataclasses.replace(options, inputs=inputs, outputs="host", cache_dir=cache_dir)
-    with tempfile.TemporaryDirectory(prefix="gasync-sim-") as tmp:
-        job, out = Path(tmp) / "job.pkl", Path(tmp) / "result.pkl"
-        from gasync.pipeline import deep  # a deeply nested plan pickles recursively
+    from gasync.pipeline import deep  # a deeply nested plan pickles recursively
 
-        job.write_bytes(deep(pickle.dumps, (gen, options)))
+    job_bytes = deep(pickle.dumps, (gen, options))
+    with _job_folder() as tmp:
+        job, out = Path(tmp) / "job.pkl", Path(tmp) / "result.pkl"
+        try:
+            job.write_bytes(job_bytes)
+        except OSError as exc:
+            raise _no_room(tmp, exc) from None
         env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONWARNINGS="ignore")
         limit = options.timeout_s + SIM_GRACE_S if options.timeout_s else SIM_DEFAULT_LIMIT_S
         try:
@@ -192,6 +198,24 @@ def _run_sim(gen: Generated, options: RunOptions, timeout_given: bool = True) ->
         raise payload
     assert isinstance(payload, Result)
     return payload
+
+
+@contextlib.contextmanager
+def _job_folder() -> Iterator[str]:
+    """A temporary folder for the job and its result (removed after), or a BackendError that
+    says why none can be made."""
+    try:
+        folder = tempfile.TemporaryDirectory(prefix=worker.JOB_FOLDER_PREFIX)
+    except OSError as exc:
+        raise _no_room(tempfile.gettempdir(), exc) from None
+    with folder as tmp:
+        yield tmp
+
+
+def _no_room(folder: str, exc: OSError) -> RunError:
+    why = exc.strerror or str(exc)
+    hint = "set TMPDIR to a writable folder with room"
+    return BackendError(f"cannot write the simulator's job in {folder}: {why} ({hint})")
 
 
 def _hard_limit(timeout_s: float, limit: float, timeout_given: bool) -> RunTimeoutError:

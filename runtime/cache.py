@@ -11,23 +11,36 @@ time stamp; a program evicted while still in use is compiled once more.)
 Only files named exactly as ours are ever counted or removed: the cache directory may
 be one the user chose, and anything else in it is theirs (a ``gasync_helpers.py`` of
 the user's included). Ours are the module ``gasync_<20 hex digits>_<12 hex digits>.py``,
-its temporary ``.tmp<pid>`` while it is written, and in ``__pycache__/`` the files
+its temporary ``.tmp<thread id>`` while it is written, and in ``__pycache__/`` the files
 named after the module's stem: Numba's index and data (``.nbi``, ``.nbc``) and
 Python's byte code (``.pyc``).
+
+Several processes may use one cache at once (runs of the same program, ``gasync cache
+clear``, eviction by another run): a module is written to a temporary file and moved into
+place (runtime/module.py), a file removed meanwhile is skipped, and Numba's files that a
+killed or raced write left damaged count as absent (``guard_numba_cache``), never as an
+error. Eviction also removes what no run can use any more: Numba's files whose module is
+gone, and temporary modules older than ``STALE_S`` (a process killed while writing one).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from gasync.runtime.errors import RunError, worded
 
 DEFAULT_MAX_BYTES = 1 << 30  # 1 GiB: about a thousand GPU programs with their Numba cache
 PREFIX = "gasync_"
 STEM = re.compile(r"gasync_[0-9a-f]{20}_[0-9a-f]{12}")  # runtime/module.py's module_path: the two digests
 MODULE = re.compile(rf"({STEM.pattern})\.py")
 TEMPORARY = re.compile(rf"({STEM.pattern})\.tmp\d+")
+STALE_S = 3600.0  # a temporary module this old was left by a killed process
 COMPILED = re.compile(rf"({STEM.pattern})\.[^/]*\.(?:nbi|nbc|pyc)")  # Numba's index and data, Python's byte code
 
 
@@ -60,10 +73,29 @@ class CacheInfo:
     max_bytes: int
 
 
+class CacheError(RunError):
+    """The cache's folder cannot be made, read or written (exit status 1, E0309)."""
+
+
+def cache_error(root: Path, doing: str, exc: OSError) -> RunError:
+    """The error of an operating-system failure on the cache folder ``root``, with the way out."""
+    what = f"cannot {doing} the cache folder {root}: {exc.strerror or exc}"
+    return worded(
+        CacheError(f"{what} (pass cache_dir= a writable folder)"),
+        f"{what} (give a writable folder with --cache-dir or $GASYNC_CACHE_DIR)",
+    )
+
+
 def default_dir() -> Path:
-    """``$XDG_CACHE_HOME/gasync``, else ``~/.cache/gasync``."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "gasync"
+    """``$XDG_CACHE_HOME/gasync``, else ``~/.cache/gasync``; where no home folder is known
+    (no ``$HOME`` and no password entry: a container's anonymous user), ``<temp>/gasync-<uid>``."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    if base:
+        return Path(base) / "gasync"
+    try:
+        return Path.home() / ".cache" / "gasync"
+    except (RuntimeError, KeyError):  # (Python 3.11 raises KeyError where 3.12 raises RuntimeError)
+        return Path(tempfile.gettempdir()) / f"gasync-{os.getuid()}"
 
 
 def root_of(cache_dir: str | os.PathLike[str] | None) -> Path:
@@ -123,8 +155,11 @@ def evict(root: Path, max_bytes: int, keep: Path | None = None) -> list[Path]:
     """Remove the oldest entries until the cache holds at most ``max_bytes``.
 
     ``keep`` (the module just written) is never removed, even when it alone is
-    larger than the bound. Returns the modules removed.
+    larger than the bound. Returns the modules removed. Leftovers no run can use
+    (``_leftovers``) go first, whatever the size.
     """
+    for f in _leftovers(root):
+        _unlink(f)
     found = entries(root)
     total = sum(e.size for e in found)
     removed = []
@@ -134,10 +169,77 @@ def evict(root: Path, max_bytes: int, keep: Path | None = None) -> list[Path]:
         if keep is not None and entry.module == keep:
             continue
         for f in entry.files:
-            f.unlink(missing_ok=True)
+            _unlink(f)
         total -= entry.size
         removed.append(entry.module)
     return removed
+
+
+def _leftovers(root: Path) -> list[Path]:
+    """Numba's files whose module is gone (evicted or cleared while its kernel compiled), and
+    temporary modules older than ``STALE_S``."""
+    now = time.time()
+    out = []
+    for f in _ours(root):
+        stem = _stem_of(f.name) if f.parent != root else None
+        try:
+            if stem is not None and not (root / f"{stem}.py").exists():
+                out.append(f)
+            elif f.parent == root and TEMPORARY.fullmatch(f.name) and now - f.stat().st_mtime > STALE_S:
+                out.append(f)
+        except OSError:
+            continue
+    return out
+
+
+def _unlink(f: Path) -> None:
+    """Remove a file of ours; one already gone, or that cannot be removed (a read-only
+    cache another user shares), is left to the next eviction."""
+    try:
+        f.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def guard_numba_cache() -> bool:
+    """Make Numba's on-disk cache treat a damaged index or data file (truncated by a full disk,
+    a killed process, another tool) as absent: the kernel compiles again and its files are
+    written anew, where Numba itself fails every run of the program until the cache is
+    cleared. Installed once per process; True if installed."""
+    global _guarded
+    if _guarded:
+        return True
+    try:
+        from numba.cuda.core import caching
+    except ImportError:
+        return False
+    cls = getattr(caching, "IndexDataCacheFile", None)
+    if cls is None or not hasattr(cls, "_load_index") or not hasattr(cls, "_load_data"):
+        return False
+    load_index, load_data = cls._load_index, cls._load_data
+
+    def _load_index(self: Any) -> Any:
+        try:
+            return load_index(self)
+        except OSError:
+            raise
+        except Exception:  # not a pickle Numba wrote whole: an empty index, overwritten at the next save
+            return {}
+
+    def _load_data(self: Any, name: str) -> Any:
+        try:
+            return load_data(self, name)
+        except OSError:
+            raise
+        except Exception as exc:  # (IndexDataCacheFile.load takes an OSError for a file removed meanwhile)
+            raise OSError(f"damaged Numba cache file {name}") from exc
+
+    cls._load_index, cls._load_data = _load_index, _load_data
+    _guarded = True
+    return True
+
+
+_guarded = False
 
 
 def kernel_cached(module: Path) -> bool:

@@ -9,6 +9,7 @@ a stale one.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.machinery
@@ -16,6 +17,7 @@ import importlib.util
 import os
 import re
 import sys
+import threading
 from pathlib import Path
 from types import ModuleType
 
@@ -103,22 +105,71 @@ def load(gen: Generated, cache_dir: str | None, max_bytes: int = cache.DEFAULT_M
     """Write (if new) and import the generated module; return it and its path.
 
     Writing a new module first evicts the oldest cached programs beyond ``max_bytes``.
+    A folder that cannot be made or written is a ``cache.CacheError`` naming it.
     """
     numbafast.install()  # (the kernel compiles after this: runtime/numbafast.py)
+    cache.guard_numba_cache()
     path = module_path(gen, cache_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists() or path.read_text() != gen.source:
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(gen.source)
-        tmp.replace(path)
-        cache.evict(path.parent, max_bytes, keep=path)
-    name = path.stem
-    if name in sys.modules:
-        return sys.modules[name], path
-    externs.resolve(gen.plan.externs, gen.plan.path)  # imported and checked before the module imports them
+    for attempt in range(IMPORT_TRIES):
+        if write(path, gen.source):
+            cache.evict(path.parent, max_bytes, keep=path)
+        name = path.stem
+        if name in sys.modules:
+            return sys.modules[name], path
+        externs.resolve(gen.plan.externs, gen.plan.path)  # imported and checked before the module imports them
+        try:
+            module = _import(name, path)
+        except (OSError, RuntimeError):
+            # removed meanwhile (`gasync cache clear`, another process's eviction): Python finds no
+            # file, or Numba's cache finds none for the kernel ("no locator available")
+            if path.exists() or attempt == IMPORT_TRIES - 1:
+                raise
+            continue
+        sys.modules[name] = module
+        return module, path
+    raise AssertionError("unreachable")
+
+
+IMPORT_TRIES = 3
+
+
+def write(path: Path, source: str) -> bool:
+    """Make ``path`` hold ``source``; True if it was written, False if it already held it.
+
+    Processes (and threads) that run the same program at once write it at once: each writes
+    a temporary file of its own and moves it into place, so nobody ever reads half a module.
+    A module already in place is left as it is (its time stamp is Numba's cache key); one
+    that holds anything else (a truncated or foreign file) is replaced.
+    """
+    data = source.encode()
+    try:
+        if path.read_bytes() == data:
+            return False
+    except OSError:
+        pass  # absent, or unreadable: written below, or the error says why not
+    tmp = path.with_name(f"{path.stem}.tmp{threading.get_native_id()}")  # (unique among live threads)
+    for attempt in range(IMPORT_TRIES):
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise cache.cache_error(path.parent, "create", exc) from None
+        try:
+            tmp.write_bytes(data)
+            os.replace(tmp, path)
+            return True
+        except FileNotFoundError as exc:  # the temporary file or the folder removed meanwhile
+            if attempt == IMPORT_TRIES - 1:
+                raise cache.cache_error(path.parent, "write to", exc) from None
+        except OSError as exc:  # a full disk, a read-only folder
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            raise cache.cache_error(path.parent, "write to", exc) from None
+    raise AssertionError("unreachable")
+
+
+def _import(name: str, path: Path) -> ModuleType:
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    sys.modules[name] = module
-    return module, path
+    return module

@@ -14,14 +14,15 @@ child, so a hung simulated kernel still cannot hang the caller.
 
 Either kind of child ignores SIGINT: Ctrl-C reaches the whole process group, and the
 parent, which handles it, kills the child (a simulated kernel cannot be interrupted
-cleanly). A child whose parent died (SIGKILL, SIGTERM) ends itself within a second
-rather than spin on an orphaned run.
+cleanly). A child whose parent died (SIGKILL) ends itself within a second rather than
+spin on an orphaned run, and removes the job's temporary folder its parent left.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import shutil
 import signal
 import sys
 import threading
@@ -33,6 +34,7 @@ from pathlib import Path
 SIM_RECURSION = 100_000
 SIM_THREAD_STACK = 256 * 1024 * 1024  # bytes of (reserved, mostly untouched) stack per simulated thread
 DONE = "done"
+JOB_FOLDER_PREFIX = "gasync-sim-"  # runtime/backends.py's temporary folder of a job
 PARENT_POLL_S = 0.5
 
 
@@ -50,10 +52,17 @@ def setup() -> None:
     np.seterr(all="ignore")
 
 
+_job_folder: list[Path] = []  # the folder of the job running now (the parent's, to remove if it dies)
+
+
 def _end_with_parent(parent: int) -> None:
-    """Exit as soon as the parent is gone (this process is then re-parented)."""
+    """Exit as soon as the parent is gone (this process is then re-parented), removing the
+    folder of the job it was running: a parent killed with SIGKILL could not."""
     while os.getppid() == parent:
         time.sleep(PARENT_POLL_S)
+    for folder in list(_job_folder):
+        if folder.name.startswith(JOB_FOLDER_PREFIX):
+            shutil.rmtree(folder, ignore_errors=True)
     os._exit(1)
 
 
@@ -64,6 +73,7 @@ def main(job: str, result: str) -> int:
     from gasync.runtime.launch import execute
 
     devicelib.forget_warps()  # a warm worker's earlier run may have left broken barriers
+    _job_folder[:] = [Path(job).parent]
     gen, options = pickle.loads(Path(job).read_bytes())
     try:
         payload: tuple[str, object] = ("ok", execute(gen, options, sim=True))
