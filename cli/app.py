@@ -46,10 +46,13 @@ from gasync.cli.report import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
     USAGE_CODE,
+    CheckedStdout,
     Reporter,
+    StdoutError,
     Terminated,
     plain_diagnostic,
     print_json_error,
+    stdout_failed,
     stopped,
     usage_hint,
     use_color,
@@ -251,8 +254,12 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: the app, with Click's usage errors in gasync's style."""
     args = sys.argv[1:] if argv is None else argv
     previous = catch_interrupts()
+    stdout, sys.stdout = sys.stdout, CheckedStdout(sys.stdout)  # type: ignore[assignment]
     try:
         code = app(args=args, prog_name=PROG, standalone_mode=False)
+        sys.stdout.flush()  # what is still buffered fails here, not silently at exit
+    except StdoutError as exc:
+        code = stdout_failed(exc)
     except click.exceptions.NoArgsIsHelpError as exc:
         exc.show()  # `gasync` or `gasync cache` alone: the help
         code = EXIT_USAGE
@@ -268,6 +275,7 @@ def main(argv: list[str] | None = None) -> None:
         Reporter(debug=_given(args, "--debug")).internal(exc)
         code = EXIT_INTERNAL
     finally:
+        sys.stdout = stdout
         for signum, handler in previous.items():  # (main() called in a process that goes on: tests)
             signal.signal(signum, handler)
     sys.exit(code or 0)

@@ -43,6 +43,7 @@ EXIT_PROGRAM = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell shows for a writer whose reader went away
 
 
 class Terminated(KeyboardInterrupt):
@@ -57,6 +58,61 @@ class Terminated(KeyboardInterrupt):
     @property
     def exit_status(self) -> int:
         return 128 + self.signum
+
+
+class StdoutError(Exception):
+    """Standard output could not be written: closed (``>&-``), a full disk (``> /dev/full``),
+    a reader that went away (``| head -1``: ``broken`` then). Not gasync's bug: one line on
+    stderr, no traceback."""
+
+    def __init__(self, reason: str, broken: bool = False) -> None:
+        super().__init__(reason)
+        self.broken = broken
+
+
+class CheckedStdout:
+    """``sys.stdout`` for a command: a failed write or flush raises :class:`StdoutError`
+    (Rich and print would otherwise fail as an internal error, or lose the output silently)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        return int(self._do("write", text) or 0)
+
+    def flush(self) -> None:
+        self._do("flush")
+
+    def isatty(self) -> bool:
+        return self.stream is not None and bool(self.stream.isatty())
+
+    def _do(self, method: str, *args: Any) -> Any:
+        if self.stream is None:  # (Python's sys.stdout where file descriptor 1 was closed)
+            raise StdoutError("standard output is closed")
+        try:
+            return getattr(self.stream, method)(*args)
+        except BrokenPipeError:
+            raise StdoutError("the reader closed the pipe", broken=True) from None
+        except (OSError, ValueError) as exc:  # (ValueError: a closed file object)
+            raise StdoutError(getattr(exc, "strerror", None) or str(exc)) from None
+
+    def __getattr__(self, name: str) -> Any:
+        if self.stream is None:
+            raise AttributeError(name)
+        return getattr(self.stream, name)
+
+
+def stdout_failed(exc: StdoutError) -> int:
+    """Say so (not for a reader that went away, as other tools do not) and give the exit status."""
+    if exc.broken:
+        try:  # nothing more reaches the pipe, and Python's own flush at exit finds nothing to write
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.__stdout__.fileno() if sys.__stdout__ is not None else 1)
+        except OSError:
+            pass
+        return EXIT_BROKEN_PIPE
+    print(f"gasync: error: cannot write standard output: {exc}", file=sys.stderr)
+    return EXIT_PROGRAM
 
 
 def stopped(exc: KeyboardInterrupt) -> tuple[str, int]:
@@ -183,6 +239,9 @@ class Reporter:
         except GasyncError as exc:
             flag.value = False
             self._program_errors([exc], src)
+        except StdoutError:
+            flag.value = False
+            raise  # (main says so: the JSON error object and the tables cannot go anywhere either)
         except KeyboardInterrupt as exc:
             flag.value = False
             word, status = stopped(exc)

@@ -156,3 +156,35 @@ def test_json_of_a_program_error(tmp_path: Path) -> None:
     assert doc["error"] == {"kind": "program", "message": headline, "exit_status": 1}
     assert [(d["code"], d["line"], d["column"]) for d in doc["diagnostics"]] == [("E0102", 2, 14)]
     assert res.stderr.startswith(headline.replace("error:", "error[E0102]:") + "\n")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+@pytest.mark.parametrize("args", [["graph", str(SAMPLE)], ["check", str(SAMPLE), "--json"], ["--help"]])
+def test_standard_output_that_cannot_be_written_is_one_line_not_a_bug(args: list[str]) -> None:
+    with open("/dev/full", "w") as full:
+        res = subprocess.run(
+            [sys.executable, "-m", "gasync", *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60
+        )
+    assert res.returncode == 1
+    assert res.stderr.splitlines()[-1] == "gasync: error: cannot write standard output: No space left on device"
+    assert "internal error" not in res.stderr and "Traceback" not in res.stderr
+
+
+def test_a_closed_standard_output_is_said_once() -> None:
+    cmd = f"{sys.executable} -m gasync graph {SAMPLE} >&-"
+    res = subprocess.run(cmd, shell=True, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert res.returncode == 1
+    assert res.stderr == "gasync: error: cannot write standard output: standard output is closed\n"
+
+
+def test_a_reader_that_goes_away_ends_the_writer_quietly() -> None:
+    from gasync.cli.report import CheckedStdout, StdoutError, stdout_failed
+
+    class Gone:
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    with pytest.raises(StdoutError) as info:
+        CheckedStdout(Gone()).write("x")
+    assert info.value.broken
+    assert stdout_failed(StdoutError("the reader closed the pipe")) == 1  # (a full disk: said, status 1)
