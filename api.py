@@ -242,7 +242,8 @@ def _check_executors(backend: str, executors: int) -> None:
 def compile_source(
     text: str, path: str = "<input>", defines: Mapping[str, Any] | None = None, strict: bool = False
 ) -> Program:
-    """Compile program text; ``path`` names it in diagnostics."""
+    """Compile program text; ``path`` names it in diagnostics. ``strict`` makes the concurrent-write
+    warning (W0217) an error; the others (W0218, unused items) stay in ``Program.plan.warnings``."""
     from gasync.dsl import parse
     from gasync.pipeline import deep
 
@@ -253,7 +254,7 @@ def compile_source(
 
 
 def compile(path: str | Path, defines: Mapping[str, Any] | None = None, strict: bool = False) -> Program:  # noqa: A001
-    """Compile a ``.gasync`` file."""
+    """Compile a ``.gasync`` file (``strict`` as for :func:`compile_source`)."""
     from gasync.pipeline import deep, load
 
     options = _options(defines, strict)

@@ -248,6 +248,16 @@ CODES: tuple[Code, ...] = (
         "buffer out: i32[1] = zeros;\ntask a { out[0] = 1; }\ntask b { out[0] = 2; }\n",
     ),
     Code(
+        "W0218", "unused item",
+        "Something the program declares and never uses: a const nothing reads (one that -D sets too), a buffer"
+        " or a group's local buffer that no task reads or writes, a shared scalar never used, a signal that"
+        " nothing waits on, tests with is_set() or sets, a fn or async fn that no task calls (directly or"
+        " through other fns), or a `let` whose value is never read. Uses count only from code that runs: what"
+        " only an unused fn names is unused too, and a note names the unused item it is reached from. A name"
+        " that starts with '_' is never warned of (`let _x = ...;`). --strict leaves this a warning.",
+        "buffer out: i32[1] = zeros;\ntask main {\n    let x = 5;\n    out[0] = 1;\n}\n",
+    ),
+    Code(
         "E0218", "index out of bounds",
         "A buffer index that is known at compile time (literals and consts) lies outside the buffer:"
         " an index must be at least 0 and less than the buffer's length along its dimension.",

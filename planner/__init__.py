@@ -11,7 +11,8 @@
    (:mod:`gasync.planner.stmts`);
 4. the task graph: ``after`` edges, topologically numbered (a cycle is an
    error naming it), with channel and signal edges for the program checks of
-   :mod:`gasync.planner.checks`;
+   :mod:`gasync.planner.checks`, then, for a program with no error, the
+   unused items and locals (W0218, :mod:`gasync.planner.unused`);
 5. frame layouts (:mod:`gasync.planner.frames`);
 6. the accesses whose indices are proven in range, which need no run-time
    check (:mod:`gasync.planner.bounds`), then :func:`verify`.
@@ -45,6 +46,7 @@ from gasync.planner.frames import layout
 from gasync.planner.functions import check_function
 from gasync.planner.model import Flow, FrameLayout, Function, Plan, PlanOptions, TaskDef
 from gasync.planner.symbols import Symbols
+from gasync.planner.unused import unused_warnings
 from gasync.planner.verify import verify
 
 __all__ = ["Plan", "PlanOptions", "plan", "verify"]
@@ -57,7 +59,7 @@ def plan(program: ast.Program, options: PlanOptions | None = None) -> Plan:
         flat, group_asts = groups.flatten(program, errors)
         flat, unchecked = defer_futures(flat, errors)  # those items' bodies are not checked again
         try:
-            result = _plan(flat, options or PlanOptions(), group_asts, errors, unchecked)
+            result = _plan(flat, options or PlanOptions(), group_asts, errors, unchecked, program)
         except ErrorGroup as failed:
             relocated = groups.relocate_scope_errors(failed.errors, group_asts, program.source)
             raise ErrorGroup(groups.as_written(relocated, group_asts)) from None
@@ -72,7 +74,10 @@ def _plan(
     group_asts: tuple[groups.GroupAst, ...],
     errors: list[GasyncError],
     unchecked: frozenset[str] = frozenset(),
+    written: ast.Program | None = None,
 ) -> Plan:
+    """Plan the flattened, future-deferred ``program``; ``written`` is it as the source wrote it
+    (groups and deferred futures as they are), where unused items and locals are looked for."""
     syms = Symbols(program, dict(options.defines), errors)
     errors.extend(_no_task(program))
     order = {item.name: k for k, item in enumerate(program.items)}
@@ -120,6 +125,7 @@ def _plan(
     errors.extend(d for d in diags if d.severity == "error")
     if errors:
         raise ErrorGroup(_sorted(errors))
+    diags += unused_warnings(written or program, syms, options.defines)  # only where nothing failed
     functions, tasks = bounds.prove(functions, tasks, tuple(syms.buffers.values()), tuple(plan_groups))
     index = {t.name: t.index for t in tasks}
     result = Plan(

@@ -154,6 +154,14 @@ class ConcurrentWriteError(ConcurrentWriteWarning):
     severity = "error"
 
 
+class UnusedWarning(PlanError):
+    """An item, or a ``let``, that the program declares and never uses."""
+
+    code = "W0218"
+
+    severity = "warning"
+
+
 class LocalScopeError(PlanError):
     """A group's local buffer or channel named outside that group."""
 

@@ -102,14 +102,19 @@ class Symbols:
     def name_span(self, item: ast.Item) -> ast.Span:
         """Where ``item``'s name is written: its first whole word in the item's text (the keywords
         before it are no names), or the whole item where the text is not at hand."""
-        first = item.span.line - 1
-        pattern = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(item.name)}(?![A-Za-z0-9_])")
-        for k in range(first, min(item.span.end_line, len(self._lines))):
-            start = item.span.column - 1 if k == first else 0
+        return self.word_span(item.span, item.name)
+
+    def word_span(self, span: ast.Span, name: str) -> ast.Span:
+        """Where ``name`` is first written as a whole word inside ``span`` (an item, a local item, a
+        ``let``), or ``span`` itself where the text is not at hand."""
+        first = span.line - 1
+        pattern = re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])")
+        for k in range(first, min(span.end_line, len(self._lines))):
+            start = span.column - 1 if k == first else 0
             found = pattern.search(self._lines[k], start)
             if found is not None:
                 return ast.Span(k + 1, found.start() + 1, k + 1, found.end() + 1)
-        return item.span
+        return span
 
     def method_span(self, e: ast.MethodCall) -> ast.Span:
         """Where the method's name is written in ``recv.method(...)``, or the whole call."""

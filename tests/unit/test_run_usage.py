@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 SAMPLE = str(Path(__file__).resolve().parents[2] / "samples" / "async_double.gasync")
+# every item is used (no W0218 warning), so stderr holds only the usage error
 PROGRAM = """
 const N: i32 = 4;
 const K: i32 = 2;
@@ -24,7 +25,7 @@ buffer x: f32[4] = input;
 buffer y: f32[4] = zeros;
 signal stop;
 task main {
-    for i in 0..N { y[i] = x[i] * 2.0; }
+    for i in 0..N { y[i] = x[i] * K as f32; }
     stop.wait().await;
 }
 """
