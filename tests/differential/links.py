@@ -193,7 +193,7 @@ class LinkGen(FutureGen):
     def consume(self, link: Link, take: Callable[[str], list[str]]) -> list[str]:
         v = self.fresh("v")
         body = take(v)
-        form = self.pick(("for_await", "recv", "select") if link.closed else ("recv", "select"))
+        form = self.pick(("for_await", "for_await", "recv", "select") if link.closed else ("recv", "select"))
         if form == "for_await":
             return [f"for await {v} in {link.name} {{", *indent(body), "}"]
         k = self.fresh("k")
