@@ -264,12 +264,20 @@ def compile_bulk(n: int) -> Program:
     return gasync.compile(PROGRAMS / "b5_bulk.gasync", defines={"N": n})
 
 
+def resident_warps() -> int:
+    """The warps the whole GPU holds at once (the most executors one launch may ask for)."""
+    from numba import cuda
+
+    dev = cuda.get_current_device()
+    return int(dev.MULTIPROCESSOR_COUNT) * int(dev.MAX_THREADS_PER_MULTI_PROCESSOR) // 32
+
+
 def compute_tasks(n: int, tile: int, x: Any, y: Any, whole: bool = False) -> int:
     """C for B4: one compute task per executor but the loader's (the launch decides how many
     executors: one per instance, or with ``whole`` as many as the whole GPU holds at once)."""
     c = 512
     baselines.fill(y, -1.0)
-    more = {"executors": 1 << 20} if whole else {}  # (the launch caps it at what fits)
+    more = {"executors": resident_warps()} if whole else {}  # (the launch may fit fewer: it says so in stats)
     stats = run_checked(compile_loader(n, tile, c, 8), affine_check("B4 gasync"), inputs={"x": x, "y": y}, **more)
     executors = int(stats["executors"])
     return executors - 1 if executors > 1 else c
