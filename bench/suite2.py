@@ -269,7 +269,7 @@ def resident_warps() -> int:
     from numba import cuda
 
     dev = cuda.get_current_device()
-    return int(dev.MULTIPROCESSOR_COUNT) * int(dev.MAX_THREADS_PER_MULTI_PROCESSOR) // 32
+    return int(dev.MULTIPROCESSOR_COUNT) * int(dev.MAX_THREADS_PER_MULTIPROCESSOR) // 32
 
 
 def compute_tasks(n: int, tile: int, x: Any, y: Any, whole: bool = False) -> int:
