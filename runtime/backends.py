@@ -185,7 +185,11 @@ def _run_sim(gen: Generated, options: RunOptions, timeout_given: bool = True) ->
             job.write_bytes(job_bytes)
         except OSError as exc:
             raise _no_room(tmp, exc) from None
-        env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONWARNINGS="ignore")
+        # the worker ends itself once this process is gone, also where it died before the
+        # worker started watching (runtime/worker.py: its parent's pid is named, not read then)
+        env = dict(
+            os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONWARNINGS="ignore", **{worker.PARENT_ENV: str(os.getpid())}
+        )
         limit = options.timeout_s + SIM_GRACE_S if options.timeout_s else SIM_DEFAULT_LIMIT_S
         try:
             failure = _run_job(job, out, env, limit)

@@ -36,13 +36,15 @@ SIM_THREAD_STACK = 256 * 1024 * 1024  # bytes of (reserved, mostly untouched) st
 DONE = "done"
 JOB_FOLDER_PREFIX = "gasync-sim-"  # runtime/backends.py's temporary folder of a job
 PARENT_POLL_S = 0.5
+PARENT_ENV = "GASYNC_WORKER_PARENT"  # the parent's pid, set by runtime/backends.py when it starts a worker
 
 
 def setup() -> None:
     import numpy as np
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C, and kills this process
-    threading.Thread(target=_end_with_parent, args=(os.getppid(),), daemon=True).start()
+    parent = int(os.environ.get(PARENT_ENV, "0") or 0) or os.getppid()  # (a parent gone already: not ours)
+    threading.Thread(target=_end_with_parent, args=(parent,), daemon=True).start()
 
     warnings.simplefilter("ignore")  # wrapping integer arithmetic warns in NumPy scalars
     # A chain of awaits is a chain of Python calls here (each poll calls its child's):
@@ -67,13 +69,13 @@ def _end_with_parent(parent: int) -> None:
 
 
 def main(job: str, result: str) -> int:
+    _job_folder[:] = [Path(job).parent]  # first: the imports below take seconds, and the parent may die meanwhile
     from gasync.dsl.diagnostics import GasyncError
     from gasync.runtime import devicelib
     from gasync.runtime.errors import DeviceError
     from gasync.runtime.launch import execute
 
     devicelib.forget_warps()  # a warm worker's earlier run may have left broken barriers
-    _job_folder[:] = [Path(job).parent]
     gen, options = pickle.loads(Path(job).read_bytes())
     try:
         payload: tuple[str, object] = ("ok", execute(gen, options, sim=True))

@@ -184,3 +184,26 @@ def test_damaged_numba_cache_files_count_as_absent(tmp_path: Path) -> None:
     assert files.load("key") is None
     files.save("key", b"again")  # a save reads the index first
     assert files.load("key") == b"again"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads child processes from /proc (Linux)")
+def test_a_run_killed_before_its_worker_has_started_leaves_no_worker(tmp_path: Path) -> None:
+    """Killed as soon as the worker process exists: the worker read its parent's pid after the
+    parent was gone (1, or a subreaper's), watched that one for ever, and never ended."""
+    src = tmp_path / "hang.gasync"
+    src.write_text(HANG)
+    left = []
+    for _ in range(3):
+        proc = _gasync("run", str(src), "--backend", "sim", "-q", cache_dir=tmp_path / "c")
+        deadline = time.monotonic() + 30
+        while not (workers := _children(proc.pid)) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        proc.kill()
+        proc.communicate(timeout=10)
+        deadline = time.monotonic() + 30
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left += [w for w in workers if _alive(w)]
+        for w in left:
+            os.kill(w, signal.SIGKILL)
+    assert left == []
