@@ -105,6 +105,14 @@ def _children(pid: int) -> list[int]:
         return []
 
 
+def _workers_of(proc: subprocess.Popen[str], poll_s: float = 0.05) -> list[int]:
+    """The run's simulator worker(s), once started (at most 30 s)."""
+    deadline = time.monotonic() + 30
+    while not (workers := _children(proc.pid)) and time.monotonic() < deadline:
+        time.sleep(poll_s)
+    return workers
+
+
 def _alive(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] not in "ZX"
@@ -121,9 +129,7 @@ def test_sigterm_ends_a_run_with_a_message_and_kills_the_worker(tmp_path: Path, 
     src.write_text(HANG)
     proc = _gasync("run", str(src), "--backend", "sim", "-q", cache_dir=tmp_path / "c")
     try:
-        deadline = time.monotonic() + 30
-        while not (workers := _children(proc.pid)) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        workers = _workers_of(proc)
         assert workers, "the simulator worker did not start"
         time.sleep(0.5)
         proc.send_signal(signum)
@@ -146,9 +152,7 @@ def test_a_run_killed_with_sigkill_leaves_no_worker_and_no_job_folder(tmp_path: 
     temp.mkdir()
     proc = _gasync("run", str(src), "--backend", "sim", "-q", cache_dir=tmp_path / "c", TMPDIR=str(temp))
     try:
-        deadline = time.monotonic() + 30
-        while not (workers := _children(proc.pid)) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        workers = _workers_of(proc)
         assert workers, "the simulator worker did not start"
         time.sleep(0.5)
         assert list(temp.iterdir())
@@ -195,9 +199,7 @@ def test_a_run_killed_before_its_worker_has_started_leaves_no_worker(tmp_path: P
     left = []
     for _ in range(3):
         proc = _gasync("run", str(src), "--backend", "sim", "-q", cache_dir=tmp_path / "c")
-        deadline = time.monotonic() + 30
-        while not (workers := _children(proc.pid)) and time.monotonic() < deadline:
-            time.sleep(0.005)
+        workers = _workers_of(proc, poll_s=0.005)
         proc.kill()
         proc.communicate(timeout=10)
         deadline = time.monotonic() + 30
