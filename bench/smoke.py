@@ -100,8 +100,8 @@ def _b5() -> None:
 
 
 def _b7() -> None:
-    n = 2 * 8 * 64
-    defines = {"GROUPS": 2, "TILES": 8, "TILE": 64, "STAGES": 2, "L": 2, "C": 2}
+    n = 1024  # 16 tiles dealt round 3 groups: 6, 5 and 5
+    defines = {"N": n, "GROUPS": 3, "TILE": 64, "STAGES": 2, "L": 2, "C": 2}
     prog = gasync.compile(PROGRAMS / "b7_staged.gasync", defines=defines)
     for variant in (prog, unchecked(prog)):
         res = variant.run(backend="sim", timeout=SIM_TIMEOUT_S, inputs=_affine_inputs(n))

@@ -10,6 +10,7 @@ exit are included, host-side allocation and copies are not.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import statistics
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -265,19 +267,41 @@ def affine_check(label: str) -> Any:
 def throughput_rows(
     bench: str, cases: list[GasyncCase], n: int, x: Any, y: Any, cfg: Config, kinds: tuple[str, ...] = HAND_WRITTEN
 ) -> list[Row]:
-    """GB/s (8 bytes per element) of each gasync case and each hand-written kernel, then per case
-    gasync / the best hand-written kernel of this run (the headline) and gasync / grid-stride."""
-    gas = [gasync_throughput(bench, c.case, c.prog, c.note, n, x, y, cfg) for c in cases]
-    off = []
-    for c in cases:
-        variant = unchecked(c.prog)
-        note = f"{c.note}; {checks_note(c.prog, variant)}"
-        off.append(gasync_throughput(bench, UNCHECKED + c.case, variant, note, n, x, y, cfg))
-    refs = []
+    """GB/s (8 bytes per element) of each gasync case (checked and unchecked) and each
+    hand-written kernel, then per case gasync / the best hand-written kernel of this run (the
+    headline) and gasync / grid-stride.
+
+    Every program is run and its output checked first; then the timed runs go round: each
+    round times every program once, in the same order, so that the GPU's drift over the call
+    (its clocks, its temperature, whatever else the host does) reaches every row alike rather
+    than the rows timed last (bench/NOTES.md, run 33: a baseline timed after the gasync rows
+    moved 2,833-3,128 GB/s between calls)."""
+    variants = [unchecked(c.prog) for c in cases]
+    for prog in (*(c.prog for c in cases), *variants):  # (each run checked: the timed runs are not)
+        baselines.fill(y, -1.0)
+        run_checked(prog, affine_check(f"{bench} gasync"), inputs={"x": x, "y": y})
     for kind in kinds:
         baselines.fill(y, -1.0)  # so that the baseline's check cannot pass on gasync's output
-        gbs = [8 * n / s / 1e9 for s in baselines.numba_affine(x, y, cfg.reps, kind)]
+        baselines.numba_affine(x, y, 1, kind)
         baselines.check_affine(x, y, f"{bench} {baselines.AFFINE[kind][0]}")
+    progs = (*(c.prog for c in cases), *variants)
+    timers: list[Callable[[], tuple[float, dict[str, Any]]]] = [functools.partial(_timed_run, p, x, y) for p in progs]
+    timers += [functools.partial(_timed_baseline, x, y, kind) for kind in kinds]
+    samples: list[list[float]] = [[] for _ in timers]
+    stats: list[dict[str, Any]] = [{} for _ in timers]
+    for _ in range(cfg.reps):
+        for k, timer in enumerate(timers):
+            secs, stats[k] = timer()
+            samples[k].append(secs)
+    gas, off = [], []
+    for k, c in enumerate(cases):
+        gas.append(_throughput_row(bench, c.case, c.note, n, samples[k], stats[k]))
+        note = f"{c.note}; {checks_note(c.prog, variants[k])}"
+        j = len(cases) + k
+        off.append(_throughput_row(bench, UNCHECKED + c.case, note, n, samples[j], stats[j]))
+    refs = []
+    for k, kind in enumerate(kinds):
+        gbs = [8 * n / s / 1e9 for s in samples[2 * len(cases) + k]]
         refs.append(measured(bench, baselines.AFFINE[kind][0], gbs, "GB/s", note=baselines.AFFINE[kind][1]))
     best = max(refs, key=lambda r: r.value)
     grid = refs[kinds.index("grid-stride")]
@@ -289,11 +313,18 @@ def throughput_rows(
     return gas + refs + ratios + off
 
 
-def gasync_throughput(bench: str, case: str, prog: Program, what: str, n: int, x: Any, y: Any, cfg: Config) -> Row:
-    """GB/s (8 bytes per element) of one gasync program of a throughput benchmark, its results checked."""
-    baselines.fill(y, -1.0)
-    run_checked(prog, affine_check(f"{bench} gasync"), inputs={"x": x, "y": y})
-    samples, stats = timed_runs(prog, cfg.reps, inputs={"x": x, "y": y})
+def _timed_run(prog: Program, x: Any, y: Any) -> tuple[float, dict[str, Any]]:
+    """One run's kernel time in seconds, and its stats."""
+    stats = prog.run(backend="cuda", timeout=TIMEOUT_S, inputs={"x": x, "y": y}).stats
+    return stats["kernel_ms"] / 1e3, stats
+
+
+def _timed_baseline(x: Any, y: Any, kind: str) -> tuple[float, dict[str, Any]]:
+    """One run's time (launch + sync) of the hand-written kernel ``kind``, in seconds."""
+    return baselines.numba_affine(x, y, 1, kind)[0], {}
+
+
+def _throughput_row(bench: str, case: str, what: str, n: int, samples: list[float], stats: dict[str, Any]) -> Row:
     note = (
         f"{stats['executors']} executors; kernel {median(samples) * 1e3:.2f} ms (device {stats['device_ms']} ms); "
         f"{stats['polls']:,} polls, {stats['wakes']:,} wakes, {stats.get('waits_in_place', 0):,} waits in place; "

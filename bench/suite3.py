@@ -39,21 +39,24 @@ T = 32  # B8's tile: the hand-written kernel's block is T x T threads
 
 
 def b7(cfg: Config) -> list[Row]:
-    """B7 itself (128 group instances, tiles of 4,096 f32 as the language spec's group has them,
-    8 stages: 128 KB of dynamic shared memory), and shapes of the same program a user could
-    choose, beside it in the same run (bench/NOTES.md: B7 is bound by each warp's serial chain
-    a tile): tiles of 1,024 (B7's shape until run 19), tiles of 8,192 through 4 stages, and two
-    instances an SM (tiles of 4,096 through 4 stages)."""
+    """B7 itself (one group instance on each SM, tiles of 4,096 f32 as the language spec's group
+    has them, 8 stages: 128 KB of dynamic shared memory), and shapes of the same program a user
+    could choose, beside it in the same run (bench/NOTES.md: B7 is bound by each warp's serial
+    chain a tile): 128 instances (B7 until the nineteenth session: 4 of the H200's 132 SMs
+    idle), tiles of 1,024, tiles of 8,192 through 4 stages, and two instances an SM (tiles of
+    4,096 through 4 stages)."""
     n = cfg.pick(1 << 28, 1 << 24)
     x, y = baselines.device_input(n)
+    sms = int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
     cases = []
     for groups, tile, stages, name, tag in (
-        (128, 4096, 8, "gasync staged pipeline (group)", ""),
-        (128, 1024, 8, "variant: tiles of 1,024", ", tiles of 1,024"),
-        (128, 8192, 4, "variant: tiles of 8,192", ", tiles of 8,192"),
-        (256, 4096, 4, "variant: two group instances an SM", ", two an SM"),
+        (sms, 4096, 8, "gasync staged pipeline (group)", ""),
+        (128, 4096, 8, "variant: 128 group instances", ", 128 instances"),
+        (sms, 1024, 8, "variant: tiles of 1,024", ", tiles of 1,024"),
+        (sms, 8192, 4, "variant: tiles of 8,192", ", tiles of 8,192"),
+        (2 * sms, 4096, 4, "variant: two group instances an SM", ", two an SM"),
     ):
-        defines = {"GROUPS": groups, "TILES": n // (groups * tile), "TILE": tile, "STAGES": stages, "L": 4, "C": 4}
+        defines = {"N": n, "GROUPS": groups, "TILE": tile, "STAGES": stages, "L": 4, "C": 4}
         prog = gasync.compile(PROGRAMS / "b7_staged.gasync", defines=defines)
         note = (
             f"{groups} group instances of 4 loader + 4 compute warps, {stages} stages of {tile:,} f32 in shared memory"

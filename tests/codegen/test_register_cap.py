@@ -28,7 +28,7 @@ def cap(path: Path, defines: dict[str, int]) -> str:
     ("path", "defines", "want"),
     [
         (B7, {}, "None"),  # 128 instances of 8 warps: one block an SM is all they call for
-        (B7, {"GROUPS": 256, "TILES": 256, "STAGES": 4}, "128"),  # two 8-warp blocks: 65,536 / 512
+        (B7, {"GROUPS": 256, "STAGES": 4}, "128"),  # two 8-warp blocks: 65,536 / 512
         (MATMUL, {"N": 2048, "T": 32}, "96"),  # 4,096 two-warp instances, 10 an SM by shared memory
         (MATMUL, {}, "None"),  # the simulator's size: 16 instances
     ],
@@ -47,4 +47,4 @@ def test_no_cap_where_it_would_be_below_what_ptxas_can_use_without_spilling_much
 
 def test_without_the_cap_every_kernel_takes_what_ptxas_likes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(occupancy, "CAP_REGISTERS", False)
-    assert cap(B7, {"GROUPS": 256, "TILES": 256, "STAGES": 4}) == "None"
+    assert cap(B7, {"GROUPS": 256, "STAGES": 4}) == "None"
