@@ -2,6 +2,7 @@
 
 - ``taskgraph``: the task graph (``gasync graph``).
 - ``states``: each async fn's and task's state machine (``gasync graph --states``).
+- ``statespage``: where those machines go on the page (rows near a page's shape).
 - ``perfetto``: a RawTrace as Chrome trace-event JSON (``gasync run --trace``).
 - ``schedule``: a RawTrace as a per-executor timeline (``gasync schedule``).
 

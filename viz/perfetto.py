@@ -2,20 +2,23 @@
 
 Layout, chosen for what the Perfetto UI does with trace-event JSON:
 
-- Process 1, ``tasks``: a track per task (a thread named ``task NAME``, or
-  ``task NAME xN`` for an array). Each instance is one slice from its first
-  poll's start to its last poll's end, named ``worker[3]``, with its polls as
-  child slices (``s1→s2``). An array's instances that overlap in time go on
-  extra lanes of the task (``task worker x64 (lane 2)``), packed greedily in
-  start order, at most ``MAX_LANES`` a task; the instances beyond those are
-  on the executor tracks only (``otherData.instances_not_on_task_tracks``).
-- Process 2, ``executors``: a track per executor that polled or woke a task
-  (a bulk chunk's executor wakes its task without polling). Device executor
-  ``k`` is thread ``k + 1`` and is named ``executor k + 1`` (Perfetto merges
-  a slice on tid 0 into the process's first track, so tracks count from 1),
-  and one ``host`` track holds the host's
-  wakes when there are any. Each POLL is a complete (``X``) slice named
-  ``task[k] s1→s2`` with the states' labels in its args.
+- Process 1, ``tasks (sim)`` (the backend's name): a track per task (a
+  thread named ``task NAME``, ``task NAME[0..N]`` for an array, ``task
+  NAME[0..N] in GROUP[0..G]`` for a group's, its instances as their slices
+  name them). Each instance is one slice from its first poll's start to its
+  last poll's end, named ``worker[3]`` (``compute[1] in pipe[2]``), with its
+  polls as child slices (``s1→s2``). An array's instances that overlap in
+  time go on extra lanes of the task (``task worker (lane 2)``), packed
+  greedily in start order, at most ``MAX_LANES`` a task; the instances
+  beyond those are on the executor tracks only
+  (``otherData.instances_not_on_task_tracks``).
+- Process 2, ``executors (sim)``: a track per executor that polled or woke
+  a task (a bulk chunk's executor wakes its task without polling). Device
+  executor ``k`` is thread ``k + 1``, named ``executor`` (Perfetto merges a
+  slice on tid 0 into the process's first track, so tracks count from 1),
+  and one ``host`` track holds the host's wakes when there are any. Each
+  POLL is a complete (``X``) slice named ``task[k] s1→s2`` with the states'
+  labels in its args.
 - Counters on process 2: ``instances alive`` (started, not yet done) and
   ``executors polling``, computed from the polls; and those the device
   sampled as each poll ended (``RawTrace.counters``): ``run queue`` (its
@@ -26,6 +29,16 @@ Layout, chosen for what the Perfetto UI does with trace-event JSON:
   slice; the host's and a timer's wakes get a zero-length ``wake`` slice of
   their own to start from) and ``f`` at the start of the woken instance's
   next poll, bound to that slice (``bp: e``).
+
+Names are chosen for how Perfetto titles tracks: a thread's title is its
+name, a space and its tid, and a process's its name, a space and its pid
+(``getTrackName`` and the ProcessThreadGroups plugin of the UI). So no name
+ends in a number, which the id would run into (``executor 1 1``, ``task
+worker x2 5``): an executor's track is named ``executor`` and its tid is its
+number, shown as ``executor 1``; the other names end in a word or a bracket
+(``task worker[0..2] 5``, ``tasks (sim) 7``). chrome://tracing shows a
+thread's name alone, so there every executor's track reads ``executor``, in
+executor order (its tooltip gives the tid).
 
 Times are microseconds from the earliest event. Metadata is one name per
 process and per track that has slices, plus one sort index per process.
@@ -144,11 +157,12 @@ def _metadata(
     raw: RawTrace, ids: _Ids, task_tracks: list[tuple[int, str]], executors: list[int], host: bool
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for k, (pid, name) in enumerate(((ids.tasks_pid, "tasks"), (ids.executors_pid, f"executors ({raw.backend})"))):
+    processes = ((ids.tasks_pid, f"tasks ({raw.backend})"), (ids.executors_pid, f"executors ({raw.backend})"))
+    for k, (pid, name) in enumerate(processes):
         out.append({"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": name}})
         out.append({"ph": "M", "name": "process_sort_index", "pid": pid, "tid": 0, "args": {"sort_index": k + 1}})
     out += [_name(ids.tasks_pid, tid, name) for tid, name in task_tracks]
-    out += [_name(ids.executors_pid, executor_tid(w), f"executor {executor_tid(w)}") for w in executors]
+    out += [_name(ids.executors_pid, executor_tid(w), "executor") for w in executors]  # Perfetto adds the tid
     if host:
         out.append(_name(ids.executors_pid, ids.host, "host"))
     return out
@@ -173,7 +187,6 @@ def _task_tracks(
     for name, first, count in raw.tasks:
         lanes: list[int] = []  # the end time of each lane's last instance
         base = ids.task_track(len(tracks))
-        title = f"task {name}" if count == 1 else f"task {name} x{count}"
         for inst in sorted((i for i in by_inst if first <= i < first + count), key=lambda i: by_inst[i][0][5]):
             mine = by_inst[inst]
             start, end = mine[0][5], max(e[6] for e in mine)
@@ -183,10 +196,29 @@ def _task_tracks(
                 continue
             if lane == len(lanes):
                 lanes.append(end)
-                tracks.append((base + lane, title if lane == 0 else f"{title} (lane {lane + 1})"))
+                tracks.append((base + lane, _track_title(raw, name, count, lane)))
             lanes[lane] = end
             events += _instance(raw, inst, mine, ids.tasks_pid, base + lane, origin)
     return events, tracks, left_off
+
+
+def _track_title(raw: RawTrace, task: str, count: int, lane: int = 0) -> str:
+    """The name of a task's track, with its instances as :func:`instance_name` names them:
+    ``task boss``, ``task worker[0..4]``, ``task loader in pipe[0..4]``, ``task compute[0..3]
+    in pipe[0..4]``; a further lane without the ranges, ``task compute in pipe (lane 2)``, as
+    Perfetto cuts long titles short. None ends in a digit, which Perfetto's tid would run into."""
+    group, per, start = next(((g, n, s) for t, g, n, s in raw.groups if t == task), (None, count, 0))
+    if lane > 0:
+        return f"task {task}" + (f" in {group}" if group else "") + f" (lane {lane + 1})"
+    own = f"task {task}{_range(0, per)}"
+    return own if group is None else f"{own} in {group}{_range(start, count // max(per, 1), always=True)}"
+
+
+def _range(start: int, n: int, always: bool = False) -> str:
+    """``[0..n]``, the range's own syntax; ``[k]`` for one (``always``) or nothing."""
+    if n != 1:
+        return f"[{start}..{start + n}]"
+    return f"[{start}]" if always else ""
 
 
 def _instance(raw: RawTrace, inst: int, polls: list[Event], pid: int, tid: int, origin: int) -> list[dict[str, Any]]:

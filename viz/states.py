@@ -1,9 +1,10 @@
 """Each async fn's and task's state machine as a ``graphviz.Digraph``.
 
-One cluster per suspending function (callees first, then tasks in
-topological order). Nodes: ``start`` (state 0), one node per await point of
-the function's own state word, labelled ``sN line L: what`` with N the site
-number (the value codegen saves in the state word), and ``done`` (state -1).
+One cluster per suspending function (tasks in topological order, then the
+async fns, callers first), laid out in rows by ``viz/statespage.py``.
+Nodes: ``start`` (state 0), one node per await point of the function's own
+state word, labelled ``sN line L: what`` with N the site number (the value
+codegen saves in the state word), and ``done`` (state -1).
 An async block has a state word of its own: it is a cluster nested in its
 function's, reached by a dashed edge from the await that drives it.
 
@@ -34,6 +35,7 @@ from gasync.planner import ir
 from gasync.planner.model import Function, Plan, TaskDef
 from gasync.planner.printer import describe, source_name
 from gasync.runtime.trace import site_label
+from gasync.viz.statespage import Unit, lay_out
 from gasync.viz.taskgraph import tip
 
 Place = tuple[str, str]  # (node id, label of the edge leaving it; "" for none)
@@ -64,12 +66,19 @@ class _Machine:
         self.loops: dict[str, _Loop] = {}
         self.embeds: list[tuple[str, str, int]] = []  # (await node, callee, how many frames)
         self.blocks: list[tuple[str, ir.AsyncBlock]] = []  # (await node, the block it drives)
+        self.nodes: list[tuple[str, str]] = []  # (node, label) in the order drawn
 
-    def draw(self, body: tuple[ir.Stmt, ...]) -> None:
+    def node(self, node: str, label: str, **attrs: str) -> None:
+        self.g.node(node, label, **attrs)
+        self.nodes.append((node, label))
+
+    def draw(self, body: tuple[ir.Stmt, ...]) -> str:
+        """Draw the machine; the node it ends at lowest: ``done``, or where an endless loop is."""
         start, done = f"{self.prefix}.start", f"{self.prefix}.done"
-        self.g.node(start, "start", shape="circle", tooltip=f"{self.fn.name}: start")
+        self.node(start, "start", shape="circle", tooltip=f"{self.fn.name}: start")
         frontier = self.body(body, [(start, "")])
-        self.g.node(done, "done", shape="doublecircle", tooltip=f"{self.fn.name}: done")
+        last = self.nodes[-1][0]  # the last await point, the lowest if the body never ends
+        self.node(done, "done", shape="doublecircle", tooltip=f"{self.fn.name}: done")
         self.go(frontier, done)
         for (u, v), labels in self.edges.items():
             if u == v and "pending" in labels:  # a poll that finds the await pending: the legend says so
@@ -79,6 +88,7 @@ class _Machine:
                     continue
             text = " / ".join(dict.fromkeys(x for x in labels if x))  # one edge, one label
             self.g.edge(u, v, label=text or None, tooltip=text or "next")
+        return done if any(v == done for _, v in self.edges) else last
 
     def go(self, frontier: list[Place], target: str, extra: str = "") -> None:
         for node, label in frontier:
@@ -165,7 +175,7 @@ class _Machine:
         node = f"{self.prefix}.{s.kind}{s.loop_id}"
         n = self.numbered(s)
         label = self.loop_text(s) if n is None else f"s{n} {self.loop_text(s)}"
-        self.g.node(node, label, shape="box", style="rounded", tooltip=label)
+        self.node(node, label, shape="box", style="rounded", tooltip=label)
         self.go(frontier, node)
         if s.kind == "bulk":
             self.edges.setdefault((node, node), []).append("pending")
@@ -173,7 +183,7 @@ class _Machine:
 
     def await_point(self, s: ir.AwaitS | ir.Select | ir.ForAwait, frontier: list[Place]) -> str:
         node = f"{self.prefix}.s{s.site}"
-        self.g.node(node, site_label(s), shape="box", style="rounded", tooltip=site_label(s))
+        self.node(node, site_label(s), shape="box", style="rounded", tooltip=site_label(s))
         self.go(frontier, node)
         self.edges.setdefault((node, node), []).append("pending")
         calls: Counter[str] = Counter()
@@ -212,20 +222,21 @@ def _leaves(s: ir.AwaitS | ir.Select | ir.ForAwait) -> list[ir.Future]:
 
 
 def _draw_machine(
-    plan: Plan, g: graphviz.Digraph, prefix: str, fn: Function, body: tuple[ir.Stmt, ...], internal: dict[str, int]
-) -> list[tuple[str, str, int]]:
-    """Draw one state word into ``g`` and its async blocks as nested clusters; the embed edges to add."""
+    plan: Plan, g: graphviz.Digraph, prefix: str, fn: Function, body: tuple[ir.Stmt, ...], internal: dict[str, int],
+    unit: Unit,
+) -> None:  # fmt: skip
+    """Draw one state word into ``g`` and its async blocks as nested clusters, noting them in ``unit``."""
     m = _Machine(plan, g, prefix, fn, internal)
-    m.draw(body)
-    embeds = list(m.embeds)
+    unit.bottoms.append(m.draw(body))
+    unit.labels += [label for _, label in m.nodes]
+    unit.embeds += m.embeds
     for k, (node, block) in enumerate(m.blocks, 1):
         sub = f"{node}.blk{k}"
         with g.subgraph(name=f"cluster_{sub}") as c:
             title = f"async block at line {block.span.line}"
             c.attr(label=title, style="dashed", tooltip=title)
-            embeds += _draw_machine(plan, c, sub, fn, block.body, {})
+            _draw_machine(plan, c, sub, fn, block.body, {}, unit)
         g.edge(node, f"{sub}.start", label="drives async block", style="dashed", tooltip="drives async block")
-    return embeds
 
 
 def _title(plan: Plan, fn: Function, task: TaskDef | None) -> str:
@@ -247,20 +258,30 @@ def states_graph(plan: Plan, internal: tuple[tuple[str, int, str], ...] = ()) ->
     with it, a task's bulk and parallel fors carry the state numbers a trace shows."""
     g = graphviz.Digraph(
         name="states",
-        graph_attr={"compound": "true", "rankdir": "TB", "fontname": "Helvetica", "tooltip": "state machines"},
+        graph_attr={
+            "compound": "true",
+            "newrank": "true",
+            "rankdir": "TB",
+            "fontname": "Helvetica",
+            "tooltip": "state machines",
+        },
         node_attr={"fontname": "Helvetica", "fontsize": "11"},
         edge_attr={"fontname": "Helvetica", "fontsize": "9"},
     )
-    units = [(fn, None) for fn in plan.functions if fn.kind == "async"] + [(t.body, t) for t in plan.tasks]
-    embeds: list[tuple[str, str, int]] = []
-    for fn, task in units:
+    # tasks in topological order, then the async fns callers first: an embed edge goes on in reading order
+    fns = [(fn, None) for fn in reversed(plan.functions) if fn.kind == "async"]
+    units: list[Unit] = []
+    for fn, task in [(t.body, t) for t in plan.tasks] + fns:
+        title = _title(plan, fn, task)
         if not fn.suspends:
-            g.node(f"{fn.name}.inline", _title(plan, fn, task), shape="note", tooltip=tip(_title(plan, fn, task)))
+            g.node(f"{fn.name}.inline", title, shape="note", tooltip=tip(title))
+            units.append(Unit(fn.name, f"{fn.name}.inline", title, [f"{fn.name}.inline"]))
             continue
+        units.append(Unit(fn.name, f"{fn.name}.start", title))
         with g.subgraph(name=f"cluster_{fn.name}") as c:
-            c.attr(label=_title(plan, fn, task), labeljust="l", tooltip=tip(_title(plan, fn, task)))
+            c.attr(label=title, labeljust="l", tooltip=tip(title))
             mine = {label.split(" ", 1)[1]: n for t, n, label in internal if task is not None and t == task.name}
-            embeds += _draw_machine(plan, c, fn.name, fn, fn.body, mine)
+            _draw_machine(plan, c, fn.name, fn, fn.body, mine, units[-1])
     g.node(
         "legend",
         r"legend\lsN: the state number a trace shows (gasync run --trace)\l"
@@ -270,7 +291,8 @@ def states_graph(plan: Plan, internal: tuple[tuple[str, int, str], ...] = ()) ->
         fontsize="9",
         tooltip="legend: state numbers, pending polls, embedded frames",
     )
-    for node, callee, n in embeds:
+    lay_out(g, units, "legend")
+    for node, callee, n in (e for unit in units for e in unit.embeds):
         size = plan.frame(callee).bytes
         label = f"embeds frame ({size} bytes)" if n == 1 else f"embeds {n} frames ({size} bytes each)"
         g.edge(node, f"{callee}.start", label=label, style="dashed", lhead=f"cluster_{callee}", tooltip=label)

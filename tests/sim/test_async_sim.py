@@ -254,7 +254,7 @@ def test_cli_run_writes_trace_and_schedule(tmp_path: Path) -> None:
     assert any(e["ph"] == "X" for e in doc["traceEvents"])
     assert all(e["tid"] != 0 for e in doc["traceEvents"] if e["ph"] in ("X", "s", "f"))
     names = {e["args"]["name"] for e in doc["traceEvents"] if e["name"] == "thread_name"}
-    assert {"task p x2", "task closer", "task q"} <= names
+    assert {"task p[0..2]", "task closer", "task q"} <= names
     assert "digraph" in dot.read_text()
     res = gasync_cli("run", program, "--backend", "sim", "--trace", trace)
     assert res.returncode == 0, res.stderr

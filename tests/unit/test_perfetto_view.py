@@ -46,6 +46,7 @@ def test_each_task_track_is_pinned_once(tmp_path: Path) -> None:
     titles = res.stdout.splitlines()
     pinned = titles[: next(k for k, t in enumerate(titles) if t.startswith("tasks "))]  # above the processes
     # Perfetto shows a thread's name then its tid; each task track once among the pinned, once in its process
-    assert [t.rsplit(" ", 1)[0] for t in pinned] == ["task boss", "task worker x2", "task worker x2 (lane 2)"], titles
+    assert pinned == ["task boss 4", "task worker[0..2] 5", "task worker (lane 2) 6"], titles
+    assert [t for t in titles if t.startswith(("executor ", "host "))] == ["executor 1", "executor 2", "host 3"], titles
     tasks = Counter(t for t in titles if t.startswith("task "))
     assert set(tasks.values()) == {2}, tasks

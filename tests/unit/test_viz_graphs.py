@@ -8,6 +8,7 @@ then review the diff.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
@@ -143,3 +144,44 @@ def test_the_task_graph_draws_objects_and_who_reads_and_writes_them() -> None:
     assert '"task.solve" -> "buffer.x" [arrowsize=0.7 color="#4a6fa5" dir=both]' in jacobi  # reads and writes
     assert '"task.boundary" -> "task.solve" [label=after penwidth=2]' in jacobi
     assert '"signal.converged" [label=converged shape=diamond]' in jacobi  # set on the device
+
+
+def _many_tasks(n: int) -> str:
+    """``n`` tasks, every third awaiting ``both``, which awaits ``square``: a wide program."""
+    head = "buffer out: i64[64] = zeros;\n"
+    head += "async fn square(x: i32) -> i32 { yield_now().await; return x * x; }\n"
+    head += "async fn both(x: i32) -> i32 { let (p, q) = join(square(x), square(1)).await; return p + q; }\n"
+    bodies = ["out[{k}] = both({k}).await as i64;", "sleep(10).await; out[{k}] = 1;", "out[{k}] = 2;"]
+    return head + "".join(f"task t{k:02d} {{ {bodies[k % 3].format(k=k)} }}\n" for k in range(n))
+
+
+def _rows(dot: str) -> list[list[str]]:
+    """The units' first nodes, a row each (the ``rank=same`` groups of the layout)."""
+    return [re.findall(r'"?([\w.]+)"?\n', block) for block in re.findall(r"rank=same\n((?:\t\t[^\n]*\n)+)", dot)]
+
+
+def test_many_tasks_are_laid_out_in_rows_callees_below_their_callers() -> None:
+    plan = gasync.compile_source(_many_tasks(24), "many.gasync").plan
+    rows = _rows(states_graph_dot(plan, generate(plan).internal_states))
+    assert 3 <= len(rows) <= 6, rows
+    assert rows[0][-1] == "legend"  # it ends the first row
+    # the tasks in order, then the async fns, callers first, each in a row below every caller's
+    units = [n.split(".")[0] for row in rows for n in row if n != "legend"]
+    assert units == [f"t{k:02d}" for k in range(24)] + ["both", "square"]
+    row_of = {unit: k for k, row in enumerate(rows) for unit in (n.split(".")[0] for n in row)}
+    assert row_of["both"] > max(row_of[f"t{k:02d}"] for k in range(0, 24, 3)) and row_of["square"] > row_of["both"]
+    small = gasync.compile_source(_many_tasks(2), "small.gasync").plan
+    assert len(_rows(states_graph_dot(small, generate(small).internal_states))) == 3  # t00, t01; both; square
+
+
+@needs_dot
+def test_many_tasks_make_a_drawing_near_a_page_s_shape() -> None:
+    plan = gasync.compile_source(_many_tasks(24), "many.gasync").plan
+    svg = subprocess.run(
+        ["dot", "-Tsvg"], input=states_graph_dot(plan, generate(plan).internal_states),
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert svg.returncode == 0, svg.stderr
+    root = ET.fromstring(svg.stdout)
+    wide, tall = (float(root.get(k, "0").removesuffix("pt")) for k in ("width", "height"))
+    assert 0.8 < wide / tall < 2.5, (wide, tall)  # in one row it was about 10 to 1

@@ -88,11 +88,16 @@ def _processes(doc: dict[str, Any]) -> dict[str, int]:
     return {e["args"]["name"]: e["pid"] for e in doc["traceEvents"] if e["name"] == "process_name"}
 
 
+def _shown(doc: dict[str, Any], process: str) -> list[str]:
+    """A process's track titles as the Perfetto UI shows them: the thread's name, a space and its
+    tid (``getTrackName``), in tid order."""
+    pid = _processes(doc)[process]
+    return [f"{name} {tid}" for (p, tid), name in sorted(_threads(doc).items()) if p == pid]
+
+
 def test_executor_tracks_are_numbered_from_1_and_no_slice_is_on_tid_0() -> None:
     doc = _doc(synthetic())
-    execs = _processes(doc)["executors (sim)"]
-    names = {tid: name for (pid, tid), name in _threads(doc).items() if pid == execs}
-    assert names == {1: "executor 1", 2: "executor 2", 3: "host"}
+    assert _shown(doc, "executors (sim)") == ["executor 1", "executor 2", "host 3"]  # not "executor 1 1"
     slices = [e for e in doc["traceEvents"] if e["ph"] in "XsfC" and e["ph"] != "C"]
     assert slices and all(e["tid"] != 0 for e in slices)
     assert all(e["tid"] != e["pid"] for e in slices)  # Perfetto would call it "main thread"
@@ -105,7 +110,7 @@ def test_only_executors_that_polled_have_tracks() -> None:
     raw = RawTrace(raw.events, 0, raw.capacity, raw.tasks, raw.states, 4000, raw.backend)  # 3,998 never polled
     doc = _doc(raw)
     names = sorted(_threads(doc).values())
-    assert names == ["executor 1", "executor 2", "host", "task boss", "task worker x2", "task worker x2 (lane 2)"]
+    assert names == ["executor", "executor", "host", "task boss", "task worker (lane 2)", "task worker[0..2]"]
     metadata = [e for e in doc["traceEvents"] if e["ph"] == "M"]
     assert len(metadata) == 4 + 6  # a name and a sort index per process, a name per track
     assert doc["otherData"]["executors_that_polled"] == 2
@@ -142,18 +147,18 @@ def test_a_slice_per_poll_on_the_executor_tracks() -> None:
 def test_a_track_per_task_with_instances_as_slices_and_polls_inside() -> None:
     raw = synthetic(rounds=4, executors=2)
     doc = _doc(raw)
-    tasks = _processes(doc)["tasks"]
+    tasks = _processes(doc)["tasks (sim)"]
     tracks = {tid: name for (pid, tid), name in _threads(doc).items() if pid == tasks}
     # the two workers overlap in time: the array takes two lanes
-    assert sorted(tracks.values()) == ["task boss", "task worker x2", "task worker x2 (lane 2)"]
+    assert sorted(tracks.values()) == ["task boss", "task worker (lane 2)", "task worker[0..2]"]
     by_name = {name: tid for tid, name in tracks.items()}
     events = [e for e in doc["traceEvents"] if e.get("pid") == tasks and e["ph"] == "X"]
     inst = {e["name"]: e for e in events if e["cat"] == "instance"}
     assert set(inst) == {"boss", "worker[0]", "worker[1]"}
     assert inst["boss"]["tid"] == by_name["task boss"]
     assert {inst["worker[0]"]["tid"], inst["worker[1]"]["tid"]} == {
-        by_name["task worker x2"],
-        by_name["task worker x2 (lane 2)"],
+        by_name["task worker[0..2]"],
+        by_name["task worker (lane 2)"],
     }
     assert inst["worker[0]"]["args"] == {"instance": 1, "polls": 4, "executors": [1]}
     for e in events:  # each poll lies inside its instance's slice, on its track
@@ -161,6 +166,26 @@ def test_a_track_per_task_with_instances_as_slices_and_polls_inside() -> None:
             owner = next(i for i in inst.values() if i["tid"] == e["tid"] and i["ts"] <= e["ts"])
             assert e["ts"] + e["dur"] <= owner["ts"] + owner["dur"] + 1e-9
     assert len([e for e in events if e["cat"] == "poll"]) == len(raw.polls())
+
+
+def test_track_titles_name_the_instances_and_end_in_no_digit() -> None:
+    """Perfetto adds the tid to a thread's name and the pid to a process's: a name that ended in a
+    number would run into it (``executor 1 1``, ``task compute x12 7``)."""
+    events = [(POLL, w, w, 0, -1, 1000, 2000 + w, 1) for w in range(4 + 12)]  # all at once
+    events.append((POLL, 0, 16, 0, -1, 3000, 3100, 1))
+    tasks = [("loader", 0, 4), ("compute", 4, 12), ("report", 16, 1)]
+    groups = [("loader", "pipe", 1, 2), ("compute", "pipe", 3, 2)]  # group pipe for g in 2..6
+    raw = RawTrace(events, 0, 1 << 10, tasks, {}, 16, "sim", groups=groups)
+    doc = _doc(raw)
+    shown = _shown(doc, "tasks (sim)")  # all instances overlap: a lane each, then the report
+    assert shown[:2] == ["task loader in pipe[2..6] 18", "task loader in pipe (lane 2) 19"]
+    assert shown[4:6] == ["task compute[0..3] in pipe[2..6] 22", "task compute in pipe (lane 2) 23"]
+    assert shown[15:] == ["task compute in pipe (lane 12) 33", "task report 34"]
+    assert _shown(doc, "executors (sim)")[:2] == ["executor 1", "executor 2"]
+    names = [e["args"]["name"] for e in doc["traceEvents"] if e["ph"] == "M" and "name" in e["args"]]
+    assert not [n for n in names if n[-1].isdigit()]
+    slices = {e["name"] for e in doc["traceEvents"] if e.get("cat") == "instance"}
+    assert {"loader in pipe[2]", "compute[2] in pipe[5]"} <= slices  # what the track titles' ranges hold
 
 
 def test_an_array_fills_at_most_max_lanes() -> None:
@@ -281,7 +306,8 @@ def test_an_executor_that_only_woke_a_task_has_a_named_track() -> None:
     raw = RawTrace(events, 0, 1 << 10, [("t", 0, 1)], {"t": {0: "start", 1: "s1", -1: "done"}}, 16, "cuda")
     doc = _doc(raw)
     names = _threads(doc)
-    assert sorted(names.values()) == ["executor 1", "executor 8", "task t"]  # a bulk chunk's executor woke it
+    assert _shown(doc, "executors (cuda)") == ["executor 1", "executor 8"]  # a bulk chunk's executor woke it
+    assert _shown(doc, "tasks (cuda)") == ["task t 18"]  # after the 16 executors and the host
     named = set(names)
     assert all((e["pid"], e["tid"]) in named for e in doc["traceEvents"] if e["ph"] in ("X", "s", "f"))
 
