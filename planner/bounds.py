@@ -27,10 +27,32 @@ is known to lie in one:
   that assignment.
 
 Anything else (a parameter, a local assigned twice, a buffer load, a shared
-scalar) may be anything, and its access stays checked. Names are
-unique within a function, and each variable above is assigned in one place, so
-one map from variable to range holds for the whole body; a range found for a
-variable holds wherever it is read.
+scalar) may be anything. Names are unique within a function, and each variable
+above is assigned in one place, so one map from variable to range holds for the
+whole body; a range found for a variable holds wherever it is read.
+
+Inside a branch, what its condition says narrows that map (:func:`narrowings`):
+
+- an ``if``'s condition holds in its ``then`` and fails in its ``else``, a
+  ``while``'s holds in its body, the right side of ``&&`` runs where the left
+  held and of ``||`` where it failed; past an ``if`` one of whose branches ends
+  in ``return``, ``break`` or ``continue``, the condition went the other way;
+- a comparison that holds (``v < e``, ``<=``, ``>``, ``>=``, ``==``, either side,
+  through ``!``; both sides of a ``&&`` that holds and of a ``||`` that fails)
+  narrows ``v`` by the range of ``e``: ``t < TILES`` takes ``t``'s top to
+  ``TILES - 1``, so ``t * TILE + i`` with ``i`` in ``0..TILE`` stays under
+  ``TILES * TILE``; a ``v`` with no range starts from its type's
+  (``let j = idx[i]; if j >= 0 && j < n { x[j] ... }``);
+- only a variable that cannot change while the branch runs is narrowed: an
+  instance or loop variable (read-only), a local or parameter assigned in one
+  place (that assignment comes before the condition, in a body around the
+  branch). A local assigned twice (``j += 1`` in the branch, or in a loop in
+  it) is not;
+- in the branch, each such local's ``let`` is found again from the narrowed
+  ranges: it is read only in its scope, inside the branch.
+
+The map is narrowed in place as the walk enters a branch and put back as it
+leaves (``_Marker.undo``). A channel's range still comes from un-narrowed sends.
 """
 
 from __future__ import annotations
@@ -40,6 +62,7 @@ from collections.abc import Iterator
 from functools import cached_property
 
 from gasync.planner import ir
+from gasync.planner.exprs import LIMITS
 from gasync.planner.footprints import Interval, interval
 from gasync.planner.model import BufferDef, Function, GroupDef, TaskDef
 from gasync.planner.walk import operands, rebuild, replaced, stmts_in, subexprs
@@ -65,7 +88,7 @@ def prove(
         return functions, tasks  # every index is a constant: proven where it was checked (E0218)
     channels = channel_ranges(bodies)
     shapes = {b.name: b.shape for b in buffers}
-    marked = [_Marker(b.ranges(channels), shapes).function(b.fn) if b.fn.run_time_indices else b.fn for b in bodies]
+    marked = [_Marker(b, channels, shapes).function(b.fn) if b.fn.run_time_indices else b.fn for b in bodies]
     out_tasks = [replaced(t, body=body) for t, body in zip(tasks, marked[len(functions) :], strict=True)]
     return marked[: len(functions)], out_tasks
 
@@ -260,11 +283,19 @@ def _hull(a: Interval, b: Interval) -> Interval:
 
 
 class _Marker:
-    """Rebuilds a body with each proven access marked (unchanged parts stay the same objects)."""
+    """Rebuilds a body with each proven access marked (unchanged parts stay the same objects).
 
-    def __init__(self, env: Env, shapes: dict[str, tuple[int, ...]]):
-        self.env = env
+    ``env`` is the body's ranges, narrowed in place where a branch's condition is known
+    (``assume``) and put back as the walk leaves the branch: ``undo`` holds each narrowed
+    (or learned) variable's range before, newest last, so a branch costs what it narrows."""
+
+    def __init__(self, body: _Body, channels: Channels, shapes: dict[str, tuple[int, ...]]):
+        self.env = dict(body.ranges(channels))
+        self.fixed = body.once | {var for var, _, _ in body.instance}  # no value changes inside a branch
+        self.channels = channels
         self.shapes = shapes
+        self.undo: list[tuple[str, Interval | None]] = []
+        self.leaving: set[int] = set()  # the bodies walked so far that never fall through (by id)
 
     def proven(self, buf: str, index: tuple[ir.Expr, ...]) -> bool:
         for ix, length in zip(index, self.shapes[buf], strict=True):
@@ -273,12 +304,55 @@ class _Marker:
                 return False
         return True
 
+    def narrow(self, name: str, rng: Interval) -> None:
+        self.undo.append((name, self.env.get(name)))
+        self.env[name] = rng
+
+    def restore(self, mark: int) -> None:
+        while len(self.undo) > mark:
+            name, rng = self.undo.pop()
+            if rng is None:
+                del self.env[name]
+            else:
+                self.env[name] = rng
+
+    def assume(self, cond: ir.Expr, holds: bool) -> None:
+        for name, rng in narrowings(cond, holds, self.env, self.fixed):
+            self.narrow(name, rng)
+
+    def learn(self, s: ir.Stmt) -> None:
+        """Under a narrowed range, the ranges of what ``s`` assigns, found again from it: each
+        local assigned once is read only in its scope, inside the branch, where they hold."""
+        for name, rng in _assigned(s, self.env, self.channels):
+            if rng is not None and name in self.fixed:
+                before = self.env.get(name)
+                self.narrow(name, _meet(before, rng) if before is not None else rng)
+
     def function(self, fn: Function) -> Function:
         return replaced(fn, body=self.body(fn.body))
 
     def body(self, stmts: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
-        out = tuple(self.stmt(s) for s in stmts)
-        return stmts if all(a is b for a, b in zip(out, stmts, strict=True)) else out
+        mark = len(self.undo)
+        out = []
+        for s in stmts:
+            if self.undo:
+                self.learn(s)
+            out.append(self.stmt(s))
+            if isinstance(s, ir.If) and (id(s.then) in self.leaving or id(s.orelse) in self.leaving):
+                # the rest runs only where the condition went the way of the branch that does not leave
+                self.assume(s.cond, id(s.then) not in self.leaving)
+        self.restore(mark)
+        if _leaves(stmts, self.leaving):
+            self.leaving.add(id(stmts))
+        return stmts if all(a is b for a, b in zip(out, stmts, strict=True)) else tuple(out)
+
+    def under(self, cond: ir.Expr, holds: bool, stmts: tuple[ir.Stmt, ...]) -> tuple[ir.Stmt, ...]:
+        """``stmts`` marked where ``cond`` is ``holds``."""
+        mark = len(self.undo)
+        self.assume(cond, holds)
+        out = self.body(stmts)
+        self.restore(mark)
+        return out
 
     def stmt(self, s: ir.Stmt) -> ir.Stmt:
         x, b = self.expr, self.body
@@ -290,9 +364,10 @@ class _Marker:
         if isinstance(s, ir.Eval):
             return replaced(s, expr=x(s.expr))
         if isinstance(s, ir.If):
-            return replaced(s, cond=x(s.cond), then=b(s.then), orelse=b(s.orelse))
+            then, orelse = self.under(s.cond, True, s.then), self.under(s.cond, False, s.orelse)
+            return replaced(s, cond=x(s.cond), then=then, orelse=orelse)
         if isinstance(s, ir.While):
-            return replaced(s, cond=x(s.cond), body=b(s.body))
+            return replaced(s, cond=x(s.cond), body=self.under(s.cond, True, s.body))
         if isinstance(s, ir.For):
             return replaced(s, start=x(s.start), stop=x(s.stop), body=b(s.body))
         if isinstance(s, ir.Loop | ir.ForAwait):
@@ -319,6 +394,8 @@ class _Marker:
     def expr(self, e: ir.Expr) -> ir.Expr:
         if isinstance(e, ir.Var | ir.Lit):  # most nodes: nothing inside
             return e
+        if isinstance(e, ir.Binary) and e.op in ("&&", "||"):
+            return self.logical(e)
         kids = operands(e)
         new = [self.expr(k) for k in kids]
         if any(a is not b for a, b in zip(new, kids, strict=True)):
@@ -326,3 +403,72 @@ class _Marker:
         if isinstance(e, ir.Load | ir.BufAtomic):
             return replaced(e, proven=self.proven(e.buf, e.index))
         return e
+
+    def logical(self, e: ir.Binary) -> ir.Expr:
+        """``a && b && c`` marked, each operand where those before it held (failed, for
+        ``||``), as it runs; a chain of one operator is walked once, not once per operand."""
+        chain = [e]  # the chain's nodes, top first: ((a && b) && c) is [_ && c, a && b]
+        while isinstance(chain[-1].left, ir.Binary) and chain[-1].left.op == e.op:
+            chain.append(chain[-1].left)
+        mark = len(self.undo)
+        out = self.expr(chain[-1].left)
+        self.assume(chain[-1].left, e.op == "&&")
+        for node in reversed(chain):
+            right = self.expr(node.right)
+            if node is not e:
+                self.assume(node.right, e.op == "&&")
+            out = replaced(node, left=out, right=right)
+        self.restore(mark)
+        return out
+
+
+NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
+MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def narrowings(cond: ir.Expr, holds: bool, env: Env, fixed: set[str]) -> Iterator[tuple[str, Interval]]:
+    """The narrower range of each variable in ``fixed`` that ``cond`` compares (``v < e``,
+    ``e >= v``, ``v == e``, ...) with an expression of known range, where ``cond`` is
+    ``holds``: through ``!``, both sides of a ``&&`` that holds and of a ``||`` that fails.
+    Each is given as soon as found, and ``env`` must take it before the next is asked for:
+    the right side of ``j >= 0 && j < n`` is read knowing the left."""
+    stack = [(cond, holds)]  # (a condition, whether it holds), the next one last
+    while stack:
+        c, h = stack.pop()
+        if isinstance(c, ir.Unary) and c.op == "!":  # on a bool (on an int it is '~')
+            stack.append((c.operand, not h))
+        elif isinstance(c, ir.Binary) and c.op == ("&&" if h else "||"):
+            stack += [(c.right, h), (c.left, h)]
+        elif isinstance(c, ir.Binary) and c.op in NEGATED:
+            op = c.op if h else NEGATED[c.op]
+            for v, rel, other in ((c.left, op, c.right), (c.right, MIRRORED[op], c.left)):
+                if isinstance(v, ir.Var) and v.name in fixed and str(v.ty) in LIMITS:
+                    rng = _compared(env.get(v.name), str(v.ty), rel, interval(other, env))
+                    if rng is not None:
+                        yield v.name, rng
+
+
+def _compared(rng: Interval | None, ty: str, op: str, other: Interval | None) -> Interval | None:
+    """The values of ``rng`` (None: any of type ``ty``) that can stand ``op`` to some value of
+    ``other``, where that narrows it to some values (None otherwise)."""
+    if other is None or op == "!=":
+        return None
+    lo, hi = rng if rng is not None else (LIMITS[ty][0], LIMITS[ty][1] + 1)
+    if op in ("<", "<=", "=="):
+        hi = min(hi, other[1] - (op == "<"))
+    if op in (">", ">=", "=="):
+        lo = max(lo, other[0] + (op == ">"))
+    return (lo, hi) if lo < hi and (lo, hi) != rng else None
+
+
+def _meet(a: Interval, b: Interval) -> Interval:
+    return max(a[0], b[0]), min(a[1], b[1])
+
+
+def _leaves(body: tuple[ir.Stmt, ...], leaving: set[int]) -> bool:
+    """Whether ``body`` never falls through to what follows it: it ends in ``return``, ``break``
+    or ``continue``, or in an ``if`` both of whose branches are in ``leaving`` (walked already)."""
+    last = body[-1] if body else None
+    if isinstance(last, ir.If):
+        return id(last.then) in leaving and id(last.orelse) in leaving
+    return isinstance(last, ir.Return | ir.Break | ir.Continue)

@@ -1,13 +1,15 @@
 """Which buffer indices the planner proves in range, so that they need no run-time check (issue 13).
 
 Each case is a task body over ``x: f32[8]``, ``m: f32[4, 8]`` and ``h: i32[8]``; the test lists every
-access in it with whether it was proven (planner/bounds.py). What is proven is decision 40 of
+access in it with whether it was proven (planner/bounds.py). What is proven is decision 41 of
 docs/language.md; an access left unproven is checked at run time (tests/sim/test_bounds_sim.py).
 """
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gasync.dsl import parse
 from gasync.planner import ir, plan
@@ -173,3 +175,139 @@ def test_values_that_grow_round_a_cycle_stay_checked() -> None:
     from either channel is trusted."""
     assert group_task("s + 1") == ["pipe.tile_of: checked", "h: proven", "x: proven", "pipe.stage: checked"]
     assert group_task("s + 1", "loader") == ["pipe.tile_of: checked", "pipe.stage: checked"]
+
+
+# ---- ranges narrowed by the conditions of enclosing ifs ------------------------------------
+# ``j`` is read from a buffer (no range of its own) unless the case gives it one; only a guard
+# around the access (or one that leaves before it) can prove it.
+GATHER = "let j = at[w];\n"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "if j >= 0 && j < N { x[j] = 1.0; }",  # both ends, from nothing known
+        "if 0 <= j && N > j { x[j] = 1.0; }",  # the variable on the right
+        "if j >= 0 && j <= N - 1 { x[j] = 1.0; }",
+        "if j > -1 { if j < N { x[j] = 1.0; } }",  # nested ifs
+        "if j < 0 || j >= N { h[0] = 1; } else { x[j] = 1.0; }",  # else: both sides of || failed
+        "if !(j < 0) && !(j >= N) { x[j] = 1.0; }",
+        "if j == 3 { x[j] = 1.0; }",
+        "if j < 0 || j >= N { return; }\nx[j] = 1.0;",  # a guard that leaves: what follows
+        "if j >= 0 { h[0] = 1; } else { return; }\nif j >= N { return; }\nx[j] = 1.0;",  # two such
+        "if j >= 0 && j < N && x[j] > 0.0 { h[j] = 1; }",  # the right of && runs past the left
+        "if j < 0 || j >= N || x[j] > 0.0 { h[0] = 1; }",  # the right of || runs where it failed
+        "if j >= 0 && j < 2 { let b = j * 4; parallel for i in 0..4 { x[b + i] = 1.0; } }",
+        "while j >= 0 && j < N { x[j] = 1.0; break; }",
+    ],
+)
+def test_a_guard_narrows_a_local_assigned_once(body: str) -> None:
+    found = task(GATHER + body)
+    assert found[0] == "at: proven" and all(a.endswith("proven") for a in found), found
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the guarded tile: j = k * 4 + i runs to 11 (k in 0..3), the guard cuts it at N
+        "for k in 0..3 { parallel for i in 0..4 { let j = k * 4 + i; if j < N { x[j] = 2.0; } } }",
+        # t < 2 gives t at most 1, so t * 4 + i (i in 0..4) at most 7 = N - 1
+        "for k in 0..3 { let t = k * 2 + (w as i64) % 2; if t < 2 { parallel for i in 0..4 { x[t * 4 + i] = 1.0; } } }",
+        "for r in 0..16 { if r < N { x[r] = 1.0; } }",  # a loop variable
+        "for r in 0..16 { if r >= N { continue; } x[r] = 1.0; }",
+        "for r in 0..16 { if r >= N { break; } x[r] = 1.0; }",
+        "for r in 0..16 { if r >= N { if w > 1 { break; } else { continue; } } x[r] = 1.0; }",
+    ],
+)
+def test_a_guard_narrows_a_range_already_known(body: str) -> None:
+    found = task(body)
+    assert found and all(a.endswith("proven") for a in found), found
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "for k in 0..3 { parallel for i in 0..4 { let j = k * 4 + i; x[j] = 2.0; } }",
+        "for k in 0..3 { let t = k * 2 + (w as i64) % 2; parallel for i in 0..4 { x[t * 4 + i] = 1.0; } }",
+        "for r in 0..16 { x[r] = 1.0; }",
+    ],
+)
+def test_without_their_guards_those_stay_checked(body: str) -> None:
+    assert task(body) == ["x: checked"]
+
+
+def test_a_guard_narrows_the_instance_variable_and_a_parameter_never_assigned() -> None:
+    assert task("if w < 8 { h[w] = 1; }", "task main for w in 0..16") == ["h: proven"]
+    put = "fn put(k: i64) { if k >= 0 && k < N { x[k] = 1.0; } }\ntask main { put(2); }\n"
+    p = plan(parse(HEAD + put, "p.gasync"))
+    assert accesses(p, "put") == ["x: proven"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "if j >= 0 && j < N { j = j + 1; x[j] = 1.0; }",  # assigned again inside the branch
+        "if j >= 0 && j < N { for r in 0..2 { j += 1; } x[j] = 1.0; }",  # by a loop inside it
+        "if j >= 0 && j < N { h[0] = 1; } else { x[j] = 1.0; }",  # the else of what holds
+        "if j >= 0 || j < N { x[j] = 1.0; }",  # one side of || may fail
+        "if j >= 0 && j < N + 1 { x[j] = 1.0; }",  # a guard that does not cover the buffer
+        "if j >= 0 && j != N { x[j] = 1.0; }",
+        "if j >= 0 && j < N { h[0] = 1; }\nx[j] = 1.0;",  # after the branch
+        "if j < 0 { h[0] = 1; }\nif j >= N { h[1] = 1; }\nx[j] = 1.0;",  # branches that fall through
+        "if j >= 0 && j < N { return; }\nx[j] = 1.0;",  # past it: !(a && b) says neither
+        "if j >= 0 || x[j] > 0.0 { h[0] = 1; }",  # the right of || runs where the left failed
+        "if j < N && j >= 0 && w < 2 { h[0] = 1; } else { x[j] = 1.0; }",
+    ],
+)
+def test_a_guard_that_does_not_hold_there_leaves_the_access_checked(body: str) -> None:
+    found = task(GATHER + body)
+    assert "x: checked" in found, found
+
+
+def test_a_local_assigned_in_a_loop_keeps_its_checks() -> None:
+    """``while j < N`` holds where the body starts, but the body moves ``j``: a local assigned
+    twice is never narrowed."""
+    assert task("let j: i64 = 0;\nwhile j >= 0 && j < N { j += 1; x[j] = 1.0; }") == ["x: checked"]
+    assert task("let j: i64 = 0;\nwhile j >= 0 && j < N { x[j] = 1.0; j += 1; }") == ["x: checked"]
+
+
+# ---- a property: a narrowed proof holds for every value that reaches the access -------------
+# Random conditions on j (comparisons with small constants, either side, under !, && and ||);
+# whatever is proven in a branch must hold for every j from -20 to 30 (past every constant, so
+# every way the condition can go) that takes the branch, checked by evaluating it in Python.
+PY_OPS = {"&&": "and", "||": "or"}
+
+
+def conditions() -> st.SearchStrategy[tuple[str, str]]:
+    """A condition as gasync text and as Python text, both over ``j``."""
+    const = st.integers(-3, 11).map(str)
+    op = st.sampled_from(["<", "<=", ">", ">=", "==", "!="])
+    compare = st.tuples(op, const, st.booleans()).map(
+        lambda t: (f"j {t[0]} {t[1]}", f"j {t[0]} {t[1]}") if t[2] else (f"{t[1]} {t[0]} j", f"{t[1]} {t[0]} j")
+    )
+
+    def extend(inner: st.SearchStrategy[tuple[str, str]]) -> st.SearchStrategy[tuple[str, str]]:
+        both = st.tuples(inner, st.sampled_from(["&&", "||"]), inner).map(
+            lambda t: (f"({t[0][0]} {t[1]} {t[2][0]})", f"({t[0][1]} {PY_OPS[t[1]]} {t[2][1]})")
+        )
+        return both | inner.map(lambda c: (f"!({c[0]})", f"(not {c[1]})"))
+
+    return st.recursive(compare, extend, max_leaves=5)
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(conditions())
+def test_what_a_guard_proves_holds_for_every_value_that_passes_it(cond: tuple[str, str]) -> None:
+    text, python = cond
+    body = (
+        f"if {text} {{ x[j] = 1.0; }} else {{ h[j] = 1; }}\n"
+        f"if {text} && x[j] > 0.0 {{ h[0] = 2; }}\n"
+        f"if {text} {{ return; }}\nm[0, j] = 1.0;"
+    )
+    found = task(GATHER + body)
+    assert [a.split(":")[0] for a in found] == ["at", "x", "h", "x", "h", "m"]
+    passes = [j for j in range(-20, 31) if eval(python, {"j": j})]  # noqa: S307 (our own text)
+    fails = [j for j in range(-20, 31) if j not in passes]
+    inside = range(8)
+    for k, reached in ((1, passes), (2, fails), (3, passes), (5, fails)):
+        assert found[k].endswith("checked") or all(j in inside for j in reached), (text, found)
