@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from differential import groups
 from differential.programs import ALL_SHAPES, DEFAULT_SHAPES, Program, programs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -51,11 +53,11 @@ def test_gasync_check_accepts_a_batch_of_generated_programs(tmp_path: Path) -> N
     assert (proc.stdout + proc.stderr).count(": ok") == len(paths)
 
 
-def test_the_generator_draws_every_construct() -> None:
-    """Over a fixed set of draws, each construct the differential test is meant to cover appears."""
+def drawn(examples: int) -> set[str]:
+    """The constructs that a fixed set of ``examples`` draws of every shape holds."""
     seen: set[str] = set()
 
-    @settings(max_examples=600, deadline=None, database=None, derandomize=True)
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=True)
     @given(programs(ALL_SHAPES))
     def collect(program: Program) -> None:
         from gasync.dsl import parse
@@ -87,6 +89,12 @@ def test_the_generator_draws_every_construct() -> None:
         seen.update("local ChannelClose" for e in exprs_in(p) if isinstance(e, ir.ChannelClose) and "." in e.name)
 
     collect()
+    return seen
+
+
+def test_the_generator_draws_every_construct() -> None:
+    """Over a fixed set of draws, each construct the differential test is meant to cover appears."""
+    seen = drawn(600)
     want = {
         "fn", "async", "task", "after", "task x2", "task x3",
         "Let", "Store", "Eval", "If", "Loop", "While", "For:seq", "For:parallel", "For:bulk", "ForAwait",
@@ -105,6 +113,14 @@ def test_the_generator_draws_every_construct() -> None:
         *(f"Binary:{op}" for op in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "&&", "||", "==", "<")),
         *(f"Unary:{op}" for op in ("-", "~", "!")),
     }  # fmt: skip
+    assert want <= seen, f"never drawn: {sorted(want - seen)}"
+
+
+def test_programs_with_groups_draw_local_closes_and_for_awaits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where every program holds groups, their rare shapes appear in a fixed set of draws."""
+    monkeypatch.setattr(groups, "GROUP_ODDS", 1)
+    seen = drawn(200)
+    want = {"group", "group x2", "local buffer", "local channel", "local ChannelClose", "local ForAwait"}
     assert want <= seen, f"never drawn: {sorted(want - seen)}"
 
 
