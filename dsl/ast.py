@@ -4,135 +4,88 @@ Every node carries a :class:`Span` that points back at the source. Spans are
 left out of equality and ``repr`` (``compare=False``), so tests can compare a
 parsed tree with one written by hand, and two equal subtrees at different
 places compare equal. Nothing from Lark appears here: identifiers are plain
-``str`` and literals are already converted to Python values.
+``str`` and literals are already converted to Python values. Spans, types
+and expressions are in dsl/ast_exprs.py, and exported from here: the whole
+AST is this module's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gasync.dsl.ast_exprs import (
+    NOSPAN,
+    ArrayType,
+    AsyncBlock,
+    Await,
+    Binary,
+    BoolLit,
+    Call,
+    Cast,
+    Expr,
+    FloatLit,
+    Index,
+    IntLit,
+    MethodCall,
+    Name,
+    ScalarType,
+    Span,
+    Unary,
+    span_field,
+)
 
-@dataclass(frozen=True)
-class Span:
-    """1-based line and column of the first character; end is exclusive."""
-
-    line: int = 0
-    column: int = 0
-    end_line: int = 0
-    end_column: int = 0
-
-
-NOSPAN = Span()
-
-
-def _span() -> Span:
-    return field(default=NOSPAN, compare=False, repr=False)
-
-
-# ---- types -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ScalarType:
-    name: str
-    span: Span = _span()
-
-
-@dataclass(frozen=True)
-class ArrayType:
-    elem: ScalarType
-    dims: tuple[Expr, ...]
-    span: Span = _span()
-
-
-# ---- expressions -----------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class IntLit:
-    value: int
-    span: Span = _span()
-
-
-@dataclass(frozen=True)
-class FloatLit:
-    value: float
-    span: Span = _span()
-
-
-@dataclass(frozen=True)
-class BoolLit:
-    value: bool
-    span: Span = _span()
-
-
-@dataclass(frozen=True)
-class Name:
-    id: str
-    span: Span = _span()
-
-
-@dataclass(frozen=True)
-class Unary:
-    op: str  # '-', '+', '!', '~'
-    operand: Expr
-    span: Span = _span()
-
-
-@dataclass(frozen=True)
-class Binary:
-    op: str
-    left: Expr
-    right: Expr
-    span: Span = _span()
-
-
-@dataclass(frozen=True)
-class Cast:
-    expr: Expr
-    type: ScalarType
-    span: Span = _span()
-
-
-@dataclass(frozen=True)
-class Call:
-    """``f(a, b)``: a fn, async fn, extern fn or builtin (join, sleep, min, ...)."""
-
-    func: str
-    args: tuple[Expr, ...]
-    span: Span = _span()
-
-
-@dataclass(frozen=True)
-class MethodCall:
-    """``hits.fetch_add(1)``, ``tiles.send(v)``, ``stop.wait()``."""
-
-    receiver: Name
-    method: str
-    args: tuple[Expr, ...]
-    span: Span = _span()
-
-
-@dataclass(frozen=True)
-class Index:
-    base: Name
-    indices: tuple[Expr, ...]
-    span: Span = _span()
-
-
-@dataclass(frozen=True)
-class Await:
-    future: Expr
-    span: Span = _span()
-
-
-@dataclass(frozen=True)
-class AsyncBlock:
-    body: Block
-    span: Span = _span()
-
-
-Expr = IntLit | FloatLit | BoolLit | Name | Unary | Binary | Cast | Call | MethodCall | Index | Await | AsyncBlock
+__all__ = [  # every node, those of dsl/ast_exprs.py too
+    "ArrayType",
+    "Assign",
+    "AsyncBlock",
+    "Await",
+    "Binary",
+    "Block",
+    "BoolLit",
+    "Break",
+    "Buffer",
+    "BufferInit",
+    "Call",
+    "Cast",
+    "Channel",
+    "Const",
+    "Continue",
+    "Expr",
+    "ExprStmt",
+    "ExternFn",
+    "FloatLit",
+    "FnDef",
+    "For",
+    "ForAwait",
+    "Group",
+    "GroupMember",
+    "If",
+    "Index",
+    "IntLit",
+    "Item",
+    "Let",
+    "LetTuple",
+    "LocalBuffer",
+    "LocalChannel",
+    "Loop",
+    "MethodCall",
+    "NOSPAN",
+    "Name",
+    "Param",
+    "Program",
+    "Reduce",
+    "Return",
+    "ScalarType",
+    "Select",
+    "SelectArm",
+    "Shared",
+    "Signal",
+    "Span",
+    "Stmt",
+    "Task",
+    "Unary",
+    "While",
+]
 
 
 # ---- statements ------------------------------------------------------------
@@ -142,7 +95,7 @@ Expr = IntLit | FloatLit | BoolLit | Name | Unary | Binary | Cast | Call | Metho
 class Block:
     stmts: tuple[Stmt, ...]
     tail: Expr | None = None
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -150,7 +103,7 @@ class Let:
     name: str
     type: ScalarType | None
     value: Expr | Reduce
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -159,7 +112,7 @@ class LetTuple:
 
     names: tuple[str | None, ...]
     value: Expr
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -167,13 +120,13 @@ class Assign:
     target: Name | Index
     op: str  # '=', '+=', '-=', ...
     value: Expr
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
 class ExprStmt:
     expr: Expr
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -181,20 +134,20 @@ class If:
     cond: Expr
     then: Block
     orelse: Block | If | None = None
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
 class While:
     cond: Expr
     body: Block
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
 class Loop:
     body: Block
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -206,7 +159,7 @@ class For:
     start: Expr
     stop: Expr
     body: Block
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -214,23 +167,23 @@ class ForAwait:
     var: str
     channel: Name
     body: Block
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
 class Break:
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
 class Continue:
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
 class Return:
     value: Expr | None = None
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -238,13 +191,13 @@ class SelectArm:
     binding: str | None  # None for '_'
     future: Expr
     body: Block
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
 class Select:
     arms: tuple[SelectArm, ...]
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -254,8 +207,8 @@ class Reduce:
 
     loop: For
     op: str
-    op_span: Span = _span()
-    span: Span = _span()
+    op_span: Span = span_field()
+    span: Span = span_field()
 
 
 Stmt = Let | LetTuple | Assign | ExprStmt | If | While | Loop | For | ForAwait | Break | Continue | Return | Select
@@ -269,7 +222,7 @@ class Const:
     name: str
     type: ScalarType
     value: Expr
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -278,7 +231,7 @@ class BufferInit:
 
     kind: str
     arg: Expr | None = None
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -286,7 +239,7 @@ class Buffer:
     name: str
     type: ArrayType
     init: BufferInit
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -294,13 +247,13 @@ class Shared:
     name: str
     type: ScalarType
     value: Expr
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
 class Signal:
     name: str
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -308,14 +261,14 @@ class Channel:
     name: str
     elem: ScalarType
     capacity: Expr
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
 class Param:
     name: str
     type: ScalarType
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -325,7 +278,7 @@ class FnDef:
     params: tuple[Param, ...]
     ret: ScalarType | None
     body: Block
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -334,8 +287,8 @@ class ExternFn:
     params: tuple[Param, ...]
     ret: ScalarType | None
     path: str  # "dotted.module:attr", validated by the planner
-    span: Span = _span()
-    path_span: Span = _span()  # the quoted path, where a bad module or name is shown
+    span: Span = span_field()
+    path_span: Span = span_field()  # the quoted path, where a bad module or name is shown
 
 
 @dataclass(frozen=True)
@@ -348,7 +301,7 @@ class Task:
     stop: Expr | None
     after: tuple[Name, ...]
     body: Block
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -357,7 +310,7 @@ class LocalBuffer:
 
     name: str
     type: ArrayType
-    span: Span = _span()
+    span: Span = span_field()
 
 
 @dataclass(frozen=True)
@@ -367,7 +320,7 @@ class LocalChannel:
     name: str
     elem: ScalarType
     capacity: Expr
-    span: Span = _span()
+    span: Span = span_field()
 
 
 GroupMember = LocalBuffer | LocalChannel | Task
@@ -383,7 +336,7 @@ class Group:
     stop: Expr | None
     after: tuple[Name, ...]
     members: tuple[GroupMember, ...]
-    span: Span = _span()
+    span: Span = span_field()
 
     @property
     def tasks(self) -> tuple[Task, ...]:

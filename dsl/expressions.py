@@ -85,6 +85,7 @@ def _measure(node: Any, height: int, token: Token | None) -> None:
     if heights is None:
         return
     heights[id(node)] = height
+    heights.nodes.append(node)
     if height > MAX_DEPTH and not held.deep:
         held.deep = True
         hold(too_deep(token, node))

@@ -15,19 +15,33 @@ The tables are read from Lark's internals (``parse_table``, the callbacks,
 found, and tests/unit/test_expressions.py fails then, rather than parsing
 going quietly back to Lark's slower loop.
 
-It only ever parses a correct program: on a token the tables reject it returns
-:data:`REJECTED`, and the caller parses again with Lark, whose exception (with
-its interactive parser, for the list of expected tokens) makes the diagnostic
-as before. A lexing error is raised by the lexer, as in Lark's parse.
+On a token the tables reject, :func:`run` returns :data:`REJECTED`; a
+:class:`Run` keeps its stacks as they are then, which are the stacks Lark's
+own parse has when it raises, and :func:`unexpected` makes the exception
+Lark raises there (with its interactive parser, for the list of expected
+tokens), without parsing again. A lexing error is raised by the lexer, as in
+Lark's parse. A :class:`Run` can be fed its tokens in parts and saved
+between two of them (:class:`Saved`), so that a text that starts with the
+same tokens is parsed from there (dsl/reparse.py). The values on the stack
+are immutable nodes and tokens, but for Lark's trees of repeated rules
+(``item*``, ``stmt*``), whose lists of children Lark only ever appends to
+(its ``ChildFilterLALR`` reuses the list of the left-recursive child): a
+saved run keeps how many children each had, and a run started from it
+copies that many.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from lark import Lark, Token
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedToken
+from lark.lexer import LexerThread
 from lark.parse_tree_builder import ExpandSingleChild
+from lark.parsers.lalr_interactive_parser import InteractiveParser
+from lark.parsers.lalr_parser_state import ParseConf, ParserState
 
 # (number of children, rule name for the next state's look-up, callback)
 Reduce = tuple[int, str, Callable[[list[Any]], Any]]
@@ -76,25 +90,88 @@ def tables_of(lark: Lark) -> Tables | None:
 
 def run(tables: Tables, tokens: Iterable[Token]) -> Any:
     """What the start rule's callback returns, or :data:`REJECTED`."""
-    actions, gotos = tables.actions, tables.gotos
-    states = [tables.start]
-    values: list[Any] = []
-    for tok in tokens:
-        kind = tok.type
-        while True:
-            act = actions[states[-1]].get(kind)
-            if isinstance(act, int):  # shift
-                states.append(act)
-                values.append(tok)
-                break
-            if isinstance(act, str):  # a reduction that keeps its one child
-                del states[-1]
-                states.append(gotos[states[-1]][act])
-            elif act is None:
-                return REJECTED
-            else:
-                _reduce(act, gotos, states, values)
-    return _finish(tables, states, values)
+    parse = Run(tables)
+    return parse.finish() if parse.feed(tokens) else REJECTED
+
+
+@dataclass(frozen=True)
+class Saved:
+    """A :class:`Run` between two tokens: its stacks and the last token it took."""
+
+    states: tuple[int, ...]
+    values: tuple[Any, ...]
+    grown: tuple[tuple[int, int], ...]  # each of Lark's trees in values: its place, how many children it had
+    last: Token | None
+
+
+class Run:
+    """One parse by the tables, fed its tokens in one or more parts. After a token is
+    rejected, ``rejected`` is that token and the stacks are as they were then."""
+
+    def __init__(self, tables: Tables, saved: Saved | None = None) -> None:
+        self.tables = tables
+        self.states: list[int] = list(saved.states) if saved is not None else [tables.start]
+        self.values: list[Any] = _restored(saved) if saved is not None else []
+        self.last: Token | None = saved.last if saved is not None else None  # for '$END', as Lark places it
+        self.rejected: Token | None = None
+
+    def feed(self, tokens: Iterable[Token]) -> bool:
+        """Take ``tokens``; False where one is rejected."""
+        actions, gotos = self.tables.actions, self.tables.gotos
+        states, values = self.states, self.values
+        tok = None
+        for tok in tokens:
+            kind = tok.type
+            while True:
+                act = actions[states[-1]].get(kind)
+                if isinstance(act, int):  # shift
+                    states.append(act)
+                    values.append(tok)
+                    break
+                if isinstance(act, str):  # a reduction that keeps its one child
+                    del states[-1]
+                    states.append(gotos[states[-1]][act])
+                elif act is None:
+                    self.rejected = tok
+                    return False
+                else:
+                    _reduce(act, gotos, states, values)
+        if tok is not None:
+            self.last = tok
+        return True
+
+    def finish(self) -> Any:
+        """At the end of the input: what the start rule's callback returns, or :data:`REJECTED`."""
+        result = _finish(self.tables, self.states, self.values)
+        if result is REJECTED:
+            last = self.last
+            self.rejected = Token.new_borrow_pos("$END", "", last) if last is not None else Token("$END", "", 0, 1, 1)
+        return result
+
+    def saved(self) -> Saved:
+        values = tuple(self.values)
+        grown = tuple((k, len(v.children)) for k, v in enumerate(values) if isinstance(v, Tree))
+        return Saved(tuple(self.states), values, grown, self.last)
+
+
+def _restored(saved: Saved) -> list[Any]:
+    """The values of ``saved``, each of Lark's trees copied with the children it had then."""
+    values = list(saved.values)
+    for k, size in saved.grown:
+        tree = values[k]
+        values[k] = Tree(tree.data, tree.children[:size])
+    return values
+
+
+def unexpected(lark: Lark, parse: Run) -> UnexpectedToken:
+    """The exception Lark's own parse raises at the token ``parse`` rejected."""
+    assert parse.rejected is not None
+    parser = lark.parser.parser.parser
+    conf: ParseConf[int] = ParseConf(parser.parse_table, parser.callbacks, "start")
+    state = ParserState(conf, LexerThread(None, None), list(parse.states), list(parse.values))  # type: ignore[arg-type]
+    expected = {s for s in parser.parse_table.states[parse.states[-1]] if s.isupper()}
+    parsing = InteractiveParser(parser, state, state.lexer)
+    return UnexpectedToken(parse.rejected, expected, state=state, interactive_parser=parsing)  # type: ignore[no-untyped-call]
 
 
 def _reduce(act: Reduce, gotos: dict[int, dict[str, int]], states: list[int], values: list[Any]) -> None:

@@ -17,7 +17,9 @@ so that every token, position and lexing error is the same as before:
   earlier in the file is still the one reported.
 
 ``tests/unit/test_lexer.py`` compares it with Lark's lexer token by token.
-The diagnostics' own scans (dsl/syntax_errors.py) still use Lark's lexer.
+The diagnostics' own scans read its tokens too, kept across recovery's
+parses (dsl/lexed.py): :func:`lex` can start anywhere its caller knows the
+line of.
 """
 
 from __future__ import annotations
@@ -77,10 +79,12 @@ class Spec:
         self.token = re.compile(f"(?>(?:{skip})*)(?:{tokens})")
 
 
-def lex(spec: Spec, text: str) -> Iterator[Token]:
-    """The tokens of ``text``, with Lark's types and positions; see the module's docstring."""
+def lex(spec: Spec, text: str, pos: int = 0, line: int = 1, line_start: int = 0) -> Iterator[Token]:
+    """The tokens of ``text``, with Lark's types and positions; see the module's docstring.
+    From ``pos`` on, where given: not inside a token or a comment, on ``line``, which
+    starts at ``line_start``."""
     match, kw = spec.token.match, spec.keywords
-    pos, line, line_start, size = 0, 1, 0, len(text)
+    size = len(text)
     while pos < size:
         m = match(text, pos)
         if m is None:  # only ignored text is left, or a character that starts no token

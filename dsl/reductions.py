@@ -28,12 +28,26 @@ from gasync.dsl.depth import MAX_DEPTH, too_deep
 from gasync.dsl.diagnostics import GasyncError
 
 
+class Heights(dict[int, int]):
+    """How many levels each node built so far holds, by ``id`` (see :func:`measure`). It keeps
+    every node it measured alive, so that no later node takes the id of one that was dropped
+    (a parenthesised expression's :class:`Paren`, a task's range, a node of a parse that
+    failed) and with it that node's height: the ids of nodes never measured (literals,
+    names) are looked up too, and must find nothing."""
+
+    __slots__ = ("nodes",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.nodes: list[Any] = []
+
+
 class Held(threading.local):
     """Mistakes found by the callbacks during the current parse, in the order found, and
-    how deep each node built so far nests (by ``id``; see :meth:`Callbacks.measure`)."""
+    how deep each node built so far nests."""
 
     errors: list[GasyncError] | None = None
-    heights: dict[int, int] | None = None
+    heights: Heights | None = None
     deep: bool = False  # the nesting error is held already
 
 
@@ -142,7 +156,8 @@ def measure(node: Any, kept: list[Any], children: list[Any], level: int) -> None
         if not isinstance(c, Token):
             inner = max(inner, heights.get(id(c), 0))
     height = inner + level
-    heights[id(node)] = height  # Paren's expr keeps its own entry: a dropped Paren's id may be reused
+    heights[id(node)] = height  # a Paren's own entry: its expression keeps its own
+    heights.nodes.append(node)
     if height > MAX_DEPTH and not held.deep:
         held.deep = True
         hold(too_deep(next((c for c in children if isinstance(c, Token)), None), node))

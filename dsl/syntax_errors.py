@@ -5,8 +5,11 @@ Lark reports terminal names (``SEMICOLON``, ``RBRACE``, ``NAME``); users wrote
 the text it stands for, folds the many tokens that can start an expression
 into the single word "expression", and recognises the common shapes of
 mistake (a keyword used as a name, an unclosed or stray delimiter, an
-unterminated comment or string, a reduction inside an expression) so that each
-gets its own class and message.
+unterminated comment or string) so that each gets its own class and message.
+Two families have modules of their own: a keyword where a statement belongs
+(dsl/block_errors.py) and a parallel or bulk loop where a value belongs
+(dsl/reduction_errors.py). The tokens around an error come from
+dsl/lexed.py, which recovery keeps from one parse to the next.
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ from gasync.dsl.diagnostics import (
     ChainedComparisonError,
     InvalidCharacterError,
     InvalidLiteralError,
-    MisplacedReductionError,
     MissingSemicolonError,
     Note,
     ParseError,
@@ -32,6 +34,8 @@ from gasync.dsl.diagnostics import (
     UnterminatedCommentError,
     UnterminatedStringError,
 )
+from gasync.dsl.lexed import Lexed
+from gasync.dsl.reduction_errors import LOOPS, let_value, loop_as_value, missing_reduce, reduction_in_expression
 
 KEYWORDS = (
     "after as async await break bulk buffer channel const continue else extern false fn for "
@@ -65,8 +69,6 @@ _EXPR_START = {"NAME", "NUMBER", "TRUE", "FALSE", "LPAR", "ASYNC", "UNARY_OP", "
 _STMT_START = {"LET", "IF", "WHILE", "LOOP", "FOR", "PARALLEL", "BULK", "BREAK", "CONTINUE", "RETURN", "SELECT"}
 # Tokens that continue an expression: folded into "operator".
 _OPERATORS = {"OROR", "ANDAND", "BAR", "CARET", "AMP", "SHIFT_OP", "ADD_OP", "MUL_OP", "CMP_OP", "AS", "DOT"}
-# Keywords that start a loop which, with `reduce OP`, is a value (decision 39).
-_LOOPS = {"PARALLEL", "BULK"}
 _ITEM_START = ITEM_KEYWORDS
 
 # Tokens after which a statement starts.
@@ -78,14 +80,14 @@ _CLOSERS = {v: k for k, v in _OPENERS.items()}
 _TEXT = {"LBRACE": "{", "RBRACE": "}", "LPAR": "(", "RPAR": ")", "LSQB": "[", "RSQB": "]"}
 
 
-def translate(exc: UnexpectedInput, text: str) -> ParseError:
-    """Turn a Lark exception into the project's diagnostic."""
+def translate(exc: UnexpectedInput, lexed: Lexed) -> ParseError:
+    """Turn a Lark exception, raised on ``lexed.text``, into the project's diagnostic."""
     if isinstance(exc, UnexpectedCharacters):
-        return _bad_character(exc, text)
+        return _bad_character(exc, lexed.text)
     if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
-        return _unexpected_end(exc, text)
+        return _unexpected_end(exc, lexed)
     assert isinstance(exc, UnexpectedToken)
-    return _unexpected_token(exc, text)
+    return _unexpected_token(exc, lexed)
 
 
 def describe_token(tok: Token) -> str:
@@ -147,29 +149,29 @@ def _terminals() -> dict[str, str]:
     return out
 
 
-def _unexpected_token(exc: UnexpectedToken, text: str) -> ParseError:
-    tok = exc.token
+def _unexpected_token(exc: UnexpectedToken, lexed: Lexed) -> ParseError:
+    tok, text = exc.token, lexed.text
     expected = _expected(exc)
     span = span_of(tok)
-    if tok.type in _LOOPS and "NUMBER" in expected:  # where a value belongs: `1 + parallel for ...`
-        return _loop_as_value(tok, text)
+    if tok.type in LOOPS and "NUMBER" in expected:  # where a value belongs: `1 + parallel for ...`
+        return loop_as_value(tok, lexed)
     if str(tok) in KEYWORDS and "NAME" in expected and "NUMBER" not in expected:  # where only a name belongs
         return ReservedWordError(
             f"expected identifier, found keyword '{tok}'",
             span,
             (Note(f"'{tok}' is a reserved keyword and cannot be used as a name"),),
         )
-    before = _lex_until(text, tok)
+    before = lexed.before(tok.start_pos or 0)
     if str(tok) in KEYWORDS and "LET" in expected:  # where a statement belongs: an item, a stray 'else'
         return keyword_as_statement(tok, before, text, _what(expected, tok, before))
     if tok.type == "FN" and len(before) >= 2 and before[-1].type == "ASYNC" and before[-2].type in _BOUNDARY:
         return async_fn_in_block(before[-1], tok, before, text, STATEMENT)
     if tok.type == "DOT" and "NUMBER" in expected:
-        dot = leading_dot(tok, _next_token(text, tok))
+        dot = leading_dot(tok, next(lexed.after(tok.start_pos or 0), None))
         if dot is not None:
             return dot
     if tok.type in _CLOSERS:
-        stray = _stray_closer(text, tok)
+        stray = _stray_closer(before, tok)
         if stray is not None:
             return stray
     if tok.type == "CMP_OP" and "CMP_OP" not in expected:
@@ -178,19 +180,8 @@ def _unexpected_token(exc: UnexpectedToken, text: str) -> ParseError:
             span,
             (Note("split the comparison with '&&', as in 'a < b && b < c'"),),
         )
-    head = _reduction_head(before)
-    if tok.type == "LBRACE" and "NAME" in expected and head is not None:  # `let v = parallel for i in 0..n {`
-        return UnexpectedTokenError(
-            "expected 'reduce' and an operator before the loop's body, found '{'",
-            span,
-            (
-                Note(
-                    f"a '{head} for' that is the value of a 'let' or an assignment is a reduction:"
-                    f" '{head} for i in a..b reduce OP {{ ...; value }}' (sum, min, max, and or or);"
-                    " a loop that gives no value is a statement of its own"
-                ),
-            ),
-        )
+    if tok.type == "LBRACE" and "NAME" in expected and (missing := missing_reduce(tok, before)) is not None:
+        return missing
     # a statement that needs its ';' followed by the next statement, the block's '}' (on this line
     # or the next) or anything on a later line: E0102, wherever the next token is
     next_stmt = tok.type in _STMT_START or tok.type == "RBRACE" or tok.line != before[-1].end_line if before else False
@@ -207,14 +198,7 @@ def _unexpected_token(exc: UnexpectedToken, text: str) -> ParseError:
             Span(number.line or 0, number.column or 0, before[-1].end_line or 0, before[-1].end_column or 0),
             (Note(f"write {number}.0"),),
         )
-    notes: tuple[Note, ...] = ()
-    if expected == {"SEMICOLON"} and _ends_reduction(before):  # `let v = parallel ... { i } + 1;`
-        notes = (
-            Note(
-                "a reduction is the whole value of a 'let' or an assignment: name it"
-                " ('let r = ...;') and use the name in the expression"
-            ),
-        )
+    notes = reduction_in_expression(before) if expected == {"SEMICOLON"} else ()
     return UnexpectedTokenError(f"expected {what}, found {describe_token(tok)}", span, notes)
 
 
@@ -222,104 +206,9 @@ def _what(expected: set[str], tok: Token, before: list[Token]) -> str:
     """What was expected, in words. A reduction may start wherever a 'let' or an assignment
     takes its value, but 'bulk' or 'parallel' is named only where one is likely: as the
     value of a 'let', or before a 'for' (elsewhere the grammar's own words would leak)."""
-    if "LET" not in expected and tok.type != "FOR" and not _let_value(before):
-        expected = expected - _LOOPS
+    if "LET" not in expected and tok.type != "FOR" and not let_value(before):
+        expected = expected - LOOPS
     return describe_expected(expected, _terminals())
-
-
-def _let_value(before: list[Token]) -> bool:
-    """Whether ``before`` ends with the head of a 'let' up to its '=' (``let r =``, ``let r: i64 =``)."""
-    if not before or before[-1].type != "EQ":
-        return False
-    return (len(before) >= 3 and before[-3].type == "LET") or (len(before) >= 5 and before[-5].type == "LET")
-
-
-def _next_token(text: str, tok: Token) -> Token | None:
-    from gasync.dsl.parser import tokens
-
-    start = tok.start_pos or 0
-    return next((t for t in tokens(text) if (t.start_pos or 0) > start), None)
-
-
-def _loop_as_value(tok: Token, text: str) -> ParseError:
-    """``parallel`` or ``bulk`` where an expression belongs: a reduction inside an expression
-    (E0219, decision 39), or a loop that gives no value at all."""
-    kw = str(tok)
-    if _is_reduction(text, tok):
-        return MisplacedReductionError(
-            f"a reduction ('{kw} for ... reduce') can only be the whole value of a 'let' or an assignment",
-            span_of(tok),
-            (Note(f"name it first ('let r = {kw} for ... reduce OP {{ ... }};') and use 'r' here"),),
-        )
-    return UnexpectedTokenError(
-        f"expected expression, found keyword '{kw}'",
-        span_of(tok),
-        (
-            Note(
-                f"a '{kw} for' loop is a statement, not a value; only a reduction"
-                f" ('{kw} for i in a..b reduce OP {{ ...; value }}') gives one, as the whole value"
-                " of a 'let' or an assignment"
-            ),
-        ),
-    )
-
-
-def _is_reduction(text: str, kw: Token) -> bool:
-    """Whether the tokens after ``kw`` read ``for ... reduce OP {``: up to the first '{' outside
-    brackets, the range's end and then two names, the first of them 'reduce'."""
-    from gasync.dsl.parser import tokens
-
-    start = kw.start_pos or 0
-    after = [t for t in tokens(text) if (t.start_pos or 0) > start]
-    if not after or after[0].type != "FOR":
-        return False
-    depth = 0
-    for k, t in enumerate(after):
-        if t.type in ("LPAR", "LSQB"):
-            depth += 1
-        elif t.type in ("RPAR", "RSQB"):
-            depth -= 1
-            if depth < 0:
-                return False
-        elif depth == 0 and t.type in ("LBRACE", "RBRACE", "SEMICOLON"):
-            return t.type == "LBRACE" and k >= 3 and str(after[k - 2]) == "reduce" and after[k - 1].type == "NAME"
-    return False
-
-
-def _reduction_head(before: list[Token]) -> str | None:
-    """``parallel`` or ``bulk`` when the tokens ``before`` end inside the head of a loop that is
-    the value of a ``let`` or an assignment (``let v = parallel for i in 0..n``), else None."""
-    depth = 0
-    for k in range(len(before) - 1, -1, -1):
-        t = before[k]
-        if t.type in ("RPAR", "RSQB"):
-            depth += 1
-        elif t.type in ("LPAR", "LSQB"):
-            depth -= 1
-        elif t.type in ("LBRACE", "RBRACE", "SEMICOLON") or depth < 0:
-            return None
-        elif t.type in _LOOPS and depth == 0:
-            follows = k + 1 < len(before) and before[k + 1].type == "FOR"
-            assigned = k > 0 and before[k - 1].type in ("EQ", "ASSIGN_OP")
-            return str(t) if follows and assigned else None
-    return None
-
-
-def _ends_reduction(before: list[Token]) -> bool:
-    """Whether the tokens ``before`` end with a whole reduction, ``... reduce OP { ... }``."""
-    if not before or before[-1].type != "RBRACE":
-        return False
-    depth = 0
-    for k in range(len(before) - 1, -1, -1):
-        t = before[k]
-        if t.type == "RBRACE":
-            depth += 1
-        elif t.type == "LBRACE":
-            depth -= 1
-            if depth == 0:
-                named = k >= 2 and str(before[k - 2]) == "reduce" and before[k - 1].type == "NAME"
-                return named and _reduction_head(before[: k - 2]) is not None
-    return False
 
 
 def _touching(a: Token, b: Token) -> bool:
@@ -339,10 +228,10 @@ def _expected(exc: UnexpectedInput) -> set[str]:
     return set(getattr(exc, "expected", ()) or ())
 
 
-def _stray_closer(text: str, at: Token) -> ParseError | None:
-    """A closer that does not match the innermost open delimiter, if it is one."""
+def _stray_closer(before: list[Token], at: Token) -> ParseError | None:
+    """A closer that does not match the innermost open delimiter (``before``: the tokens ahead of it), if it is one."""
     stack: list[Token] = []
-    for tok in _lex_until(text, at):
+    for tok in before:
         if tok.type in _OPENERS:
             stack.append(tok)
         elif tok.type in _CLOSERS:
@@ -360,27 +249,14 @@ def _stray_closer(text: str, at: Token) -> ParseError | None:
     return None
 
 
-def _lex_until(text: str, at: Token) -> list[Token]:
-    from gasync.dsl.parser import tokens
-
-    out = []
-    for tok in tokens(text):
-        if tok.start_pos is not None and at.start_pos is not None and tok.start_pos >= at.start_pos:
-            break
-        out.append(tok)
-    return out
-
-
-def _unexpected_end(exc: UnexpectedInput, text: str) -> ParseError:
-    from gasync.dsl.parser import tokens
-
+def _unexpected_end(exc: UnexpectedInput, lexed: Lexed) -> ParseError:
     stack: list[Token] = []
-    for tok in tokens(text):
+    for tok in lexed:
         if tok.type in _OPENERS:
             stack.append(tok)
         elif tok.type in _CLOSERS and stack and _OPENERS[stack[-1].type] == tok.type:
             stack.pop()
-    end = _end_span(text)
+    end = _end_span(lexed.text)
     if stack:
         opener = stack[-1]
         return UnclosedDelimiterError(

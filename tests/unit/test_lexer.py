@@ -1,8 +1,8 @@
 """The parser's lexer (dsl/lexer.py) gives Lark's tokens, positions and lexing errors.
 
-Each text is lexed by Lark's own basic lexer (which the diagnostics still
-use) and by :func:`gasync.dsl.lexer.lex`; every attribute of every token and
-the place of the first bad character must agree.
+Each text is lexed by Lark's own basic lexer and by :func:`gasync.dsl.lexer.lex`
+(which the parser and, through dsl/lexed.py, the diagnostics use); every
+attribute of every token and the place of the first bad character must agree.
 """
 
 from __future__ import annotations
