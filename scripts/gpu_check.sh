@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|probe|sanitize|groups|traces|ncu|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|probe|sanitize|groups|traces|ncu|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -54,6 +54,17 @@ log="$out/gpu-$part.log"
   if in_part profile all; then
   echo "== where a cold compile of stencil2d goes (bench/compile_profile.py: CPU seconds by stage)"
   timeout 300 python3 bench/compile_profile.py samples/stencil2d.gasync --json "$out/compile-profile.json" 2>>"$out/stderr.log" | tail -30
+  fi
+  if in_part runprofiles; then
+  # B6's cached row and issue 17's single runs, by function: where a run's seconds go beyond
+  # what its stats account for (each a fresh process; the first cached_run_probe fills the cache)
+  d=$(mktemp -d)
+  for k in cold cached; do
+    echo "== a $k run of stencil2d, profiled (scripts/cached_run_probe.py)"
+    timeout 120 python3 scripts/cached_run_probe.py "$d" --out "$out/run-profile-$k.txt" 2>&1 | head -45
+  done
+  echo "== single run_files of normalize, profiled (scripts/run_files_probe.py)"
+  timeout 150 python3 scripts/run_files_probe.py --inputs 8 2>&1 | head -70
   fi
   if in_part differential; then
   echo "== differential: random programs on the GPU against the reference interpreter"
