@@ -188,13 +188,12 @@ def run_files(
 ) -> dict[str, Any]:
     """``gasync map``'s run of one input on a worker: its .npy files in, each output buffer to
     ``outdir/NAME/STEM.npy``; gives back what the summary keeps (the arrays stay in the files)."""
-    from gasync.runtime.buffers import load_npy
     from gasync.runtime.options import json_scalar
     from gasync.runtime.outputs import to_host
 
     t0 = time.perf_counter()
     try:
-        inputs = {name: load_npy(name, path) for name, path in files.items()}
+        inputs = {name: _reader().read(name, path) for name, path in files.items()}
     except GasyncError as err:
         raise bare(err) from None
     t1 = time.perf_counter()
@@ -216,6 +215,15 @@ def run_files(
         "signals": dict(result.signals),
         "stats": dict(result.stats),
     }
+
+
+@functools.cache
+def _reader() -> Any:
+    """This process's reader of input files (runtime/buffers.py ``NpyReader``: each thread's
+    next input of the same shape read into the last one's array)."""
+    from gasync.runtime.buffers import NpyReader
+
+    return NpyReader()
 
 
 def save_npy(path: Path, array: np.ndarray[Any, Any]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -122,3 +123,50 @@ def load_npy(name: str, path: str | Path) -> np.ndarray[Any, Any]:
         # written on a machine of the other byte order (or asked for): the same numbers, in ours
         arr = arr.astype(arr.dtype.newbyteorder("="))
     return arr
+
+
+class NpyReader:
+    """Reads input .npy files into arrays it keeps, one per buffer name and thread, when the next
+    file has the last one's shape and dtype (``gasync map``'s runs, one input after another on a
+    worker): the file's bytes go straight into memory already mapped, where ``np.load`` allocates
+    16 MB afresh each time. Dask's workers set ``MALLOC_TRIM_THRESHOLD_``, which stops glibc from
+    raising its mmap threshold, so there each new large array was fresh pages, faulted in one by
+    one as the file was read: 6.4 ms against 3.7 in one process for a 2048 x 2048 f32 image on the
+    H200's host (bench/NOTES.md, issue 17). An array it returns is overwritten by the next read
+    of the same name in the same thread: for a caller that is done with it by then (``run_files``
+    writes its outputs before it returns). A file it cannot read this way (another byte order,
+    Fortran order, an object dtype, a bad header) goes through :func:`load_npy`, which says what
+    is wrong with it."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def read(self, name: str, path: str | Path) -> np.ndarray[Any, Any]:
+        kept: dict[str, np.ndarray[Any, Any]] = self._local.__dict__.setdefault("kept", {})
+        try:
+            with open(path, "rb") as f:
+                shape, fortran, dtype = _npy_header(f)
+                old = kept.get(name)
+                if fortran or old is None or (old.shape, old.dtype) != (shape, dtype):
+                    raise ValueError("not one to read into the kept array")
+                if f.readinto(memoryview(old).cast("B")) != old.nbytes or f.read(1):
+                    raise ValueError("the data is not the size its header says")
+                return old
+        except (ValueError, OSError):
+            arr = load_npy(name, path)  # (a fresh array, or the error that says what is wrong)
+            if arr.flags.c_contiguous and arr.dtype.isnative and not arr.dtype.hasobject:
+                kept[name] = arr
+            return arr
+
+
+def _npy_header(f: Any) -> tuple[tuple[int, ...], bool, np.dtype[Any]]:
+    """A .npy file's shape, Fortran order and dtype (ValueError for what NpyReader leaves to
+    ``np.load``: a format version past 2.0, another byte order, an object dtype)."""
+    version = np.lib.format.read_magic(f)
+    if version not in ((1, 0), (2, 0)):
+        raise ValueError(f"format version {version}")
+    read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, fortran, dtype = read(f)
+    if not dtype.isnative or dtype.hasobject:
+        raise ValueError("another byte order, or objects")
+    return shape, fortran, dtype
