@@ -48,12 +48,14 @@ def b7(cfg: Config) -> list[Row]:
     x, y = baselines.device_input(n)
     sms = int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
     cases = []
+    # One instance on each SM (sms) deadlocked in bench/run.py's process on the H100, and not
+    # outside it (bench/NOTES.md, nineteenth session): until that is found, B7 keeps 128.
+    del sms
     for groups, tile, stages, name, tag in (
-        (sms, 4096, 8, "gasync staged pipeline (group)", ""),
-        (128, 4096, 8, "variant: 128 group instances", ", 128 instances"),
-        (sms, 1024, 8, "variant: tiles of 1,024", ", tiles of 1,024"),
-        (sms, 8192, 4, "variant: tiles of 8,192", ", tiles of 8,192"),
-        (2 * sms, 4096, 4, "variant: two group instances an SM", ", two an SM"),
+        (128, 4096, 8, "gasync staged pipeline (group)", ""),
+        (128, 1024, 8, "variant: tiles of 1,024", ", tiles of 1,024"),
+        (128, 8192, 4, "variant: tiles of 8,192", ", tiles of 8,192"),
+        (256, 4096, 4, "variant: two group instances an SM", ", two an SM"),
     ):
         defines = {"N": n, "GROUPS": groups, "TILE": tile, "STAGES": stages, "L": 4, "C": 4}
         prog = gasync.compile(PROGRAMS / "b7_staged.gasync", defines=defines)
