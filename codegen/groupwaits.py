@@ -83,12 +83,13 @@ def local_wait(shared: Shared, g: GroupDef) -> list[str]:
 
 def stuck(g: GroupDef) -> list[str]:
     view = (
-        " + ".join(f"ordr.ld_relaxed_cta(L.ch_{groups.item(c.name)}, {k})" for c in g.channels for k in range(3)) or "0"
+        " + ".join(f"ordr.ld_relaxed_cta(L.ch_{groups.item(c.name)}, {k})" for c in g.channels for k in range(4)) or "0"
     )
     return [
         "@cuda.jit(device=True)",
         f"def view_{g.name}(L):",
-        "    # every local channel's positions and closed flag: a local operation changes the sum",
+        "    # every local channel's positions, closed flag and count of publishes and frees",
+        "    # (runtime/state.py, DONE): each step of a local operation changes the sum",
         "    # (each word read afresh, so that a nap's look at it is never hoisted out of its loop)",
         f"    return int64({view})",
         "",

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from numba import config, cuda, int64
 
-from gasync.runtime.order import cas_acq_rel_cta, ld_acquire_cta, st_release_cta
-from gasync.runtime.state import LCH_CLOSED, LCH_RECV, LCH_SEND, LCH_WORDS
+from gasync.runtime.order import add_release_cta, cas_acq_rel_cta, ld_acquire_cta, st_release_cta
+from gasync.runtime.state import LCH_CLOSED, LCH_DONE, LCH_RECV, LCH_SEND, LCH_WORDS
 
 LCH_FULL, LCH_SENT, LCH_CLOSED_SEND = 0, 1, 2  # lch_try_send's outcomes
 LCH_NONE, LCH_TOOK, LCH_ENDED = 0, 1, 2  # lch_try_recv's outcomes
@@ -91,6 +91,7 @@ def lch_try_send(ring, data, base, cap, value):  # type: ignore[no-untyped-def]
             if cas_acq_rel_cta(ring, LCH_SEND, pos, pos + 1) == pos:
                 data[base + pos % cap] = value
                 st_release_cta(ring, LCH_WORDS + pos % cap, 2 * pos + 1)  # the value, to its receiver
+                add_release_cta(ring, LCH_DONE, int64(1))  # ... and to the view (state.py, DONE)
                 return LCH_SENT
         elif seq < 2 * pos:
             return LCH_FULL  # the slot still holds the value sent cap positions ago
@@ -106,6 +107,7 @@ def lch_try_recv(ring, data, base, cap, out, w):  # type: ignore[no-untyped-def]
             if cas_acq_rel_cta(ring, LCH_RECV, pos, pos + 1) == pos:
                 out[w] = data[base + pos % cap]
                 st_release_cta(ring, LCH_WORDS + pos % cap, 2 * (pos + cap))  # the slot, to the sender of pos + cap
+                add_release_cta(ring, LCH_DONE, int64(1))  # ... and to the view (state.py, DONE)
                 return LCH_TOOK
         elif seq < 2 * pos + 1:
             # empty at pos: ended once closed (the acquire pairs with lch_close) and no sender

@@ -99,6 +99,7 @@ if SIM:
     ld_relaxed_cta = ld_relaxed
     st_release_cta = st_release
     cas_acq_rel_cta = cas
+    add_release_cta = add
 
 else:
     from llvmlite import ir as llvm_ir
@@ -330,6 +331,10 @@ else:
     _st_release_cta = _store("release", "cta")
     _cas_acq_rel_cta = _cas("acq_rel", "cta")
 
+    @intrinsic
+    def _add_release_cta(typingctx, arr, idx, value):  # type: ignore[no-untyped-def]
+        return arr.dtype(arr, idx, value), _rmw_codegen("add", "release", 1, "cta")
+
     @cuda.jit(device=True, inline=True)
     def ld_acquire_cta(arr, i):  # type: ignore[no-untyped-def]
         """Pairs with ``st_release_cta`` of the same word by another warp of the block."""
@@ -350,3 +355,8 @@ else:
     def cas_acq_rel_cta(arr, i, old, new):  # type: ignore[no-untyped-def]
         """A position claimed among the block's warps: acquires the previous claimer's release."""
         return _cas_acq_rel_cta(arr, i, old, new)
+
+    @cuda.jit(device=True, inline=True)
+    def add_release_cta(arr, i, value):  # type: ignore[no-untyped-def]
+        """A count of the block's warps raised after this warp's earlier shared-memory writes."""
+        return _add_release_cta(arr, i, value)

@@ -507,9 +507,13 @@ TRACE_WORDS = int(TraceCol.CHANNELS)  # a row's words before the channels' (a pr
 # RECV when the sequence is 2p + 1, reads the value and frees the slot with
 # st_release_cta(seq, 2(p + cap)), which the sender of p + cap acquires. close is
 # st_release_cta(CLOSED, 1): a receiver that finds the ring empty acquires it and ends only
-# when no sender has claimed a position it has not seen (SEND == RECV). Nothing in a group
-# instance waits on a wait list for a local channel: its task's warp polls it again.
+# when no sender has claimed a position it has not seen (SEND == RECV). DONE counts the
+# publishes and frees, each an add_release_cta after its sequence's store: a claim and its
+# publish (or free) are two moments, and a warp that polled between them and found its slot
+# not ready must see the second change the view, or the instance's stuck check (docs/groups.md,
+# invariant 6) took a hand-off in flight for a deadlock. Nothing in a group instance waits on
+# a wait list for a local channel: its task's warp polls it again.
 BW_PICK, BW_STOP, BW_TURN, BW_WORDS = 0, 1, 2, 3
-LCH_SEND, LCH_RECV, LCH_CLOSED, LCH_WORDS = 0, 1, 2, 4
+LCH_SEND, LCH_RECV, LCH_CLOSED, LCH_DONE, LCH_WORDS = 0, 1, 2, 3, 4
 CMD_GROUPS = -2  # an executor's command: leave for the block's group phase
 GAVE_UP = -1  # CTL's DETAIL with Exit.TIMEOUT: a loop outside any poll gave up at the deadline

@@ -1,0 +1,49 @@
+"""A local channel's view (docs/groups.md, invariant 6) moves at each step of a hand-off.
+
+A send claims its position and then publishes the value; a receive claims its position and
+then frees the slot. A warp that polls between the two steps finds its slot not ready; if only
+the claims moved the view, the step after would leave the view where that warp saw it, and the
+group's stuck check would call a hand-off in flight a deadlock (B7 on every SM of an H100 did).
+So each operation must move the sum of the ring's words twice. Run on the CUDA simulator in a
+child process (NUMBA_ENABLE_CUDASIM is read when Numba is first imported).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+CHILD = r"""
+import numpy as np
+from numba import cuda
+from gasync.runtime import devicegroups as dg
+from gasync.runtime.state import LCH_WORDS
+
+CAP = 2
+
+@cuda.jit
+def steps(ring, data, out, views):
+    dg.lch_reset(ring, CAP, 0, 1)
+    views[0] = ring[0] + ring[1] + ring[2] + ring[3]
+    out[1] = dg.lch_try_send(ring, data, 0, CAP, 7)
+    views[1] = ring[0] + ring[1] + ring[2] + ring[3]
+    out[2] = dg.lch_try_recv(ring, data, 0, CAP, out, 0)
+    views[2] = ring[0] + ring[1] + ring[2] + ring[3]
+    dg.lch_close(ring)
+    views[3] = ring[0] + ring[1] + ring[2] + ring[3]
+
+ring, data = np.zeros(LCH_WORDS + CAP, np.int64), np.zeros(CAP, np.int64)
+out, views = np.zeros(3, np.int64), np.zeros(4, np.int64)
+steps[1, 1](ring, data, out, views)
+print(out.tolist(), views.tolist())
+"""
+
+
+def test_a_send_and_a_receive_each_move_the_view_at_claim_and_at_completion() -> None:
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    proc = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    # the value 7 taken, LCH_SENT (1), LCH_TOOK (1); the view 0 -> 2 (claim, publish) -> 4 (claim,
+    # free) -> 5 (closed)
+    assert proc.stdout.strip() == "[7, 1, 1] [0, 2, 4, 5]"
