@@ -15,17 +15,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from gasync.codegen import groups
+from gasync.codegen.chanpolls import SEND_VALUE_KEPT, ChannelPolls
 from gasync.codegen.exprs import NP, fn_call, local, wrap
 from gasync.codegen.machine import WAIT_ARGS
 from gasync.planner import ir
 from gasync.planner.frames import future_size
 
-# a crediting sender's value stays in registers from its send's start to its attempts in the
-# same poll (False: every attempt loads it from the frame; a stage of bench/NOTES.md)
-SEND_VALUE_KEPT = True
 
-
-class FutureRenderer:
+class FutureRenderer(ChannelPolls):
     """Mixed into the poll emitter; needs ``self.r``, ``self.types``, ``self.shared``."""
 
     def out_target(self, target: str | None, src: str) -> list[str]:
@@ -64,9 +61,6 @@ class FutureRenderer:
         if isinstance(fut, ir.AsyncBlock):
             return [f"FI[fb_i + {ci}] = 0"]
         return [f"FI[fb_i + {ci}] = 0"]  # yield_now, recv, wait
-
-    def _chan(self, name: str):  # type: ignore[no-untyped-def]
-        return self.shared.plan.channel(name)  # type: ignore[attr-defined]
 
     def _init_call(self, fut: ir.AsyncCall, ci: str, cf: str) -> list[str]:
         sh = self.shared  # type: ignore[attr-defined]
@@ -109,27 +103,6 @@ class FutureRenderer:
         method = getattr(self, "_poll_" + type(fut).__name__)
         lines: list[str] = method(fut, ci, cf, rdy, target)
         return lines
-
-    def _in_place(
-        self, side: str, c: str, failed: str, outcome: str, attempt: str, owned: str, ready: tuple[str, ...] = ()
-    ) -> list[str]:
-        """Where the first attempt ``failed``: wait in place, then attempt again into
-        ``outcome``, or (a lone end, which waited on its own ticket ``got``) finish with
-        ``owned``, after ``ready``'s lines (runtime/state.py, Waiting in place)."""
-        if not self.shared.wait_in_place:  # type: ignore[attr-defined]
-            return []
-        spin = self.shared.spin(side, c)  # type: ignore[attr-defined]
-        got = f"got_{outcome}"
-        return [
-            f"if {failed}:",
-            *("    " + x for x in self.ring_flush()),  # the other ends it waits on may wait for them
-            f"    {got} = {spin}",
-            f"    if {got} >= 0:",
-            *("        " + x for x in ready),
-            f"        {outcome} = {owned.format(got=got)}",
-            f"    elif {got} == -2:",
-            f"        {outcome} = {attempt}",
-        ]
 
     def _poll_AsyncCall(self, fut: ir.AsyncCall, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
         sh = self.shared  # type: ignore[attr-defined]
@@ -197,169 +170,6 @@ class FutureRenderer:
             f"    dsync.register({WAIT_ARGS}, {k}, inst, G.sched.CTL)",
             f"    {rdy} = dl.signal_is_set(G.signals.SIG, {k})",
         ]
-
-    def _poll_Send(
-        self, fut: ir.Send, ci: str, cf: str, rdy: str, target: str | None, alone: bool = False
-    ) -> list[str]:
-        c = fut.chan
-        value = f"FF[fb_f + {cf}]" if self._chan(c).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
-        data = "G.chan.CHF" if self._chan(c).elem in ir.FLOATS else "G.chan.CHI"
-        ring = f"BELL_RECV_{c} >= 0"  # the receiver is a bell end: the put's exchange tells
-        word = self.ring_word("RECV", c)
-        tail = f"LONE_SEND_{c}, {ring}, TICKETS_{c}, HOW_{c}, {word}"
-        send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {tail}, {self.seen_arg(c)})"
-        put = f"dsync.chan_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}}, {ring}, TICKETS_{c}, HOW_{c}, {word})"
-        sh = self.shared  # type: ignore[attr-defined]
-        if c in self.r.cursors:  # type: ignore[attr-defined]  # the sender's tail and credit, in registers
-            if SEND_VALUE_KEPT:  # set by this send's start in this poll, else (a resumed send) in the frame
-                value = f"(sv_{c} if svok_{c} else {value})"
-            args = f"G.chan, CH_{c}, CAP_{c}, {value}, {ring}, TICKETS_{c}, HOW_{c}, cur_{c}, {word}"
-            send = f"dsync.credited_send(G.sched, QMASK, {args})"
-            rest = f"{{got}}, {ring}, TICKETS_{c}, HOW_{c}, cur_{c}, {word}"
-            put = f"dsync.credited_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {rest})"
-        flag = f"FI[fb_i + {ci}]"  # set once it waits in line
-        sent = f"sent_{rdy}"  # dsync.SEND_DONE, SEND_CLOSED or SEND_FULL
-        full = f"{sent} == dsync.SEND_FULL"
-        done = sh.chan_done("SEND", c, flag)
-        if sh.is_bell("RECV", c):
-            woken = []  # a late ring (ring_flush)
-        elif sh.has_tickets(c):
-            woken = [f"    if {sent} >= dsync.SEND_WAKE:", f"        {sh.wake(f'{sent} - dsync.SEND_WAKE', 'inst')}"]
-        else:
-            woken = [f"    {sh.wake_one(f'RES_RECV_{c}')}"]
-        look = f"dsync.look_for_holders(G.sched, QMASK, G.chan, CH_{c})"  # a deferring sender's
-        defer = sh.defers(c)
-        if defer:  # it looks as it reads its credits, and before it waits (below)
-            woken = []
-        return [
-            *self.ring_flush((("RECV", c),)),  # the last send's, before this one's takes its word
-            f"{sent} = {send}",
-            *([f"if {full}:", f"    {look}  # the run ends here: wake its waiting holders first"] if defer else []),
-            *(self._in_place("SEND", c, full, sent, send, put) if alone else []),
-            f"if {full}:",
-            *("    " + x for x in self._wait_in_line("SEND", c, flag, sent, send)),
-            f"{rdy} = not ({full})",
-            f"if {sent} == dsync.SEND_CLOSED:",
-            "    dl.add(G.sched.CTL, dsync.CTL_CLOSED_SENDS, int64(1))  # the value is dropped",
-            *([f"elif {rdy}:", *woken] if woken else []),
-            *([f"if {rdy}:", *("    " + x for x in done)] if done else []),
-        ]
-
-    def _wait_in_line(self, side: str, c: str, flag: str, outcome: str, attempt: str) -> list[str]:
-        """Where the attempt failed: join the line of channel ``c``'s ``side``, then attempt
-        again. A bell end (codegen/shapes.py) sets its bit in its slot's word instead, whose
-        old value is its second look: it attempts again only if that found the slot ready."""
-        sh = self.shared  # type: ignore[attr-defined]
-        # (no late ring here: registering waits for nothing, and the suspend exit rings them)
-        if sh.is_bell(side, c):
-            k = 0 if side == "RECV" else 1
-            return [
-                f"if dsync.ring_me(G.chan, G.wait.WAITON, CH_{c}, CAP_{c}, {k}, inst, RES_{side}_{c}):",
-                f"    {outcome} = {attempt}",
-            ]
-        return [*sh.chan_register(side, c, flag), f"{outcome} = {attempt}"]
-
-    def recv_lines(
-        self, c: str, ci: str, rdy: str, target: str | None, ended: str | None, alone: bool = False
-    ) -> list[str]:
-        """Receive into ``target``; with ``ended``, also detect a closed, drained channel.
-        The future's frame word ``ci`` (0 when it starts) is set once it waits in line;
-        ``alone``: awaited by itself, so it may wait in place first (see ``poll``)."""
-        if groups.is_local(c):  # one attempt; the pinned warp polls again (codegen/groups.py)
-            ch = self._chan(c)
-            return groups.recv_lines(ch, rdy, self.out_target(target, groups.scratch(ch)), ended)
-        sh = self.shared  # type: ignore[attr-defined]
-        flag = f"FI[fb_i + {ci}]"
-        is_float = self._chan(c).elem in ir.FLOATS
-        data, scratch = ("G.chan.CHF", "G.exec.SCRATCH_F") if is_float else ("G.chan.CHI", "G.exec.SCRATCH_I")
-        ring = f"BELL_SEND_{c} >= 0"  # the sender is a bell end: the take's exchange tells
-        word = self.ring_word("SEND", c)
-        ring = f"{ring}, HOW_{c}, {word}"
-        take = f"dsync.chan_try_recv(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, LONE_RECV_{c}, {ring})"
-        owned = f"dsync.chan_take(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {{got}}, {ring})"
-        took = f"took_{rdy}"  # dsync.RECV_TOOK or RECV_NONE
-        none = f"{took} == dsync.RECV_NONE"
-        if sh.has_tickets(c):
-            return self._ticket_lines(c, flag, data, scratch, ring, took, rdy, target, ended, alone)
-        looks = tuple(self.look_lines())  # early looks (ends.early_looks): as soon as a value is seen
-        lines = [
-            *self.ring_flush((("SEND", c),)),  # the last receive's, before this one's takes its word
-            f"{took} = {take}",
-            *([f"if not ({none}):", *("    " + x for x in looks)] if looks else []),
-            *(self._in_place("RECV", c, none, took, take, owned, looks) if alone else []),
-            f"if {none}:",
-            *("    " + x for x in self._wait_in_line("RECV", c, flag, took, take)),
-        ]
-        if ended is not None:
-            lines += [
-                f"{ended} = False",
-                f"if {none} and dsync.chan_closed(G.chan.CHCLOSED, CH_{c}):",
-                f"    {took} = {take}",
-                f"    {ended} = {none}",
-            ]
-        lines += [f"{rdy} = not ({none})", f"if {rdy}:"]
-        if not sh.is_bell("SEND", c):  # (a bell sender's: a late ring, ring_flush)
-            lines += [f"    {sh.wake_one(f'RES_SEND_{c}')}"]
-        else:
-            lines += ["    pass"]
-        lines += ["    " + x for x in sh.chan_done("RECV", c, flag)]
-        lines += ["    " + x for x in self.out_target(target, f"{scratch}[w]")]
-        return lines
-
-    def _ticket_lines(
-        self,
-        c: str,
-        word: str,
-        data: str,
-        scratch: str,
-        ring: str,
-        took: str,
-        rdy: str,
-        target: str | None,
-        ended: str | None,
-        alone: bool,
-    ) -> list[str]:
-        """A receive that takes a ticket first, kept in frame ``word`` plus one (0: none yet),
-        and waits for that ticket's value alone (runtime/state.py, Tickets)."""
-        sh = self.shared  # type: ignore[attr-defined]
-        tk = f"tk_{rdy}"
-        none = f"{took} == dsync.RECV_NONE"
-
-        def take_of(t: str) -> str:
-            return f"dsync.chan_take_ticket(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {t}, {ring})"
-
-        take = take_of(tk)
-        lines = [
-            *self.ring_flush((("SEND", c),)),
-            f"{tk} = {word} - 1",
-            f"if {tk} < 0:  # its ticket: one atomic, no race with the other receivers",
-            f"    {tk} = dl.add(G.chan.CHHT, (CH_{c}, dl.HEAD), int64(1))",
-            f"    {word} = {tk} + 1",
-            f"{took} = {take}",
-        ]
-        if alone and sh.wait_in_place:
-            spin = f"await_in_place(0, CH_{c}, CAP_{c}, False, {tk}, w, G, HOW_{c})"
-            got = f"got_{took}"  # the ticket (with dsync.PREREAD once its value is in the scratch word)
-            took_got = take_of(f"{got} if {got} >= 0 else {tk}")
-            flush = ["    " + x for x in self.ring_flush()]
-            lines += [
-                f"if {none}:",
-                *flush,
-                f"    {got} = {spin}",
-                f"    if {got} != -1:",
-                f"        {took} = {took_got}",
-            ]
-        lines += [
-            f"if {none} and dsync.ticket_wait(G.chan, G.wait.WAITON, CH_{c}, CAP_{c}, {tk}, inst, RES_RECV_{c}):",
-            f"    {took} = {take}",
-        ]
-        if ended is not None:
-            lines += [f"{ended} = {none} and dsync.ticket_ended(G.chan, CH_{c}, {tk})"]
-        lines += [f"{rdy} = not ({none})", f"if {rdy}:"]
-        if not sh.is_bell("SEND", c):  # (a bell sender's: a late ring, ring_flush)
-            lines += [f"    {sh.wake_one(f'RES_SEND_{c}')}"]
-        lines += ["    " + x for x in self.out_target(target, f"{scratch}[w]")] or ["    pass"]
-        return lines
 
     def _poll_Join(self, fut: ir.Join, ci: str, cf: str, rdy: str, target: str | None) -> list[str]:
         # a join inside a join or a select arm: its values are not bound (the planner

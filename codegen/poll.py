@@ -21,9 +21,9 @@ from gasync.codegen import blockir as bir
 from gasync.codegen import groups
 from gasync.codegen.awaits import AwaitBlocks
 from gasync.codegen.blocks import expr_reads, owned
+from gasync.codegen.chanpolls import SEND_VALUE_KEPT
 from gasync.codegen.ends import early_looks, late_rings
 from gasync.codegen.exprs import NP, literal, local, wrap
-from gasync.codegen.futures import SEND_VALUE_KEPT
 from gasync.codegen.liveness import live_at_states
 from gasync.codegen.machine import (
     ABORT,
