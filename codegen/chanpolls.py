@@ -8,6 +8,8 @@ dispatches each kind of future to its ``_poll_<Kind>``; runtime/state.py gives t
 from __future__ import annotations
 
 from gasync.codegen import groups
+from gasync.codegen.counted import Counted
+from gasync.codegen.exprs import NP, ExprRenderer, local
 from gasync.planner import ir
 
 # a crediting sender's value stays in registers from its send's start to its attempts in the
@@ -113,6 +115,10 @@ class ChannelPolls:
             ch = self._chan(c)
             return groups.recv_lines(ch, rdy, self.out_target(target, groups.scratch(ch)), ended)
         sh = self.shared  # type: ignore[attr-defined]
+        counted = sh.counted(c)
+        if counted is not None:
+            assert ended is not None  # (a counted channel's every receive is a for await)
+            return self._counted_lines(counted, rdy, target, ended)
         flag = f"FI[fb_i + {ci}]"
         is_float = self._chan(c).elem in ir.FLOATS
         data, scratch = ("G.chan.CHF", "G.exec.SCRATCH_F") if is_float else ("G.chan.CHI", "G.exec.SCRATCH_I")
@@ -149,6 +155,26 @@ class ChannelPolls:
         lines += ["    " + x for x in sh.chan_done("RECV", c, flag)]
         lines += ["    " + x for x in self.out_target(target, f"{scratch}[w]")]
         return lines
+
+    def _counted_lines(self, k: Counted, rdy: str, target: str | None, ended: str) -> list[str]:
+        """A receive of counted channel ``k.chan`` (codegen/counted.py): a ticket, and the
+        send's value at that ticket computed here; the ticket that gives the sender the room
+        for its last send wakes it."""
+        c, tk, var = k.chan, f"tk_{rdy}", f"cv_{rdy}"
+        render = ExprRenderer(var=lambda name: var if name == k.var else local(name))
+        value = f"{NP[self._chan(c).elem]}({render(k.value)})"
+        return [
+            f"# a counted channel: ticket k's value is line {k.line}'s send at {k.var} = {k.start} + k",
+            f"{tk} = dsync.counted_take(G.chan, CH_{c})",
+            f"if {tk} == NEED_{c} - 1:  # the sender's last send would now find room: it may finish",
+            "    dl.fence_sc()  # the ticket is out before the look at the line (dsync.counted_room)",
+            f"    {self.shared.wake_all(f'RES_SEND_{c}')}",  # type: ignore[attr-defined]
+            f"{ended} = {tk} >= COUNT_{c}",
+            f"{rdy} = True",
+            f"if not {ended}:",
+            f"    {var} = {NP[k.var_ty]}({k.start} + {tk})",
+            *("    " + x for x in self.out_target(target, value)),  # type: ignore[attr-defined]
+        ]
 
     def _ticket_lines(
         self,

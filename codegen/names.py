@@ -61,6 +61,8 @@ TAGS: dict[str, str] = {
     "LONE_SEND": "a channel's lone sender",
     "TICKETS": "whether a channel's receives take tickets",
     "HOW": "a channel's relaxed words",
+    "COUNT": "a counted channel's number of values",
+    "NEED": "the tickets a counted channel's sender waits for",
     # a function's locals and parameters
     "v": "a local (a parameter's or a loop's variable too), by its planner name",
     "p": "an async fn's parameter, as its poll takes it",

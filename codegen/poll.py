@@ -22,6 +22,7 @@ from gasync.codegen import groups
 from gasync.codegen.awaits import AwaitBlocks
 from gasync.codegen.blocks import expr_reads, owned
 from gasync.codegen.chanpolls import SEND_VALUE_KEPT
+from gasync.codegen.counted import Counted
 from gasync.codegen.ends import early_looks, late_rings
 from gasync.codegen.exprs import NP, literal, local, wrap
 from gasync.codegen.liveness import live_at_states
@@ -29,7 +30,9 @@ from gasync.codegen.machine import (
     ABORT,
     DONE_STATE,
     FRAME,
+    PENDING,
     READY,
+    WAIT_ARGS,
     Shared,
     contains_suspend,
     source_line,
@@ -211,10 +214,41 @@ class PollEmitter(AwaitBlocks):
             self._bulk(s)
         elif s.kind == "parallel":
             self._fork(s)
+        elif (counted := self._counted_sends(s)) is not None:
+            self._counted_for(s, counted)
         elif (send := self._send_run(s)) is not None:
             self._send_run_for(s, send)
         else:
             super()._cfg_For(s)
+
+    def _counted_sends(self, s: ir.For) -> Counted | None:
+        """The counted channel whose sender's loop ``s`` is (codegen/counted.py), or None."""
+        if self.task is None or self.block is not None or s.kind != "seq" or len(s.body) != 1:
+            return None
+        st = s.body[0]
+        if not isinstance(st, ir.AwaitS) or not isinstance(st.future, ir.Send):
+            return None
+        k = self.shared.counted(st.future.chan)
+        return k if k is not None and k.task == self.task.name else None
+
+    def _counted_for(self, s: ir.For, k: Counted) -> None:
+        """A counted channel's sender's loop: no sends (the receivers compute each value from
+        their tickets); it completes once they have taken ``NEED`` tickets, as its last send
+        would, waiting in the channel's line of senders at its send's await point until then."""
+        st = s.body[0]
+        assert isinstance(st, ir.AwaitS)
+        c, flag = k.chan, f"FI[fb_i + {self.children[st.site][0]}]"
+        room = f"dsync.counted_room(G.chan, CH_{c}, NEED_{c})"
+        note = f"# its {k.count} sends: the receivers compute each value from their tickets (a counted channel)"
+        tail = f"G.chan.CHHT[CH_{c}, dl.TAIL] = COUNT_{c}  # every value is there to take (a trace's occupancy)"
+        self.add([note, tail, f"{flag} = 0"])
+        self.resume_at(st.site)
+        self.current_site = st.site
+        register = f"dsync.register({WAIT_ARGS}, RES_SEND_{c}, inst, G.sched.CTL)"
+        self.add([f"rdy = {room}", "if not rdy:", f"    {flag} = 1", f"    {register}", f"    rdy = {room}"])
+        self.suspend_if("not rdy", st.site, PENDING)
+        leave = f"    dsync.deregister(G.wait.WREG, N_INST, RES_SEND_{c}, inst)"
+        self.add([f"if {flag} != 0:  # it leaves the line (no one else waits in it)", leave])
 
     def _send_run(self, s: ir.For) -> ir.Send | None:
         """The send of a ``for`` whose body is one send to a crediting, deferring channel whose

@@ -30,6 +30,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from gasync.codegen import groups
+from gasync.codegen.counted import Counted, counted_channels
 from gasync.planner import ir
 from gasync.planner.effects import Effects, direct_effects, task_effects, transitive_effects
 from gasync.planner.model import ChannelDef, Plan, TaskDef
@@ -87,15 +88,18 @@ class ChannelShapes:
     how: dict[str, int] = field(default_factory=dict)  # channel -> HOW bits (0 where absent)
     deferring: dict[str, tuple[str, ...]] = field(default_factory=dict)  # task -> the channels it defers on
     crediting: dict[str, tuple[str, ...]] = field(default_factory=dict)  # task -> its channels with a cursor
+    counted: dict[str, Counted] = field(default_factory=dict)  # channel -> its values by ticket (codegen/counted.py)
 
     @staticmethod
     def of(plan: Plan) -> ChannelShapes:
         effects = task_effects(plan)
+        counted = counted_channels(plan, effects)
         ends: dict[tuple[str, str], list[int]] = {}
         for t in plan.tasks:
             for side, names in (("SEND", effects[t.name].sends), ("RECV", effects[t.name].recvs)):
                 for name in names:
-                    if groups.is_local(name):  # a group's own ring in shared memory: none of these shapes
+                    # a group's own ring in shared memory, a counted channel: none of these shapes
+                    if groups.is_local(name) or name in counted:
                         continue
                     ends.setdefault((side, name), []).extend(range(t.first_instance, t.first_instance + t.count))
         lone = frozenset(k for k, insts in ends.items() if len(insts) == 1)
@@ -116,7 +120,7 @@ class ChannelShapes:
             if side == "RECV" and len(insts) > 1 and every[(side, name)] and alone[(side, name)] == every[(side, name)]
         )
         clean = _Cleanliness(plan, effects)
-        how = {ch.name: _how(plan, ch, lone, tickets, clean) for ch in plan.channels}
+        how = {ch.name: _how(plan, ch, lone, tickets, clean) for ch in plan.channels if ch.name not in counted}
         deferring: dict[str, tuple[str, ...]] = {}
         crediting: dict[str, tuple[str, ...]] = {}
         for name, bits in how.items():
@@ -125,7 +129,8 @@ class ChannelShapes:
                 deferring[sender] = (*deferring.get(sender, ()), name)
             if bits & CREDITS:
                 crediting[sender] = (*crediting.get(sender, ()), name)
-        return ChannelShapes(lone, bells, tickets, {k: v for k, v in how.items() if v}, deferring, crediting)
+        how_set = {k: v for k, v in how.items() if v}
+        return ChannelShapes(lone, bells, tickets, how_set, deferring, crediting, counted)
 
     def defers(self, chan: str) -> bool:
         """Whether the sender of ``chan`` defers its looks for waiting ticket holders."""
@@ -155,6 +160,11 @@ class ChannelShapes:
         how = self.how.get(chan, 0)
         names = [n for n, bit in HOW_NAMES if how & bit]
         out.append(f"HOW_{chan} = {how}  # {' | '.join(names) or 'nothing relaxed'} (runtime/state.py, Flagged words)")
+        k = self.counted.get(chan)
+        if k is not None:
+            note = f"counted (codegen/counted.py): ticket k < COUNT is the value at {k.var} = {k.start} + k"
+            out.append(f"COUNT_{chan} = {k.count}  # {note}")
+            out.append(f"NEED_{chan} = {k.need}  # the tickets taken when the sender's last send would have found room")
         return out
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from gasync.codegen import groups
 from gasync.codegen.bounds import Checks
+from gasync.codegen.counted import Counted
 from gasync.codegen.jobs import JobWidths
 from gasync.codegen.shapes import OPEN, ChannelShapes
 from gasync.planner import ir
@@ -154,6 +155,10 @@ class Shared:
         if s is None or groups.is_local(c) or not s.is_lone("SEND", c) or s.credits(c):
             return False
         return bool(s.how.get(c, 0) & OPEN)
+
+    def counted(self, c: str) -> Counted | None:
+        """Channel ``c``'s values by ticket, where it is a counted channel (codegen/counted.py)."""
+        return self.shapes.counted.get(c) if self.shapes is not None else None
 
     def is_bell(self, side: str, c: str) -> bool:
         """Whether channel ``c``'s ``side`` end is a bell end (codegen/shapes.py): it waits on

@@ -341,3 +341,24 @@ def chan_can_send(chan, c, cap):  # type: ignore[no-untyped-def]
 def chan_closed(closed, c):  # type: ignore[no-untyped-def]
     """Whether channel ``c`` is closed; the acquire pairs with ``chan_close``'s release."""
     return ld_acquire(closed, c) != 0
+
+
+# ---- counted channels (codegen/counted.py) ------------------------------------------
+
+
+@cuda.jit(device=True)
+def counted_take(chan, c):  # type: ignore[no-untyped-def]
+    """A receive of counted channel ``c``: its ticket, one atomic add on the head (the caller
+    computes the ticket's value). The receiver of ticket ``need - 1`` then fences and wakes
+    the sender's line: the fence pairs with :func:`counted_room`'s."""
+    return add(chan.CHHT, (c, HEAD), int64(1))
+
+
+@cuda.jit(device=True)
+def counted_room(chan, c, need):  # type: ignore[no-untyped-def]
+    """Whether counted channel ``c``'s receivers have taken ``need`` tickets, so its sender's
+    last send would have found room. A sender that registered in its line before this look
+    is seen by the receiver of ticket ``need - 1`` (claim, fence, look at the line), or this
+    look sees that ticket (register, fence, look at the head)."""
+    fence_sc()
+    return ld(chan.CHHT, (c, HEAD)) >= need

@@ -51,6 +51,8 @@ from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls
     chan_take_ticket,
     chan_try_recv,
     chan_try_send,
+    counted_room,
+    counted_take,
     halves_carry,
     joined,
     look_for_holders,

@@ -44,6 +44,24 @@ DEADLOCKS = {
         """,
         ["task p waits on send on channel c (full)"],
     ),
+    "a_counted_channels_receivers_stop_early": (
+        # (codegen/counted.py: the receivers compute the values, and the sender still waits for room)
+        """
+        channel c: i64[4];
+        buffer o: i64[64] = zeros;
+        task p {
+            for t in 0..64 { c.send(t).await; }
+            c.close();
+        }
+        task q for w in 0..2 {
+            for await v in c {
+                o[v] = v + 1;
+                if v >= 10 { break; }
+            }
+        }
+        """,
+        ["task p waits on send on channel c (full)"],
+    ),
     "recv_after_close_on_an_empty_channel": (
         """
         channel c: i32[2];

@@ -1384,7 +1384,8 @@ case(
     channel c: i64[4];
     buffer out: i64[N] = zeros;
     task s {
-        for t in 0..N { c.send((t - 8) * 1537228672809129301).await; }
+        let n = N;  // (a bound not known at compile time: the ring, not a counted channel)
+        for t in 0..n { c.send((t - 8) * 1537228672809129301).await; }
         c.close();
     }
     task r {
@@ -1402,7 +1403,8 @@ case(
     channel c: i64[4];
     buffer out: i64[N] = zeros;
     task s {
-        for t in 0..N { c.send(t * 6700417 - (1 << 40)).await; }
+        let n = N;  // (a bound not known at compile time: the ring, not a counted channel)
+        for t in 0..n { c.send(t * 6700417 - (1 << 40)).await; }
         c.close();
     }
     task r for w in 0..6 {
@@ -1604,6 +1606,65 @@ case(
         "got": [k * 0.1 + 1.0e-12 for k in range(CF_N)],
         "sum": [sum_in_order([k * 0.1 + 1.0e-12 for k in range(CF_N)])],
     },
+)
+
+# counted channels (codegen/counted.py): a sender whose values are arithmetic of its loop's variable;
+# the receivers compute each from a ticket, and the sender waits until they took capacity short of all
+case(
+    "counted_channel_values_by_ticket_to_five_receivers",
+    """
+    const N: i64 = 64;
+    channel ready: i64[4];
+    buffer out: i64[N] = zeros;
+    task loader {
+        for t in 3..N + 3 { ready.send(t * 2 - 6).await; }
+        ready.close();
+    }
+    task compute for w in 0..5 {
+        for await v in ready { out[v / 2] = v + 1; }
+    }
+    """,
+    {"out": [2 * k + 1 for k in range(64)]},
+)
+
+case(
+    "counted_channel_of_i32_from_a_negative_start_into_an_async_fn",
+    # an i32 channel whose values are a cast of an i64 loop variable from -5; the receives are in
+    # an async fn's for await; each receiver counts what it took into a shared scalar
+    """
+    channel c: i32[2];
+    buffer out: i32[32] = zeros;
+    shared taken: i64 = 0;
+    async fn drain() -> i64 {
+        let k: i64 = 0;
+        for await v in c { out[(v as i64 + 7) / 3 + 5] = v; k += 1; }
+        return k;
+    }
+    task s {
+        for t in -5..27 { c.send((t * 3 - 7) as i32).await; }
+        c.close();
+    }
+    task r for w in 0..3 { let k = drain().await; taken.fetch_add(k); }
+    """,
+    {"out": [3 * t - 7 for t in range(-5, 27)], "taken": 32},
+)
+
+case(
+    "counted_channel_with_an_empty_range_ends_every_receiver",
+    """
+    channel c: u32[8];
+    buffer out: i32[4] = zeros;
+    task s {
+        for t in 5..5 { c.send(t as u32).await; }
+        c.close();
+    }
+    task r for w in 0..4 {
+        let k: i32 = 1;
+        for await v in c { k = 100; }
+        out[w] = k;
+    }
+    """,
+    {"out": [1, 1, 1, 1]},
 )
 
 case(
