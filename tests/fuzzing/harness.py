@@ -78,7 +78,13 @@ def judge(command: str, status: int, stdout: str, stderr: str) -> tuple[tuple[st
 
 
 def _call_cli(args: list[str]) -> tuple[int, str, str]:
+    from gasync.cli import source
     from gasync.cli.app import main
+
+    # a command reads its program once (cli/source.py caches it by path, as one process of the
+    # CLI should); this worker writes each input to the same path: without this, every call
+    # after the first ran the first input again
+    source._file.cache_clear()
 
     out, err = io.StringIO(), io.StringIO()
     status = 0
