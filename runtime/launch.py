@@ -112,7 +112,8 @@ def _launch_gpu(
     pending = np.zeros(max(len(gen.plan.signals), 1), np.int32)
     schedule = _signal_schedule(gen, options, {"HOSTPEND": pending})  # an unknown name fails before any work
     host_outputs = outputs.output_kind(options.inputs, options.outputs) == "host"
-    key = prepared.key_of(path, id(cuda.current_context()), options, gen.trace, host_outputs)
+    initial = prepared.initial_values(gen.plan)
+    key = prepared.key_of(path, id(cuda.current_context()), options, gen.trace, host_outputs, initial)
     entry, why = prepared.CACHE.checkout(key) if key else (None, "a host input is not C-contiguous")
     compile_s, t1, device = 0.0, time.perf_counter(), None
     if entry is None:

@@ -69,10 +69,30 @@ class Key:
     host_outputs: bool
     signals: tuple[str, ...]  # those the host will set (HOSTPEND)
     executor: str = "queue"  # which of the module's kernels (runtime/launch.py: kernel_of)
+    # the buffers' and shared scalars' initialisers (``initial_values``): the host builds them, so
+    # two programs that differ only there (`= iota` against `= zeros`, a `fill`'s value, a
+    # shared scalar's start) have one module, and their pristine bytes differ
+    initial: tuple[tuple[str, str, str], ...] = ()
 
 
-def key_of(module: str, context: int, options: Any, traced: bool, host_outputs: bool) -> Key | None:
-    """``options``: the run's RunOptions. None: an input cannot be kept (a host array not C-contiguous)."""
+def initial_values(plan: Any) -> tuple[tuple[str, str, str], ...]:
+    """What the host fills the state with from ``plan`` beyond the module: each buffer's
+    initialiser and its value, each shared scalar's initial value (runtime/hoststate.py)."""
+    out = [(f"B_{b.name}", b.init, repr(b.init_value)) for b in plan.buffers if b.init != "input"]
+    out += [(f"S_{sh.name}", sh.ty, repr(sh.init)) for sh in plan.shared]
+    return tuple(out)
+
+
+def key_of(
+    module: str,
+    context: int,
+    options: Any,
+    traced: bool,
+    host_outputs: bool,
+    initial: tuple[tuple[str, str, str], ...] = (),
+) -> Key | None:
+    """``options``: the run's RunOptions; ``initial``: the plan's ``initial_values``. None: an
+    input cannot be kept (a host array not C-contiguous)."""
     inputs = []
     for name in sorted(options.inputs):
         desc = describe(options.inputs[name])
@@ -91,6 +111,7 @@ def key_of(module: str, context: int, options: Any, traced: bool, host_outputs: 
         host_outputs,
         signals,
         options.executor,
+        initial,
     )
 
 

@@ -209,3 +209,16 @@ def test_contract_results_are_those_of_the_compiled_kernels_launch(case: Case, m
     for res in (built, kept):
         assert_expected(case, res)
         assert_same_results(case, res, old)
+
+
+def test_programs_that_differ_only_in_initial_values_each_start_from_their_own() -> None:
+    # one generated module (the host fills buffers and shared scalars), so one prepared launch
+    # would have started the second program from the first's pristine bytes (found by the
+    # differential test on the GPU: an `= iota` buffer read as the `= zeros` of the one before)
+    text = (
+        "buffer b: i64[8] = {};\nshared s: i64 = {};\nbuffer o: i64[2] = zeros;\ntask t {{ o[0] = b[3]; o[1] = s; }}\n"
+    )
+    for init, start, want in (("zeros", 0, [0, 0]), ("iota", 0, [3, 0]), ("fill(7)", 5, [7, 5]), ("iota", 9, [3, 9])):
+        res = gasync.compile_source(text.format(init, start), "init.gasync").run(backend="cuda")
+        assert res.stats["launch_path"] == PREPARED
+        assert res.buffers["o"].tolist() == want, (init, start)

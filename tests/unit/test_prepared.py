@@ -157,6 +157,13 @@ def test_the_key_covers_what_the_layout_depends_on() -> None:
         prepared.key_of("m.py", 2, _options(), True, True),
         prepared.key_of("m.py", 1, _options(), True, False),
     ]
+    a, b = (
+        gasync.compile_source(f"buffer b: i64[8] = {init};\ntask t {{ b[0] = 1; }}\n", "p.gasync")
+        for init in ("iota", "zeros")
+    )
+    assert a.generated.source == b.generated.source  # one module: the host fills the buffer
+    initial = [prepared.initial_values(p.plan) for p in (a, b)]
+    other += [prepared.key_of("m.py", 1, _options(), True, True, init) for init in initial]
     assert all(k is not None and k != base for k in other)
     assert len(set(other)) == len(other)
     assert prepared.key_of("m.py", 1, _options(trace_capacity=8), False, True) == prepared.key_of(
