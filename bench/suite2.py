@@ -298,6 +298,14 @@ def b4(cfg: Config) -> list[Row]:
         )
         for cap in (8, 64)
     ]
+    # twice the compute tasks (8 warps an SM where 4 was the launch's choice): with a counted
+    # channel the hand-out no longer slows with its receivers (bench/NOTES.md, run 34)
+    more = 2 * (c + 1) - 1
+    note2 = f"1 loader + {more} compute tasks, {n // tile:,} tiles of {tile:,}"
+    prog2 = compile_loader(n, tile, more, 8)
+    cases.append(
+        GasyncCase(f"gasync loader + compute, capacity 8, {more} tasks, N={n:,}", prog2, note2, f", {more} tasks")
+    )
     wide = compute_tasks(n, tile, x, y, whole=True)
     if wide > c:  # S9's question: does a compute task per co-resident warp move it?
         note = f"1 loader + {wide} compute tasks (a warp each, the whole GPU), {n // tile:,} tiles of {tile:,}"
