@@ -55,6 +55,9 @@ def opt_in_shared(kern: Any, nbytes: int) -> None:
         raise BackendError(f"the driver refused {what} ({_named(exc)})") from exc
 
 
+DIRECT = True  # launch through the driver on kept parameter pointers (False: cuda.core's launch, every call)
+
+
 class Unsupported(Exception):
     """A prepared launch cannot run here; the message says what numba-cuda did not have or do."""
 
@@ -79,6 +82,13 @@ class KernelArgs:
         if extensions or debug:
             raise Unsupported("the kernel was compiled with argument extensions or debug=True")
         self._tuple, self._array, self._launch = types.BaseTuple, DeviceNDArray, launch
+        self._dims = (*_three(griddim), *_three(blockdim), int(sharedmem))
+        self._cooperative = bool(cooperative)
+        # the direct launch's array of pointers to the parameters, and the parameters it points at
+        self._ptrs: Any = None
+        self._held: list[Any] = []
+        self._checked = False
+        self.call = "cuLaunchKernel" if DIRECT else "cuda.core launch: DIRECT is off"
 
     def marshal(self, ty: Any, val: Any, stream: Any) -> list[Any]:
         """``val``'s kernel parameters, as ``_Kernel.launch`` builds them."""
@@ -112,7 +122,20 @@ class KernelArgs:
             yield from self._leaves(t, v, field)
 
     def launch(self, stream: Any, params: list[Any]) -> None:
-        """cuda.core's launch of the kernel with ``params``; asynchronous."""
+        """Launch the kernel with ``params``; asynchronous. Directly (``DIRECT``): the driver's
+        launch call on an array of pointers to ``params`` kept between calls, in which only the
+        parameters that are new objects since the last call are pointed at again; else
+        cuda.core's ``launch``, which converts all ~310 of them on every call (~60 us a run:
+        bench/NOTES.md, run 35)."""
+        if self.call == "cuLaunchKernel" and self._ptrs is not None:
+            try:
+                if not self._checked:
+                    self._check()
+            except Unsupported as exc:  # the parameters as the driver sees them differ: cuda.core's way
+                self.call = f"cuda.core launch: {exc}"
+            else:
+                self._launch_direct(stream)
+                return
         try:
             self._launch(stream, self.config, self._function, *params)
         except TypeError as exc:  # refused before anything ran: its signature or parameter types changed
@@ -120,6 +143,47 @@ class KernelArgs:
             raise Unsupported(
                 f"cuda.core's launch(stream, config, kernel, *params) refused the call ({_named(exc)}); {hint}"
             ) from exc
+
+    def bind(self, params: list[Any]) -> None:
+        """Keep ``params`` (None where a run sets one: ``update``) for the direct launch: each as a
+        C value, and an array of pointers to them."""
+        self._held = [None] * len(params)
+        self._ptrs = (ctypes.c_void_p * len(params))()
+        self._checked = False
+        self.update(0, params)
+
+    def update(self, start: int, seg: list[Any]) -> None:
+        """Parameters ``start``, ``start + 1``, ... are now ``seg``'s."""
+        if self._ptrs is None:
+            return
+        for k, p in enumerate(seg):
+            value = None if p is None else _c_value(p)
+            self._held[start + k] = value
+            self._ptrs[start + k] = None if value is None else ctypes.addressof(value)
+
+    def _check(self) -> None:
+        """The kept values against the kernel's own parameters, once: their number and sizes."""
+        try:
+            info = [int(a.size) for a in self._function.arguments_info]
+        except Exception as exc:  # (a driver without cuFuncGetParamInfo)
+            raise Unsupported(f"the kernel's parameter sizes are not known ({_named(exc)})") from exc
+        sizes = [ctypes.sizeof(v) if v is not None else -1 for v in self._held]
+        if sizes != info:
+            raise Unsupported(f"{len(sizes)} parameters kept, the kernel has {len(info)} (or their sizes differ)")
+        self._checked = True
+
+    def _launch_direct(self, stream: Any) -> None:
+        from cuda.bindings import driver as cu
+
+        handle = getattr(stream, "handle", stream)  # a cuda.core Stream, or 0 for the default stream
+        gx, gy, gz, bx, by, bz, shmem = self._dims
+        args = (self._function.handle, gx, gy, gz, bx, by, bz, shmem, handle, ctypes.addressof(self._ptrs))
+        if self._cooperative:
+            (err,) = cu.cuLaunchCooperativeKernel(*args)
+        else:
+            (err,) = cu.cuLaunchKernel(*args, 0)
+        if err != cu.CUresult.CUDA_SUCCESS:
+            raise BackendError(f"the driver refused the kernel's launch ({err.name})")
 
     def view(self, base: Any, slot: Slot) -> Any:
         """``slot``'s device array on ``base`` (a MemoryPointer) at its offset; an empty one is
@@ -141,6 +205,29 @@ class KernelArgs:
         pending = getattr(cuda.current_context(), "deallocations", None)
         if pending is not None and hasattr(pending, "clear"):
             pending.clear()
+
+
+def _c_value(p: Any) -> Any:
+    """Numba's marshalled parameter ``p`` as the C value the kernel takes: a ctypes value as it
+    is, a Python int (an array's pointers, sizes, shapes and strides) as 8 bytes, as cuda.core
+    takes it, a bool as one byte."""
+    if isinstance(p, ctypes._SimpleCData):
+        return p
+    if isinstance(p, bool):
+        return ctypes.c_bool(p)
+    if isinstance(p, int):
+        return ctypes.c_int64(p) if p < 1 << 63 else ctypes.c_uint64(p)
+    if isinstance(p, float):
+        return ctypes.c_double(p)
+    raise Unsupported(f"a parameter of type {type(p).__name__} has no C value here")
+
+
+def _three(dims: Any) -> tuple[int, int, int]:
+    """A grid's or block's (x, y, z) from an int or up to three ints (Numba's own normalisation)."""
+    if isinstance(dims, int):
+        return dims, 1, 1
+    xs = [int(d) for d in dims] + [1, 1, 1]
+    return xs[0], xs[1], xs[2]
 
 
 def fingerprint(arr: Any) -> tuple[Any, ...]:

@@ -48,6 +48,7 @@ class Launched:
     launch_s: float  # the launch call (the GPU: asynchronous)
     kernel_s: float  # the launch call to the end of the kernel
     path: str = ""  # "prepared", or "compiled kernel: <why not prepared>" (the GPU only)
+    call: str = ""  # a prepared launch's call: "cuLaunchKernel", or "cuda.core launch: <why not>"
     release: Callable[[], None] = lambda: None  # hands a prepared launch back
 
 
@@ -143,8 +144,12 @@ def _launch_gpu(
         prepared.CACHE.release(entry)
         raise
     grid = (entry.executors, entry.blocks, entry.threads)
+
+    def release() -> None:
+        prepared.CACHE.release(entry)
+
     return Launched(
-        device, grid, compile_s, t2 - t1, launch_s, kernel_s, "prepared", lambda: prepared.CACHE.release(entry)
+        device, grid, compile_s, t2 - t1, launch_s, kernel_s, "prepared", release=release, call=entry.args.call
     )
 
 
@@ -270,6 +275,7 @@ def _collect(
     if not sim:
         stats["prepare_ms"] = round(run.prepare_s * 1e3, 3)  # the state built or reset, before the launch call
         stats["launch_path"] = run.path
+        stats["launch_call"] = run.call or "the compiled kernel's own launch"
     check_exit(gen, back, options, sites)
     kind = outputs.output_kind(options.inputs, options.outputs)
     given = options.inputs

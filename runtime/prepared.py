@@ -285,6 +285,7 @@ class Prepared:
         """Launch on the default stream, asynchronously, with G's parameters as they stand."""
         timeout = self.args.marshal(self.sig[1], timeout_ns, self.stream)
         self.params[-2:] = [*timeout, *self.args.marshal(self.sig[2], mode, self.stream)]
+        self.args.update(len(self.params) - 2, self.params[-2:])
         self.args.launch(self.stream, self.params)
 
     def free(self) -> None:
@@ -299,6 +300,7 @@ class Prepared:
             raise Unsupported("the kept arrays type differently from those the kernel was compiled for")
         params, self.spans, self.types = self.args.segments(self.sig[0], g, self.stream)
         self.params = [*params, None, None]
+        self.args.bind(self.params)
         self.prints = {name: fingerprint(device[name]) for name in self.per_run}
 
     def _remarshal(self, name: str, arr: Any) -> None:
@@ -310,6 +312,7 @@ class Prepared:
         if len(seg) != end - start:
             raise Unsupported(f"{name}'s parameters changed in number ({end - start} -> {len(seg)})")
         self.params[start:end] = seg
+        self.args.update(start, seg)
         self.prints[name] = mark
 
 

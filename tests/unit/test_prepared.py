@@ -8,6 +8,7 @@ of the whole of G, on views of a fake device allocation.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import subprocess
@@ -21,7 +22,7 @@ import numpy as np
 import pytest
 
 import gasync
-from gasync.runtime import launch, prepared, slab
+from gasync.runtime import kernelargs, launch, prepared, slab
 from gasync.runtime.options import RunOptions
 from gasync.runtime.slab import ALIGN, Role
 
@@ -337,6 +338,7 @@ def test_the_gpu_path_on_a_cpu_stand_in_starts_every_run_fresh(tmp_path: Path) -
 
 
 OPT_IN_CHILD = """
+import ctypes
 import json
 from types import SimpleNamespace
 from numba.cuda.cudadrv import driver as drv
@@ -401,3 +403,20 @@ def test_a_program_with_groups_has_blocks_of_its_largest_group_and_others_blocks
     assert launch._grid(kern, grouped, RunOptions()) == (6, 3, 64)
     assert launch._grid(kern, plain.generated, RunOptions()) == (8, 2, 128)
     assert launch._grid(kern, grouped, RunOptions(warps_per_block=4)) == (8, 2, 128)  # asked for: kept
+
+
+def test_the_direct_launch_points_at_a_c_value_of_each_parameter() -> None:
+    args = object.__new__(kernelargs.KernelArgs)  # (its launch needs a GPU; its parameters do not)
+    args._ptrs = None
+    args.bind([0, 13, 2**40, ctypes.c_int32(-5), True, None])
+    ptrs = args._ptrs
+    assert [ctypes.c_int64.from_address(ptrs[k]).value for k in range(3)] == [0, 13, 2**40]
+    assert ctypes.c_int32.from_address(ptrs[3]).value == -5 and ctypes.sizeof(args._held[3]) == 4
+    assert ctypes.c_bool.from_address(ptrs[4]).value is True and ctypes.sizeof(args._held[4]) == 1
+    assert ptrs[5] is None  # set by the run (its timeout and mode)
+    args.update(5, [ctypes.c_int64(7)])
+    args.update(1, [2**64 - 1])  # a pointer past 2^63 keeps its 8 bytes
+    assert ctypes.c_int64.from_address(ptrs[5]).value == 7
+    assert ctypes.c_uint64.from_address(ptrs[1]).value == 2**64 - 1
+    with pytest.raises(kernelargs.Unsupported, match="has no C value"):
+        args.update(0, ["x"])
