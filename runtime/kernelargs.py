@@ -87,7 +87,7 @@ class KernelArgs:
         # the direct launch's array of pointers to the parameters, and the parameters it points at
         self._ptrs: Any = None
         self._held: list[Any] = []
-        self._checked = False
+        self._sizes: list[int] = []
         self.call = "cuLaunchKernel" if DIRECT else "cuda.core launch: DIRECT is off"
 
     def marshal(self, ty: Any, val: Any, stream: Any) -> list[Any]:
@@ -127,15 +127,9 @@ class KernelArgs:
         parameters that are new objects since the last call are pointed at again; else
         cuda.core's ``launch``, which converts all ~310 of them on every call (~60 us a run:
         bench/NOTES.md, run 35)."""
-        if self.call == "cuLaunchKernel" and self._ptrs is not None:
-            try:
-                if not self._checked:
-                    self._check()
-            except Unsupported as exc:  # the parameters as the driver sees them differ: cuda.core's way
-                self.call = f"cuda.core launch: {exc}"
-            else:
-                self._launch_direct(stream)
-                return
+        if self._ptrs is not None:
+            self._launch_direct(stream)
+            return
         try:
             self._launch(stream, self.config, self._function, *params)
         except TypeError as exc:  # refused before anything ran: its signature or parameter types changed
@@ -146,31 +140,33 @@ class KernelArgs:
 
     def bind(self, params: list[Any]) -> None:
         """Keep ``params`` (None where a run sets one: ``update``) for the direct launch: each as a
-        C value, and an array of pointers to them."""
-        self._held = [None] * len(params)
-        self._ptrs = (ctypes.c_void_p * len(params))()
-        self._checked = False
-        self.update(0, params)
+        C value of the size the kernel's parameter has, and an array of pointers to them. A
+        kernel whose parameters differ (in number or a size) keeps cuda.core's launch."""
+        if self.call != "cuLaunchKernel":
+            return
+        try:
+            self._sizes = _parameter_sizes(self._function)
+            if len(self._sizes) != len(params):
+                raise Unsupported(f"{len(params)} parameters marshalled, the kernel has {len(self._sizes)}")
+            self._held = [None] * len(params)
+            self._ptrs = (ctypes.c_void_p * len(params))()
+            self.update(0, params)
+        except Unsupported as exc:
+            self.call, self._ptrs = f"cuda.core launch: {exc}", None
 
     def update(self, start: int, seg: list[Any]) -> None:
-        """Parameters ``start``, ``start + 1``, ... are now ``seg``'s."""
+        """Parameters ``start``, ``start + 1``, ... are now ``seg``'s; one that has no C value of
+        its kernel parameter's size turns the direct launch off (cuda.core's launch from then on)."""
         if self._ptrs is None:
             return
         for k, p in enumerate(seg):
+            i = start + k
             value = None if p is None else _c_value(p)
-            self._held[start + k] = value
-            self._ptrs[start + k] = None if value is None else ctypes.addressof(value)
-
-    def _check(self) -> None:
-        """The kept values against the kernel's own parameters, once: their number and sizes."""
-        try:
-            info = [int(a.size) for a in self._function.arguments_info]
-        except Exception as exc:  # (a driver without cuFuncGetParamInfo)
-            raise Unsupported(f"the kernel's parameter sizes are not known ({_named(exc)})") from exc
-        sizes = [ctypes.sizeof(v) if v is not None else -1 for v in self._held]
-        if sizes != info:
-            raise Unsupported(f"{len(sizes)} parameters kept, the kernel has {len(info)} (or their sizes differ)")
-        self._checked = True
+            if value is not None and (value is _NO_VALUE or ctypes.sizeof(value) != self._sizes[i]):
+                self.call, self._ptrs = f"cuda.core launch: parameter {i} is not of the kernel's size", None
+                return
+            self._held[i] = value
+            self._ptrs[i] = None if value is None else ctypes.addressof(value)
 
     def _launch_direct(self, stream: Any) -> None:
         from cuda.bindings import driver as cu
@@ -207,6 +203,21 @@ class KernelArgs:
             pending.clear()
 
 
+_NO_VALUE = ctypes.c_char(0)  # what _c_value gives for a parameter it cannot convert
+_SIZES: dict[int, list[int]] = {}  # a kernel's handle -> its parameters' sizes, asked once a process
+
+
+def _parameter_sizes(kernel: Any) -> list[int]:
+    """The sizes of cuda.core ``kernel``'s parameters, as the driver gives them (cuFuncGetParamInfo)."""
+    try:
+        key = int(kernel.handle)
+        if key not in _SIZES:
+            _SIZES[key] = [int(a.size) for a in kernel.arguments_info]
+        return _SIZES[key]
+    except Exception as exc:  # (a driver without cuFuncGetParamInfo, or no kernel: a test's)
+        raise Unsupported(f"the kernel's parameter sizes are not known ({_named(exc)})") from exc
+
+
 def _c_value(p: Any) -> Any:
     """Numba's marshalled parameter ``p`` as the C value the kernel takes: a ctypes value as it
     is, a Python int (an array's pointers, sizes, shapes and strides) as 8 bytes, as cuda.core
@@ -219,7 +230,7 @@ def _c_value(p: Any) -> Any:
         return ctypes.c_int64(p) if p < 1 << 63 else ctypes.c_uint64(p)
     if isinstance(p, float):
         return ctypes.c_double(p)
-    raise Unsupported(f"a parameter of type {type(p).__name__} has no C value here")
+    return _NO_VALUE  # (a type cuda.core knows and this does not)
 
 
 def _three(dims: Any) -> tuple[int, int, int]:

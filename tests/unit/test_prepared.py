@@ -16,6 +16,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -406,17 +407,27 @@ def test_a_program_with_groups_has_blocks_of_its_largest_group_and_others_blocks
 
 
 def test_the_direct_launch_points_at_a_c_value_of_each_parameter() -> None:
-    args = object.__new__(kernelargs.KernelArgs)  # (its launch needs a GPU; its parameters do not)
-    args._ptrs = None
+    def kernel_args(sizes: list[int]) -> kernelargs.KernelArgs:
+        args = object.__new__(kernelargs.KernelArgs)  # (its launch needs a GPU; its parameters do not)
+        args.call, args._ptrs = "cuLaunchKernel", None
+        info = [SimpleNamespace(size=n) for n in sizes]
+        args._function = SimpleNamespace(handle=len(kernelargs._SIZES) + 1000, arguments_info=info)
+        return args
+
+    args = kernel_args([8, 8, 8, 4, 1, 8])
     args.bind([0, 13, 2**40, ctypes.c_int32(-5), True, None])
     ptrs = args._ptrs
     assert [ctypes.c_int64.from_address(ptrs[k]).value for k in range(3)] == [0, 13, 2**40]
-    assert ctypes.c_int32.from_address(ptrs[3]).value == -5 and ctypes.sizeof(args._held[3]) == 4
-    assert ctypes.c_bool.from_address(ptrs[4]).value is True and ctypes.sizeof(args._held[4]) == 1
+    assert ctypes.c_int32.from_address(ptrs[3]).value == -5
+    assert ctypes.c_bool.from_address(ptrs[4]).value is True
     assert ptrs[5] is None  # set by the run (its timeout and mode)
     args.update(5, [ctypes.c_int64(7)])
     args.update(1, [2**64 - 1])  # a pointer past 2^63 keeps its 8 bytes
     assert ctypes.c_int64.from_address(ptrs[5]).value == 7
     assert ctypes.c_uint64.from_address(ptrs[1]).value == 2**64 - 1
-    with pytest.raises(kernelargs.Unsupported, match="has no C value"):
-        args.update(0, ["x"])
+    assert args.call == "cuLaunchKernel"
+    args.update(3, [ctypes.c_int64(1)])  # not the kernel's 4 bytes: cuda.core's launch from now on
+    assert args._ptrs is None and args.call.startswith("cuda.core launch: parameter 3")
+    other = kernel_args([8, 8])
+    other.bind([0, 0, 0])  # a parameter too many
+    assert other._ptrs is None and other.call == "cuda.core launch: 3 parameters marshalled, the kernel has 2"
