@@ -55,7 +55,12 @@ def opt_in_shared(kern: Any, nbytes: int) -> None:
         raise BackendError(f"the driver refused {what} ({_named(exc)})") from exc
 
 
-DIRECT = True  # launch through the driver on kept parameter pointers (False: cuda.core's launch, every call)
+# Launch through the driver on kept parameter pointers (False: cuda.core's launch, which converts
+# every parameter at every call). Off until measured: its first form on the GPU (run 36, H100)
+# launched right, but each new prepared launch asked the driver for its ~310 parameters' sizes in
+# the launch call (~1.3 ms, and B4's round of 10 programs rebuilds its 4 kept launches every run);
+# now asked once a process, outside the launch: bench/NOTES.md, scripts/launch_call_probe.py.
+DIRECT = False
 
 
 class Unsupported(Exception):
