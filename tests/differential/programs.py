@@ -18,7 +18,9 @@ other task's channel, so a small capacity cannot deadlock. Root tasks (no
 
 A channel between task arrays (``shared_channel``) has many senders or many
 receivers; its receivers fold what they get into a sum and a count, so the
-result does not depend on which instance took which value.
+result does not depend on which instance took which value. A *counted* channel
+(``counted_channel``) has a loader task of its own whose values the receivers
+compute from tickets (codegen/counted.py).
 
 Deadlock-freedom and determinism are by construction; the differential test
 checks both (a deadlock or a difference is a failure).
@@ -186,7 +188,26 @@ class ProgramGen(GroupGen):
             roles.setdefault(q.name, []).append(Role(self.receives(q, name, ty, n, closed)))
         if self.draw(st.integers(0, 2)) == 0:
             self.shared_channel(tasks, after, items, roles, dedicated)
+        if self.draw(st.integers(0, 3)) == 0:
+            self.counted_channel(tasks, items, roles)
         return roles
+
+    def counted_channel(self, tasks: list[TaskInfo], items: list[str], roles: dict[str, list[Role]]) -> None:
+        """A counted channel (codegen/counted.py: its receivers compute its values from tickets):
+        a loader task of its own, whose whole body is a loop of sends of arithmetic of the loop's
+        variable and a close, with no ``after`` edge either way; a receiving task (an array or
+        not) whose ``for await`` adds what it takes into ``got_chc`` (a sum and a count). The
+        loader needs nothing from any task, so no capacity can deadlock."""
+        q = self.draw(st.sampled_from(tasks))
+        lo, n, cap = self.draw(st.integers(-3, 3)), self.draw(st.integers(0, 6)), self.draw(st.integers(1, 4))
+        ty = self.pick(TYPES)
+        k, v = self.fresh("k"), self.fresh("v")
+        items.append(f"channel chc: {ty}[{cap}];")
+        items.append("buffer got_chc: i64[2] = zeros;")
+        loop = f"for {k} in {lo}..{lo + n} {{ chc.send({sent_value(k, ty)}).await; }}"
+        items.append("\n".join(["task ldc {", *indent([loop, "chc.close();"]), "}"]))
+        take = f"atomic_add(got_chc[0], {as_i64(v, ty)}); atomic_add(got_chc[1], 1);"
+        roles.setdefault(q.name, []).append(Role([f"for await {v} in chc {{ {take} }}"]))
 
     def shared_channel(
         self,
