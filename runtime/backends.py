@@ -130,8 +130,10 @@ class _WarmWorker:
             self.stop()
             self.errors = tempfile.TemporaryFile()
             cmd = [sys.executable, "-m", "gasync.runtime.worker", "--serve"]
+            # (its first job named at its start too: this process may die before it writes the line)
+            start_env = dict(env, **{worker.FIRST_JOB_ENV: str(job)})
             self.proc = subprocess.Popen(
-                cmd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, text=True
+                cmd, env=start_env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors, text=True
             )
             self.key = key
         proc = self.proc

@@ -36,6 +36,7 @@ SIM_THREAD_STACK = 256 * 1024 * 1024  # bytes of (reserved, mostly untouched) st
 DONE = "done"
 JOB_FOLDER_PREFIX = "gasync-sim-"  # runtime/backends.py's temporary folder of a job
 PARENT_POLL_S = 0.5
+FIRST_JOB_ENV = "GASYNC_WORKER_FIRST_JOB"  # a warm worker's first job, named at its start (runtime/backends.py)
 PARENT_ENV = "GASYNC_WORKER_PARENT"  # the parent's pid, set by runtime/backends.py when it starts a worker
 
 
@@ -44,6 +45,10 @@ def setup() -> None:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C, and kills this process
     parent = int(os.environ.get(PARENT_ENV, "0") or 0) or os.getppid()  # (a parent gone already: not ours)
+    _parent[:] = [parent]
+    first = os.environ.get(FIRST_JOB_ENV)
+    if first and not _job_folder:  # the job the parent started it for: its line may never come
+        _job_folder[:] = [Path(first).parent]
     threading.Thread(target=_end_with_parent, args=(parent,), daemon=True).start()
 
     warnings.simplefilter("ignore")  # wrapping integer arithmetic warns in NumPy scalars
@@ -54,6 +59,7 @@ def setup() -> None:
     np.seterr(all="ignore")
 
 
+_parent: list[int] = [0]  # the parent's pid (setup)
 _job_folder: list[Path] = []  # the folder of the job running now (the parent's, to remove if it dies)
 
 
@@ -62,10 +68,29 @@ def _end_with_parent(parent: int) -> None:
     folder of the job it was running: a parent killed with SIGKILL could not."""
     while os.getppid() == parent:
         time.sleep(PARENT_POLL_S)
-    for folder in list(_job_folder):
+    _clean_up()
+    time.sleep(0.1)  # a line the serving thread had read just before: main() records its folder first thing
+    _clean_up()
+    os._exit(1)
+
+
+def _clean_up() -> None:
+    """Remove the folders of this worker's job and of the jobs it has not read (the parent is gone)."""
+    for folder in [*_job_folder, *_unread_jobs()]:
         if folder.name.startswith(JOB_FOLDER_PREFIX):
             shutil.rmtree(folder, ignore_errors=True)
-    os._exit(1)
+
+
+def _unread_jobs() -> list[Path]:
+    """The folders of the jobs whose lines the parent wrote and this worker has not read: a
+    warm worker reads its first line only once its imports are done (seconds on a loaded
+    machine), and a parent killed meanwhile leaves the line in the pipe."""
+    try:
+        os.set_blocking(0, False)
+        data = os.read(0, 1 << 16)
+    except OSError:  # (nothing there, or no pipe)
+        return []
+    return [Path(line.split("\t")[0]).parent for line in data.decode(errors="replace").splitlines() if line]
 
 
 def main(job: str, result: str) -> int:
@@ -93,10 +118,14 @@ def serve() -> int:
         job, result = line.rstrip("\n").split("\t")
         main(job, result)
         print(DONE, flush=True)
+    if _parent[0] and os.getppid() != _parent[0]:  # the end of input because the parent died
+        _clean_up()
     return 0
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 3:  # a one-job child: its folder is known before the imports of setup()
+        _job_folder[:] = [Path(sys.argv[1]).parent]
     setup()
     if sys.argv[1:] == ["--serve"]:
         sys.exit(serve())
