@@ -102,6 +102,17 @@ def test_every_channel_sample_gives_counters_in_bounds(sample: str) -> None:
     check_counters(res.trace, res.stats["instances"], gen.queue_capacity)
 
 
+def test_a_counted_channel_is_named_so_and_stays_full_while_values_remain() -> None:
+    # warp_specialized's loader is a counted channel (codegen/counted.py): no ring, so its
+    # occupancy is what the receivers have left, at most its capacity (decision 66)
+    program = gasync.compile(SAMPLES / "warp_specialized.gasync")
+    gen = generate(program.plan, trace=True)
+    res = runtime.run(gen, runtime.RunOptions(backend="sim", timeout_s=RUN_TIMEOUT_S))
+    assert res.trace is not None and res.trace.channels == [("ready (counted)", 8)]
+    tracks = check_counters(res.trace, res.stats["instances"], gen.queue_capacity)
+    assert max(tracks["channel ready (counted)"]) == 8
+
+
 def _cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "gasync", *map(str, args)]
     return subprocess.run(command, capture_output=True, text=True, timeout=100)
