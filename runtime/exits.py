@@ -91,10 +91,12 @@ def is_out_of_memory(exc: BaseException) -> bool:
 
 def out_of_memory(gen: Generated, exc: BaseException) -> DeviceError:
     """A run whose state did not fit in memory (the host's for the simulator, the device's
-    on a GPU), naming the program's largest buffers and channels."""
+    on a GPU), naming the program's largest buffers, channels and tasks' frames (a task of
+    many instances: a mutated group or range size, which no buffer shows)."""
     plan = gen.plan
     sizes = [(b.size * np.dtype(DTYPES[b.elem]).itemsize, f"buffer '{b.name}'") for b in plan.buffers]
     sizes += [(c.capacity * CHANNEL_SLOT_BYTES, f"channel '{c.name}'") for c in plan.channels]
+    sizes += [(plan.task_frame_bytes(t), f"task '{t.name}' ({t.count:,} instances)") for t in plan.tasks]
     largest = ", ".join(f"{what}: {n / 2**30:.1f} GiB" for n, what in sorted(sizes, reverse=True)[:3] if n >= 1 << 20)
     where = f"; the largest: {largest}" if largest else ""
     return DeviceError(f"not enough memory for the run's state ({type(exc).__name__}){where}")

@@ -13,7 +13,9 @@ An outcome is a defect when: a Python traceback is printed; the exit status is
 not one ``gasync`` documents for the case (0 or 1; 2 only for a ``run`` whose
 program needs ``--input``, which the harness gives); it is 3 (an internal
 error, E0003); the simulated kernel raised a Python exception (E0305's
-"the simulated kernel failed": the GPU would not); a failure prints no error diagnostic, or a compile error, or a
+"the simulated kernel failed": the GPU would not); the executor stopped on a
+fault of its own (E0305's "internal error in the executor", or an exit code it
+does not know); a failure prints no error diagnostic, or a compile error, or a
 run-time bounds fault (E0312), without a line; the JSON output does not parse;
 or the answer takes longer than the limit.
 """
@@ -34,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# E0305s that are the executor's own faults (runtime/exits.py: "... please report it"), not a limit of the program
+EXECUTOR_FAULTS = ("internal error", "the executor stopped with code")
 UNLOCATED_OK = ("E0301", "E0302", "E0303", "E0304", "E0305", "E0309", "E0310")  # about a run or its data, not a place
 DOCUMENTED = {"check": (0, 1), "run": (0, 1)}
 MAX_INPUT = 1 << 22  # elements of a random --input the harness makes; a larger buffer gets a wrong shape
@@ -70,6 +74,8 @@ def judge(command: str, status: int, stdout: str, stderr: str) -> tuple[tuple[st
     for d in errors:
         if "the simulated kernel failed" in d.get("message", ""):
             return codes, "an exception inside the simulated kernel"
+        if d.get("message", "").startswith(EXECUTOR_FAULTS):
+            return codes, "an internal error of the executor"
         if not d.get("code") or not d.get("message"):
             return codes, "an error without a code or message"
         if d.get("line", 0) < 1 and d["code"] not in UNLOCATED_OK:

@@ -6,6 +6,8 @@
 - A program whose state does not fit in memory (a buffer of 2^35 f64) gave "the simulated
   kernel failed: numpy._core._exceptions._ArrayMemoryError ...": now E0305 names the
   largest buffers and channels (runtime/exits.out_of_memory).
+- A group of 928,549,085,083 instances with only small buffers gave that E0305 with nothing
+  named: it now names the largest tasks' frames too, with their instance counts.
 """
 
 from __future__ import annotations
@@ -61,4 +63,22 @@ def test_a_state_too_large_for_memory_is_a_device_limit_naming_the_largest_buffe
     assert str(info.value) == (
         "big.gasync: error[E0305]: not enough memory for the run's state (MemoryError); "
         "the largest: buffer 'big': 256.0 GiB"
+    )
+
+
+def test_a_state_too_large_for_memory_names_a_task_of_too_many_instances() -> None:
+    # a fuzzer mutant (2026-12-05): a group of 928,549,085,083 instances, every buffer small, was
+    # "not enough memory for the run's state (MemoryError)" with nothing named
+    source = (
+        "const W: i64 = 928549085083;\n"
+        "buffer out: f32[1] = zeros;\n"
+        "group gg for g in 0..W { task t { out[0] = 1.0; } }\n"
+        "task main after gg { out[0] = 2.0; }\n"
+    )
+    with pytest.raises(DeviceError) as info:
+        gasync.compile_source(source, "many.gasync").run(backend="sim", timeout=120)
+    assert info.value.code == "E0305"
+    assert str(info.value).startswith(
+        "many.gasync: error[E0305]: not enough memory for the run's state (MemoryError); "
+        "the largest: task 't' (928,549,085,083 instances): "
     )

@@ -44,3 +44,20 @@ def test_the_judge_calls_a_traceback_an_internal_error_and_an_unlocated_compile_
     assert judge("check", 2, located, "")[1] == "exit status 2, not one of (0, 1)"
     run_failed = '{"diagnostics": [{"severity": "error", "code": "E0305", "message": "the simulated kernel failed"}]}'
     assert judge("run", 1, run_failed, "")[1] == "an exception inside the simulated kernel"
+    queue_full = run_failed.replace("the simulated kernel failed", "internal error in the executor: the run queue")
+    assert judge("run", 1, queue_full, "")[1] == "an internal error of the executor"
+    too_large = run_failed.replace("the simulated kernel failed", "not enough memory for the run's state")
+    assert judge("run", 1, too_large, "") == (("E0305",), "")
+
+
+def test_the_worker_checks_each_input_not_the_first_again() -> None:
+    # the worker writes every input to one path and the CLI caches a program's text by path
+    # (cli/source.py): without clearing it, every answer after the first was the first's
+    good = "buffer out: i32[1] = zeros;\ntask main {\n    out[0] = 1;\n}\n"
+    bad = good.replace("out[0] = 1;", "out[0] = ;")
+    worker = Worker()
+    try:
+        answers = [worker.ask("check", text, 60) for text in (good, bad, good)]
+    finally:
+        worker.close()
+    assert [(o.status, o.codes) for o in answers] == [(0, ()), (1, ("E0101",)), (0, ())]
