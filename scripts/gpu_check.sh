@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|probe|sanitize|groups|traces|ncu|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|probe|sanitize|groups|traces|ncu|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -65,6 +65,16 @@ log="$out/gpu-$part.log"
   done
   echo "== single run_files of normalize, profiled (scripts/run_files_probe.py)"
   timeout 150 python3 scripts/run_files_probe.py --inputs 8 2>&1 | head -70
+  fi
+  if in_part launch; then
+  # the direct launch (runtime/kernelargs.py DIRECT, off on main until measured): both launch
+  # calls in one process, then B4 and B2 with it on beside the tree as it is (bench/NOTES.md)
+  echo "== the launch call, cuLaunchKernel on kept pointers against cuda.core's (scripts/launch_call_probe.py)"
+  timeout 120 python3 scripts/launch_call_probe.py 8 2>&1 | grep -v -i warn | tail -5
+  echo "== B4 and B2, the direct launch on (a stage) and as the tree is"
+  PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" direct B4,B2 runtime/kernelargs.py 's/^DIRECT = False/DIRECT = True/' \
+    2>&1 | grep -E "ratio|us/hand-off|wrote" | grep -v unchecked | cut -c1-160
+  timeout 200 python3 bench/run.py --reps 3 --only B4,B2 2>&1 | grep -E "ratio|us/hand-off|wrote" | grep -v unchecked | cut -c1-160
   fi
   if in_part differential; then
   echo "== differential: random programs on the GPU against the reference interpreter"
