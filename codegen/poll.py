@@ -22,7 +22,6 @@ from gasync.codegen import groups
 from gasync.codegen.awaits import AwaitBlocks
 from gasync.codegen.blocks import expr_reads, owned
 from gasync.codegen.chanpolls import SEND_VALUE_KEPT
-from gasync.codegen.counted import Counted
 from gasync.codegen.ends import early_looks, late_rings
 from gasync.codegen.exprs import NP, literal, local, wrap
 from gasync.codegen.liveness import live_at_states
@@ -30,9 +29,7 @@ from gasync.codegen.machine import (
     ABORT,
     DONE_STATE,
     FRAME,
-    PENDING,
     READY,
-    WAIT_ARGS,
     Shared,
     contains_suspend,
     source_line,
@@ -40,14 +37,10 @@ from gasync.codegen.machine import (
     suspends_here,
 )
 from gasync.codegen.render import Lines
+from gasync.codegen.sendloops import SendLoops
 from gasync.planner import ir
 from gasync.planner.model import FrameLayout, Function, TaskDef
 from gasync.planner.walk import children, stmts_in
-
-# a for of sends on a crediting channel runs its sends below the credit in a row of their own
-# (PollEmitter._send_run; False: each goes through the poll's general send, a stage)
-SEND_RUNS = True
-ROW_NOTE = "# a row of sends below the credit"
 
 
 def _sites(body: tuple[ir.Stmt, ...]) -> list[int]:
@@ -66,7 +59,7 @@ def _sites(body: tuple[ir.Stmt, ...]) -> list[int]:
     return out
 
 
-class PollEmitter(AwaitBlocks):
+class PollEmitter(SendLoops, AwaitBlocks):
     def __init__(self, shared: Shared, fn: Function, task: TaskDef | None, block: ir.AsyncBlock | None = None):
         body = block.body if block else fn.body
         first_state = max([0, *(s for s in stmts_in_sites(fn.body))])
@@ -220,77 +213,6 @@ class PollEmitter(AwaitBlocks):
             self._send_run_for(s, send)
         else:
             super()._cfg_For(s)
-
-    def _counted_sends(self, s: ir.For) -> Counted | None:
-        """The counted channel whose sender's loop ``s`` is (codegen/counted.py), or None."""
-        if self.task is None or self.block is not None or s.kind != "seq" or len(s.body) != 1:
-            return None
-        st = s.body[0]
-        if not isinstance(st, ir.AwaitS) or not isinstance(st.future, ir.Send):
-            return None
-        k = self.shared.counted(st.future.chan)
-        return k if k is not None and k.task == self.task.name else None
-
-    def _counted_for(self, s: ir.For, k: Counted) -> None:
-        """A counted channel's sender's loop: no sends (the receivers compute each value from
-        their tickets); it completes once they have taken ``NEED`` tickets, as its last send
-        would, waiting in the channel's line of senders at its send's await point until then."""
-        st = s.body[0]
-        assert isinstance(st, ir.AwaitS)
-        c, flag = k.chan, f"FI[fb_i + {self.children[st.site][0]}]"
-        room = f"dsync.counted_room(G.chan, CH_{c}, NEED_{c})"
-        note = f"# its {k.count} sends: the receivers compute each value from their tickets (a counted channel)"
-        tail = f"G.chan.CHHT[CH_{c}, dl.TAIL] = COUNT_{c}  # every value is there to take (a trace's occupancy)"
-        self.add([note, tail, f"{flag} = 0"])
-        self.resume_at(st.site)
-        self.current_site = st.site
-        register = f"dsync.register({WAIT_ARGS}, RES_SEND_{c}, inst, G.sched.CTL)"
-        self.add([f"rdy = {room}", "if not rdy:", f"    {flag} = 1", f"    {register}", f"    rdy = {room}"])
-        self.suspend_if("not rdy", st.site, PENDING)
-        leave = f"    dsync.deregister(G.wait.WREG, N_INST, RES_SEND_{c}, inst)"
-        self.add([f"if {flag} != 0:  # it leaves the line (no one else waits in it)", leave])
-
-    def _send_run(self, s: ir.For) -> ir.Send | None:
-        """The send of a ``for`` whose body is one send to a crediting, deferring channel whose
-        cursor this poll holds (and whose receiver is no bell end): such a send below its
-        credit only stores, and the loop may run a row of them on its own (SEND_RUNS)."""
-        if not SEND_RUNS or s.kind != "seq" or len(s.body) != 1:
-            return None
-        st = s.body[0]
-        if not isinstance(st, ir.AwaitS) or not isinstance(st.future, ir.Send) or st.targets:
-            return None
-        c = st.future.chan
-        if c not in self.r.cursors or not self.shared.defers(c) or self.shared.is_bell("RECV", c):
-            return None
-        return st.future
-
-    def _send_run_for(self, s: ir.For, send: ir.Send) -> None:
-        """A ``for`` of sends (``_send_run``): at each turn, first the sends below the credit
-        in a row (the value, its slot's stores, the tail: no state word, frame word or
-        dispatch), then the send as any other for the one that reads credits, waits or finds
-        the channel closed (runtime/devicecredit.py, put_credited)."""
-        c = send.chan
-        head, body, step, exit_ = self.new_label(), self.new_label(), self.new_label(), self.new_label()
-        self.add([self.assign(s.stop_var, self.r(s.stop))], expr_reads(s.stop), frozenset([s.stop_var]))
-        self.add([self.assign(s.var, self.r(s.start))], expr_reads(s.start), frozenset([s.var]))
-        self.start(head)
-        v, stop, ty = local(s.var), local(s.stop_var), NP[str(self.types[s.var])]
-        value = f"int64({NP[self.shared.plan.channel(c).elem]}({self.r(send.value)}))"
-        run = [
-            f"while {v} < {stop} and cur_{c}[0] >= 0 and cur_{c}[0] < cur_{c}[1]:  {ROW_NOTE}",
-            f"    dsync.put_credited(G.chan, CH_{c}, CAP_{c}, {value}, TICKETS_{c}, HOW_{c}, cur_{c})",
-            f"    {v} = {ty}({v} + {ty}(1))",
-        ]
-        uses = frozenset([s.var, s.stop_var]) | expr_reads(send.value)
-        self.add(run, uses, frozenset([s.var]))
-        self.branch(f"not {v} < {stop}", exit_, body, frozenset([s.var, s.stop_var]))
-        self.start(body)
-        self._loop_body(exit_, step, s.body)
-        self._close(step)
-        self.start(step)
-        self.add([f"{v} = {ty}({v} + {ty}(1))"], frozenset([s.var]), frozenset([s.var]))
-        self.goto(head)
-        self.start(exit_)
 
     # -- the function --
     def head(self) -> list[str]:

@@ -49,7 +49,7 @@ def credited_send(sched, qmask, chan, c, cap, value, bell, tickets, how, cur, ri
 
 @cuda.jit(device=True)
 def put_credited(chan, c, cap, value, tickets, how, cur):  # type: ignore[no-untyped-def]
-    """A send of a row of sends below the credit (codegen/poll.py, _send_run): the caller saw
+    """A send of a row of sends below the credit (codegen/sendloops.py, _send_run): the caller saw
     ``cur[0] < cur[1]``, so the slot is free and nothing is read; a deferring sender's
     receivers are looked for later, so there is nothing to wake (credited_send's fast path)."""
     pos = cur[0]

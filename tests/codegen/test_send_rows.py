@@ -1,4 +1,4 @@
-"""Which loops of sends run their sends below the credit in a row (codegen/poll.py, _send_run).
+"""Which loops of sends run their sends below the credit in a row (codegen/sendloops.py, _send_run).
 
 Their values are checked on every backend by the contract cases with flagged, crediting
 channels (``flagged_values_*``); this checks the choice itself and what the row is made of.

@@ -1416,7 +1416,7 @@ case(
 
 case(
     "rows_of_sends_with_captured_locals_to_five_ticket_holders",
-    # rows of sends (codegen/poll.py, _send_run) from the loop's variable (an i32 from 3) and
+    # rows of sends (codegen/sendloops.py, _send_run) from the loop's variable (an i32 from 3) and
     # locals the loop does not change (an f64 among them), three times over, rows cut by the
     # credit (8 of 16); five ticket holders, whose tickets run ahead of the deferred looks
     # (state.ticket_words: a table of the instances alone let one holder's word be overwritten)
