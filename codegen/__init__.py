@@ -77,6 +77,7 @@ class Generated:
     # bytes of dynamic shared memory a block takes: its groups' locals where static arrays cannot
     # hold them (codegen/groups.py, dynamic_shared), else 0
     dynamic_shared: int = 0
+    counted: tuple[str, ...] = ()  # the counted channels (codegen/counted.py): no ring, values by ticket
 
     def gpu_compile_estimate_s(self) -> float:
         """A rough estimate of Numba-CUDA's compile time for the largest dispatch loop: its
@@ -166,6 +167,7 @@ def generate(plan: Plan, trace: bool = False, checked: bool = True, ring_capacit
         checked,
         len(shared.checks.sites) if checked else 0,
         groups.dynamic_shared(plan) if plan.groups else 0,
+        tuple(shared.shapes.counted),
     )
 
 

@@ -19,8 +19,6 @@ from typing import Any
 import numpy as np
 
 from gasync.codegen import LANES, Generated
-from gasync.codegen.counted import counted_channels
-from gasync.planner.effects import task_effects
 from gasync.runtime import groupgrid, kernelargs, outputs, prepared, simmath, slab
 from gasync.runtime.errors import InputError, worded
 from gasync.runtime.exits import check_exit, is_out_of_memory, out_of_memory
@@ -310,8 +308,8 @@ def _trace(gen: Generated, dev: Any, ctl: np.ndarray[Any, Any], executors: int, 
     kept = rows[: min(n, len(rows))]
     kept = kept[np.argsort(kept[:, TraceCol.T0], kind="stable")]
     plan = gen.plan
-    counted = counted_channels(plan, task_effects(plan))  # (no ring: the trace says so by name)
-    channels = [(ch.name + (" (counted)" if ch.name in counted else ""), ch.capacity) for ch in plan.channels]
+    # (a counted channel has no ring: the trace says so by name)
+    channels = [(ch.name + (" (counted)" if ch.name in gen.counted else ""), ch.capacity) for ch in plan.channels]
     lists = kept.tolist()  # Python ints, row by row
     return RawTrace(
         events=[tuple(row[:EVENT_WORDS]) for row in lists],  # type: ignore[misc]
