@@ -15,6 +15,9 @@ from gasync.planner import ir
 # a crediting sender's value stays in registers from its send's start to its attempts in the
 # same poll (False: every attempt loads it from the frame; a stage of bench/NOTES.md)
 SEND_VALUE_KEPT = True
+# a receive's wait in place loads its poll's first early look in each turn, beside the sequence
+# it waits on (False: the look is a load of its own after the wait; a stage of bench/NOTES.md)
+SPIN_LOOKS = True
 
 
 class ChannelPolls:
@@ -28,11 +31,16 @@ class ChannelPolls:
     ) -> list[str]:
         """Where the first attempt ``failed``: wait in place, then attempt again into
         ``outcome``, or (a lone end, which waited on its own ticket ``got``) finish with
-        ``owned``, after ``ready``'s lines (runtime/state.py, Waiting in place)."""
+        ``owned``, after ``ready``'s lines (runtime/state.py, Waiting in place). A receive's
+        first early look (``ready``'s first line) is taken by the wait, in its turns
+        (``SPIN_LOOKS``; runtime/devicechan.py, spin_look)."""
         if not self.shared.wait_in_place:  # type: ignore[attr-defined]
             return []
-        spin = self.shared.spin(side, c)  # type: ignore[attr-defined]
         got = f"got_{outcome}"
+        look = self.looks[0] if side == "RECV" and ready and self.looks and SPIN_LOOKS else None  # type: ignore[attr-defined]
+        if look is not None:
+            ready = (self.spin_look_line(look, got), *ready[1:])  # type: ignore[attr-defined]
+        spin = self.shared.spin(side, c, look)  # type: ignore[attr-defined]
         return [
             f"if {failed}:",
             *("    " + x for x in self.ring_flush()),  # the other ends it waits on may wait for them
@@ -208,7 +216,7 @@ class ChannelPolls:
             f"{took} = {take}",
         ]
         if alone and sh.wait_in_place:
-            spin = f"await_in_place(0, CH_{c}, CAP_{c}, False, {tk}, w, G, HOW_{c})"
+            spin = f"await_in_place(0, CH_{c}, CAP_{c}, False, {tk}, w, G, HOW_{c}, -1, 1)"
             got = f"got_{took}"  # the ticket (with dsync.PREREAD once its value is in the scratch word)
             took_got = take_of(f"{got} if {got} >= 0 else {tk}")
             flush = ["    " + x for x in self.ring_flush()]

@@ -86,6 +86,11 @@ class ChannelEnds(Emitter):
             for c in self.looks
         ]
 
+    def spin_look_line(self, c: str, got: str) -> str:
+        """``look_lines``' line for ``c`` after a wait in place that took the look in its turns
+        and ended with ticket ``got`` (runtime/devicechan.py, spin_look)."""
+        return f"seen_{c} = dsync.spin_look(G.chan, CH_{c}, CAP_{c}, {got})  # early look, taken by the wait"
+
     def seen_arg(self, c: str) -> str:
         """What a send on ``c`` passes as its early look (-1: none)."""
         return f"seen_{c}" if c in self.looks else "int64(-1)"

@@ -77,7 +77,7 @@ def services(shared: Shared) -> list[str]:
 # side 0: a receive waits for a value; 1: a send waits for a free slot
 AWAIT_IN_PLACE = """
 @cuda.jit(device=True)
-def await_in_place(side, c, cap, lone, own, w, G, how):
+def await_in_place(side, c, cap, lone, own, w, G, how, look, lcap):
     # A channel await that found nothing waits for it here, while this executor has
     # nothing else to run (EXS[w, SPIN]; runtime/state.py, Waiting in place): no wait
     # list, wake or run queue on either side of the hand-off. Returns -1 when it gave up:
@@ -90,6 +90,9 @@ def await_in_place(side, c, cap, lone, own, w, G, how):
     # holds ticket ``own`` (>= 0; runtime/state.py, Tickets). A receive of a flagged
     # channel (``how``) reads the value's halves beside the sequence: when both are there it
     # returns the ticket with dsync.PREREAD set, the value in SCRATCH_I[w] (no load after).
+    # A lone receive whose poll sends next on channel ``look`` (>= 0, capacity ``lcap``; its
+    # early look, codegen/ends.py) loads that send's slot in each turn too, beside the
+    # sequence: seen free, the ticket comes back with dsync.LOOKED (dsync.spin_look).
     if G.exec.EXS[w, dl.EXS_SPIN] == 0:
         return int64(-1)
     QHT, CTL = G.sched.QHT, G.sched.CTL
@@ -104,6 +107,8 @@ def await_in_place(side, c, cap, lone, own, w, G, how):
     ticket = own
     if lone:
         ticket = G.chan.CHHT[c, dl.HEAD if side == 0 else dl.TAIL]  # a lone end's own (it wrote it last)
+    ltail = G.chan.CHHT[look, dl.TAIL] if look >= 0 else int64(0)  # the look's own tail (it wrote it last)
+    seen = int64(-1)
     while True:
         closed = False if how & dsync.OPEN else dl.ld(G.chan.CHCLOSED, c) != 0
         far = 0
@@ -112,6 +117,8 @@ def await_in_place(side, c, cap, lone, own, w, G, how):
             if halves:  # loaded before the acquire, so that all three are in flight at once
                 lo = dl.ld(G.chan.CHI, (c, ticket % cap))
                 hi = dl.ld(G.chan.CHX, (c, ticket % cap))
+            if look >= 0:  # in flight with the sequence: no round trip of its own after it
+                seen = dl.ld(G.chan.CSEQ, (look, (ltail % lcap) * dl.SLOT_WORDS)) & dsync.SEQ_MASK
             # relaxed, look after look: an acquire load would invalidate this SM's L1 each time
             seq = dl.ld(G.chan.CSEQ, (c, (ticket % cap) * dl.SLOT_WORDS)) & dsync.SEQ_MASK
             # (a value already sent is taken even once closed; a send to a closed channel drops)
@@ -121,10 +128,11 @@ def await_in_place(side, c, cap, lone, own, w, G, how):
                     # visible (a calm end's other end released nothing: runtime/state.py)
                     dl.fence_acquire()
                 dl.add(G.exec.STATS, (w, dl.STAT_SPUN), int64(1))  # (no load: nothing waits for it)
+                looked = dsync.LOOKED if look >= 0 and seen == 2 * ltail else int64(0)
                 if halves and dsync.halves_carry(lo, hi, ticket):
                     G.exec.SCRATCH_I[w] = dsync.joined(lo, hi)
-                    return ticket | dsync.PREREAD
-                return ticket
+                    return ticket | dsync.PREREAD | looked
+                return ticket | looked
             ready = False
             # whole turns of the ring still to come before this ticket's: look that much less
             # often (a crowd of ticket holders would keep the slot's line busy for the few served)

@@ -84,11 +84,12 @@ class Shared:
         in a program with channels, when untraced (a trace shows each suspension)."""
         return bool(self.plan.channels) and not self.trace
 
-    def spin(self, side: str, c: str) -> str:
+    def spin(self, side: str, c: str, look: str | None = None) -> str:
         """A call that waits in place until channel ``c``'s ``side`` ("RECV" or "SEND") is
         ready, while the executor has nothing else to run (codegen/services.py says what it
-        returns)."""
-        return f"await_in_place({0 if side == 'RECV' else 1}, CH_{c}, CAP_{c}, LONE_{side}_{c}, -1, w, G, HOW_{c})"
+        returns); ``look``: a channel whose early look it takes in its turns (a receive's)."""
+        at = f"CH_{look}, CAP_{look}" if look is not None else "-1, 1"
+        return f"await_in_place({0 if side == 'RECV' else 1}, CH_{c}, CAP_{c}, LONE_{side}_{c}, -1, w, G, HOW_{c}, {at})"
 
     @property
     def job_width(self) -> int:

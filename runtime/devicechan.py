@@ -57,6 +57,8 @@ OPEN = 64  # no task closes it: no end reads the closed flag
 TAG_MASK = (1 << 31) - 1  # a flagged half's tag: its ticket's sequence 2t + 1, 31 bits
 HALF = (1 << 32) - 1
 PREREAD = 1 << 61  # on a receive's ticket: its flagged value is already in the scratch word
+LOOKED = 1 << 60  # on a lone receive's ticket: its wait in place saw the early look's slot free
+TICKET_FLAGS = PREREAD | LOOKED
 
 
 @cuda.jit(device=True)
@@ -79,6 +81,17 @@ def chan_look(chan, c, cap):  # type: ignore[no-untyped-def]
     ``2p`` and ``2p + 1`` for its own tickets ``p``), so a look at an older ticket's slot
     is simply not used."""
     return ld(chan.CSEQ, (c, (chan.CHHT[c, TAIL] % cap) * SLOT_WORDS)) & SEQ_MASK
+
+
+@cuda.jit(device=True)
+def spin_look(chan, c, cap, got):  # type: ignore[no-untyped-def]
+    """The early look at channel ``c`` as a receive's wait in place ends with ticket ``got``:
+    where the wait looked at that send's slot in its last turn, beside the sequence it waited
+    on, and saw it free (``LOOKED``), the look's value (``2 * TAIL``) with no load; else the
+    look itself (``chan_look``). A slot seen free stays free until its one sender fills it."""
+    if got & LOOKED:
+        return 2 * chan.CHHT[c, TAIL]
+    return chan_look(chan, c, cap)
 
 
 @cuda.jit(device=True)
@@ -224,7 +237,7 @@ def chan_try_recv(chan, c, cap, data, out, k, lone, bell, how, ring):  # type: i
 def chan_take(chan, c, cap, data, out, k, pos, bell, how, ring):  # type: ignore[no-untyped-def]
     """The lone receiver's receive of ticket ``pos``, whose value it saw there (an acquire of
     its sequence): it takes the ticket with a store."""
-    chan.CHHT[c, HEAD] = (pos & ~PREREAD) + 1
+    chan.CHHT[c, HEAD] = (pos & ~TICKET_FLAGS) + 1
     return _take(chan, c, cap, data, out, k, pos, bell, how, ring)
 
 
@@ -258,7 +271,7 @@ def _halves(chan, c, slot, tag):  # type: ignore[no-untyped-def]
 @cuda.jit(device=True)
 def _take(chan, c, cap, data, out, k, pos, bell, how, ring):  # type: ignore[no-untyped-def]
     preread = pos & PREREAD
-    pos &= ~PREREAD
+    pos &= ~TICKET_FLAGS
     slot = pos % cap
     if preread:
         pass  # the waiting receive read it beside the sequence (codegen/services.py)

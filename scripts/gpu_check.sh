@@ -67,14 +67,15 @@ log="$out/gpu-$part.log"
   timeout 150 python3 scripts/run_files_probe.py --inputs 8 2>&1 | head -70
   fi
   if in_part launch; then
-  # the direct launch (runtime/kernelargs.py DIRECT, off on main until measured): both launch
-  # calls in one process, then B4 and B2 with it on beside the tree as it is (bench/NOTES.md)
-  echo "== the launch call, cuLaunchKernel on kept pointers against cuda.core's (scripts/launch_call_probe.py)"
-  timeout 120 python3 scripts/launch_call_probe.py 8 2>&1 | grep -v -i warn | tail -5
-  echo "== B4 and B2, the direct launch on (a stage) and as the tree is"
-  PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" direct B4,B2 runtime/kernelargs.py 's/^DIRECT = False/DIRECT = True/' \
-    2>&1 | grep -E "ratio|us/hand-off|wrote" | grep -v unchecked | cut -c1-160
-  timeout 200 python3 bench/run.py --reps 3 --only B4,B2 2>&1 | grep -E "ratio|us/hand-off|wrote" | grep -v unchecked | cut -c1-160
+  # where the prepared launch's ~0.07 ms call goes (run 37: the direct launch did not move it),
+  # then the wait in place that takes the early look in its turns: B2 with it off (a stage)
+  # beside the tree, in one process each (bench/NOTES.md, the twenty-first session)
+  echo "== the launch call's parts (scripts/launch_parts_probe.py)"
+  timeout 150 python3 scripts/launch_parts_probe.py 20 2>&1 | grep -v -i warn | head -60
+  echo "== B2, B2b and B4, the spin's look off (a stage) and as the tree is"
+  PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" nospinlook B2,B2b,B4 codegen/chanpolls.py 's/^SPIN_LOOKS = True/SPIN_LOOKS = False/' \
+    2>&1 | grep -E "ratio|us/hand-off|ns/await|wrote" | grep -v unchecked | cut -c1-160
+  timeout 200 python3 bench/run.py --reps 3 --only B2,B2b,B4 2>&1 | grep -E "ratio|us/hand-off|ns/await|wrote" | grep -v unchecked | cut -c1-160
   fi
   if in_part differential; then
   echo "== differential: random programs on the GPU against the reference interpreter"
