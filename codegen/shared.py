@@ -89,7 +89,8 @@ class Shared:
         ready, while the executor has nothing else to run (codegen/services.py says what it
         returns); ``look``: a channel whose early look it takes in its turns (a receive's)."""
         at = f"CH_{look}, CAP_{look}" if look is not None else "-1, 1"
-        return f"await_in_place({0 if side == 'RECV' else 1}, CH_{c}, CAP_{c}, LONE_{side}_{c}, -1, w, G, HOW_{c}, {at})"
+        k = 0 if side == "RECV" else 1
+        return f"await_in_place({k}, CH_{c}, CAP_{c}, LONE_{side}_{c}, -1, w, G, HOW_{c}, {at})"
 
     @property
     def job_width(self) -> int:
