@@ -88,6 +88,36 @@ def main() -> None:
     cuda.synchronize()
     print(f"driver launch, queued back to back: {_median_us(queued[1:])} (all {runs}: {t_all * 1e3:.2f} ms)")
 
+    # the run's own order: a reset (which synchronizes), then the launch; then the reset without
+    # its synchronize (the copies queue before the kernel on the default stream), and with it but
+    # a host spin of 200 us before the launch (is the call slow because the thread just slept?)
+    class NoSync:
+        def __init__(self, real: object) -> None:
+            self.real = real
+
+        def synchronize(self) -> None:
+            pass
+
+    real = entry.cuda
+    for name, before, spin_s in (("reset, synchronize", real, 0.0), ("reset, no synchronize", NoSync(real), 0.0),
+                                 ("reset, synchronize, 200 us spin", real, 2e-4)):  # fmt: skip
+        entry.cuda = before
+        call: list[float] = []
+        whole: list[float] = []
+        for _ in range(runs):
+            entry.reset(inputs)
+            t_end = time.perf_counter() + spin_s
+            while time.perf_counter() < t_end:
+                pass
+            t0 = time.perf_counter()
+            entry.launch(np.int64(10**9), np.int64(0))
+            t1 = time.perf_counter()
+            cuda.synchronize()
+            call.append(t1 - t0)
+            whole.append(time.perf_counter() - t0)
+        entry.cuda = real
+        print(f"{name:34s} launch call {_median_us(call[1:])}, launch to sync {_median_us(whole[1:])}")
+
     @cuda.jit
     def one(out):  # type: ignore[no-untyped-def]
         out[0] = 1
