@@ -67,20 +67,12 @@ log="$out/gpu-$part.log"
   timeout 150 python3 scripts/run_files_probe.py --inputs 8 2>&1 | head -70
   fi
   if in_part launch; then
-  # where the prepared launch's call goes (run 37: the direct launch did not move it; run 38: the
-  # driver's call is ~15 us alone, ~60 us after the reset's synchronize), then B2's hand-off
-  # with the wait's preliminaries taken out one at a time, each a stage beside the tree
+  # where the prepared launch's call goes (run 37: the direct launch did not move it; runs 38-39:
+  # the driver's call is ~15 us in a loop of launches, ~50 us after a run's reset, with or
+  # without its synchronize): the driver's call after one more operation of each kind
   # (bench/NOTES.md, the twenty-first session)
   echo "== the launch call's parts (scripts/launch_parts_probe.py)"
-  timeout 150 python3 scripts/launch_parts_probe.py 20 2>&1 | grep -v -i warn | head -16
-  st() { PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" "$@" 2>&1 \
-    | grep -E "== stage|ratio|us/hand-off|wrote no" | grep -v -e unchecked -e hand-written -e "graph node" | cut -c1-150; }
-  st noflush B2 codegen/chanpolls.py '46d'
-  st notry B2 codegen/chanpolls.py '145s/f"{took} = {take}",/f"{took} = dsync.RECV_NONE if LONE_RECV_{c} else {take}",/'
-  st both B2 codegen/chanpolls.py '46d' codegen/chanpolls.py '144s/f"{took} = {take}",/f"{took} = dsync.RECV_NONE if LONE_RECV_{c} else {take}",/'
-  st nosync B4 runtime/prepared.py 's/^        self.cuda.synchronize()  # the reset is done before the launch call is timed/        pass/'
-  echo "== the tree"
-  timeout 200 python3 bench/run.py --reps 3 --only B2,B4 2>&1 | grep -E "ratio|us/hand-off|wrote" | grep -v unchecked | cut -c1-160
+  timeout 150 python3 scripts/launch_parts_probe.py 20 2>&1 | grep -v -i warn | head -30
   fi
   if in_part differential; then
   echo "== differential: random programs on the GPU against the reference interpreter"

@@ -88,42 +88,38 @@ def main() -> None:
     cuda.synchronize()
     print(f"driver launch, queued back to back: {_median_us(queued[1:])} (all {runs}: {t_all * 1e3:.2f} ms)")
 
-    # the run's own order: a reset (which synchronizes), then the launch; then the reset without
-    # its synchronize (the copies queue before the kernel on the default stream), and with it but
-    # a host spin of 200 us before the launch (is the call slow because the thread just slept?)
-    class NoSync:
-        def __init__(self, real: object) -> None:
-            self.real = real
-
-        def synchronize(self) -> None:
-            pass
-
-    real = entry.cuda
-    for name, before, spin_s in (("reset, synchronize", real, 0.0), ("reset, no synchronize", NoSync(real), 0.0),
-                                 ("reset, synchronize, 200 us spin", real, 2e-4)):  # fmt: skip
-        entry.cuda = before
-        call: list[float] = []
-        whole: list[float] = []
-        for _ in range(runs):
-            entry.reset(inputs)
-            t_end = time.perf_counter() + spin_s
-            while time.perf_counter() < t_end:
-                pass
-            t0 = time.perf_counter()
-            entry.launch(np.int64(10**9), np.int64(0))
-            t1 = time.perf_counter()
-            cuda.synchronize()
-            call.append(t1 - t0)
-            whole.append(time.perf_counter() - t0)
-        entry.cuda = real
-        print(f"{name:34s} launch call {_median_us(call[1:])}, launch to sync {_median_us(whole[1:])}")
-
+    # the driver's call alone after a whole reset (which synchronizes), then after one more
+    # operation of one kind and a synchronize: is the call slow after any reset, or after the
+    # last operation on the stream being a copy, a memset or an allocation, and fast after a kernel?
     @cuda.jit
     def one(out):  # type: ignore[no-untyped-def]
         out[0] = 1
 
     out = cuda.device_array(1, np.int32)
     one[1, 32](out)
+    scratch = cuda.device_array(1 << 20, np.float32)
+    scratch2 = cuda.device_array(1 << 20, np.float32)
+    host = np.ones(1 << 20, np.float32)
+    extra = {
+        "nothing more": lambda: None,
+        "a one-thread kernel": lambda: one[1, 32](out),
+        "a memset of 4 MB": lambda: scratch.gpu_data.memset(0, scratch.nbytes),
+        "a device-to-device copy of 4 MB": lambda: scratch2.copy_to_device(scratch),
+        "a host-to-device copy of 4 MB": lambda: scratch.copy_to_device(host),
+        "a new 4 KB device array": lambda: cuda.device_array(1024, np.float32),
+    }
+    for name, op in extra.items():
+        alone: list[float] = []
+        for _ in range(runs):
+            entry.reset(inputs)
+            op()
+            cuda.synchronize()
+            t0 = time.perf_counter()
+            entry.args.launch(entry.stream, entry.params)
+            alone.append(time.perf_counter() - t0)
+            cuda.synchronize()
+        print(f"reset, then {name:32s} driver launch {_median_us(alone[1:])}")
+
     cuda.synchronize()
     small: list[float] = []
     for _ in range(runs):

@@ -32,9 +32,14 @@ def sends(code: str, chan: str) -> set[str]:
 def test_each_pingpong_task_looks_at_its_sends_slot_as_its_receive_completes() -> None:
     a, b = poll(PINGPONG, "a"), poll(PINGPONG, "b")
     assert "seen_ping = int64(-1)" in a and "seen_pong = int64(-1)" in b
-    # after the first try's success, and after the wait in place before the take
-    assert a.count("seen_ping = dsync.chan_look(G.chan, CH_ping, CAP_ping)") == 2
-    assert b.count("seen_pong = dsync.chan_look(G.chan, CH_pong, CAP_pong)") == 2
+    # after the first try's success; after the wait in place, the look the wait took in its turns
+    assert a.count("seen_ping = dsync.chan_look(G.chan, CH_ping, CAP_ping)") == 1
+    assert b.count("seen_pong = dsync.chan_look(G.chan, CH_pong, CAP_pong)") == 1
+    assert "await_in_place(0, CH_pong, CAP_pong, LONE_RECV_pong, -1, w, G, HOW_pong, CH_ping, CAP_ping)" in a
+    assert "seen_ping = dsync.spin_look(G.chan, CH_ping, CAP_ping, got_took_rdy)" in a
+    assert "seen_pong = dsync.spin_look(G.chan, CH_pong, CAP_pong, got_took_rdy)" in b
+    # a send's wait in place takes no look
+    assert "await_in_place(1, CH_ping, CAP_ping, LONE_SEND_ping, -1, w, G, HOW_ping, -1, 1)" in a
     assert sends(a, "ping") == {"seen_ping"} and sends(b, "pong") == {"seen_pong"}
     assert "seen_pong" not in a and "seen_ping" not in b  # a receive end looks at nothing
 
@@ -63,3 +68,11 @@ def test_the_pingpong_with_early_looks_computes_its_values_on_the_simulator() ->
     program = gasync.compile_source(PINGPONG, "<looks>")
     out = program.run(backend="sim", inputs={"reps": np.array([40], np.int64)}, timeout=120).buffers["out"]
     assert out.tolist() == [sum(k + 1 for k in range(40)), 40]  # a sums b's replies k + 1; b counts
+
+
+def test_the_pingpong_waiting_in_place_computes_its_values_on_the_simulator() -> None:
+    # two executors, one a task: each receive waits in place, and the wait takes the early look
+    program = gasync.compile_source(PINGPONG, "<looks>")
+    run = program.run(backend="sim", inputs={"reps": np.array([40], np.int64)}, timeout=120, executors=2)
+    assert run.buffers["out"].tolist() == [sum(k + 1 for k in range(40)), 40]
+    assert run.stats["waits_in_place"] > 0
