@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|probe|sanitize|groups|traces|ncu|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|probe|sanitize|groups|traces|ncu|ncub2|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -205,6 +205,18 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   ncu --import "$out/b8.ncu-rep" --page details --csv 2>/dev/null > "$out/ncu-b8-details.csv"
   grep -E "Duration|Elapsed Cycles|Registers Per|Achieved Occupancy|Warp Cycles Per Issued|Issued Warp|Issue Slots|Eligible|Pipe|Bank" "$out/ncu-b8-details.csv" | cut -c1-200
   rm -f "$out/b8.ncu-rep"
+  fi
+  if in_part ncub2; then
+  # B2 across SMs by generated line (the kernel compiled with line information): stall samples
+  # of the hand-off's path, to set against the counts of bench/NOTES.md (runs 38-39 missed)
+  echo "== Nsight Compute: B2 across SMs (scripts/handoff_probe.py --lineinfo) by SASS instruction"
+  timeout 300 ncu --clock-control none --section SourceCounters --section WarpStateStats --section LaunchStats \
+    -k regex:gasync_kernel -c 1 -f -o "$out/b2" python3 scripts/handoff_probe.py --lineinfo --reps 20000 > "$out/ncu-b2.log" 2>&1
+  tail -4 "$out/ncu-b2.log"
+  ncu --import "$out/b2.ncu-rep" --page source --csv --print-source sass,python 2>/dev/null | gzip > "$out/ncu-b2-sass.csv.gz" \
+    || ncu --import "$out/b2.ncu-rep" --page source --csv --print-source sass 2>/dev/null | gzip > "$out/ncu-b2-sass.csv.gz"
+  ncu --import "$out/b2.ncu-rep" --page details --csv 2>/dev/null > "$out/ncu-b2-details.csv"
+  grep -E "Duration|Warp Cycles Per Issued|Issued Warp|Stall" "$out/ncu-b2-details.csv" | cut -c1-200 | head -30
   fi
   if in_part map; then
   # issue 17: gasync map of 16 images through dask-cuda's LocalCUDACluster against single runs in
