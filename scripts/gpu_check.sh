@@ -213,8 +213,8 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   timeout 300 ncu --clock-control none --section SourceCounters --section WarpStateStats --section LaunchStats \
     -k regex:gasync_kernel -c 1 -f -o "$out/b2" python3 scripts/handoff_probe.py --lineinfo --reps 20000 > "$out/ncu-b2.log" 2>&1
   tail -4 "$out/ncu-b2.log"
-  ncu --import "$out/b2.ncu-rep" --page source --csv --print-source sass,python 2>/dev/null | gzip > "$out/ncu-b2-sass.csv.gz" \
-    || ncu --import "$out/b2.ncu-rep" --page source --csv --print-source sass 2>/dev/null | gzip > "$out/ncu-b2-sass.csv.gz"
+  ncu --import "$out/b2.ncu-rep" --page source --csv --print-source sass 2>/dev/null | gzip > "$out/ncu-b2-sass.csv.gz"
+  ncu --import "$out/b2.ncu-rep" --page source --csv --print-source cuda,sass 2>/dev/null | gzip > "$out/ncu-b2-src.csv.gz"
   ncu --import "$out/b2.ncu-rep" --page details --csv 2>/dev/null > "$out/ncu-b2-details.csv"
   grep -E "Duration|Warp Cycles Per Issued|Issued Warp|Stall" "$out/ncu-b2-details.csv" | cut -c1-200 | head -30
   fi
