@@ -56,11 +56,10 @@ def opt_in_shared(kern: Any, nbytes: int) -> None:
 
 
 # Launch through the driver on kept parameter pointers (False: cuda.core's launch, which converts
-# every parameter at every call). Off until measured: its first form on the GPU (run 36, H100)
-# launched right, but each new prepared launch asked the driver for its ~310 parameters' sizes in
-# the launch call (~1.3 ms, and B4's round of 10 programs rebuilds its 4 kept launches every run);
-# now asked once a process, outside the launch: bench/NOTES.md, scripts/launch_call_probe.py.
-DIRECT = False
+# every parameter at every call). Measured (bench/NOTES.md, runs 37-38, H100): the call 0.071-0.074
+# ms against cuda.core's 0.078 (its conversion of ~330 parameters, ~5 us); the driver's own call
+# is the rest. On since run 42's GPU suite.
+DIRECT = True
 
 
 class Unsupported(Exception):

@@ -47,6 +47,12 @@ class Found(Exception):
     """Raised inside the property so that Hypothesis shrinks the program."""
 
 
+class OutOfTime(Exception):
+    """Raised inside the property once the time budget is spent: Hypothesis stops drawing (each
+    later example then fails at once, so its shrinking runs no program). Returning instead let it
+    draw the rest of ``max_examples``, which on the GPU ran past the caller's timeout (run 41)."""
+
+
 def kind_of(diffs: list[str]) -> str:
     """What kind of difference: the error's class, or which values differed (not by how much)."""
     first = diffs[0]
@@ -79,7 +85,9 @@ def search(args: argparse.Namespace, shapes: Shapes, tally: Tally, deadline: flo
     )
     @given(programs(shapes))
     def probe(program: Program) -> None:
-        if time.monotonic() > deadline or (not target and tally.programs >= args.programs):
+        if time.monotonic() > deadline:
+            raise OutOfTime
+        if not target and tally.programs >= args.programs:
             return
         if not target:
             tally.programs += 1
@@ -99,7 +107,7 @@ def search(args: argparse.Namespace, shapes: Shapes, tally: Tally, deadline: flo
 
     try:
         probe()
-    except (Found, Flaky):
+    except (Found, Flaky, OutOfTime):
         pass
     if best:
         tally.found.append((target[0], *best[0]))

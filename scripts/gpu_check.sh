@@ -67,12 +67,12 @@ log="$out/gpu-$part.log"
   timeout 150 python3 scripts/run_files_probe.py --inputs 8 2>&1 | head -70
   fi
   if in_part launch; then
-  # where the prepared launch's call goes (run 37: the direct launch did not move it; runs 38-39:
-  # the driver's call is ~15 us in a loop of launches, ~50 us after a run's reset, with or
-  # without its synchronize): the driver's call after one more operation of each kind
-  # (bench/NOTES.md, the twenty-first session)
+  # the prepared launch's call and its parts (runs 37-41, bench/NOTES.md), then B4 and B2 as the
+  # tree stands (its launch: the direct launch, the run's scalars kept between launches)
   echo "== the launch call's parts (scripts/launch_parts_probe.py)"
-  timeout 150 python3 scripts/launch_parts_probe.py 20 2>&1 | grep -v -i warn | head -30
+  timeout 150 python3 scripts/launch_parts_probe.py 12 2>&1 | grep -v -i warn | head -16
+  echo "== B4 and B2"
+  timeout 200 python3 bench/run.py --reps 3 --only B4,B2 2>&1 | grep -E "ratio|us/hand-off|wrote" | grep -v unchecked | cut -c1-160
   fi
   if in_part differential; then
   echo "== differential: random programs on the GPU against the reference interpreter"
@@ -84,9 +84,16 @@ log="$out/gpu-$part.log"
   timeout 200 python3 scripts/differential.py --backend cuda --programs 2000 --time-budget 150 \
     --out "$out/differential" 2>>"$out/stderr.log" | tail -15
   echo "== samples through the CLI on the GPU"
+  # the two samples that read an input file get one (their headers' Run lines)
+  python3 -c "import numpy as np; r = np.random.default_rng(0)
+np.save('/tmp/img.npy', r.random((64, 64), np.float32)); np.save('/tmp/hdr.npy', 8 * r.random((32, 48), np.float32))"
   for f in samples/*.gasync; do
     extra=""
-    case "$f" in *counter*) extra="--signal stop=5ms" ;; esac
+    case "$f" in
+      *counter*) extra="--signal stop=5ms" ;;
+      *normalize*) extra="--input img=/tmp/img.npy" ;;
+      *tonemap*) extra="--input hdr=/tmp/hdr.npy" ;;
+    esac
     echo "-- gasync run $f $extra"
     timeout 120 python3 -m gasync run "$f" --backend cuda --json $extra 2>>"$out/stderr.log" | python3 -c "
 import json, sys
