@@ -12,8 +12,9 @@ Only files named exactly as ours are ever counted or removed: the cache director
 be one the user chose, and anything else in it is theirs (a ``gasync_helpers.py`` of
 the user's included). Ours are the module ``gasync_<20 hex digits>_<12 hex digits>.py``,
 its temporary ``.tmp<thread id>`` while it is written, and in ``__pycache__/`` the files
-named after the module's stem: Numba's index and data (``.nbi``, ``.nbc``) and
-Python's byte code (``.pyc``).
+named after the module's stem: Numba's index and data (``.nbi``, ``.nbc``),
+Python's byte code (``.pyc``), and kept kernels and their records (``.cubin``, ``.kmeta``:
+runtime/cubins.py).
 
 Several processes may use one cache at once (runs of the same program, ``gasync cache
 clear``, eviction by another run): a module is written to a temporary file and moved into
@@ -41,7 +42,8 @@ STEM = re.compile(r"gasync_[0-9a-f]{20}_[0-9a-f]{12}")  # runtime/module.py's mo
 MODULE = re.compile(rf"({STEM.pattern})\.py")
 TEMPORARY = re.compile(rf"({STEM.pattern})\.tmp\d+")
 STALE_S = 3600.0  # a temporary module this old was left by a killed process
-COMPILED = re.compile(rf"({STEM.pattern})\.[^/]*\.(?:nbi|nbc|pyc)")  # Numba's index and data, Python's byte code
+# Numba's index and data, Python's byte code, and kept kernels with their records (runtime/cubins.py)
+COMPILED = re.compile(rf"({STEM.pattern})\.[^/]*\.(?:nbi|nbc|pyc|cubin|kmeta)")
 
 
 def is_module(name: str) -> bool:

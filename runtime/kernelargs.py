@@ -23,7 +23,9 @@ with Numba's marshalling of the whole of G (checked once per prepared launch).
 from __future__ import annotations
 
 import ctypes
+import functools
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -62,6 +64,18 @@ def opt_in_shared(kern: Any, nbytes: int) -> None:
 DIRECT = True
 
 
+def stand_in(kept: Any) -> Any:
+    """A kept kernel (runtime/cubins.py) as :class:`KernelArgs` and :func:`opt_in_shared` read a
+    compiled one: its function, no argument extensions, not debug, and Numba's own
+    ``_prepare_args``, which reads nothing of its kernel but the extensions."""
+    from numba.cuda.dispatcher import _Kernel
+
+    kern = SimpleNamespace(extensions=[], debug=False, cooperative=kept.cooperative, kept=True,
+                           _codelibrary=SimpleNamespace(get_cufunc=lambda: kept.function))  # fmt: skip
+    kern._prepare_args = functools.partial(_Kernel._prepare_args, kern)
+    return kern
+
+
 class Unsupported(Exception):
     """A prepared launch cannot run here; the message says what numba-cuda did not have or do."""
 
@@ -93,6 +107,7 @@ class KernelArgs:
         self._held: list[Any] = []
         self._sizes: list[int] = []
         self.call = "cuLaunchKernel" if DIRECT else "cuda.core launch: DIRECT is off"
+        self.kept = bool(getattr(kern, "kept", False))  # a kept kernel's (runtime/cubins.py)
 
     def marshal(self, ty: Any, val: Any, stream: Any) -> list[Any]:
         """``val``'s kernel parameters, as ``_Kernel.launch`` builds them."""

@@ -14,12 +14,13 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from gasync.codegen import LANES, Generated
-from gasync.runtime import groupgrid, kernelargs, outputs, prepared, simmath, slab
+from gasync.runtime import cubins, groupgrid, kernelargs, outputs, prepared, simmath, slab
 from gasync.runtime.errors import InputError, worded
 from gasync.runtime.exits import check_exit, is_out_of_memory, out_of_memory
 from gasync.runtime.hoststate import device_state, host_arrays  # noqa: F401  (launch.host_arrays: scripts, prepared.py)
@@ -49,6 +50,7 @@ class Launched:
     kernel_s: float  # the launch call to the end of the kernel
     path: str = ""  # "prepared", or "compiled kernel: <why not prepared>" (the GPU only)
     call: str = ""  # a prepared launch's call: "cuLaunchKernel", or "cuda.core launch: <why not>"
+    kernel_from: str = ""  # the GPU: "Numba" (compiled, or Numba's cache), or "kept cubin" (runtime/cubins.py)
     release: Callable[[], None] = lambda: None  # hands a prepared launch back
 
 
@@ -75,6 +77,9 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
         return _collect(cuda, gen, options, run, str(path), t0, sim, getattr(module, "BOUNDS_SITES", ()))
     finally:
         run.release()  # after the results were copied out of the kept state
+
+
+KERNEL_NAMES = ("gasync_kernel", "gasync_spin_kernel")  # (codegen/kernel.py) the queue executor's, the spin's
 
 
 def kernel_of(module: Any, options: RunOptions) -> Any:
@@ -118,15 +123,17 @@ def _launch_gpu(
     entry, why = prepared.CACHE.checkout(key) if key else (None, "a host input is not C-contiguous")
     compile_s, t1, device = 0.0, time.perf_counter(), None
     if entry is None:
-        sig, compile_s, grid = _compile(cuda, gen, options, module, scalars)
+        sig, compile_s, grid, kern = _compile(cuda, gen, options, module, scalars, path)
         t1 = time.perf_counter()
         host = host_arrays(gen, grid[0], options.inputs, options.trace_capacity)
         host["HOSTPEND"][:] = pending
         if not why:
-            entry, device, why = _prepare(cuda, gen, options, module, sig, grid, host, host_outputs)
+            entry, device, why = _prepare(cuda, gen, options, module, (sig, kern), grid, host, host_outputs)
         if entry is None:
             # its grid, block, stream and dynamic shared memory, as cuda.core takes them
             cfg = kernel_of(module, options)[grid[1], grid[2], 0, gen.dynamic_shared]
+            if getattr(kern, "kept", False):  # a kept kernel (runtime/cubins.py): Numba's own, compiled now
+                _numba_compile(kernel_of(module, options), gen, sig)
             return _launch_compiled(cuda, module, cfg, sig, grid, host, schedule, scalars, (compile_s, t1), why)
         assert key is not None
         prepared.CACHE.insert(key, entry)  # checked out to this run until it is released
@@ -148,39 +155,60 @@ def _launch_gpu(
     def release() -> None:
         prepared.CACHE.release(entry)
 
-    return Launched(
-        device, grid, compile_s, t2 - t1, launch_s, kernel_s, "prepared", release=release, call=entry.args.call
-    )
+    kept = "kept cubin" if getattr(entry.args, "kept", False) else "Numba"
+    return Launched(device, grid, compile_s, t2 - t1, launch_s, kernel_s, "prepared", release=release,
+                    call=entry.args.call, kernel_from=kept)  # fmt: skip
 
 
-def _prepare(cuda: Any, gen: Generated, options: RunOptions, module: Any, sig: Any, grid: tuple[int, int, int],
-             host: dict[str, Any], host_outputs: bool) -> tuple[Any, Any, str]:  # fmt: skip
-    """A new prepared launch for this run, and its arrays; or (None, None, why not)."""
+def _prepare(cuda: Any, gen: Generated, options: RunOptions, module: Any, compiled: tuple[Any, Any],
+             grid: tuple[int, int, int], host: dict[str, Any], host_outputs: bool) -> tuple[Any, Any, str]:  # fmt: skip
+    """A new prepared launch for this run, and its arrays; or (None, None, why not).
+    ``compiled``: the signature, and the compiled (or kept: runtime/cubins.py) kernel."""
     buffers = {b.name for b in gen.plan.buffers}
     layout = slab.plan_layout(host, slab.roles_of(host, options.inputs, buffers, host_outputs))
     to_device, state_of = functools.partial(_to_device, cuda), functools.partial(device_state, module)
-    target = prepared.Target(kernel_of(module, options), sig, grid, to_device, state_of, gen.dynamic_shared)
+    sig, kern = compiled
+    target = prepared.Target(kernel_of(module, options), sig, grid, to_device, state_of, gen.dynamic_shared, kern)
     return prepared.build(cuda, target, layout, host, options.inputs)
 
 
-def _compile(
-    cuda: Any, gen: Generated, options: RunOptions, module: Any, scalars: tuple[Any, Any]
-) -> tuple[Any, float, tuple[int, int, int]]:
-    """The kernel's signature, compile time and grid: compiled first (or loaded from Numba's
-    cache), since the grid size depends on the kernel."""
+def _compile(cuda: Any, gen: Generated, options: RunOptions, module: Any, scalars: tuple[Any, Any],
+             path: str) -> tuple[Any, float, tuple[int, int, int], Any]:  # fmt: skip
+    """The kernel's signature, compile time, grid and compiled kernel: compiled first (or loaded
+    from Numba's cache, or kept: runtime/cubins.py), since the grid size depends on the kernel."""
     kernel = kernel_of(module, options)
     one = host_arrays(gen, 1, options.inputs)
     probe = device_state(module, {k: _to_device(cuda, v) for k, v in one.items()})
     t1 = time.perf_counter()
-    # compile() goes through Numba's on-disk cache (specialize() would not)
     sig = tuple(kernel.typeof_pyval(a) for a in (probe, *scalars))
+    name, device = KERNEL_NAMES[options.executor == "spin"], cuda.get_current_device()
+    kept = cubins.load(cuda, Path(path), name, sig) if cubins.ENABLED else None
+    if kept is not None:
+        kern = kernelargs.stand_in(kept)
+        try:
+            grid = _grid(cubins.Asked(kept, device), gen, options)
+            if gen.dynamic_shared:
+                kernelargs.opt_in_shared(kern, gen.dynamic_shared)
+            return sig, time.perf_counter() - t1, grid, kern
+        except LookupError:  # a block size or device the record has not seen: compile
+            pass
+    kern = _numba_compile(kernel, gen, sig)
+    compile_s = time.perf_counter() - t1
+    grid = _grid(kern, gen, options)
+    if cubins.ENABLED:
+        blocks = kern.max_cooperative_grid_blocks(grid[2], gen.dynamic_shared)
+        cubins.save(Path(path), name, sig, kern, device, grid[2], gen.dynamic_shared, blocks)
+    return sig, compile_s, grid, kern
+
+
+def _numba_compile(kernel: Any, gen: Generated, sig: Any) -> Any:
+    """``kernel`` compiled for ``sig`` through Numba's on-disk cache (specialize() would not use it)."""
     from gasync.pipeline import deep  # Numba types a chain of awaits as a chain of calls
 
     deep(kernel.compile, sig)
-    compile_s = time.perf_counter() - t1
     if gen.dynamic_shared:  # before the occupancy query, which counts only what the kernel may take
         kernelargs.opt_in_shared(kernel.overloads[sig], gen.dynamic_shared)
-    return sig, compile_s, _grid(kernel.overloads[sig], gen, options)
+    return kernel.overloads[sig]
 
 
 def _launch_compiled(cuda: Any, module: Any, cfg: Any, sig: Any, grid: tuple[int, int, int], host: dict[str, Any],
@@ -276,6 +304,7 @@ def _collect(
         stats["prepare_ms"] = round(run.prepare_s * 1e3, 3)  # the state built or reset, before the launch call
         stats["launch_path"] = run.path
         stats["launch_call"] = run.call or "the compiled kernel's own launch"
+        stats["kernel_from"] = run.kernel_from or "Numba"
     check_exit(gen, back, options, sites)
     kind = outputs.output_kind(options.inputs, options.outputs)
     given = options.inputs

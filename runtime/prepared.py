@@ -230,6 +230,7 @@ class Target:
     to_device: Callable[[Any], Any]  # launch's conversion of an input to a Numba device array
     state_of: Callable[[dict[str, Any]], Any]  # G, from the arrays by name
     sharedmem: int = 0  # bytes of dynamic shared memory a block takes (codegen/groups.py, dynamic_shared)
+    compiled: Any = None  # the compiled kernel (``kernel.overloads[sig]``), or a kept one (runtime/cubins.py)
 
 
 class Prepared:
@@ -244,7 +245,8 @@ class Prepared:
         # grid, block, stream and dynamic shared memory as the kernel's own launch takes them
         cfg = target.kernel[self.blocks, self.threads, 0, target.sharedmem]
         self.stream = cfg.stream  # the default stream, as cuda.core takes it
-        self.args = KernelArgs(target.kernel.overloads[self.sig], cfg.griddim, cfg.blockdim, cfg.sharedmem)
+        compiled = target.compiled if target.compiled is not None else target.kernel.overloads[self.sig]
+        self.args = KernelArgs(compiled, cfg.griddim, cfg.blockdim, cfg.sharedmem)
         self.context = cuda.current_context()  # its id is in the key: held, so that the id stays its own
         self.nbytes = layout.held_bytes
         self.slab = cuda.device_array(max(layout.total_bytes, ALIGN), np.uint8)

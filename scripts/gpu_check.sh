@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|probe|sanitize|groups|traces|ncu|ncub2|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -73,6 +73,15 @@ log="$out/gpu-$part.log"
   timeout 150 python3 scripts/launch_parts_probe.py 12 2>&1 | grep -v -i warn | head -16
   echo "== B4 and B2"
   timeout 200 python3 bench/run.py --reps 3 --only B4,B2 2>&1 | grep -E "ratio|us/hand-off|wrote" | grep -v unchecked | cut -c1-160
+  fi
+  if in_part cubins; then
+  # kept kernels (runtime/cubins.py, off until this part has run): the GPU test, then B6 (its
+  # cached run is a fresh process over the cold run's cache) with them on (a stage) and off
+  echo "== kept kernels: the GPU test, then B6 with them on (a stage) and as the tree is"
+  timeout 300 python3 -m pytest -q -m gpu tests/gpu/test_cubins_gpu.py -p no:cacheprovider -W ignore -rf 2>&1 | tail -4
+  PYTHONPATH=/tmp/site timeout 260 bash scripts/bench_stage.sh "$out" cubins B6 runtime/cubins.py 's/^ENABLED = False/ENABLED = True/' \
+    2>&1 | grep -E "== stage|B6|compile_s|wall|wrote" | cut -c1-160
+  timeout 260 python3 bench/run.py --reps 3 --only B6 2>&1 | grep -E "compile_s|wall|wrote" | cut -c1-160
   fi
   if in_part differential; then
   echo "== differential: random programs on the GPU against the reference interpreter"

@@ -186,7 +186,7 @@ def main() -> None:
     sig += (typeof(np.int64(0), Purpose.argument),) * 2
     module.gasync_kernel = FakeKernel(sig)
     RUN.update(gen=gen, module=module, sig=sig)
-    launch._compile = lambda *a: (sig, 0.0, (EXECUTORS, BLOCKS, THREADS))
+    launch._compile = lambda *a: (sig, 0.0, (EXECUTORS, BLOCKS, THREADS), module.gasync_kernel.overloads[sig])
     xs = [np.arange(64, dtype=np.float32) * k for k in range(1, 9)]
     a, b = run(1, xs[0]), run(2, xs[1])
     FACTS["host"] = [a.stats["launch_path"], b.stats["launch_path"], prepared.CACHE.hits, prepared.CACHE.misses]
