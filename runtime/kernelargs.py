@@ -76,6 +76,14 @@ def stand_in(kept: Any) -> Any:
     return kern
 
 
+# The direct launch's parameter values in one buffer, each at its offset, the pointers into it
+# (False: each value its own ctypes object, pointed at where it lies in Python's heap). The
+# driver's call reads every parameter through its pointer: ~330 objects spread over the heap
+# are ~330 cache misses after a run's reset has walked over other memory (bench/NOTES.md, run
+# 40: the call 15 us in a hot loop, 35-50 us after a reset). Off until measured.
+PACKED = False
+
+
 class Unsupported(Exception):
     """A prepared launch cannot run here; the message says what numba-cuda did not have or do."""
 
@@ -106,6 +114,8 @@ class KernelArgs:
         self._ptrs: Any = None
         self._held: list[Any] = []
         self._sizes: list[int] = []
+        self._values: Any = None  # PACKED: every parameter's bytes, at ``_offsets``
+        self._offsets: list[int] = []
         self.call = "cuLaunchKernel" if DIRECT else "cuda.core launch: DIRECT is off"
         self.kept = bool(getattr(kern, "kept", False))  # a kept kernel's (runtime/cubins.py)
 
@@ -169,6 +179,8 @@ class KernelArgs:
                 raise Unsupported(f"{len(params)} parameters marshalled, the kernel has {len(self._sizes)}")
             self._held = [None] * len(params)
             self._ptrs = (ctypes.c_void_p * len(params))()
+            if PACKED:
+                self._packed_offsets()
             self.update(0, params)
         except Unsupported as exc:
             self.call, self._ptrs = f"cuda.core launch: {exc}", None
@@ -185,7 +197,34 @@ class KernelArgs:
                 self.call, self._ptrs = f"cuda.core launch: parameter {i} is not of the kernel's size", None
                 return
             self._held[i] = value
-            self._ptrs[i] = None if value is None else ctypes.addressof(value)
+            if self._values is not None:
+                if value is not None:  # (the pointer into the buffer is set once: _packed_offsets)
+                    ctypes.memmove(ctypes.addressof(self._values) + self._offsets[i], ctypes.addressof(value),
+                                   self._sizes[i])  # fmt: skip
+            else:
+                self._ptrs[i] = None if value is None else ctypes.addressof(value)
+
+    def set_scalars(self, start: int, values: tuple[Any, ...]) -> None:
+        """Parameters ``start``, ... are the C values ``values``, set in place by the caller since
+        the last launch: packed, their bytes go into the buffer; else the pointers already point at them."""
+        if self._values is not None and self._ptrs is not None:
+            for k, v in enumerate(values):
+                at = ctypes.addressof(self._values) + self._offsets[start + k]
+                ctypes.memmove(at, ctypes.addressof(v), self._sizes[start + k])
+
+    def _packed_offsets(self) -> None:
+        """One 8-byte aligned buffer for every parameter's value, each at an offset aligned to its size."""
+        offsets, at = [], 0
+        for size in self._sizes:
+            align = min(max(size, 1), 8)
+            at = -(-at // align) * align
+            offsets.append(at)
+            at += size
+        self._values = (ctypes.c_uint64 * max(1, -(-at // 8)))()
+        self._offsets = offsets
+        base = ctypes.addressof(self._values)
+        for i, off in enumerate(offsets):
+            self._ptrs[i] = base + off
 
     def _launch_direct(self, stream: Any) -> None:
         from cuda.bindings import driver as cu

@@ -292,6 +292,7 @@ class Prepared:
         direct launch's pointers stay right; ~15-25 us of the call, bench/NOTES.md run 38)."""
         if self.scalars:
             self.scalars[0].value, self.scalars[1].value = int(timeout_ns), int(mode)
+            self.args.set_scalars(len(self.params) - 2, self.scalars)
         else:
             timeout = self.args.marshal(self.sig[1], timeout_ns, self.stream)
             self.params[-2:] = [*timeout, *self.args.marshal(self.sig[2], mode, self.stream)]

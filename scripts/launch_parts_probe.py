@@ -34,8 +34,13 @@ def main() -> None:
     kernelargs.DIRECT = True
     prog = gasync.compile(ROOT / "bench/programs/b4_loader.gasync", defines={"N": 1 << 20, "TILE": 65536, "C": 16})
     inputs = {"x": np.ones(1 << 20, np.float32), "y": np.zeros(1 << 20, np.float32)}
-    own = [prog.run(backend="cuda", inputs=inputs).stats["launch_ms"] / 1e3 for _ in range(runs)]
-    print(f"the tree's own launch call (stats launch_ms): {_median_us(own[1:])}")
+    for packed in (False, True, False):  # the parameters' values spread over the heap, or in one buffer
+        kernelargs.PACKED = packed
+        prepared.CACHE.clear()
+        own = [prog.run(backend="cuda", inputs=inputs).stats["launch_ms"] / 1e3 for _ in range(runs)]
+        print(f"the tree's own launch call (stats launch_ms), PACKED={packed}: {_median_us(own[1:])}")
+    kernelargs.PACKED = False
+    prepared.CACHE.clear()
     parts: dict[str, list[float]] = {"marshal timeout": [], "marshal mode": [], "update": [], "driver launch": []}
     seen: list[prepared.Prepared] = []
     original = prepared.Prepared.launch

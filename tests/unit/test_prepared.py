@@ -406,10 +406,13 @@ def test_a_program_with_groups_has_blocks_of_its_largest_group_and_others_blocks
     assert launch._grid(kern, grouped, RunOptions(warps_per_block=4)) == (8, 2, 128)  # asked for: kept
 
 
-def test_the_direct_launch_points_at_a_c_value_of_each_parameter() -> None:
+@pytest.mark.parametrize("packed", [False, True])
+def test_the_direct_launch_points_at_a_c_value_of_each_parameter(packed: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(kernelargs, "PACKED", packed)
+
     def kernel_args(sizes: list[int]) -> kernelargs.KernelArgs:
         args = object.__new__(kernelargs.KernelArgs)  # (its launch needs a GPU; its parameters do not)
-        args.call, args._ptrs = "cuLaunchKernel", None
+        args.call, args._ptrs, args._values, args._offsets = "cuLaunchKernel", None, None, []
         info = [SimpleNamespace(size=n) for n in sizes]
         args._function = SimpleNamespace(handle=len(kernelargs._SIZES) + 1000, arguments_info=info)
         return args
@@ -420,7 +423,17 @@ def test_the_direct_launch_points_at_a_c_value_of_each_parameter() -> None:
     assert [ctypes.c_int64.from_address(ptrs[k]).value for k in range(3)] == [0, 13, 2**40]
     assert ctypes.c_int32.from_address(ptrs[3]).value == -5
     assert ctypes.c_bool.from_address(ptrs[4]).value is True
-    assert ptrs[5] is None  # set by the run (its timeout and mode)
+    if packed:  # one buffer, each value at an offset aligned to its size
+        base = ctypes.addressof(args._values)
+        assert [ptrs[k] - base for k in range(6)] == [0, 8, 16, 24, 28, 32]
+    else:
+        assert ptrs[5] is None  # set by the run (its timeout and mode)
+    args.update(5, [ctypes.c_int64(7)])
+    kept = ctypes.c_int64(7)
+    args.update(5, [kept])
+    kept.value = 11  # the run's scalars set in place (prepared.Prepared.launch), then handed over
+    args.set_scalars(5, (kept,))
+    assert ctypes.c_int64.from_address(ptrs[5]).value == 11
     args.update(5, [ctypes.c_int64(7)])
     args.update(1, [2**64 - 1])  # a pointer past 2^63 keeps its 8 bytes
     assert ctypes.c_int64.from_address(ptrs[5]).value == 7
