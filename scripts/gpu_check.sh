@@ -70,7 +70,7 @@ log="$out/gpu-$part.log"
   # the prepared launch's call and its parts (runs 37-41, bench/NOTES.md), then B4 and B2 as the
   # tree stands (its launch: the direct launch, the run's scalars kept between launches)
   echo "== the launch call's parts (scripts/launch_parts_probe.py)"
-  timeout 150 python3 scripts/launch_parts_probe.py 12 2>&1 | grep -v -i warn | head -16
+  timeout 150 python3 scripts/launch_parts_probe.py 12 2>&1 | grep -v -i warn | head -26
   echo "== B4 and B2, the parameters packed in one buffer (a stage), then as the tree is"
   PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" packed B4,B2 runtime/kernelargs.py 's/^PACKED = False/PACKED = True/' \
     2>&1 | grep -E "ratio|us/hand-off|wrote" | grep -v -e unchecked -e hand-written | cut -c1-160

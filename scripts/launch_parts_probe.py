@@ -127,6 +127,33 @@ def main() -> None:
             cuda.synchronize()
         print(f"reset, then {name:32s} driver launch {_median_us(alone[1:])}")
 
+    # no reset: only another kernel between two launches (does the driver's call slow down when
+    # the function changes, whatever the memory?), and the packed parameters after a reset
+    for label, packed, reset in (("a one-thread kernel, no reset", False, False),
+                                 ("a reset, the parameters packed", True, True)):  # fmt: skip
+        kernelargs.PACKED = packed
+        prepared.CACHE.clear()
+        prepared.Prepared.launch = timed  # type: ignore[method-assign]  (to hold the new entry)
+        try:
+            prog.run(backend="cuda", inputs=inputs)
+        finally:
+            prepared.Prepared.launch = original  # type: ignore[method-assign]
+        other = seen[-1]
+        other.reset(inputs)
+        alone = []
+        for _ in range(runs):
+            if reset:
+                other.reset(inputs)
+            else:
+                one[1, 32](out)
+            cuda.synchronize()
+            t0 = time.perf_counter()
+            other.args.launch(other.stream, other.params)
+            alone.append(time.perf_counter() - t0)
+            cuda.synchronize()
+        print(f"then {label:40s} driver launch {_median_us(alone[1:])} ({other.args.call})")
+    kernelargs.PACKED = False
+
     cuda.synchronize()
     small: list[float] = []
     for _ in range(runs):
