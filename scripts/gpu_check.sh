@@ -75,6 +75,8 @@ log="$out/gpu-$part.log"
   PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" packed B4,B2 runtime/kernelargs.py 's/^PACKED = False/PACKED = True/' \
     2>&1 | grep -E "ratio|us/hand-off|wrote" | grep -v -e unchecked -e hand-written | cut -c1-160
   timeout 200 python3 bench/run.py --reps 3 --only B4,B2 2>&1 | grep -E "ratio|us/hand-off|wrote" | grep -v unchecked | cut -c1-160
+  echo "== B2's hand-off built up from the hand-written limit (scripts/handoff_parts_probe.py, across SMs)"
+  timeout 120 python3 scripts/handoff_parts_probe.py 20000 2>&1 | grep -v -i warn | tail -8
   fi
   if in_part cubins; then
   # kept kernels (runtime/cubins.py, off until this part has run): the GPU test, then B6 (its
