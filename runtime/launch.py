@@ -181,7 +181,7 @@ def _compile(cuda: Any, gen: Generated, options: RunOptions, module: Any, scalar
     probe = device_state(module, {k: _to_device(cuda, v) for k, v in one.items()})
     t1 = time.perf_counter()
     sig = tuple(kernel.typeof_pyval(a) for a in (probe, *scalars))
-    name, device = KERNEL_NAMES[options.executor == "spin"], cuda.get_current_device()
+    name, device = KERNEL_NAMES[options.executor == "spin"], cuda.get_current_device() if cubins.ENABLED else None
     kept = cubins.load(cuda, Path(path), name, sig) if cubins.ENABLED else None
     if kept is not None:
         kern = kernelargs.stand_in(kept)
