@@ -8,7 +8,8 @@ of two warps over two one-slot channels, in global memory; us per hand-off, one 
 - ``exch``: publish with an exchange whose old word is tested at once (a bell end's ring, where
   ptxas puts its wait);
 - ``free``: and the receive frees its slot with an exchange tested at once, and the send waits
-  for its slot to be free (the look loaded beside the sequence in the wait's turns);
+  for its slot to be free (its look loaded beside the sequence in the wait's turns, as gasync's
+  early look is; loaded again only where that look saw it taken);
 - ``free+try``: and one load of the in-slot before waiting (the receive's first try);
 - ``free+work N``: and N dependent integer steps between seeing a value and publishing the
   reply (the poll's own path; N a run-time value, so a loop as in the generated code);
@@ -64,12 +65,13 @@ def kernel(variant: str) -> Any:
         other = 1 - side
         rang = int64(0)
         x = int64(side + 1)
+        look = int64(0)  # the send's slot as the last wait saw it (gasync's early look, taken in the turns)
         for k in range(rounds):
             # side 0 sends first: its turn k sends value k, then receives the reply k
             for step in range(2):
                 sending = (step == 0) == (side == 0)
                 if sending:
-                    if frees:  # the send's slot must be free for value k (its look: loaded each turn)
+                    if frees and look != 2 * k:  # the send's slot must be free for value k
                         n = 0
                         while ld(free, side) != 2 * k:
                             n += 1
@@ -89,7 +91,11 @@ def kernel(variant: str) -> Any:
                     if first_try and ld(seq, other) == 2 * k + 1:  # (a branch on it: its load is waited for)
                         rang += 1
                     n = 0
-                    while ld(seq, other) != 2 * k + 1:
+                    while True:
+                        if frees:  # in flight with the sequence's load
+                            look = ld(free, side)
+                        if ld(seq, other) == 2 * k + 1:
+                            break
                         n += 1
                         if n >= LIMIT:
                             err[side] = 2 + 2 * k
