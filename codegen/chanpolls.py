@@ -216,7 +216,7 @@ class ChannelPolls:
             f"{took} = {take}",
         ]
         if alone and sh.wait_in_place:
-            spin = f"await_in_place(0, CH_{c}, CAP_{c}, False, {tk}, w, G, HOW_{c}, -1, 1)"
+            spin = sh.spin("RECV", c, own=tk)
             got = f"got_{took}"  # the ticket (with dsync.PREREAD once its value is in the scratch word)
             took_got = take_of(f"{got} if {got} >= 0 else {tk}")
             flush = ["    " + x for x in self.ring_flush()]

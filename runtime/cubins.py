@@ -29,6 +29,7 @@ written nor read until then.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -79,11 +80,17 @@ def grid_key(device: Any, threads: int, dynamic_shared: int) -> str:
 
 def paths(module_path: Path, kernel: str, sig: tuple[Any, ...]) -> tuple[Path, Path]:
     """The cubin's and the record's files for ``kernel`` of the module at ``module_path`` and ``sig``."""
-    digest = hashlib.sha256(repr(tuple(str(t) for t in sig)).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(repr(tuple(sig_names(sig))).encode()).hexdigest()[:16]
     base = module_path.parent / "__pycache__" / f"{module_path.stem}.{kernel}-{digest}"
     return base.with_name(base.name + SUFFIX), base.with_name(base.name + META)
 
 
+def sig_names(sig: tuple[Any, ...]) -> list[str]:
+    """A signature as the record keeps it: each Numba type's name."""
+    return [str(t) for t in sig]
+
+
+@functools.cache  # (once a process: the installed distributions do not change under a run)
 def versions() -> dict[str, str]:
     """What made a cubin and its parameters' layout, besides the module: gasync and Numba-CUDA."""
     from importlib import metadata
@@ -107,11 +114,12 @@ def save(module_path: Path, kernel: str, sig: tuple[Any, ...], kern: Any, device
         if lib._setup_functions or lib._teardown_functions or kern.debug or kern.extensions:
             return False
         cubin_path, meta_path = paths(module_path, kernel, sig)
+        names = sig_names(sig)
         record = _read(meta_path)
-        if record is None or record.get("sig") != [str(t) for t in sig] or not cubin_path.exists():
+        if record is None or record.get("sig") != names or not cubin_path.exists():
             _write(cubin_path, _image_bytes(lib.get_cubin()))
             record = {"format": FORMAT, "versions": versions(), "entry": lib._entry_name,
-                      "cooperative": bool(kern.cooperative), "sig": [str(t) for t in sig], "grids": {}}  # fmt: skip
+                      "cooperative": bool(kern.cooperative), "sig": names, "grids": {}}  # fmt: skip
         key = grid_key(device, threads, dynamic_shared)
         if record["grids"].get(key) != [int(max_blocks), int(kern.regs_per_thread)]:
             record["grids"][key] = [int(max_blocks), int(kern.regs_per_thread)]
@@ -126,7 +134,7 @@ def load(cuda: Any, module_path: Path, kernel: str, sig: tuple[Any, ...]) -> Kep
     for this module, kernel, signature and these versions (or it cannot be loaded)."""
     cubin_path, meta_path = paths(module_path, kernel, sig)
     record = _read(meta_path)
-    if record is None or record.get("format") != FORMAT or record.get("sig") != [str(t) for t in sig]:
+    if record is None or record.get("format") != FORMAT or record.get("sig") != sig_names(sig):
         return None
     if record.get("versions") != versions():
         return None

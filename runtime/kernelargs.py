@@ -154,7 +154,7 @@ class KernelArgs:
         """Launch the kernel with ``params``; asynchronous. Directly (``DIRECT``): the driver's
         launch call on an array of pointers to ``params`` kept between calls, in which only the
         parameters that are new objects since the last call are pointed at again; else
-        cuda.core's ``launch``, which converts all ~310 of them on every call (~60 us a run:
+        cuda.core's ``launch``, which converts all ~330 of them on every call (~60 us a run:
         bench/NOTES.md, run 35)."""
         if self._ptrs is not None:
             self._launch_direct(stream)
@@ -197,20 +197,22 @@ class KernelArgs:
                 self.call, self._ptrs = f"cuda.core launch: parameter {i} is not of the kernel's size", None
                 return
             self._held[i] = value
-            if self._values is not None:
-                if value is not None:  # (the pointer into the buffer is set once: _packed_offsets)
-                    ctypes.memmove(ctypes.addressof(self._values) + self._offsets[i], ctypes.addressof(value),
-                                   self._sizes[i])  # fmt: skip
-            else:
-                self._ptrs[i] = None if value is None else ctypes.addressof(value)
+            self._point(i, value)
 
     def set_scalars(self, start: int, values: tuple[Any, ...]) -> None:
         """Parameters ``start``, ... are the C values ``values``, set in place by the caller since
         the last launch: packed, their bytes go into the buffer; else the pointers already point at them."""
         if self._values is not None and self._ptrs is not None:
             for k, v in enumerate(values):
-                at = ctypes.addressof(self._values) + self._offsets[start + k]
-                ctypes.memmove(at, ctypes.addressof(v), self._sizes[start + k])
+                self._point(start + k, v)
+
+    def _point(self, i: int, value: Any) -> None:
+        """Parameter ``i``'s pointer at C value ``value`` (None: not set yet); packed, the value's
+        bytes are copied to its offset in the buffer, where its pointer was set once."""
+        if self._values is None:
+            self._ptrs[i] = None if value is None else ctypes.addressof(value)
+        elif value is not None:
+            ctypes.memmove(ctypes.addressof(self._values) + self._offsets[i], ctypes.addressof(value), self._sizes[i])
 
     def _packed_offsets(self) -> None:
         """One 8-byte aligned buffer for every parameter's value, each at an offset aligned to its size."""

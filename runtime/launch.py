@@ -85,7 +85,7 @@ KERNEL_NAMES = ("gasync_kernel", "gasync_spin_kernel")  # (codegen/kernel.py) th
 def kernel_of(module: Any, options: RunOptions) -> Any:
     """The generated module's kernel for ``options``' executor (codegen/kernel.py: one each,
     so a run compiles only its own)."""
-    return module.gasync_spin_kernel if options.executor == "spin" else module.gasync_kernel
+    return getattr(module, KERNEL_NAMES[options.executor == "spin"])
 
 
 def _launch_sim(
@@ -155,9 +155,8 @@ def _launch_gpu(
     def release() -> None:
         prepared.CACHE.release(entry)
 
-    kept = "kept cubin" if getattr(entry.args, "kept", False) else "Numba"
     return Launched(device, grid, compile_s, t2 - t1, launch_s, kernel_s, "prepared", release=release,
-                    call=entry.args.call, kernel_from=kept)  # fmt: skip
+                    call=entry.args.call, kernel_from="kept cubin" if entry.args.kept else "Numba")  # fmt: skip
 
 
 def _prepare(cuda: Any, gen: Generated, options: RunOptions, module: Any, compiled: tuple[Any, Any],

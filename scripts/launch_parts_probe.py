@@ -15,6 +15,7 @@ import pstats
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,22 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _median_us(xs: list[float]) -> str:
     return f"{statistics.median(xs) * 1e6:8.1f} us"
+
+
+def driver_calls(entry: prepared.Prepared, runs: int, before: Callable[[], object]) -> str:
+    """The median of the driver's launch call alone on ``entry``'s kept parameters, each call
+    after ``before()`` and a synchronize (the first call left out)."""
+    from numba import cuda
+
+    took = []
+    for _ in range(runs):
+        before()
+        cuda.synchronize()
+        t0 = time.perf_counter()
+        entry.args.launch(entry.stream, entry.params)
+        took.append(time.perf_counter() - t0)
+        cuda.synchronize()
+    return _median_us(took[1:])
 
 
 def main() -> None:
@@ -78,13 +95,7 @@ def main() -> None:
     from numba import cuda
 
     entry.reset(inputs)
-    back: list[float] = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        entry.args.launch(entry.stream, entry.params)
-        back.append(time.perf_counter() - t0)
-        cuda.synchronize()
-    print(f"driver launch, GPU idle before each: {_median_us(back[1:])}")
+    print(f"driver launch, GPU idle before each: {driver_calls(entry, runs, lambda: None)}")
     queued: list[float] = []
     t0 = time.perf_counter()
     for _ in range(runs):
@@ -116,16 +127,8 @@ def main() -> None:
         "a new 4 KB device array": lambda: cuda.device_array(1024, np.float32),
     }
     for name, op in extra.items():
-        alone: list[float] = []
-        for _ in range(runs):
-            entry.reset(inputs)
-            op()
-            cuda.synchronize()
-            t0 = time.perf_counter()
-            entry.args.launch(entry.stream, entry.params)
-            alone.append(time.perf_counter() - t0)
-            cuda.synchronize()
-        print(f"reset, then {name:32s} driver launch {_median_us(alone[1:])}")
+        took = driver_calls(entry, runs, lambda op=op: (entry.reset(inputs), op()))
+        print(f"reset, then {name:32s} driver launch {took}")
 
     # no reset: only another kernel between two launches (does the driver's call slow down when
     # the function changes, whatever the memory?), and the packed parameters after a reset
@@ -140,18 +143,8 @@ def main() -> None:
             prepared.Prepared.launch = original  # type: ignore[method-assign]
         other = seen[-1]
         other.reset(inputs)
-        alone = []
-        for _ in range(runs):
-            if reset:
-                other.reset(inputs)
-            else:
-                one[1, 32](out)
-            cuda.synchronize()
-            t0 = time.perf_counter()
-            other.args.launch(other.stream, other.params)
-            alone.append(time.perf_counter() - t0)
-            cuda.synchronize()
-        print(f"then {label:40s} driver launch {_median_us(alone[1:])} ({other.args.call})")
+        before = (lambda e=other: e.reset(inputs)) if reset else (lambda: one[1, 32](out))
+        print(f"then {label:40s} driver launch {driver_calls(other, runs, before)} ({other.args.call})")
     kernelargs.PACKED = False
 
     cuda.synchronize()
