@@ -100,6 +100,11 @@ class BlockEmitter(ChannelEnds):
         self._jumps: dict[int, bool] = {}
         self.rings: tuple[tuple[str, str], ...] = ()  # a poll's (codegen/ends.py); a plain function has none
         self.looks: tuple[str, ...] = ()
+        self.kept: tuple[str, ...] = ()
+        self.values: tuple[str, ...] = ()
+        self.frees: dict[int, str] = {}
+        self.riders: dict[int, str] = {}
+        self.owes: tuple[str, ...] = ()
 
     # -- building blocks --
     def new_label(self) -> int:

@@ -12,8 +12,9 @@ from gasync.codegen.counted import Counted
 from gasync.codegen.exprs import NP, ExprRenderer, local
 from gasync.planner import ir
 
-# a crediting sender's value stays in registers from its send's start to its attempts in the
-# same poll (False: every attempt loads it from the frame; a stage of bench/NOTES.md)
+# a send's value stays in registers from its send's start to its attempts in the same poll,
+# where the poll sends on that channel once (False: every attempt loads it from the frame; a
+# stage of bench/NOTES.md; codegen/ends.py, kept_sends)
 SEND_VALUE_KEPT = True
 # a receive's wait in place loads its poll's first early look in each turn, beside the sequence
 # it waits on (False: the look is a load of its own after the wait; a stage of bench/NOTES.md)
@@ -37,10 +38,13 @@ class ChannelPolls:
         if not self.shared.wait_in_place:  # type: ignore[attr-defined]
             return []
         got = f"got_{outcome}"
-        look = self.looks[0] if side == "RECV" and ready and self.looks and SPIN_LOOKS else None  # type: ignore[attr-defined]
+        # the wait takes the first look in its turns, into the receive's second register
+        ints = c in self.values and self._chan(c).elem not in ir.FLOATS  # type: ignore[attr-defined]
+        look = self.looks[0] if side == "RECV" and ready and self.looks and SPIN_LOOKS and ints else None  # type: ignore[attr-defined]
         if look is not None:
-            ready = (self.spin_look_line(look, got), *ready[1:])  # type: ignore[attr-defined]
-        spin = self.shared.spin(side, c, look)  # type: ignore[attr-defined]
+            ready = (self.spin_look_line(look, f"rv_{c}"), *ready[1:])  # type: ignore[attr-defined]
+        into = f"rv_{c}, 0" if side == "RECV" and c in self.values else None  # type: ignore[attr-defined]
+        spin = self.shared.spin(side, c, look, into=into)  # type: ignore[attr-defined]
         return [
             f"if {failed}:",
             *("    " + x for x in self.ring_flush()),  # the other ends it waits on may wait for them
@@ -57,16 +61,18 @@ class ChannelPolls:
     ) -> list[str]:
         c = fut.chan
         value = f"FF[fb_f + {cf}]" if self._chan(c).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
+        if c in self.kept:  # type: ignore[attr-defined]  # set by this send's start in this poll, else (a resumed send) in the frame
+            value = f"(sv_{c} if svok_{c} else {value})"
         data = "G.chan.CHF" if self._chan(c).elem in ir.FLOATS else "G.chan.CHI"
         ring = f"BELL_RECV_{c} >= 0"  # the receiver is a bell end: the put's exchange tells
         word = self.ring_word("RECV", c)
         tail = f"LONE_SEND_{c}, {ring}, TICKETS_{c}, HOW_{c}, {word}"
-        send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {tail}, {self.seen_arg(c)})"
-        put = f"dsync.chan_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}}, {ring}, TICKETS_{c}, HOW_{c}, {word})"
+        owed = self.owed_arg(c, self.current_site)  # type: ignore[attr-defined]
+        send = f"dsync.chan_try_send(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {tail}, {self.seen_arg(c)}, {owed})"
+        after = f"{ring}, TICKETS_{c}, HOW_{c}, {word}, {owed}"
+        put = f"dsync.chan_put(G.chan, CH_{c}, CAP_{c}, {data}, {value}, {{got}}, {after})"
         sh = self.shared  # type: ignore[attr-defined]
         if c in self.r.cursors:  # type: ignore[attr-defined]  # the sender's tail and credit, in registers
-            if SEND_VALUE_KEPT:  # set by this send's start in this poll, else (a resumed send) in the frame
-                value = f"(sv_{c} if svok_{c} else {value})"
             args = f"G.chan, CH_{c}, CAP_{c}, {value}, {ring}, TICKETS_{c}, HOW_{c}, cur_{c}, {word}"
             send = f"dsync.credited_send(G.sched, QMASK, {args})"
             rest = f"{{got}}, {ring}, TICKETS_{c}, HOW_{c}, cur_{c}, {word}"
@@ -87,7 +93,10 @@ class ChannelPolls:
             woken = []
         return [
             *self.ring_flush((("RECV", c),)),  # the last send's, before this one's takes its word
+            *self.free_lines(c),  # type: ignore[attr-defined]  # (a slot of its own channel that this poll took)
             f"{sent} = {send}",
+            *self.look_resets(c),  # type: ignore[attr-defined]
+            *self.free_lines(),  # type: ignore[attr-defined]  # (made before the publish where it reached one)
             *([f"if {full}:", f"    {look}  # the run ends here: wake its waiting holders first"] if defer else []),
             *(self._in_place("SEND", c, full, sent, send, put) if alone else []),
             f"if {full}:",
@@ -133,15 +142,20 @@ class ChannelPolls:
         ring = f"BELL_SEND_{c} >= 0"  # the sender is a bell end: the take's exchange tells
         word = self.ring_word("SEND", c)
         ring = f"{ring}, HOW_{c}, {word}"
-        take = f"dsync.chan_try_recv(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, LONE_RECV_{c}, {ring})"
-        owned = f"dsync.chan_take(G.chan, CH_{c}, CAP_{c}, {data}, {scratch}, w, {{got}}, {ring})"
         took = f"took_{rdy}"  # dsync.RECV_TOOK or RECV_NONE
         none = f"{took} == dsync.RECV_NONE"
         if sh.has_tickets(c):
             return self._ticket_lines(c, flag, data, scratch, ring, took, rdy, target, ended, alone)
+        arr, k = (f"rv_{c}", "0") if c in self.values else (scratch, "w")  # type: ignore[attr-defined]
+        into = f"{arr}, {k}"
+        later = alone and self.frees.get(self.current_site) == c  # type: ignore[attr-defined]
+        tail = f"{ring}, True" if later else ring  # (True: the poll frees the slot, codegen/ends.py)
+        take = f"dsync.chan_try_recv(G.chan, CH_{c}, CAP_{c}, {data}, {into}, LONE_RECV_{c}, {tail})"
+        owned = f"dsync.chan_take(G.chan, CH_{c}, CAP_{c}, {data}, {into}, {{got}}, {tail})"
         looks = tuple(self.look_lines())  # early looks (ends.early_looks): as soon as a value is seen
         lines = [
             *self.ring_flush((("SEND", c),)),  # the last receive's, before this one's takes its word
+            *(self.look_resets() if later else []),  # type: ignore[attr-defined]
             f"{took} = {take}",
             *([f"if not ({none}):", *("    " + x for x in looks)] if looks else []),
             *(self._in_place("RECV", c, none, took, take, owned, looks) if alone else []),
@@ -161,7 +175,7 @@ class ChannelPolls:
         else:
             lines += ["    pass"]
         lines += ["    " + x for x in sh.chan_done("RECV", c, flag)]
-        lines += ["    " + x for x in self.out_target(target, f"{scratch}[w]")]
+        lines += ["    " + x for x in self.out_target(target, f"{arr}[{k}]")]
         return lines
 
     def _counted_lines(self, k: Counted, rdy: str, target: str | None, ended: str) -> list[str]:

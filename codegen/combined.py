@@ -39,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gasync.codegen import reduce
-from gasync.codegen.exprs import NP, ExprRenderer, wrap
+from gasync.codegen.exprs import NP, ExprRenderer, buffer_ref, wrap
 from gasync.planner import ir
 from gasync.planner.effects import transitive_effects
 from gasync.planner.model import Plan
@@ -78,8 +78,9 @@ class Partial:
         e = self.first
         if isinstance(e, ir.SharedOp):
             return ir.SharedOp(e.name, f"fetch_{RMW[self.op]}", (value,), e.ty, e.span)
-        # in range where the updates were (one target: one proof), so checked only if they were
-        return ir.BufAtomic(RMW[self.op], e.buf, e.index, value, e.ty, e.span, proven=e.proven)
+        # in range: an update whose index is checked adds to the partial only where it is inside
+        # (update_lines), so the partial is the identity, and the warp issues none, where it is not
+        return ir.BufAtomic(RMW[self.op], e.buf, e.index, value, e.ty, e.span, proven=True)
 
 
 @dataclass(frozen=True)
@@ -194,13 +195,22 @@ def init_lines(combined: Combined, r: ExprRenderer, ind: str) -> list[str]:
     return out
 
 
-def update_line(p: Partial, e: Update, r: ExprRenderer) -> str:
-    """The body's update of ``p`` where it had the atomic ``e``."""
+def update_lines(p: Partial, e: Update, r: ExprRenderer, ind: str) -> list[str]:
+    """The body's update of ``p`` where it had the atomic ``e``. Where ``e``'s index is checked,
+    the check stays here, where the atomic was: an update that runs with its index outside
+    stops the run as the atomic would, even one that changes nothing (``atomic_add(h[b], 0)``),
+    and adds nothing to the partial."""
     acc = r(ir.Var(p.acc, p.ty))
     value = wrap(NP[str(p.ty)], r(value_of(e)))
     if e.op in ("sub", "fetch_sub"):
-        return f"{acc} = {wrap(NP[str(p.ty)], f'{acc} - {value}')}  # {p.label}: this lane's part"
-    return f"{acc} = {reduce.combine(p.op, p.ty, acc, value)}  # {p.label}: this lane's part"
+        line = f"{acc} = {wrap(NP[str(p.ty)], f'{acc} - {value}')}  # {p.label}: this lane's part"
+    else:
+        line = f"{acc} = {reduce.combine(p.op, p.ty, acc, value)}  # {p.label}: this lane's part"
+    checks = r.checked(e) if isinstance(e, ir.BufAtomic) else None
+    if checks is None:
+        return [ind + line]
+    inside = f"db.inside({buffer_ref(e.buf)}, {r.index_tuple(e.index)}, {checks.where(e)})"
+    return [f"{ind}if {inside}:", f"{ind}    {line}"]
 
 
 def flush_lines(combined: Combined, r: ExprRenderer, ind: str) -> list[str]:

@@ -1,12 +1,19 @@
-"""A poll's registers for its channel ends: late rings and early looks.
+"""A poll's registers for its channel ends: late rings, early looks, received and sent
+values, and deferred frees.
 
 *Late rings* (``late_rings``): where the other end of a channel operation is a bell end, the
 exchange of its slot leaves the old word in a local of the poll (``ring_<side>_<c>``, one int64
 in a register), whose WAIT_BIT is tested where the result has long arrived (``ring_flush``).
 *Early looks* (``early_looks``): a lone sender of an open channel that also receives loads its
 next send's slot as a receive completes (``look_lines``, into ``seen_<c>``), and the send
-takes that look (runtime/devicechan.py, ``chan_look``). :class:`ChannelEnds` holds both for
-the block emitter (codegen/blocks.py); codegen/futures.py calls them.
+takes that look (runtime/devicechan.py, ``chan_look``).
+*Values* (``recv_values``, ``kept_sends``): a lone receive takes its value into a register of
+the poll (``rv_<c>``), and a send keeps its value in one (``sv_<c>``) for its attempts.
+*Deferred frees* (``deferred_frees``): where a send comes next, that receive leaves its slot's
+free to that send, which makes it right before its publish (``owed_arg``); after the send's
+attempt, and at every ring flush, a free still owed is made (``free_lines``).
+:class:`ChannelEnds` holds them for the block emitter (codegen/blocks.py); codegen/futures.py
+and codegen/chanpolls.py call them.
 """
 
 from __future__ import annotations
@@ -32,6 +39,12 @@ def late_rings(shared: Shared, body: tuple[ir.Stmt, ...]) -> tuple[tuple[str, st
 
 
 EARLY_LOOKS = True  # False: every send loads its slot's sequence itself (what bench/NOTES.md measured against)
+# a lone receive's value lands in a register of its poll (``rv_<c>``), not in the executor's
+# scratch row, which the poll then loads back (False: the scratch row; a stage of bench/NOTES.md)
+RECV_IN_REGISTER = True
+# a lone receive whose sender is a bell end and whose next await is a send leaves its slot's
+# free to the poll, after that send's attempt (False: the take frees it; a stage of bench/NOTES.md)
+DEFER_FREES = True
 
 
 def early_looks(shared: Shared, body: tuple[ir.Stmt, ...]) -> tuple[str, ...]:
@@ -52,22 +65,143 @@ def early_looks(shared: Shared, body: tuple[ir.Stmt, ...]) -> tuple[str, ...]:
     return tuple(sends) if receives else ()
 
 
+def kept_sends(shared: Shared, body: tuple[ir.Stmt, ...], cursors: frozenset[str], keep: bool) -> tuple[str, ...]:
+    """The channels whose send's value a poll of ``body`` keeps in a register from the send's
+    start to its attempts (``sv_<c>``, ``svok_<c>``; ``keep``: chanpolls.SEND_VALUE_KEPT): a
+    crediting sender's (``cursors``), and each global integer channel it sends on once."""
+    if not keep:
+        return ()
+    count: dict[str, int] = {}
+    for st in stmts_in(body, into_futures=False):
+        for side, c in all_ops(st):
+            if side == "SEND":
+                count[c] = count.get(c, 0) + 1
+    once = (c for c, n in count.items() if n == 1 and not groups.is_local(c) and shared.counted(c) is None)
+    ints = (c for c in once if shared.plan.channel(c).elem not in ir.FLOATS)
+    return tuple(dict.fromkeys((*sorted(cursors), *ints)))
+
+
+def _lone_recv(shared: Shared, c: str) -> bool:
+    """Whether channel ``c``'s receives are a lone end's plain receives (no ticket, no count)."""
+    s = shared.shapes
+    lone = s is not None and s.is_lone("RECV", c)
+    return lone and not groups.is_local(c) and not shared.has_tickets(c) and shared.counted(c) is None
+
+
+def recv_values(shared: Shared, body: tuple[ir.Stmt, ...]) -> tuple[str, ...]:
+    """The channels whose receives in ``body`` take their value into a register of the poll
+    (``rv_<c>``; the wait in place reads a flagged value's halves into it too)."""
+    if not RECV_IN_REGISTER:
+        return ()
+    out = {c: None for st in stmts_in(body, into_futures=False) for side, c in all_ops(st) if side == "RECV"}
+    return tuple(c for c in out if _lone_recv(shared, c))
+
+
+def _light(s: ir.Stmt) -> bool:
+    return isinstance(s, ir.Let | ir.Store | ir.Eval)
+
+
+def _sends_next(shared: Shared, stmts: tuple[ir.Stmt, ...], c: str) -> int | None:
+    """The await site of the first await of ``stmts`` where it comes after light statements
+    alone (no loop, no branch) and is a send on a global channel other than ``c`` (not a
+    crediting sender's: its put makes no free first)."""
+    for s in stmts:
+        if isinstance(s, ir.AwaitS):
+            f = s.future
+            plain = isinstance(f, ir.Send) and not groups.is_local(f.chan) and not shared.credits(f.chan)
+            return s.site if plain and f.chan != c else None
+        if not _light(s):
+            return None
+    return None
+
+
+def deferred_frees(shared: Shared, body: tuple[ir.Stmt, ...]) -> tuple[dict[int, str], dict[int, str]]:
+    """The await sites of ``body``'s receives that leave their slot's free to the send that
+    follows (runtime/state.py, Deferred frees), and those sends' sites, each with the channel
+    received on: a lone end's receive of a channel whose sender is a bell end, whose next await
+    is a send on another channel after light statements only (in the same statement list, or
+    around the loop whose body it ends)."""
+    out: dict[int, str] = {}
+    riders: dict[int, str] = {}
+    if not DEFER_FREES:
+        return out, riders
+
+    def walk(stmts: tuple[ir.Stmt, ...], loop: bool) -> None:
+        for i, s in enumerate(stmts):
+            f = s.future if isinstance(s, ir.AwaitS) else None
+            if isinstance(f, ir.Recv) and _lone_recv(shared, f.chan) and shared.is_bell("SEND", f.chan):
+                rest = stmts[i + 1 :]
+                if all(_light(x) for x in rest) and loop:
+                    rest += stmts[:i]  # its next await is the loop's next turn's first
+                send = _sends_next(shared, rest, f.chan)
+                if send is not None and riders.get(send, f.chan) == f.chan:
+                    out[s.site] = riders[send] = f.chan
+            for inner in _bodies(s):
+                walk(inner, isinstance(s, ir.Loop | ir.While | ir.For | ir.ForAwait))
+
+    walk(body, False)
+    return out, riders
+
+
+def _bodies(s: ir.Stmt) -> tuple[tuple[ir.Stmt, ...], ...]:
+    if isinstance(s, ir.If):
+        return (s.then, s.orelse)
+    if isinstance(s, ir.Loop | ir.While | ir.ForAwait) or (isinstance(s, ir.For) and s.kind == "seq"):
+        return (s.body,)
+    if isinstance(s, ir.Select):
+        return tuple(a.body for a in s.arms)
+    return ()
+
+
 class ChannelEnds(Emitter):
     """Late rings and early looks of the function being emitted (``rings``, ``looks``: a poll
     sets them; a plain function has none)."""
 
     rings: tuple[tuple[str, str], ...]
     looks: tuple[str, ...]
+    kept: tuple[str, ...]  # kept_sends
+    values: tuple[str, ...]  # recv_values
+    frees: dict[int, str]  # deferred_frees: the receives' await sites, with their channels
+    riders: dict[int, str]  # ... and the sends' that make those frees
+    owes: tuple[str, ...]  # the channels of those sites' receives
 
     def end_locals(self) -> list[str]:
-        """The poll's declarations of its ring words and looks, at its start."""
+        """The poll's declarations of its ring words, looks, received values and deferred
+        frees, at its start."""
         out = []
         for side, c in self.rings:  # one int64 (a register, once inlined): ring_flush
             word = self.ring_word(side, c)
+            if side == "SEND" and c in self.owes:  # and whether this poll owes channel c a free
+                out += [f"{word} = cuda.local.array(2, int64)  # late ring, and a free owed (free_lines)"]
+                out += [f"{word}[0] = 0", f"{word}[1] = 0"]
+                continue
             out += [f"{word} = cuda.local.array(1, int64)  # late ring: the last exchange's old word", f"{word}[0] = 0"]
         for c in self.looks:  # one int64 (a register): look_lines
             out.append(f"seen_{c} = int64(-1)  # channel {c}'s early look at its next send's slot (-1: none)")
+        for c in self.values:  # (registers, once inlined)
+            if self.shared.plan.channel(c).elem in ir.FLOATS:
+                out.append(f"rv_{c} = cuda.local.array(1, float64)  # channel {c}'s received value")
+            else:  # and the early look its wait took in its turns (runtime/devicechan.py, spin_look)
+                out.append(f"rv_{c} = cuda.local.array(2, int64)  # channel {c}'s received value, and a look")
         return out
+
+    def free_lines(self, only: str | None = None) -> list[str]:
+        """The slots this poll took and has not freed yet (runtime/state.py, Deferred frees;
+        ``only``: channel ``only``'s): free them now. The take left one past its ticket in its ring's word 1; the
+        exchange's old word lands in word 0, tested later (ring_flush)."""
+        return [
+            f"dsync.chan_free(G.chan, CH_{c}, CAP_{c}, HOW_{c}, {self.ring_word('SEND', c)})  # if still owed"
+            for c in self.owes
+            if only is None or c == only
+        ]
+
+    def owed_arg(self, c: str, site: int) -> str:
+        """What the send on ``c`` at await ``site`` passes for the free it makes right before
+        its publish (runtime/devicechan.py, free_first): that of the receive it follows, if any."""
+        o = self.riders.get(site)
+        if o is None:
+            return f"dsync.NO_FREE, {self.ring_word('RECV', c)}"
+        return f"(CH_{o}, CAP_{o}, HOW_{o}), {self.ring_word('SEND', o)}"
 
     def ring_word(self, side: str, c: str) -> str:
         """Where an exchange of channel ``c``'s slot leaves its old word when the other end
@@ -88,8 +222,15 @@ class ChannelEnds(Emitter):
 
     def spin_look_line(self, c: str, got: str) -> str:
         """``look_lines``' line for ``c`` after a wait in place that took the look in its turns
-        and ended with ticket ``got`` (runtime/devicechan.py, spin_look)."""
+        and left it in ``got[1]`` (runtime/devicechan.py, spin_look)."""
         return f"seen_{c} = dsync.spin_look(G.chan, CH_{c}, CAP_{c}, {got})  # early look, taken by the wait"
+
+    def look_resets(self, only: str | None = None) -> list[str]:
+        """Forget the early looks (``only``: channel ``only``'s): as a send on its channel is
+        tried (a look serves one send), and as a receive whose free rides on the next send
+        begins, so that its send finds either no look or one taken as that receive completed
+        (runtime/devicechan.py, chan_try_send, which then trusts its tail)."""
+        return [f"seen_{c} = int64(-1)" for c in self.looks if only is None or c == only]
 
     def seen_arg(self, c: str) -> str:
         """What a send on ``c`` passes as its early look (-1: none)."""
@@ -111,6 +252,7 @@ class ChannelEnds(Emitter):
             if only is not None and (side, c) not in only:
                 continue
             word = self.ring_word(side, c)
+            out += self.free_lines(c) if side == "SEND" else []
             out += [
                 f"if {word}[0] & dsync.WAIT_BIT:  # channel {c}'s {side.lower()} end waits for this poll: wake it",
                 f"    {word}[0] = 0",

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from gasync.codegen import groups
-from gasync.codegen.chanpolls import SEND_VALUE_KEPT, ChannelPolls
+from gasync.codegen.chanpolls import ChannelPolls
 from gasync.codegen.exprs import NP, fn_call, local, wrap
 from gasync.codegen.machine import WAIT_ARGS
 from gasync.planner import ir
@@ -48,7 +48,7 @@ class FutureRenderer(ChannelPolls):
             if self._chan(fut.chan).elem in ir.FLOATS:
                 return [f"FF[fb_f + {cf}] = float64({value})", f"FI[fb_i + {ci}] = 0"]
             c = fut.chan
-            if c in self.r.cursors and SEND_VALUE_KEPT:  # type: ignore[attr-defined]
+            if c in self.kept:  # type: ignore[attr-defined]
                 # kept in registers too: this poll's attempts send it without a load
                 keep = [f"sv_{c} = int64({value})", f"svok_{c} = True", f"FI[fb_i + {ci} + 1] = sv_{c}"]
                 return [*keep, f"FI[fb_i + {ci}] = 0"]

@@ -3,10 +3,11 @@
 Each turn of a block starts with thread 0 claiming a group instance
 (``group_claim``: the next instance of a group whose predecessors are done) and
 telling the block through its block words (runtime/state.py, groups). With
-one, every warp of the block runs one task instance of it, pinned
+one, each warp of the block runs one task instance of it, pinned
 (``pinned``: lane 0 polls it until it is done, the warp's lanes run its
 parallel loops), after the block has zeroed the instance's local buffers and
-emptied its channels. Without one, every warp runs the executor as a program
+emptied its channels; the warps beyond its tasks run the executor until its
+last task instance ends (WANT_BUSY, GW_LIVE). Without one, every warp runs the executor as a program
 without groups does, until the run ends or a warp sees, at a service point,
 that a group instance can start (``group_wanted``), when every warp of the
 block leaves it (command CMD_GROUPS) and the block meets. On the simulator's
@@ -120,9 +121,11 @@ def _wanted(plan: Plan) -> list[str]:
         "@cuda.jit(device=True)",
         "def group_wanted(w, G):",
         "    # an executor's service point: whether its block should meet for a group instance",
-        "    # (another warp of the block asked already, or one may start now: it asks)",
-        "    if group_want(w, 0, G) != 0:",
-        "        return True",
+        "    # (another warp of the block asked already, or one may start now: it asks); a spare",
+        "    # warp of a block that runs an instance (WANT_BUSY) leaves only once that has ended",
+        "    want = group_want(w, 0, G)",
+        "    if want != 0:",
+        "        return want != WANT_BUSY",
         "    CURSOR, PRED = G.sched.CURSOR, G.sched.PRED",
         f"    if {ready or 'False'}:",
         "        group_want(w, 1, G)",
@@ -144,6 +147,8 @@ def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
         *pinned.reset_lines(plan, g),
         "    if t < LANES:",
         "        GW[t] = -1  # each warp's wait (runtime/state.py, groups): none yet",
+        "    if t == 0:",
+        f"        GW[GW_LIVE] = {g.warps}  # its warps still running a task instance",
         "    cuda.syncthreads()  # its locals are fresh before any of its tasks starts",
         "    # the task layout turned round the block's warps (runtime/state.py, TURN): each",
         "    # task's warps spread over the SM's four schedulers across the blocks that share it",
@@ -157,6 +162,10 @@ def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
         out.append(
             f"        pinned_{g.name}(int64({t.first_instance}) + k * {t.per_copy} + (wl - {lo}), w, lane, G, L, GW)"
         )
+        out.append("        if dl.SIM and lane == 0 and cuda.atomic.add(GW, GW_LIVE, -1) == 1:")
+        out.append("            group_want(w, 1, G)  # the instance has ended: its block's spare warps leave")
+        out.append("        return True")
+    out.append("    return False  # a spare warp: on the simulator, it runs the executor until the instance ends")
     return out
 
 
@@ -165,7 +174,8 @@ def _run_group(plan: Plan) -> list[str]:
     out = ["@cuda.jit(device=True)", f"def run_group(pick, w, lane, G, GW, turn, {args}):", "    g = pick >> 32"]
     out.append("    k = pick & 0xFFFFFFFF")
     for j, grp in enumerate(plan.groups):
-        out += [f"    if g == {j}:", f"        run_group_{grp.name}(k, w, lane, G, L_{grp.name}, GW, turn)"]
+        out += [f"    if g == {j}:", f"        return run_group_{grp.name}(k, w, lane, G, L_{grp.name}, GW, turn)"]
+    out.append("    return False")
     return out
 
 
@@ -173,11 +183,11 @@ WANT = """
 @cuda.jit(device=True)
 def group_want(w, op, G):
     # the block's WANT word, in EXS's row of its first warp (runtime/state.py, groups): 0 reads
-    # it, 1 sets it, 2 clears it
+    # it, 1 sets it, 2 clears it, 3 marks the block busy with a group instance (WANT_BUSY)
     per = cuda.blockDim.x // LANES
     first = (w // per) * per
     if op != 0:
-        ordr.exch(G.exec.EXS, (first, EXS_WANT), int64(1 if op == 1 else 0))
+        ordr.exch(G.exec.EXS, (first, EXS_WANT), int64(1 if op == 1 else (WANT_BUSY if op == 3 else 0)))
     return dl.ld(G.exec.EXS, (first, EXS_WANT))
 """
 
@@ -248,6 +258,22 @@ def pinned_{g}(inst, w, lane, G, L, GW):
 """
 
 KERNEL = """
+@cuda.jit(device=True)
+def run_executor(w, lane, G, timeout_ns):
+    # the executor on this warp (lane 0 schedules and polls, the 32 lanes run what it hands
+    # them) until the run ends or its block meets for a group instance
+    CMD = G.exec.CMD
+    while True:
+        command = int64(0)
+        if lane == 0:
+            command = executor(w, G, timeout_ns)
+        {meet}
+        if command == dl.CMD_EXIT or command == CMD_GROUPS:
+            return
+        run_parallel(command, w, lane, G)
+        dl.warp_sync(CMD, w)
+
+
 @cuda.jit(cache=True, **KERNEL_OPTIONS)
 def gasync_kernel(G, timeout_ns, mode):
     # Every block, in turns: a group instance if one may start (all its warps), else the
@@ -258,7 +284,7 @@ def gasync_kernel(G, timeout_ns, mode):
     w = tid // LANES
     lane = tid % LANES
     BW = cuda.shared.array(BW_WORDS, int64)  # PICK, STOP, TURN (runtime/state.py, groups)
-    GW = cuda.shared.array(LANES, int64)  # each warp's wait in a group instance
+    GW = cuda.shared.array(GW_WORDS, int64)  # each warp's wait in a group instance; GW_LIVE
 {alloc}
 {frames}
     if tid == 0 and timeout_ns > 0:
@@ -269,23 +295,19 @@ def gasync_kernel(G, timeout_ns, mode):
         if cuda.threadIdx.x == 0:
             BW[BW_STOP] = dl.ld(CTL, dl.CTL_EXIT)
             BW[BW_PICK] = group_claim(G) if BW[BW_STOP] == 0 else int64(-1)
-            group_want(w, 2, G)
+            group_want(w, 3 if BW[BW_PICK] >= 0 else 2, G)
         cuda.syncthreads()
         if BW[BW_STOP] != 0:
             return
         pick = BW[BW_PICK]
         if pick >= 0:
-            run_group(pick, w, lane, GF, GW, BW[BW_TURN], {locals})
+            # a warp beyond the instance's tasks runs the executor until the instance ends on
+            # the simulator's one block alone (on the GPU other blocks run the ungrouped tasks,
+            # and its kernel keeps the registers of an instance's warps: B7 127, not 151)
+            if not run_group(pick, w, lane, GF, GW, BW[BW_TURN], {locals}) and dl.SIM:
+                run_executor(w, lane, G, timeout_ns)
         else:
-            while True:
-                command = int64(0)
-                if lane == 0:
-                    command = executor(w, G, timeout_ns)
-                {meet}
-                if command == dl.CMD_EXIT or command == CMD_GROUPS:
-                    break
-                run_parallel(command, w, lane, G)
-                dl.warp_sync(CMD, w)
+            run_executor(w, lane, G, timeout_ns)
         cuda.syncthreads()  # the block meets: every warp has left what it ran
 """
 
@@ -303,7 +325,7 @@ def with_groups(plan: Plan, executor_text: str) -> str:
     alloc = "\n".join(groups.alloc_lines(plan, "    "))
     text = KERNEL.replace("{alloc}", alloc).replace("{locals}", ", ".join(f"L_{g.name}" for g in plan.groups))
     text = text.replace("{frames}", "\n".join(pinned.kernel_lines(plan)))
-    text = text.replace("{meet}", kernel.meet(" " * 16))
+    text = text.replace("{meet}", kernel.meet(" " * 8))
     return out[:cut] + text.lstrip("\n")
 
 
@@ -314,5 +336,6 @@ def header(plan: Plan) -> list[str]:
         "from gasync.runtime import devicegroups as dgroups",
         "from gasync.runtime import order as ordr",
         "from gasync.runtime.state import BW_PICK, BW_STOP, BW_TURN, BW_WORDS, CMD_GROUPS, Frames",
+        "from gasync.runtime.state import GW_LIVE, GW_WORDS, WANT_BUSY",
         "from gasync.runtime.words import EXS_WANT",
     ]

@@ -95,9 +95,9 @@ def kernel_shared(plan: Plan | None = None) -> int:
     wait word (codegen/groupkernel.py, KERNEL) and, for ``plan``, its pinned tasks' frame area
     (codegen/pinned.py)."""
     from gasync.codegen.pinned import frame_bytes
-    from gasync.runtime.state import BW_WORDS  # (not at the top: the runtime package imports codegen)
+    from gasync.runtime.state import BW_WORDS, GW_WORDS  # (not at the top: the runtime package imports codegen)
 
-    return 8 * (BW_WORDS + 32) + (frame_bytes(plan) if plan is not None else 0)
+    return 8 * (BW_WORDS + GW_WORDS) + (frame_bytes(plan) if plan is not None else 0)
 
 
 def dynamic_shared(plan: Plan) -> int:

@@ -17,10 +17,11 @@ from gasync.planner.walk import stmts_in
 
 
 def local_waits(plan: Plan, g: GroupDef, t: TaskDef) -> dict[int, tuple[bool, tuple[int, ...]]] | None:
-    """For a task of ``g`` whose every await is of g's local channels (alone, or all the futures
-    of a join or select): each await site's (whether it is a join, and each future's channel
-    and side: 2 * its index in g.channels, + 1 for a send). None for a task that awaits
-    anything else: only the deadline ends a wait of it that never completes."""
+    """For a task of ``g``, each await site that waits on g's local channels alone (one, or all
+    the futures of a join or select): whether it is a join, and each future's channel and side
+    (2 * its index in g.channels, + 1 for a send). A site that awaits anything else (a global
+    channel, a signal, a sleep, a call) is left out: only the deadline ends a wait there that
+    never completes. None for a task without a local site."""
     index = {c.name: k for k, c in enumerate(g.channels)}
 
     def code(fut: ir.Future) -> int | None:
@@ -38,9 +39,8 @@ def local_waits(plan: Plan, g: GroupDef, t: TaskDef) -> dict[int, tuple[bool, tu
             return None
         futures: tuple[ir.Future, ...] = ()
         if isinstance(s, ir.ForAwait):
-            if s.chan not in index:
-                return None
-            out[s.site] = (False, (2 * index[s.chan],))
+            if s.chan in index:
+                out[s.site] = (False, (2 * index[s.chan],))
         elif isinstance(s, ir.AwaitS) and s.suspends:
             futures = s.future.futures if isinstance(s.future, ir.Join) else (s.future,)
         elif isinstance(s, ir.Select):
@@ -48,10 +48,10 @@ def local_waits(plan: Plan, g: GroupDef, t: TaskDef) -> dict[int, tuple[bool, tu
         if futures:
             codes = tuple(code(f) for f in futures)
             if None in codes:
-                return None
+                continue
             joined = isinstance(s, ir.AwaitS) and isinstance(s.future, ir.Join)
             out[s.site] = (joined, tuple(c for c in codes if c is not None))
-    return out
+    return out or None
 
 
 def local_wait(shared: Shared, g: GroupDef) -> list[str]:
@@ -64,7 +64,7 @@ def local_wait(shared: Shared, g: GroupDef) -> list[str]:
         waits = local_waits(plan, g, t)
         end = t.first_instance + t.count
         if waits is None:
-            out += [f"    if inst < {end}:  # task {t.name}: it awaits more than local channels", "        return -1"]
+            out += [f"    if inst < {end}:  # task {t.name}: it awaits no local channel alone", "        return -1"]
             continue
         base = pinned.frame_bases(shared, g, t)[0]
         children = {site: ci for site, ci, _ in shared.frames[t.body.name].children}

@@ -70,6 +70,7 @@ TAGS: dict[str, str] = {
     "e": "a vector load's element, as a vector map's helper takes it",
     "cur": "a crediting channel's cursor",
     "sv": "a channel send's value kept in the poll",
+    "rv": "a channel receive's value (and the early look its wait took), in the poll",
     "svok": "whether sv_ holds it",
     "seen": "a channel's early look at its next send's slot",
     "ring_recv": "a channel's receive end to ring",

@@ -31,7 +31,7 @@ class LoopEmitter(Emitter):
     def stmt(self, s: ir.Stmt, out: list[str], ind: str) -> None:
         if isinstance(s, ir.Eval) and s.expr in self.updates.of:
             assert isinstance(s.expr, ir.SharedOp | ir.BufAtomic)
-            out.append(ind + combined.update_line(self.updates.of[s.expr], s.expr, self.r))
+            out += combined.update_lines(self.updates.of[s.expr], s.expr, self.r, ind)
             return
         super().stmt(s, out, ind)
 

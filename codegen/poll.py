@@ -22,7 +22,7 @@ from gasync.codegen import groups
 from gasync.codegen.awaits import AwaitBlocks
 from gasync.codegen.blocks import expr_reads, owned
 from gasync.codegen.chanpolls import SEND_VALUE_KEPT
-from gasync.codegen.ends import early_looks, late_rings
+from gasync.codegen.ends import deferred_frees, early_looks, kept_sends, late_rings, recv_values
 from gasync.codegen.exprs import NP, literal, local, wrap
 from gasync.codegen.liveness import live_at_states
 from gasync.codegen.machine import (
@@ -93,6 +93,10 @@ class PollEmitter(SendLoops, AwaitBlocks):
         self.takes_args = task is None and block is None  # an async fn: first poll's arguments
         self.rings = late_rings(shared, body)
         self.looks = early_looks(shared, body)
+        self.kept = kept_sends(shared, body, self.r.cursors, SEND_VALUE_KEPT)
+        self.values = recv_values(shared, body)
+        self.frees, self.riders = deferred_frees(shared, body)
+        self.owes = tuple(dict.fromkeys(self.frees.values()))
 
     def new_state(self) -> int:
         self.n_states += 1
@@ -251,9 +255,9 @@ class PollEmitter(SendLoops, AwaitBlocks):
         for c in self.r.cursors:  # two int64 (registers, once inlined): runtime/devicecredit.py, credited_send
             em.line(f"cur_{c} = cuda.local.array(2, int64)  # channel {c}'s tail and credit, read at its first send")
             em.line(f"cur_{c}[0] = -1")
-            if SEND_VALUE_KEPT:
-                em.line(f"sv_{c} = int64(0)  # the value of its send started in this poll")
-                em.line(f"svok_{c} = False")
+        for c in self.kept:  # (registers): codegen/ends.py, kept_sends
+            em.line(f"sv_{c} = int64(0)  # the value of its send started in this poll")
+            em.line(f"svok_{c} = False")
         em.line("turns = 0")
         em.line("lbl = 0")
         # one that never suspends starts at 0 without reading its state word (a load

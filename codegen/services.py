@@ -77,7 +77,7 @@ def services(shared: Shared) -> list[str]:
 # side 0: a receive waits for a value; 1: a send waits for a free slot
 AWAIT_IN_PLACE = """
 @cuda.jit(device=True)
-def await_in_place(side, c, cap, lone, own, w, G, how, look, lcap):
+def await_in_place(side, c, cap, lone, own, w, G, how, look, lcap, out, k):
     # A channel await that found nothing waits for it here, while this executor has
     # nothing else to run (EXS[w, SPIN]; runtime/state.py, Waiting in place): no wait
     # list, wake or run queue on either side of the hand-off. Returns -1 when it gave up:
@@ -89,10 +89,11 @@ def await_in_place(side, c, cap, lone, own, w, G, how, look, lcap):
     # (dsync.chan_take, chan_put) without reading either again; so does a receive that
     # holds ticket ``own`` (>= 0; runtime/state.py, Tickets). A receive of a flagged
     # channel (``how``) reads the value's halves beside the sequence: when both are there it
-    # returns the ticket with dsync.PREREAD set, the value in SCRATCH_I[w] (no load after).
+    # returns the ticket with dsync.PREREAD set, the value in out[k] (no load after: the
+    # scratch row SCRATCH_I[w], or the poll's register rv_<c>, codegen/ends.py).
     # A lone receive whose poll sends next on channel ``look`` (>= 0, capacity ``lcap``; its
     # early look, codegen/ends.py) loads that send's slot in each turn too, beside the
-    # sequence: seen free, the ticket comes back with dsync.LOOKED (dsync.spin_look).
+    # sequence, and leaves the look in out[k + 1]: 2 * its tail if free, else -1 (dsync.spin_look).
     if G.exec.EXS[w, dl.EXS_SPIN] == 0:
         return int64(-1)
     QHT, CTL = G.sched.QHT, G.sched.CTL
@@ -128,11 +129,12 @@ def await_in_place(side, c, cap, lone, own, w, G, how, look, lcap):
                     # visible (a calm end's other end released nothing: runtime/state.py)
                     dl.fence_acquire()
                 dl.add(G.exec.STATS, (w, dl.STAT_SPUN), int64(1))  # (no load: nothing waits for it)
-                looked = dsync.LOOKED if look >= 0 and seen == 2 * ltail else int64(0)
+                if look >= 0:  # (out is the poll's two registers then: codegen/chanpolls.py)
+                    out[k + 1] = seen if seen == 2 * ltail else int64(-1)
                 if halves and dsync.halves_carry(lo, hi, ticket):
-                    G.exec.SCRATCH_I[w] = dsync.joined(lo, hi)
-                    return ticket | dsync.PREREAD | looked
-                return ticket | looked
+                    out[k] = dsync.joined(lo, hi)
+                    return ticket | dsync.PREREAD
+                return ticket
             ready = False
             # whole turns of the ring still to come before this ticket's: look that much less
             # often (a crowd of ticket holders would keep the slot's line busy for the few served)

@@ -199,7 +199,15 @@ def _unexpected_token(exc: UnexpectedToken, lexed: Lexed) -> ParseError:
             (Note(f"write {number}.0"),),
         )
     notes = reduction_in_expression(before) if expected == {"SEMICOLON"} else ()
+    if tok.type == "EQ" and _local_buffer(before):
+        notes = (Note("a local buffer has no initialiser: it starts zeroed in every group instance"),)
     return UnexpectedTokenError(f"expected {what}, found {describe_token(tok)}", span, notes)
+
+
+def _local_buffer(before: list[Token]) -> bool:
+    """Whether the tokens ``before`` end in a declaration that begins ``local buffer``."""
+    start = max((k for k, t in enumerate(before) if t.type in _BOUNDARY), default=-1) + 1
+    return [t.type for t in before[start : start + 2]] == ["LOCAL", "BUFFER"]
 
 
 def _what(expected: set[str], tok: Token, before: list[Token]) -> str:

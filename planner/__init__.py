@@ -42,6 +42,7 @@ from gasync.planner.errors import (
     UnknownNameError,
     a_or_an,
 )
+from gasync.planner.fnstate import POISONED
 from gasync.planner.frames import layout
 from gasync.planner.functions import check_function
 from gasync.planner.model import Flow, FrameLayout, Function, Plan, PlanOptions, TaskDef
@@ -90,7 +91,7 @@ def _plan(
     bodies = {}
     for t in tasks_ast:
         try:
-            _check_after(syms, t)
+            _check_after(syms, t, owner[t.name][0] if t.name in owner else None)
             if t.name not in unchecked:
                 bodies[t.name] = _check_task(syms, t, suspends, owner.get(t.name))
         except ErrorGroup as group:
@@ -221,7 +222,8 @@ def _group_ranges(
         try:
             ranges[g.item.name] = _range(syms, g.item.var, g.item.start, g.item.stop, g.item.span, "group")
         except GasyncError as exc:
-            errors.append(exc)
+            errors.append(exc)  # its tasks are still checked, its variable poisoned (no cascade)
+            owner.update({t: (g.item.name, g.item.var, POISONED, 0) for t in g.tasks})
             continue
         ty, lo, hi = ranges[g.item.name]
         owner.update({t: (g.item.name, g.item.var, ty, max(0, hi - lo)) for t in g.tasks})
@@ -270,8 +272,8 @@ def _check_task(
     return TaskDef(t.name, 0, t.var, var_ty, start, stop, after, body, 0, t.span, group[0], group[3])
 
 
-def _check_after(syms: Symbols, t: ast.Task) -> None:
-    """The names in ``t``'s ``after``: tasks, and not ``t``."""
+def _check_after(syms: Symbols, t: ast.Task, group: str | None = None) -> None:
+    """The names in ``t``'s ``after``: tasks, and not ``t`` (a task of ``group``: not the group)."""
     for pred in t.after:
         kind = syms.kind(pred.id)
         if kind is None:
@@ -279,7 +281,8 @@ def _check_after(syms: Symbols, t: ast.Task) -> None:
         if kind != "task":
             raise TypeMismatchError(f"'after' names tasks; '{pred.id}' is {a_or_an(kind)}", pred.span)
         if pred.id == t.name:
-            raise AfterCycleError(f"cycle in 'after' edges: {t.name} -> {t.name}", pred.span)
+            name = t.name if group is None else f"group {group}"  # (`group g after g`: the user wrote g)
+            raise AfterCycleError(f"cycle in 'after' edges: {name} -> {name}", pred.span)
 
 
 def _number_tasks(topo: list[str], bodies: dict[str, TaskDef]) -> list[TaskDef]:

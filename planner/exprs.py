@@ -231,7 +231,7 @@ class ExprChecker(CallChecker):
 
     def _cast(self, e: ast.Cast) -> ir.Expr:
         target = self.syms.scalar(e.type)
-        inner = self._expr(e.expr, None)
+        inner = self._expr(e.expr, _cast_hint(e.expr, target))
         if not (is_numeric(inner.ty) or inner.ty == "bool") or target == "bool" and inner.ty != "bool":
             raise TypeMismatchError(f"cannot cast {inner.ty} as {target}", e.span)
         if inner.ty == target:
@@ -283,3 +283,20 @@ def _check_constant_index(buf: str, shape: tuple[int, ...], d: int, v: ir.Expr, 
             f"index out of bounds: the length of '{buf}'{along} is {shape[d]} but the index is {int(value)}", span
         )
     return True
+
+
+def _cast_hint(e: ast.Expr, target: ir.Ty) -> ir.Ty | None:
+    """The type a literal takes from the cast it is the operand of: the cast's own where the
+    literal fits it, as Rust's cast hint gives it (`3000000000 as i64`, `0.1 as f64` exactly,
+    not the f32 nearest to 0.1), else none, so that it keeps its default type and is cast
+    from that (`-1 as u32` is 4294967295, where Rust would not compile it)."""
+    if isinstance(e, ast.Unary) and e.op in ("~", "!", "+"):
+        return _cast_hint(e.operand, target)  # (as Rust's hint reaches through `!`)
+    negated = isinstance(e, ast.Unary) and e.op == "-"
+    lit = e.operand if isinstance(e, ast.Unary) and negated else e
+    if isinstance(lit, ast.IntLit) and target in ir.INTS:
+        lo, hi = LIMITS[str(target)]
+        return target if lo <= (-lit.value if negated else lit.value) <= hi else None
+    if isinstance(lit, ast.FloatLit) and target in ir.FLOATS:
+        return target if float_fits(lit.value, str(target)) else None
+    return None

@@ -9,7 +9,7 @@ from gasync.dsl.diagnostics import ErrorGroup, GasyncError, Note
 from gasync.planner import ir
 from gasync.planner.asyncblocks import any_suspends
 from gasync.planner.errors import ControlFlowError, DuplicateNameError, FutureMisuseError, a_or_an
-from gasync.planner.fnstate import Binding, FnState, Retype
+from gasync.planner.fnstate import POISONED, Binding, FnState, Retype
 from gasync.planner.model import Function
 from gasync.planner.recovery import capped
 from gasync.planner.stmts import BodyChecker
@@ -77,7 +77,7 @@ def _check_body(
         fn.scopes[0][pname] = fn.fresh(pname, pty)
     for name, ty in (*group_vars, *((task_var,) if task_var is not None else ())):
         var = fn.fresh(name, ty)  # a group's variable, then the task's own: both read-only
-        fn.scopes[0][name] = var
+        fn.scopes[0][name] = POISONED if ty == POISONED else var  # a group range that failed
         fn.readonly.add(var)
     checker = BodyChecker(syms, fn, suspends_of)
     errors: list[GasyncError] = []

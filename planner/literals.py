@@ -35,6 +35,18 @@ def flexible(e: ast.Expr, memo: dict[int, tuple[ast.Expr, bool]] | None = None) 
     return result
 
 
+def literal_block(e: ast.Expr | ast.Reduce) -> bool:
+    """An awaited async block whose value is its tail's alone, and that tail ``flexible``
+    (``async { 3 }.await``, ``async { yield_now().await; 1 << 4 }.await``): a ``let`` of it takes
+    its type from a later use, as a ``let`` of the literal would (decision 59)."""
+    from gasync.planner.graphs import ast_nodes  # (graphs imports the planner's modules)
+
+    if not isinstance(e, ast.Await) or not isinstance(e.future, ast.AsyncBlock):
+        return False
+    body = e.future.body
+    return body.tail is not None and flexible(body.tail) and not any(isinstance(n, ast.Return) for n in ast_nodes(body))
+
+
 def plain(e: ast.Expr) -> bool:
     """True for an expression without awaits, calls or async blocks."""
     if isinstance(e, ast.IntLit | ast.FloatLit | ast.BoolLit | ast.Name):

@@ -166,9 +166,9 @@ def _diagnostic(buf: str, racing: list[Item], tasks: list[TaskDef], strict: bool
         advice = "order them with 'after', or write with atomic_add and friends"
     groups = {tasks[k].group for k in first}
     if len(groups) == 1 and None not in groups:  # one group instance's tasks: no 'after' among them
-        advice = (
-            "order them through a local channel (one receives what the other sends when it is done),"
-            " or write with atomic_add and friends"
+        advice = (  # (a channel orders single values, not whole tasks: it does not end the race for this check)
+            "a group's tasks start together and have no 'after': let one of them write it (the other"
+            " sends it what to write through a local channel), or write with atomic_add and friends"
         )
     elif groups != {None}:  # a group's task has no 'after' of its own (E0222): its group has
         advice = _group_advice([tasks[k] for k in first])

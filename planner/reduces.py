@@ -92,15 +92,21 @@ class ReducingLoops(AsyncBlockChecker):
         a body local, in one scope so the tail sees the statements' names."""
         op, op_span, want = reduce
         if b.tail is None:
-            raise ReductionError(
-                "a reducing loop's body must end in the iteration's value",
-                b.span,
-                (Note("end the body with an expression and no ';', as in '{ let d = x[i] - y[i]; d * d }'"),),
-            )
+            note = "end the body with an expression and no ';', as in '{ let d = x[i] - y[i]; d * d }'"
+            if b.stmts and isinstance(b.stmts[-1], ast.If):  # `{ if c { 1 } else { 0 } }`, as in Rust
+                note = (
+                    "'if' is a statement, not a value: give the value a 'let' and assign it in the"
+                    " branches, as in '{ let h: i64 = 0; if x[i] > 0.5 { h = 1; } h }'"
+                )
+            raise ReductionError("a reducing loop's body must end in the iteration's value", b.span, (Note(note),))
+        literal = flexible(b.tail, self.fn.flexible)
+        binding = (b.tail.span.line, b.tail.span.column, "reduce")  # `{ 1 }`: a later use may type it
+        if literal and want is None:
+            want = self.fn.hints.get(binding)
         self.fn.scopes.append({})
         try:
             out = [x for st in b.stmts for x in self.stmt(st)]
-            tail = self.expr(b.tail, want if want is not None and flexible(b.tail, self.fn.flexible) else None)
+            tail = self.expr(b.tail, want)
             if want is not None and tail.ty != want:
                 self.fn.retype(tail, want)  # `{ i }` over a literal range: the loop's type is the value's
             check_op(op, tail.ty, op_span)
@@ -109,6 +115,8 @@ class ReducingLoops(AsyncBlockChecker):
             value = ir.Var(self.fn.temp(tail.ty), tail.ty, b.tail.span)
             if (source := self.fn.source(tail)) is not None:
                 self.fn.defaulted[value.name] = source
+            elif literal and binding not in self.fn.hints:
+                self.fn.defaulted[value.name] = binding
             out += self._flush([ir.Let(value.name, "=", tail, b.tail.span)])
         finally:
             self.fn.scopes.pop()

@@ -26,7 +26,7 @@ from gasync.planner.errors import (
     plural,
 )
 from gasync.planner.exprs import FnState, is_numeric
-from gasync.planner.literals import flexible
+from gasync.planner.literals import flexible, literal_block
 from gasync.planner.recovery import recovering
 from gasync.planner.reduces import ReducingLoops
 from gasync.planner.selects import check_select
@@ -98,6 +98,7 @@ class BodyChecker(ReducingLoops):
         want = self.syms.scalar(s.type) if s.type is not None else None
         binding = (s.span.line, s.span.column, s.name)
         literal = want is None and not isinstance(s.value, ast.Reduce) and flexible(s.value, self.fn.flexible)
+        literal = literal or (want is None and literal_block(s.value))  # `let p = async { 3 }.await;`
         if literal:
             hinted = self.fn.hints.get(binding)  # a later use's type (fnstate.Retype)
             want = hinted if isinstance(hinted, str) else None

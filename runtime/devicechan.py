@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from numba import cuda, int32, int64
 
-from gasync.runtime.devicelib import ld, wake
+from gasync.runtime.devicelib import ld
 from gasync.runtime.order import (
     add,
     aor,
@@ -23,7 +23,7 @@ from gasync.runtime.order import (
     sub,
 )
 from gasync.runtime.state import SLOT_WORDS
-from gasync.runtime.words import CH_CHECKED, CH_REGISTERED, HEAD, TAIL
+from gasync.runtime.words import CH_REGISTERED, HEAD, TAIL
 
 # ---- channels -----------------------------------------------------------------
 
@@ -57,8 +57,7 @@ OPEN = 64  # no task closes it: no end reads the closed flag
 TAG_MASK = (1 << 31) - 1  # a flagged half's tag: its ticket's sequence 2t + 1, 31 bits
 HALF = (1 << 32) - 1
 PREREAD = 1 << 61  # on a receive's ticket: its flagged value is already in the scratch word
-LOOKED = 1 << 60  # on a lone receive's ticket: its wait in place saw the early look's slot free
-TICKET_FLAGS = PREREAD | LOOKED
+TICKET_FLAGS = PREREAD
 
 
 @cuda.jit(device=True)
@@ -79,23 +78,26 @@ def chan_look(chan, c, cap):  # type: ignore[no-untyped-def]
     stays free until this sender fills it, so the look stays true however old it is; and
     ``seen == 2 * pos`` holds for ticket ``pos``'s slot alone (each slot's sequences are
     ``2p`` and ``2p + 1`` for its own tickets ``p``), so a look at an older ticket's slot
-    is simply not used."""
-    return ld(chan.CSEQ, (c, (chan.CHHT[c, TAIL] % cap) * SLOT_WORDS)) & SEQ_MASK
+    is simply not used. Its value: ``2 * TAIL`` where that slot was free, else -1."""
+    pos = chan.CHHT[c, TAIL]
+    seq = ld(chan.CSEQ, (c, (pos % cap) * SLOT_WORDS)) & SEQ_MASK
+    return seq if seq == 2 * pos else int64(-1)
 
 
 @cuda.jit(device=True)
 def spin_look(chan, c, cap, got):  # type: ignore[no-untyped-def]
-    """The early look at channel ``c`` as a receive's wait in place ends with ticket ``got``:
-    where the wait looked at that send's slot in its last turn, beside the sequence it waited
-    on, and saw it free (``LOOKED``), the look's value (``2 * TAIL``) with no load; else the
-    look itself (``chan_look``). A slot seen free stays free until its one sender fills it."""
-    if got & LOOKED:
-        return 2 * chan.CHHT[c, TAIL]
+    """The early look at channel ``c`` as a receive's wait in place ends: where the wait looked
+    at that send's slot in its last turn, beside the sequence it waited on, and saw it free,
+    the look it left in ``got[1]`` (``2 * TAIL``; the wait loaded TAIL as it began), with no
+    load; else the look itself (``chan_look``). A slot seen free stays free until its one
+    sender fills it, and TAIL moves with this sender's sends alone."""
+    if got[1] >= 0:
+        return got[1]
     return chan_look(chan, c, cap)
 
 
 @cuda.jit(device=True)
-def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how, ring, seen):  # type: ignore[no-untyped-def]
+def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how, ring, seen, owed, oring):  # type: ignore[no-untyped-def]
     """Append ``value`` to channel ``c`` if it is open and has room: SEND_DONE if it did,
     SEND_CLOSED if the channel is closed (the value is dropped), SEND_FULL if it has no room.
     ``chan`` is G.chan (state.Channels), ``data`` the channel's value slots in it (CHI or CHF).
@@ -109,13 +111,21 @@ def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how, ring, see
     (SEND_WAKE + the holder of this value's ticket, when it waits). ``how``: HOW_c.
     ``seen``: the lone sender's early look at an open channel (``chan_look``; -1: none): where
     it saw this send's slot free, the send loads nothing (an acquire fence where the frees
-    are releases: the look was relaxed)."""
+    are releases: the look was relaxed). ``owed``, ``oring``: a free the poll owes, made
+    right before the publish (``free_first``; ``NO_FREE``: none). Where that free is still
+    owed, this send follows its receive with nothing sent or awaited between (codegen/ends.py,
+    deferred_frees), and the look was taken as that receive completed (the poll cleared it
+    as the receive began): its ``2 * TAIL`` is the tail, so not even TAIL is loaded."""
     if lone and how & OPEN:
+        if seen >= 0 and owed[0] >= 0 and oring[1] != 0:
+            if not how & CALM_SEND:
+                fence_acquire()  # (as below)
+            return chan_put(chan, c, cap, data, value, seen >> 1, bell, tickets, how, ring, owed, oring)
         pos = chan.CHHT[c, TAIL]
         if seen == 2 * pos:
             if not how & CALM_SEND:
                 fence_acquire()  # with the relaxed look: pairs with the receiver's release of the slot
-            return chan_put(chan, c, cap, data, value, pos, bell, tickets, how, ring)
+            return chan_put(chan, c, cap, data, value, pos, bell, tickets, how, ring, owed, oring)
     while True:
         # a lone end's ticket is its own word, which it wrote last: a plain load (L1) serves it
         pos = chan.CHHT[c, TAIL] if lone else ld(chan.CHHT, (c, TAIL))
@@ -125,19 +135,19 @@ def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how, ring, see
             return SEND_CLOSED
         if seq == 2 * pos:
             if lone:
-                return chan_put(chan, c, cap, data, value, pos, bell, tickets, how, ring)
+                return chan_put(chan, c, cap, data, value, pos, bell, tickets, how, ring, owed, oring)
             if cas(chan.CHHT, (c, TAIL), pos, pos + 1) == pos:
-                return _put(chan, c, cap, data, value, pos, bell, tickets, how, ring)
+                return _put(chan, c, cap, data, value, pos, bell, tickets, how, ring, owed, oring)
         elif seq < 2 * pos:
             return SEND_FULL
 
 
 @cuda.jit(device=True)
-def chan_put(chan, c, cap, data, value, pos, bell, tickets, how, ring):  # type: ignore[no-untyped-def]
+def chan_put(chan, c, cap, data, value, pos, bell, tickets, how, ring, owed, oring):  # type: ignore[no-untyped-def]
     """The lone sender's send with ticket ``pos``, whose slot it saw free (an acquire of its
-    sequence): it takes the ticket with a store."""
+    sequence): it takes the ticket with a store (``owed``, ``oring``: as in chan_try_send)."""
     chan.CHHT[c, TAIL] = pos + 1
-    return _put(chan, c, cap, data, value, pos, bell, tickets, how, ring)
+    return _put(chan, c, cap, data, value, pos, bell, tickets, how, ring, owed, oring)
 
 
 @cuda.jit(device=True)
@@ -162,7 +172,7 @@ def _write_seq(chan, c, slot, seq, relaxed, bell, ring):  # type: ignore[no-unty
 
 
 @cuda.jit(device=True)
-def _put(chan, c, cap, data, value, pos, bell, tickets, how, ring):  # type: ignore[no-untyped-def]
+def _put(chan, c, cap, data, value, pos, bell, tickets, how, ring, owed, oring):  # type: ignore[no-untyped-def]
     """The value and sequence of ticket ``pos``'s slot, whose ticket the caller holds."""
     slot = pos % cap
     seq = int64(2 * pos + 1)
@@ -172,6 +182,8 @@ def _put(chan, c, cap, data, value, pos, bell, tickets, how, ring):  # type: ign
         st_relaxed(chan.CHX, (c, slot), _tagged(seq & TAG_MASK, bits >> 32))
     else:
         data[c, slot] = value
+    if owed[0] >= 0:  # (a constant: NO_FREE's -1 folds away)
+        free_first(chan, owed, oring)
     # the release (where one is needed) pairs with the receiver's acquire of the sequence
     _write_seq(chan, c, slot, seq, how & FLAGGED, bell, ring)
     if bell:
@@ -191,54 +203,60 @@ def _put(chan, c, cap, data, value, pos, bell, tickets, how, ring):  # type: ign
 
 
 @cuda.jit(device=True)
-def look_for_holders(sched, qmask, chan, c):  # type: ignore[no-untyped-def]
-    """A deferring sender's look at the tickets it sent since its last look (CHECKED to TAIL):
-    wake each holder that waits (state.py, Flagged words, credits, deferred looks)."""
-    lo = chan.CHHT[c, CH_CHECKED]
-    hi = chan.CHHT[c, TAIL]
-    if lo == hi:
-        return
-    chan.CHHT[c, CH_CHECKED] = hi
-    fence_sc()  # the run's values are out before the look (a holder: count, write, fence, look)
-    if ld(chan.CHHT, (c, CH_REGISTERED)) != 0:
-        wake_holders(sched, qmask, chan, c, lo, hi)
-
-
-@cuda.jit(device=True)
-def wake_holders(sched, qmask, chan, c, lo, hi):  # type: ignore[no-untyped-def]
-    """Wake each holder of a ticket in [lo, hi) that waits (after the looker's fence.sc, or
-    after a close: then every ticket no send took)."""
-    for t in range(lo, hi):
-        holder = exch(chan.CTW, (c, t % chan.CTW.shape[1]), int32(0))
-        if holder > 0:
-            sub(chan.CHHT, (c, CH_REGISTERED), int64(1))
-            wake(sched, qmask, holder - 1)
-
-
-@cuda.jit(device=True)
-def chan_try_recv(chan, c, cap, data, out, k, lone, bell, how, ring):  # type: ignore[no-untyped-def]
+def chan_try_recv(chan, c, cap, data, out, k, lone, bell, how, ring, later=False):  # type: ignore[no-untyped-def]
     """Take the oldest value of channel ``c`` (from its slots ``data``, CHI or CHF) into
     ``out[k]``: RECV_TOOK if there was one, else RECV_NONE. ``lone``: one receiving instance,
     whose own the head is (a store takes the ticket, no ``cas``). ``bell``: the sending end
-    is a bell end (the free's old word, whose WAIT_BIT says it waits, into ``ring[0]``)."""
+    is a bell end (the free's old word, whose WAIT_BIT says it waits, into ``ring[0]``).
+    ``later``: a lone receive whose poll frees the slot itself, later (``chan_free``)."""
     while True:
         pos = chan.CHHT[c, HEAD] if lone else ld(chan.CHHT, (c, HEAD))  # (as in chan_try_send)
         seq = seq_of(chan, c, pos % cap, how & CALM_RECV)  # pairs with the sender's release
         if seq == 2 * pos + 1:
             if lone:
-                return chan_take(chan, c, cap, data, out, k, pos, bell, how, ring)
+                return chan_take(chan, c, cap, data, out, k, pos, bell, how, ring, later)
             if cas(chan.CHHT, (c, HEAD), pos, pos + 1) == pos:
-                return _take(chan, c, cap, data, out, k, pos, bell, how, ring)
+                return _take(chan, c, cap, data, out, k, pos, bell, how, ring, False)
         elif seq < 2 * pos + 1:
             return RECV_NONE
 
 
 @cuda.jit(device=True)
-def chan_take(chan, c, cap, data, out, k, pos, bell, how, ring):  # type: ignore[no-untyped-def]
+def chan_take(chan, c, cap, data, out, k, pos, bell, how, ring, later=False):  # type: ignore[no-untyped-def]
     """The lone receiver's receive of ticket ``pos``, whose value it saw there (an acquire of
-    its sequence): it takes the ticket with a store."""
+    its sequence): it takes the ticket with a store (``later``: as in chan_try_recv)."""
     chan.CHHT[c, HEAD] = (pos & ~TICKET_FLAGS) + 1
-    return _take(chan, c, cap, data, out, k, pos, bell, how, ring)
+    return _take(chan, c, cap, data, out, k, pos, bell, how, ring, later)
+
+
+@cuda.jit(device=True)
+def chan_free(chan, c, cap, how, ring):  # type: ignore[no-untyped-def]
+    """The free of the slot that the lone receiver of channel ``c`` took last, where its poll
+    still owes it (``ring[1]``: one past its ticket, 0: none; runtime/state.py, Deferred
+    frees). The old word lands in ``ring[0]``, as a take's does."""
+    if ring[1] != 0:
+        pos = ring[1] - 1
+        ring[1] = 0
+        _write_seq(chan, c, pos % cap, int64(2 * (pos + cap)), how & QUIET_FREE, True, ring)
+
+
+NO_FREE = (-1, 1, 0)  # a send with no deferred free to make before its publish (free_first)
+
+
+@cuda.jit(device=True)
+def free_first(chan, owed, oring):  # type: ignore[no-untyped-def]
+    """A deferred free made right before a publish (runtime/state.py, Deferred frees), so that
+    both exchanges are in flight at once: ``owed`` is (channel, capacity, HOW) of the lone
+    receive, ``oring`` its ring (word 0) and the free still owed (word 1, as in chan_free).
+    Where none is, 0 goes into an unused word of the same line instead: no branch, so nothing
+    waits for the exchange's old word before the publish (ptxas waits at a branch's merge)."""
+    fc, fcap, fhow = owed
+    pos = oring[1] - 1
+    owe = oring[1] != 0
+    at = (fc, (pos % fcap) * SLOT_WORDS + (0 if owe else 1))
+    new = int64(2 * (pos + fcap)) if owe else int64(0)
+    oring[0] |= exch(chan.CSEQ, at, new) if fhow & QUIET_FREE else exch_release(chan.CSEQ, at, new)
+    oring[1] = 0
 
 
 @cuda.jit(device=True)
@@ -269,7 +287,7 @@ def _halves(chan, c, slot, tag):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def _take(chan, c, cap, data, out, k, pos, bell, how, ring):  # type: ignore[no-untyped-def]
+def _take(chan, c, cap, data, out, k, pos, bell, how, ring, later):  # type: ignore[no-untyped-def]
     preread = pos & PREREAD
     pos &= ~TICKET_FLAGS
     slot = pos % cap
@@ -279,6 +297,9 @@ def _take(chan, c, cap, data, out, k, pos, bell, how, ring):  # type: ignore[no-
         out[k] = _halves(chan, c, slot, (2 * pos + 1) & TAG_MASK)
     else:
         out[k] = ld(data, (c, slot))
+    if later:  # a bell sender's slot, freed by the poll with its next send (chan_free, free_first)
+        ring[1] = pos + 1
+        return RECV_TOOK
     # the free comes after the value's loads, on whose values it depends (QUIET_FREE: relaxed)
     free = int64(2 * (pos + cap))
     # (the release, where one is needed, frees the slot for the sender's acquire)
@@ -287,40 +308,6 @@ def _take(chan, c, cap, data, out, k, pos, bell, how, ring):  # type: ignore[no-
         return RECV_TOOK
     fence_sc()  # the free is out before the caller looks for waiting senders (as in _put)
     return RECV_TOOK
-
-
-@cuda.jit(device=True)
-def chan_take_ticket(chan, c, cap, data, out, k, t, bell, how, ring):  # type: ignore[no-untyped-def]
-    """Ticket ``t``'s receive (runtime/state.py, Tickets): RECV_TOOK if its value is there,
-    else RECV_NONE."""
-    if t & PREREAD:  # its value was read beside the sequence, which was seen
-        return _take(chan, c, cap, data, out, k, t, bell, how, ring)
-    if seq_of(chan, c, t % cap, how & CALM_RECV) == 2 * t + 1:  # pairs with the publish
-        return _take(chan, c, cap, data, out, k, t, bell, how, ring)
-    return RECV_NONE
-
-
-@cuda.jit(device=True)
-def ticket_wait(chan, waiton, c, cap, t, inst, r):  # type: ignore[no-untyped-def]
-    """Ticket ``t``'s holder ``inst`` waits: it writes itself into the ticket's table word,
-    then looks at the slot again (True: the value is there, take it now)."""
-    waiton[inst] = r + 1
-    add(chan.CHHT, (c, CH_REGISTERED), int64(1))  # before the word: a sender that sees the word sees it
-    exch(chan.CTW, (c, t % chan.CTW.shape[1]), int32(inst + 1))
-    fence_sc()  # the exchange is out before the second look (the sender: publish, fence, exchange)
-    return (ld_acquire(chan.CSEQ, (c, (t % cap) * SLOT_WORDS)) & SEQ_MASK) == 2 * t + 1
-
-
-@cuda.jit(device=True)
-def ticket_ended(chan, c, t):  # type: ignore[no-untyped-def]
-    """Whether ticket ``t`` will never be served: its channel is closed and no send took it."""
-    return ld_acquire(chan.CHCLOSED, c) != 0 and t >= ld(chan.CHHT, (c, TAIL))
-
-
-@cuda.jit(device=True)
-def wake_tickets(sched, qmask, chan, c):  # type: ignore[no-untyped-def]
-    """After a close: wake the holders of every ticket no send took (they see the end)."""
-    wake_holders(sched, qmask, chan, c, ld(chan.CHHT, (c, TAIL)), ld(chan.CHHT, (c, HEAD)))
 
 
 @cuda.jit(device=True)

@@ -12,14 +12,15 @@ from numba import cuda, int64
 
 from gasync.runtime.devicechan import (
     DEFER,
+    NO_FREE,
     QUIET_FREE,
     SEND_CLOSED,
     SEND_FULL,
     SEQ_MASK,
     chan_put,
-    wake_holders,
 )
 from gasync.runtime.devicelib import ld
+from gasync.runtime.devicetickets import wake_holders
 from gasync.runtime.order import fence_acq_rel, fence_sc
 from gasync.runtime.state import SLOT_WORDS
 from gasync.runtime.words import CH_CHECKED, CH_CREDIT, CH_REGISTERED, TAIL
@@ -44,7 +45,7 @@ def credited_send(sched, qmask, chan, c, cap, value, bell, tickets, how, cur, ri
         cur[1] = pos + free
         chan.CHHT[c, CH_CREDIT] = pos + free
     cur[0] = pos + 1
-    return chan_put(chan, c, cap, chan.CHI, value, pos, bell, tickets, how, ring)
+    return chan_put(chan, c, cap, chan.CHI, value, pos, bell, tickets, how, ring, NO_FREE, ring)
 
 
 @cuda.jit(device=True)
@@ -54,7 +55,7 @@ def put_credited(chan, c, cap, value, tickets, how, cur):  # type: ignore[no-unt
     receivers are looked for later, so there is nothing to wake (credited_send's fast path)."""
     pos = cur[0]
     cur[0] = pos + 1
-    chan_put(chan, c, cap, chan.CHI, value, pos, False, tickets, how, cur)  # (no bell: no ring word)
+    chan_put(chan, c, cap, chan.CHI, value, pos, False, tickets, how, cur, NO_FREE, cur)  # (no bell: no ring word)
 
 
 @cuda.jit(device=True)
@@ -62,7 +63,7 @@ def credited_put(chan, c, cap, data, value, pos, bell, tickets, how, cur, ring):
     """chan_put for a crediting sender that waited in place for ticket ``pos``: its cursor is
     read again at its next send."""
     cur[0] = -1
-    return chan_put(chan, c, cap, data, value, pos, bell, tickets, how, ring)
+    return chan_put(chan, c, cap, data, value, pos, bell, tickets, how, ring, NO_FREE, ring)
 
 
 @cuda.jit(device=True)

@@ -26,13 +26,13 @@ an instance); one that works on a single array takes that array.
 
 from __future__ import annotations
 
-from numba import cuda, int32, int64
+from numba import cuda, int32, int64, uint64
 
 from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls them through dsync)
     CALM_RECV,
     CALM_SEND,
     FLAGGED,
-    LOOKED,
+    NO_FREE,
     OPEN,
     PREREAD,
     RECV_NONE,
@@ -46,22 +46,18 @@ from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls
     chan_can_recv,
     chan_can_send,
     chan_closed,
+    chan_free,
     chan_look,
     chan_put,
     chan_take,
-    chan_take_ticket,
     chan_try_recv,
     chan_try_send,
     counted_room,
     counted_take,
     halves_carry,
     joined,
-    look_for_holders,
     ring_me,
     spin_look,
-    ticket_ended,
-    ticket_wait,
-    wake_tickets,
 )
 from gasync.runtime.devicecredit import (  # noqa: F401  (the generated code calls them through dsync)
     credited_put,
@@ -70,6 +66,13 @@ from gasync.runtime.devicecredit import (  # noqa: F401  (the generated code cal
     put_credited,
 )
 from gasync.runtime.devicelib import SIM, ld, now_ns, queue_pop, queue_pop_before, queue_push, wake
+from gasync.runtime.devicetickets import (  # noqa: F401  (the generated code calls them through dsync)
+    chan_take_ticket,
+    look_for_holders,
+    ticket_ended,
+    ticket_wait,
+    wake_tickets,
+)
 from gasync.runtime.order import (
     add,
     add_release,
@@ -286,7 +289,9 @@ def bulk_post(jobs, ctl, j, parent, gid, lo, hi, executors):  # type: ignore[no-
     returns False if every slot is taken."""
     job = jobs.JOB
     jobslots = jobs.JOBSLOTS
-    n = hi - lo
+    # the iterations (unsigned: a u64 range's words, or an i64 range, may be 2^63 or more
+    # apart), at most 2^62: a loop that long never ends anyway, but it must not look empty
+    n = int64(0) if hi <= lo else int64(min(uint64(hi) - uint64(lo), uint64(1 << 62)))
     # one contiguous range per executor (the mapping measured fastest: a warp streams one
     # range, as bench/baselines.py's per-warp contiguous kernel), in whole turns of a vector
     # map (512 elements: 16 per lane, codegen/parallel.py), so every chunk of an aligned

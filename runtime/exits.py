@@ -277,6 +277,8 @@ def _waiting(
                 what = "waits on " + _resource(gen, int(waiton[inst]) - 1)
             elif waiton[inst] <= -2 and t.group is not None:  # a group's pinned warp (codegen/groupkernel.py)
                 what = _local_wait(gen, t, k, -2 - int(waiton[inst]))
+            elif t.group is not None and waiton[inst] == 0:  # pinned: RUNNING from its start (a sleep, a yield)
+                what = "waiting"
             else:
                 what = STATE_NAMES.get(int(st[inst]), "?")
             groups.setdefault(what, []).append(k)

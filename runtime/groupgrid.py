@@ -17,6 +17,14 @@ def group_warps(plan: Plan) -> int:
     return max((g.warps for g in plan.groups), default=0)
 
 
+def sim_executors(plan: Plan) -> int:
+    """The simulator's one block by default: 2 warps, and where the program has groups and
+    ungrouped tasks, one beyond its largest group, which runs the ungrouped tasks while the
+    block holds a group instance (one may wait on them)."""
+    spare = any(t.group is None and t.count for t in plan.tasks) and group_warps(plan) > 0
+    return max(2, group_warps(plan) + 1) if spare else 2
+
+
 def check_executor(plan: Plan, executor: str) -> None:
     """A program with groups runs the queue executor (docs/language.md, decision 54)."""
     if plan.groups and executor == "spin":

@@ -92,7 +92,7 @@ def _launch_sim(
     cuda: Any, gen: Generated, options: RunOptions, module: Any, kernel: Any, scalars: tuple[Any, Any]
 ) -> Launched:
     """The simulated launch blocks: the host's signals come from timer threads."""
-    executors = max(options.executors or 2, groupgrid.group_warps(gen.plan))  # a block holds a group
+    executors = max(options.executors or groupgrid.sim_executors(gen.plan), groupgrid.group_warps(gen.plan))
     blocks, threads = 1, executors * LANES
     host = host_arrays(gen, executors, options.inputs, options.trace_capacity)
     schedule = _signal_schedule(gen, options, host)

@@ -170,6 +170,13 @@ ends spin relaxed too and acquire once with ``fence.acquire`` when the slot is r
 also receives loads its next send's slot sequence (relaxed) as a receive completes, beside
 the receive's own loads; the send takes it where it equals ``2 * TAIL`` (a slot seen free
 stays free until its one sender fills it), with ``fence.acquire`` unless calm.
+*Deferred frees* (devicechan.py, ``free_first``): a lone receive whose sender is a bell end
+and whose next await is a send on another channel leaves its slot's free (an exchange whose
+old word the poll tests later) to that send, which makes it right before its publish, both
+exchanges in flight at once; where the send does not publish, the poll makes it after the
+attempt, and in any case before it waits, suspends, returns, runs a loop or receives on that
+channel again (codegen/ends.py, ``free_lines``). The ring's word 1 holds the owed ticket + 1;
+while it is owed, that send trusts its early look's ``2 * TAIL`` (taken as the receive ended).
 
 Waiting in place. A channel send or receive awaited on its own (not a
 ``select`` arm or a part of a ``join``) that finds the channel full or empty
@@ -360,7 +367,8 @@ STATE_FIELDS = (*(name for name, _ in GROUPS), "TRACE")  # G's fields before the
 #   declared in a device function badly): set by the block's first warp to see a claimable
 #   group instance at a service point, with an exchange; every warp of the block leaves the
 #   executor (command CMD_GROUPS) when it sees it (relaxed loads: it orders nothing). Thread 0
-#   clears it as the block meets.
+#   clears it as the block meets, or sets WANT_BUSY as it takes an instance: spare warps (beyond
+#   its tasks) run the executor until its last task instance ends and sets WANT (GW_LIVE).
 # - STOP: CTL's EXIT as thread 0 read it after the block met: the whole block leaves together.
 # - TURN: how far the block turns its group's task layout round its warps, its first warp's
 #   hardware slot / 4 (devicegroups.warp_slot), set once by thread 0: an SM's scheduler k
@@ -383,6 +391,9 @@ STATE_FIELDS = (*(name for name, _ in GROUPS), "TRACE")  # G's fields before the
 # invariant 6) took a hand-off in flight for a deadlock. Nothing in a group instance waits on
 # a wait list for a local channel: its task's warp polls it again.
 BW_PICK, BW_STOP, BW_TURN, BW_WORDS = 0, 1, 2, 3
+GW_LIVE = 32  # the word after each warp's wait: the instance's warps still running a task instance
+GW_WORDS = GW_LIVE + 1  # GW's words (a shared array's size must be a constant name for Numba-CUDA)
+WANT_BUSY = 2  # WANT while the block runs a group instance: its spare warps ask for no other
 LCH_SEND, LCH_RECV, LCH_CLOSED, LCH_DONE, LCH_WORDS = 0, 1, 2, 3, 4
 CMD_GROUPS = -2  # an executor's command: leave for the block's group phase
 GAVE_UP = -1  # CTL's DETAIL with Exit.TIMEOUT: a loop outside any poll gave up at the deadline

@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -77,6 +77,17 @@ log="$out/gpu-$part.log"
   timeout 200 python3 bench/run.py --reps 3 --only B4,B2 2>&1 | grep -E "ratio|us/hand-off|wrote" | grep -v unchecked | cut -c1-160
   echo "== B2's hand-off built up from the hand-written limit (scripts/handoff_parts_probe.py, across SMs)"
   timeout 120 python3 scripts/handoff_parts_probe.py 20000 2>&1 | grep -v -i warn | tail -8
+  fi
+  if in_part handoff; then
+  # B2's reply without memory round trips (codegen/ends.py, bench/NOTES.md, 22nd session): the
+  # tree (received value and sent value in registers, the receive's free made with the reply's
+  # publish), then without the deferred free, then with none of the three (the old tree)
+  echo "== B2 as the tree is, then the deferred free off, then all three off (stages)"
+  timeout 150 python3 bench/run.py --reps 3 --only B2 2>&1 | grep -E "us/hand-off|wrote" | cut -c1-160
+  PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" nodefer B2 codegen/ends.py 's/^DEFER_FREES = True/DEFER_FREES = False/' \
+    2>&1 | grep -E "== stage|us/hand-off|wrote" | cut -c1-160
+  PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" oldpath B2 codegen/ends.py 's/^DEFER_FREES = True/DEFER_FREES = False/; s/^RECV_IN_REGISTER = True/RECV_IN_REGISTER = False/' \
+    codegen/chanpolls.py 's/^SEND_VALUE_KEPT = True/SEND_VALUE_KEPT = False/' 2>&1 | grep -E "== stage|us/hand-off|wrote" | cut -c1-160
   fi
   if in_part cubins; then
   # kept kernels (runtime/cubins.py, off until this part has run): the GPU test, then B6 (its

@@ -4,15 +4,19 @@ Catches what only the CUDA target rejects (the simulator runs any Python) before
 device time is spent. Needs NVRTC: ``pip install nvidia-cuda-nvrtc`` in the venv and
 ``CUDA_HOME`` pointing at a CUDA toolkit with libdevice (e.g. /usr/local/cuda-13.0).
 
-Usage: python scripts/ptx_check.py [--registers] [FILE.gasync ...]   (default: every
-sample and every contract case, traced and untraced). ``--registers`` also runs
+Usage: python scripts/ptx_check.py [--registers] [--ptx DIR [--lineinfo]] [FILE.gasync ...]
+(default: every sample and every contract case, traced and untraced). ``--registers`` also runs
 ``ptxas -v`` for sm_90 on each untraced kernel and prints its registers and spills;
 ``--ptx DIR`` writes each untraced kernel's PTX there (NAME.ptx), to read its fences,
-atomics and local memory (``ld.local``: an array the compiler did not keep in registers).
+atomics and local memory (``ld.local``: an array the compiler did not keep in registers);
+with ``--lineinfo`` every device function's PTX carries its generated lines (each module is
+copied beside it as NAME.py), so that ``ptxas -lineinfo`` and ``nvdisasm -hex -c -g`` name
+the generated line of each instruction (scripts/sass_waits.py reads the listing).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -40,6 +44,7 @@ dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0
 
 REGISTERS = False  # --registers
 PTX_DIR: Path | None = None  # --ptx DIR
+LINEINFO = False  # --lineinfo
 
 
 def registers(ptx: str, cap: int | None) -> str:
@@ -66,11 +71,13 @@ def check(name: str, program: gasync.Program, inputs: dict[str, Any]) -> bool:
         host = launch.host_arrays(gen, 4, {**given, **inputs})
         sig = (typeof(launch.device_state(mod, host)), types.int64, types.int64)
         try:
-            ptx, _ = cuda.compile_ptx(mod.gasync_kernel.py_func, sig, cc=(9, 0))
+            ptx, _ = cuda.compile_ptx(mod.gasync_kernel.py_func, sig, cc=(9, 0), lineinfo=LINEINFO)
             if REGISTERS and not trace:
                 print(f"     {name}: {registers(ptx, getattr(mod, 'MAX_REGISTERS', None))}")
             if PTX_DIR is not None and not trace:
                 (PTX_DIR / f"{Path(name).stem}.ptx").write_text(ptx)
+                if LINEINFO:
+                    (PTX_DIR / f"{Path(name).stem}.py").write_text(Path(str(mod.__file__)).read_text())
         except Exception as exc:  # report every failure, then go on with the next program
             print(f"FAIL {name} (trace={trace}): {type(exc).__name__}: {str(exc)[:2000]}")
             ok = False
@@ -80,9 +87,12 @@ def check(name: str, program: gasync.Program, inputs: dict[str, Any]) -> bool:
 
 
 def main(paths: list[str]) -> int:
-    global REGISTERS, PTX_DIR
+    global REGISTERS, PTX_DIR, LINEINFO
     REGISTERS = "--registers" in paths
-    paths = [p for p in paths if p != "--registers"]
+    LINEINFO = "--lineinfo" in paths
+    paths = [p for p in paths if p not in ("--registers", "--lineinfo")]
+    if LINEINFO:  # every device function's lines, not the kernel's alone (before any module loads)
+        cuda.jit = functools.partial(cuda.jit, lineinfo=True)
     if "--ptx" in paths:
         k = paths.index("--ptx")
         PTX_DIR = Path(paths[k + 1])

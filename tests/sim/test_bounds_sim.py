@@ -82,6 +82,18 @@ def test_an_atomic_and_a_second_dimension() -> None:
     assert (err.line, err.column) == (7, 10)
 
 
+@pytest.mark.parametrize(
+    "update", ["atomic_add(out[k], 0);", "atomic_max(out[k], -2147483648);", "if i < 2 { atomic_or(out[k], 0); }"]
+)
+def test_a_combined_atomic_that_changes_nothing_still_checks_its_index(update: str) -> None:
+    # combined (codegen/combined.py), its partial stays the identity: the warp issued no atomic,
+    # and no check, where each update one by one would have faulted
+    err = fault(f"task main {{\n    let k = at[3];\n    parallel for i in 0..4 {{ {update} }}\n}}\n")
+    assert err.message == "index out of bounds in task main: the length of 'out' is 4 but the index is 7"
+    assert err.line == 7
+    assert err.faults == (2 if "if" in update else 4)
+
+
 def test_the_first_fault_wins_and_the_others_are_counted() -> None:
     err = fault("task main {\n    let n: i64 = at[3];\n    for j in 0..n { out[j] = 1; }\n}\n")
     assert err.message == "index out of bounds in task main: the length of 'out' is 4 but the index is 4"

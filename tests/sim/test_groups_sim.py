@@ -66,6 +66,48 @@ def test_a_join_or_select_on_local_channels_alone_can_be_a_deadlock(shape: str) 
     assert info.value.message.splitlines()[1] == "  task a in group gg waits on recv from local channel gg.r"
 
 
+@pytest.mark.timeout(120)
+def test_a_task_stuck_on_a_local_channel_is_a_deadlock_whatever_else_it_awaits() -> None:
+    # x also sends on a global channel, later: its wait on a.recv() was taken for one that
+    # something outside the group could end, so the run went on to its deadline and said
+    # "task x in group gg running"
+    src = (
+        "channel gc: i64[1];\nbuffer out: i64[1] = zeros;\ntask z { out[0] = gc.recv().await; }\n"
+        "group gg {\n    local channel a: i64[1];\n    local channel b: i64[1];\n"
+        "    task x { let v = a.recv().await; b.send(v).await; gc.send(v).await; }\n"
+        "    task y { let w = b.recv().await; a.send(w).await; }\n}\n"
+    )
+    with pytest.raises(DeadlockError) as info:
+        gasync.compile_source(src, "dead.gasync").run(backend="sim")  # no timeout: the report ends it
+    lines = info.value.message.splitlines()
+    assert "  task x in group gg waits on recv from local channel gg.a" in lines
+    assert "  task y in group gg waits on recv from local channel gg.b" in lines
+
+
+FED_GROUP = """\
+buffer out: i64[2] = zeros;
+channel feed: i64[1];
+channel back: i64[1];
+group gg for g in 0..3 {
+    local channel loc: i64[1];
+    task p { for k in 0..2 { let v = feed.recv().await; loc.send(v).await; } loc.close(); }
+    task q { let s: i64 = 0; for await v in loc { s += v; } back.send(s).await; }
+}
+task feeder { for k in 0..6 { feed.send(k as i64).await; } }
+task drain { for k in 0..3 { out[0] += back.recv().await; } }
+task report after gg, drain { out[1] = out[0] + 1; }
+"""
+
+
+@pytest.mark.timeout(120)
+def test_ungrouped_tasks_run_beside_a_group_instance_on_the_simulators_one_block() -> None:
+    # the group's tasks wait on an ungrouped task (feed) and it on them (back): the block held
+    # the instance and nothing ran feeder, until the timeout (decision 54); a spare warp now
+    # runs the executor while the block holds an instance
+    res = gasync.compile_source(FED_GROUP, "fed.gasync").run(backend="sim", timeout=60)
+    assert (res.buffers["out"].tolist(), res.stats["executors"]) == ([15, 16], 3)
+
+
 OOB_IN_GROUP = """\
 buffer x: i32[8] = iota;
 buffer out: i32[8] = zeros;
@@ -208,3 +250,14 @@ def test_a_group_task_waiting_outside_its_group_stops_at_a_default_deadline(monk
     text = str(info.value)
     assert "timeout of 2s" in text and "task a in group gg waits on recv from channel c" in text
     assert any("task a of group gg was still waiting or running at the timeout" in n.message for n in info.value.notes)
+
+
+@pytest.mark.timeout(120)
+def test_a_pinned_task_that_sleeps_at_the_timeout_is_waiting_not_running() -> None:
+    # a pinned task's state word is RUNNING from its start to its end: the report said "running"
+    from gasync.runtime.errors import RunTimeoutError
+
+    src = "buffer out: i64[1] = zeros;\ngroup gg { task q { sleep(1_000_000_000_000).await; out[0] = 1; } }\n"
+    with pytest.raises(RunTimeoutError) as info:
+        gasync.compile_source(src, "t.gasync").run(backend="sim", timeout=2)
+    assert "  task q in group gg waiting" in str(info.value).splitlines()

@@ -124,3 +124,26 @@ def test_every_operator_and_type_on_the_simulator(program) -> None:  # type: ign
 def test_the_reference_interpreter_agrees(program) -> None:  # type: ignore[no-untyped-def]
     prog, cases, xs = program
     _check(reference.run(prog.plan, xs).buffers, cases, xs)
+
+
+@pytest.mark.parametrize(
+    "bounds",
+    ["let a: u64 = 0; let b: u64 = 9223372036854775813;", "let a: i64 = -2; let b: i64 = 9223372036854775807;"],
+)
+def test_a_bulk_range_of_2_to_the_63_iterations_or_more_runs_until_stopped(
+    bounds: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # its length, hi - lo in int64 words, wrapped negative: the job had no chunks and the
+    # loop gave the identity at once, 0, where it can only run until the run is stopped
+    from gasync.runtime import backends
+    from gasync.runtime.errors import RunTimeoutError
+
+    ty = bounds[7:10]
+    loop = "o[0] = bulk for i in a..b reduce max { i };"
+    src = f"buffer o: {ty}[1] = zeros;\ntask main {{\n    {bounds}\n    {loop}\n}}\n"
+    warm = gasync.compile_source("buffer o: i32[1] = zeros;\ntask main { o[0] = 1; }\n", "warm.gasync")
+    warm.run(backend="sim")  # so the short limit below is the loop's alone
+    prog = gasync.compile_source(src, "huge.gasync")
+    monkeypatch.setattr(backends, "SIM_DEFAULT_LIMIT_S", 3.0)
+    with pytest.raises(RunTimeoutError):
+        prog.run(backend="sim")

@@ -82,3 +82,16 @@ def test_after_an_error_in_a_loop_the_next_statement_is_outside_it() -> None:
         "t.gasync:3:13: error: cannot find value 'i' in this scope",
         "t.gasync:4:5: error: 'break' outside of a loop",
     ]
+
+
+def test_a_group_whose_range_failed_still_binds_its_variable() -> None:
+    # the bad const was the only mistake; its group's tasks use 'g' (no "cannot find value 'g'")
+    # and are still checked for their own errors
+    src = (
+        "const N: i64 = 2.5;\nbuffer out: i64[4] = zeros;\n"
+        "group gg for g in 0..N {\n    task t { out[g] = 1; let z: i32 = true; }\n}\n"
+    )
+    assert errors_of(src) == [
+        "t.gasync:1:16: error: mismatched types: expected i64, found floating-point literal",
+        "t.gasync:4:39: error: mismatched types: expected i32, found bool",
+    ]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gasync.dsl import ast, parse
-from gasync.dsl.diagnostics import ErrorGroup, render
+from gasync.dsl.diagnostics import ErrorGroup, UnexpectedTokenError, render
 from gasync.planner import PlanOptions, plan, verify
 from gasync.planner import errors as E
 from gasync.planner.model import Plan
@@ -68,6 +68,17 @@ def test_local_is_a_reserved_word() -> None:
     with pytest.raises(Exception) as info:
         parse("buffer local: i32[1] = zeros;")
     assert "keyword" in str(info.value) or "local" in str(info.value)
+
+
+def test_a_local_buffer_with_an_initialiser_says_it_has_none() -> None:
+    # (a bare "expected ';', found '='" before, for `= zeros` as a global buffer has)
+    src = "group gg {\n    local buffer st: i64[4] = zeros;\n    task a { st[0] = 1; }\n}\n"
+    with pytest.raises(UnexpectedTokenError) as info:
+        parse(src, "t.gasync")
+    err = info.value
+    assert (err.code, err.span.line, err.span.column) == ("E0101", 2, 29)
+    (note,) = err.notes
+    assert note.message == "a local buffer has no initialiser: it starts zeroed in every group instance"
 
 
 def test_plan_of_a_group() -> None:
@@ -195,6 +206,19 @@ def test_race_on_a_local_buffer_is_the_race_warning() -> None:
     (w,) = p.warnings
     assert w.code == "W0217"
     assert w.message == "tasks 'a' and 'b' may run at once and both write buffer 'stage' (in group 'pipe')"
+    # its advice is one that ends the warning (it told to order them through a local channel,
+    # which the check does not see: the same warning came back for a program that did)
+    assert w.notes[-1].message == (
+        "a group's tasks start together and have no 'after': let one of them write it (the other"
+        " sends it what to write through a local channel), or write with atomic_add and friends"
+    )
+
+
+def test_a_group_after_itself_is_a_cycle_of_the_group() -> None:
+    # (it named its first task, "a -> a", where two groups' cycle names the groups)
+    kinds, text = diagnose("buffer y: i32[1] = zeros;\ngroup gg after gg { task a { y[0] = 1; } task b { } }\n")
+    assert kinds == [E.AfterCycleError]
+    assert text.splitlines()[0] == "t.gasync:2:16: error: cycle in 'after' edges: group gg -> group gg"
 
 
 def test_two_groups_may_share_local_names() -> None:
@@ -275,7 +299,7 @@ def test_a_group_over_the_static_shared_limit_takes_dynamic_shared_memory() -> N
 def test_a_block_over_the_devices_shared_memory_is_a_located_error_naming_group_and_limit() -> None:
     """On the GPU the launch checks a block's shared memory against the device's opt-in maximum
     (the H200's 232,448 bytes where the device does not say): the largest group's locals and the
-    kernel's own 280 bytes with its pinned tasks' frame rows (here 56: one warp's 6 int words and 1 float word)."""
+    kernel's own 288 bytes with its pinned tasks' frame rows (here 56: one warp's 6 int words and 1 float word)."""
     from gasync.codegen import generate
     from gasync.runtime import groupgrid
     from gasync.runtime.errors import DeviceError
@@ -285,7 +309,7 @@ def test_a_block_over_the_devices_shared_memory_is_a_located_error_naming_group_
     with pytest.raises(DeviceError) as info:
         groupgrid.check_shared(big, 48 * 1024)  # a device without the opt-in
     assert str(info.value) == (
-        "t.gasync:3:1: group 'g' needs 65536 bytes of shared memory, 65872 with the kernel's own 336, and this"
+        "t.gasync:3:1: group 'g' needs 65536 bytes of shared memory, 65880 with the kernel's own 344, and this"
         " GPU gives a block at most 49152 bytes (48.0 KiB, its opt-in maximum); make the group's local buffers"
         " smaller"
     )

@@ -99,3 +99,23 @@ def test_integer_sums_wrap_and_nans_are_no_candidates() -> None:
     assert combine("sum", "u32", 2**32 - 1, 2) == 1
     assert combine("max", "f64", float("nan"), 1.5) == 1.5
     assert combine("min", "f32", -2.0, float("nan")) == -2.0
+
+
+def test_a_tail_of_builtins_over_literals_takes_the_reductions_type() -> None:
+    # as `let a: u64 = min(944, 7);` does: the tail was typed without the context (i32), E0204
+    ok = (
+        "task main {\n    let a: u64 = parallel for i in 0..4 reduce and { ~min(944, 7) };\n"
+        "    n[0] = bulk for i in 0..4 reduce sum { abs(-3) + max(1, 2) };\n    x[0] = a as f32;\n}\n"
+        "task p { c.send(1).await; }\ntask q { let v = c.recv().await; n[1] = v as i64; }"
+    )
+    assert _errors(ok) == []
+
+
+def test_an_if_as_the_iterations_value_is_told_that_if_is_a_statement() -> None:
+    # a Rust programmer's `{ if c { 1 } else { 0 } }`: the note said to end the body with an
+    # expression and no ';', which it seemed to do
+    body = "task main { let b: i64 = parallel for i in 0..4 reduce sum { if n[i] > 0 { 1 } else { 0 } }; n[0] = b; }"
+    with pytest.raises(GasyncError) as info:
+        gasync.compile_source(HEAD + body + "\ntask p { c.send(1).await; }\ntask q { let v = c.recv().await; }\n")
+    (note,) = info.value.notes
+    assert note.message.startswith("'if' is a statement, not a value: give the value a 'let'")

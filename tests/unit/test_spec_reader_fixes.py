@@ -176,6 +176,34 @@ def test_a_reduction_over_a_literal_range_takes_its_type_from_its_use() -> None:
     assert local_types(src, "i", "k", "j", "q", "s") == {"i": "i64", "k": "i64", "j": "i64", "q": "i64", "s": "i64"}
 
 
+def test_a_reduction_of_a_literal_takes_its_type_from_its_use() -> None:
+    # `{ 1 }` counts: its type was i32 whatever the use, so `out[0] = t` was E0204
+    src = (
+        "const N: i64 = 30;\nbuffer out: i64[2] = zeros;\nbuffer f: f64[1] = zeros;\ntask main {\n"
+        "    let t = parallel for i in 0..N reduce sum { 1 };\n"
+        "    let h = bulk for i in 0..N reduce max { 2.5 };\n"
+        "    out[0] = t; f[0] = h;\n}\n"
+    )
+    assert local_types(src, "t", "h") == {"t": "i64", "h": "f64"}
+
+
+def test_a_literal_takes_the_type_of_the_cast_it_fits() -> None:
+    # as Rust's cast hint: `3000000000 as i64` was E0204 (an i32 literal), `0.1 as f64` the f32
+    # nearest to 0.1 (0.10000000149011612); a literal that does not fit keeps its default
+    from gasync import reference
+
+    src = (
+        "const B: i64 = 3000000000 as i64;\nbuffer o: i64[2] = zeros;\nbuffer d: f64[3] = zeros;\n"
+        "buffer u: u32[1] = zeros;\ntask main {\n    o[0] = B; o[1] = -9223372036854775808 as i64;\n"
+        "    d[0] = 0.1 as f64; d[1] = -1e39 as f64;\n"
+        "    d[2] = parallel for i in 0..2 reduce sum { 0.1 as f64 };\n    u[0] = -1 as u32;\n}\n"
+    )
+    out = reference.run(plan(parse(src, "t.gasync"), PlanOptions()), {}).buffers
+    assert out["o"].tolist() == [3000000000, -(2**63)]
+    assert out["d"].tolist() == [0.1, -1e39, 0.2]
+    assert out["u"].tolist() == [2**32 - 1]
+
+
 def test_a_literal_past_i32_takes_the_wider_type_a_later_use_needs() -> None:
     src = (
         "buffer a: i64[2] = zeros;\nbuffer b: u64[1] = zeros;\ntask main {\n"
@@ -210,3 +238,13 @@ def test_an_async_blocks_value_typed_by_literals_takes_the_type_its_use_needs() 
         "    let x: i64 = async { let h = 3; h + 1 }.await;\n    out[2] = x;\n}\n"
     )
     assert local_types(src, "g", "h") == {"g": "i64", "h": "i64"}
+
+
+def test_a_let_of_an_awaited_literal_block_takes_its_type_from_a_later_use() -> None:
+    # (`let p = async { 3 }.await; a_i64[0] = p;` was E0204, expected i64, found i32)
+    src = (
+        "buffer out: i64[2] = zeros;\nbuffer d: f64[1] = zeros;\ntask main {\n"
+        "    let p = async { 3 }.await;\n    out[0] = p;\n"
+        "    let v = async { yield_now().await; 0.1 }.await;\n    d[0] = v;\n}\n"
+    )
+    assert local_types(src, "p", "v") == {"p": "i64", "v": "f64"}
