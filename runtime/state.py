@@ -170,13 +170,11 @@ ends spin relaxed too and acquire once with ``fence.acquire`` when the slot is r
 also receives loads its next send's slot sequence (relaxed) as a receive completes, beside
 the receive's own loads; the send takes it where it equals ``2 * TAIL`` (a slot seen free
 stays free until its one sender fills it), with ``fence.acquire`` unless calm.
-*Deferred frees* (devicechan.py, ``free_first``): a lone receive whose sender is a bell end
-and whose next await is a send on another channel leaves its slot's free (an exchange whose
-old word the poll tests later) to that send, which makes it right before its publish, both
-exchanges in flight at once; where the send does not publish, the poll makes it after the
-attempt, and in any case before it waits, suspends, returns, runs a loop or receives on that
-channel again (codegen/ends.py, ``free_lines``). The ring's word 1 holds the owed ticket + 1;
-while it is owed, that send trusts its early look's ``2 * TAIL`` (taken as the receive ended).
+*Deferred frees* (devicechan.py, ``free_first``): a lone receive of a bell sender's channel whose
+next await is a send on another leaves its slot's free to that send, made right before its
+publish (both exchanges in flight at once), else after its attempt and before any wait,
+suspend, return, loop or receive of that channel (codegen/ends.py, ``free_lines``). While the
+ring's word 1 holds the owed ticket + 1, that send trusts its early look's ``2 * TAIL``.
 
 Waiting in place. A channel send or receive awaited on its own (not a
 ``select`` arm or a part of a ``join``) that finds the channel full or empty
