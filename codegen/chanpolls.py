@@ -19,6 +19,10 @@ SEND_VALUE_KEPT = True
 # a receive's wait in place loads its poll's first early look in each turn, beside the sequence
 # it waits on (False: the look is a load of its own after the wait; a stage of bench/NOTES.md)
 SPIN_LOOKS = True
+# a lone receive awaited alone tries its channel before it waits in place (False: where its
+# executor may wait in place, the wait's first turn is the try, one load sooner; a stage of
+# bench/NOTES.md, 22nd session: the re-entry of a side that has just published)
+TRY_FIRST = True
 
 
 class ChannelPolls:
@@ -153,11 +157,15 @@ class ChannelPolls:
         take = f"dsync.chan_try_recv(G.chan, CH_{c}, CAP_{c}, {data}, {into}, LONE_RECV_{c}, {tail})"
         owned = f"dsync.chan_take(G.chan, CH_{c}, CAP_{c}, {data}, {into}, {{got}}, {tail})"
         looks = tuple(self.look_lines())  # early looks (ends.early_looks): as soon as a value is seen
+        first = [f"{took} = {take}", *([f"if not ({none}):", *("    " + x for x in looks)] if looks else [])]
+        if not TRY_FIRST and alone and sh.wait_in_place and sh.shapes is not None and sh.shapes.is_lone("RECV", c):
+            # where the executor may wait in place, the wait's first turn is the try
+            busy = "if G.exec.EXS[w, dl.EXS_SPIN] == 0:  # it has other work and will not wait: try once"
+            first = [f"{took} = dsync.RECV_NONE", busy, *("    " + x for x in first)]
         lines = [
             *self.ring_flush((("SEND", c),)),  # the last receive's, before this one's takes its word
             *(self.look_resets() if later else []),  # type: ignore[attr-defined]
-            f"{took} = {take}",
-            *([f"if not ({none}):", *("    " + x for x in looks)] if looks else []),
+            *first,
             *(self._in_place("RECV", c, none, took, take, owned, looks) if alone else []),
             f"if {none}:",
             *("    " + x for x in self._wait_in_line("RECV", c, flag, took, take)),

@@ -88,6 +88,9 @@ log="$out/gpu-$part.log"
     2>&1 | grep -E "== stage|us/hand-off|wrote" | cut -c1-160
   PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" oldpath B2 codegen/ends.py 's/^DEFER_FREES = True/DEFER_FREES = False/; s/^RECV_IN_REGISTER = True/RECV_IN_REGISTER = False/' \
     codegen/chanpolls.py 's/^SEND_VALUE_KEPT = True/SEND_VALUE_KEPT = False/' 2>&1 | grep -E "== stage|us/hand-off|wrote" | cut -c1-160
+  # and one step further: no first try where the receive may wait in place (the re-entry)
+  PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" notry B2,B4 codegen/chanpolls.py 's/^TRY_FIRST = True/TRY_FIRST = False/' \
+    2>&1 | grep -E "== stage|us/hand-off|ratio|wrote" | grep -v -e unchecked -e hand-written | cut -c1-160
   fi
   if in_part cubins; then
   # kept kernels (runtime/cubins.py, off until this part has run): the GPU test, then B6 (its

@@ -141,3 +141,20 @@ def test_the_pingpong_computes_its_values_on_the_simulator(executors: int) -> No
 def test_a_callee_sending_between_look_and_send_keeps_every_value(run: dict[str, int]) -> None:
     out = gasync.compile_source(CALLEE_SENDS, "<frees>").run(backend="sim", timeout=120, **run).buffers["out"]
     assert int(out[0]) == sum(k + 1000 for k in range(30)) + sum(2 * k for k in range(30))
+
+
+@pytest.mark.parametrize("executors", [1, 2])
+def test_without_a_first_try_the_wait_tries_and_the_values_come_out(
+    executors: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # chanpolls.TRY_FIRST off (a stage of bench/NOTES.md): where the executor may wait in place,
+    # a lone receive goes straight to the wait, whose first turn is its try
+    from gasync.codegen import chanpolls
+
+    monkeypatch.setattr(chanpolls, "TRY_FIRST", False)
+    program = gasync.compile_source(PINGPONG, "<frees>")
+    assert "took_rdy = dsync.RECV_NONE\n            if G.exec.EXS[w, dl.EXS_SPIN] == 0:" in program.source
+    run = program.run(backend="sim", inputs={"reps": np.array([30], np.int64)}, timeout=120, executors=executors)
+    assert run.buffers["out"].tolist() == [sum(k + 1 for k in range(30)), 30]
+    out = gasync.compile_source(RELAY, "<frees>").run(backend="sim", timeout=120, executors=executors).buffers["out"]
+    assert int(out[0]) == sum(2 * k + 1 for k in range(40))
