@@ -55,7 +55,7 @@ from gasync.cli.params import distinct_files, verbosity
 from gasync.cli.report import Reporter, use_color
 from gasync.cli.source import Source
 from gasync.cli.summary import summary
-from gasync.cli.traced import write_traced
+from gasync.cli.traced import write_stopped, write_traced
 from gasync.codegen import Generated, generate, uses_sleep
 from gasync.dsl.diagnostics import ErrorGroup
 from gasync.planner.model import Plan
@@ -63,6 +63,7 @@ from gasync.runtime import cache
 from gasync.runtime import run as run_generated
 from gasync.runtime.backends import choose
 from gasync.runtime.buffers import input_errors, load_npy
+from gasync.runtime.errors import RunError
 from gasync.runtime.module import module_path
 from gasync.runtime.options import Result, RunOptions
 
@@ -139,8 +140,13 @@ def run(
 
 def _compile_and_run(rep: Reporter, src: Source, args: Args) -> tuple[Plan, Result]:
     phases = progress.Phases(src.label)
-    with progress.spinner(phases, enabled=rep.verbosity > 0):  # Rich keeps our stderr lines above it
-        return _phases(rep, src, args, phases)
+    try:
+        with progress.spinner(phases, enabled=rep.verbosity > 0):  # Rich keeps our stderr lines above it
+            return _phases(rep, src, args, phases)
+    except RunError as exc:  # a failed traced run: what was recorded before the failure is reported
+        if exc.trace is not None:
+            write_stopped(rep, exc.trace, args.trace, args.schedule, args.report)
+        raise
 
 
 def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> tuple[Plan, Result]:
@@ -265,7 +271,7 @@ def _check_names(plan: Plan, args: Args) -> None:
     wanted = [b.name for b in plan.buffers if b.init == "input"]
     for name, _ in args.inputs:
         if name not in buffers:
-            raise click.UsageError(f"--input {name}: the program has no buffer named '{name}'{_listing(buffers)}")
+            raise _no_buffer(plan, "--input", name, buffers)
         if buffers[name].init != "input":
             raise click.UsageError(
                 f"--input {name}: buffer '{name}' is initialised with '{buffers[name].init}', not 'input'"
@@ -279,11 +285,32 @@ def _check_names(plan: Plan, args: Args) -> None:
         raise LocatedUsageError(*missing)
     for name, _ in args.outputs:
         if name not in buffers:
-            raise click.UsageError(f"--output {name}: the program has no buffer named '{name}'{_listing(buffers)}")
+            raise _no_buffer(plan, "--output", name, buffers)
     signals = {s.name: s for s in plan.signals}
     for name, _ in args.signals:
         if name not in signals:
             raise click.UsageError(f"--signal {name}: the program has no signal named '{name}'{_listing(signals)}")
+
+
+def _no_buffer(plan: Plan, flag: str, name: str, buffers: dict[str, Any]) -> Exception:
+    """``--input``/``--output NAME`` where the program has no buffer NAME; one of a group's local
+    buffers (``st`` or ``gg.st``) is said to be one, with what to do instead."""
+    import click
+
+    groups = [g.name for g in plan.groups for b in g.buffers if name in (b.name, b.name.split(".", 1)[1])]
+    if not groups:
+        return click.UsageError(f"{flag} {name}: the program has no buffer named '{name}'{_listing(buffers)}")
+    whose = " and ".join(f"group '{g}'" for g in groups)
+    local = f"'{name.split('.')[-1]}' is a local buffer of {whose}: each group instance has its own, in its block's"
+    if flag == "--output":
+        return click.UsageError(
+            f"{flag} {name}: {local} shared memory, gone when the instance ends, so it cannot be saved; copy what you"
+            f" need into a global buffer{_listing(buffers)} from a task of the group, and --output that"
+        )
+    return click.UsageError(
+        f"{flag} {name}: {local} shared memory, zeroed as the instance starts, so it cannot be read from a file;"
+        f" declare a global buffer '= input' and copy it in from a task of the group"
+    )
 
 
 def _check_groups(rep: Reporter, plan: Plan, args: Args) -> None:

@@ -14,6 +14,7 @@ writes them as ``while True: if lbl == k: ...``.
 from __future__ import annotations
 
 from gasync.codegen import blockir as bir
+from gasync.codegen.bounds import long_range
 from gasync.codegen.ends import ChannelEnds
 from gasync.codegen.exprs import NP, literal, local
 from gasync.codegen.machine import Emitter, Shared, UnsupportedError, source_line
@@ -284,6 +285,8 @@ class BlockEmitter(ChannelEnds):
         self.add([self.assign(s.stop_var, self.r(s.stop))], expr_reads(s.stop), frozenset([s.stop_var]))
         self.add([self.assign(s.var, self.r(s.start))], expr_reads(s.start), frozenset([s.var]))
         self.start(head)
+        if long_range(s):  # `for i in 0..n`: n may be 2^63
+            self.add(self.guard(""))
         self.branch(f"not {local(s.var)} < {local(s.stop_var)}", exit_, body, frozenset([s.var, s.stop_var]))
         self.start(body)
         self._loop_body(exit_, step, s.body)

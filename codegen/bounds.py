@@ -102,8 +102,49 @@ def guarded_loops(checks: Checks | None, body: tuple[ir.Stmt, ...]) -> bool:
     """Whether the ``while`` and ``loop`` loops of a plain fn or loop body look at the run's exit
     word (and the deadline): wherever there is one, as such a loop may never end (``--timeout``
     must stop the run on the GPU too, where nothing else could), and a fault may stop the
-    task it waits for. (``checks``: kept for the callers; checked or not, the same.)"""
-    return any(isinstance(x, ir.While | ir.Loop) for x in stmts_in(body, into_futures=False))
+    task it waits for; so do its long range loops (``long_range``). (``checks``: kept for the
+    callers; checked or not, the same.)"""
+    return any(
+        isinstance(x, ir.While | ir.Loop) or (isinstance(x, ir.For) and long_range(x))
+        for x in stmts_in(body, into_futures=False)
+    )
+
+
+LONG = 1 << 32  # a range loop of at most this many iterations, known at compile time, takes no look
+
+
+def long_range(s: ir.For) -> bool:
+    """Whether range loop ``s`` looks at the run's deadline as a ``while`` does (decision 24):
+    where its bounds are not known at compile time or are more than LONG apart, since a range
+    may hold 2^64 iterations, which no run outlives."""
+    start, stop = _linear(s.start), _linear(s.stop)
+    if start is None or stop is None:
+        return True
+    span = {v: stop.get(v, 0) - start.get(v, 0) for v in {*start, *stop}}  # `t * W..(t + 1) * W`: W
+    return any(c for v, c in span.items() if v) or span.get("", 0) > LONG
+
+
+def _linear(e: ir.Expr) -> dict[str, int] | None:
+    """Integer expression ``e`` as a sum of locals times constants and a constant (key ''), or
+    None. Wrapping keeps a difference of such sums: a range it says is short is no longer."""
+    if isinstance(e, ir.Lit) and isinstance(e.value, int) and not isinstance(e.value, bool):
+        return {"": e.value}
+    if isinstance(e, ir.Var):
+        return {e.name: 1}
+    if isinstance(e, ir.Unary) and e.op == "-" and (x := _linear(e.operand)) is not None:
+        return {v: -c for v, c in x.items()}
+    if not isinstance(e, ir.Binary) or e.op not in ("+", "-", "*"):
+        return None
+    a, b = _linear(e.left), _linear(e.right)
+    if a is None or b is None:
+        return None
+    if e.op != "*":
+        sign = 1 if e.op == "+" else -1
+        return {v: a.get(v, 0) + sign * b.get(v, 0) for v in {*a, *b}}
+    if set(a) <= {""} or set(b) <= {""}:  # a constant times a sum
+        k, x = (a.get("", 0), b) if set(a) <= {""} else (b.get("", 0), a)
+        return {v: k * c for v, c in x.items()}
+    return None
 
 
 def stop_lines(ind: str, returns: str | None) -> list[str]:

@@ -45,7 +45,7 @@ def module_parts(shared: Shared) -> list[str]:
         out += [*groupwaits.local_wait(shared, g), "", "", *groupwaits.stuck(g), "", ""]
         text = PINNED.format(ready=READY, fork=FORK, abort=ABORT, g=g.name)
         out += [*text.strip("\n").splitlines(), "", ""]
-        out += [*_runner(plan, g, k), "", ""]
+        out += [*_runner(shared, g, k), "", ""]
     out += _run_group(plan)
     return out
 
@@ -134,11 +134,12 @@ def _wanted(plan: Plan) -> list[str]:
     ]
 
 
-def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
+def _runner(shared: Shared, g: GroupDef, k: int) -> list[str]:
+    plan = shared.plan
     line = source_line_text(plan.source, g.span.line)
     out = [
         "@cuda.jit(device=True)",
-        f"def run_group_{g.name}(k, w, lane, G, L, GW, turn):",
+        f"def run_group_{g.name}(k, w, lane, G, L, GW, turn, FI):",
         f"    # line {g.span.line}: {line}",
         f"    # instance k of {g.count}: {g.warps} warps, {g.shared_bytes} bytes of shared memory",
         "    t = cuda.threadIdx.x",
@@ -159,9 +160,9 @@ def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
         kw = "if" if j == 0 else "elif"
         lo, hi = slots[t.name], slots[t.name] + t.per_copy
         out.append(f"    {kw} wl < {hi}:  # task {t.name}: warps {lo}..{hi - 1}")
-        out.append(
-            f"        pinned_{g.name}(int64({t.first_instance}) + k * {t.per_copy} + (wl - {lo}), w, lane, G, L, GW)"
-        )
+        out.append(f"        inst = int64({t.first_instance}) + k * {t.per_copy} + (wl - {lo})")
+        out.append(f"        pinned_{g.name}(inst, w, lane, G, L, GW)")
+        out += pinned.keep_lines(shared, g, t, "        ")
         out.append("        if dl.SIM and lane == 0 and cuda.atomic.add(GW, GW_LIVE, -1) == 1:")
         out.append("            group_want(w, 1, G)  # the instance has ended: its block's spare warps leave")
         out.append("        return True")
@@ -171,10 +172,10 @@ def _runner(plan: Plan, g: GroupDef, k: int) -> list[str]:
 
 def _run_group(plan: Plan) -> list[str]:
     args = ", ".join(f"L_{g.name}" for g in plan.groups)
-    out = ["@cuda.jit(device=True)", f"def run_group(pick, w, lane, G, GW, turn, {args}):", "    g = pick >> 32"]
+    out = ["@cuda.jit(device=True)", f"def run_group(pick, w, lane, G, GW, turn, FI, {args}):", "    g = pick >> 32"]
     out.append("    k = pick & 0xFFFFFFFF")
     for j, grp in enumerate(plan.groups):
-        out += [f"    if g == {j}:", f"        return run_group_{grp.name}(k, w, lane, G, L_{grp.name}, GW, turn)"]
+        out += [f"    if g == {j}:", f"        return run_group_{grp.name}(k, w, lane, G, L_{grp.name}, GW, turn, FI)"]
     out.append("    return False")
     return out
 
@@ -304,7 +305,7 @@ def gasync_kernel(G, timeout_ns, mode):
             # a warp beyond the instance's tasks runs the executor until the instance ends on
             # the simulator's one block alone (on the GPU other blocks run the ungrouped tasks,
             # and its kernel keeps the registers of an instance's warps: B7 127, not 151)
-            if not run_group(pick, w, lane, GF, GW, BW[BW_TURN], {locals}) and dl.SIM:
+            if not run_group(pick, w, lane, GF, GW, BW[BW_TURN], G.frames.FI, {locals}) and dl.SIM:
                 run_executor(w, lane, G, timeout_ns)
         else:
             run_executor(w, lane, G, timeout_ns)

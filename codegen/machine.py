@@ -21,7 +21,7 @@ the device helpers take the group they work on (``dl.wake(G.sched, ...)``).
 
 from __future__ import annotations
 
-from gasync.codegen.bounds import guarded_loops, stop_lines, value_first
+from gasync.codegen.bounds import guarded_loops, long_range, stop_lines, value_first
 from gasync.codegen.exprs import NP, ExprRenderer, buffer_ref, fn_call, literal, local, wrap
 from gasync.codegen.names import inert, source_line_text, source_lines
 from gasync.codegen.shared import (  # noqa: F401  (re-exported: the emitters import them from here)
@@ -148,6 +148,7 @@ class Emitter:
             else:
                 out.append(ind + f"for k_{s.loop_id} in range(int64({self.r(s.start)}), int64({local(s.stop_var)})):")
                 out.append(ind + "    " + self.assign(s.var, f"k_{s.loop_id}"))
+            out.extend(self.guard(ind + "    ") if long_range(s) else [])  # `for i in 0..n`: n may be 2^63
             self._native_loop(s.body, out, ind + "    ")
         elif isinstance(s, ir.Break | ir.Continue):
             self._jump(s, out, ind)
@@ -178,11 +179,11 @@ class Emitter:
         """
         return stop_lines(ind, self.returns) if self.guarded else []
 
-    def guard_setup(self, body: tuple[ir.Stmt, ...], returns: str | None) -> list[str]:
+    def guard_setup(self, body: tuple[ir.Stmt, ...], returns: str | None, always: bool = False) -> list[str]:
         """Guard the loops of this plain fn (which then returns ``returns``) or loop body
-        (``returns`` None) where the program has bounds checks: the lines that start the
-        count of turns (none where no loop needs one)."""
-        if not guarded_loops(self.shared.checks, body):
+        (``returns`` None; ``always``: its lanes' loop is guarded too): the lines that start
+        the count of turns (none where no loop needs one)."""
+        if not always and not guarded_loops(self.shared.checks, body):
             return []
         self.guarded, self.returns = True, returns
         return ["turns = 0"] if returns is not None else ["turns = 0", "over = False"]

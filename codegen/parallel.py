@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from gasync.codegen import combined, groups, hoist, jam, reduce
+from gasync.codegen.bounds import long_range, stop_lines
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, captured_loads, source_line
 from gasync.codegen.maps import called_iteration, is_map, iteration_helper, unrolled_map
 from gasync.codegen.occupancy import LANES
@@ -67,7 +68,7 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
     out += captured_loads(em, loop.captured, 2, "    ")
     if loop.inst_word is not None:
         out.append(f"    inst = AI[{loop.inst_word}]")
-    out += ["    " + line for line in em.guard_setup(s.body, None)]
+    out += ["    " + line for line in em.guard_setup(s.body, None, always=long_range(s))]
     if near_the_top(s):  # lo + lane may wrap past 2^63 - 1 where hi is near it: no turn for such a lane
         out += ["    k = G.exec.PARGS_I[w, 0]", "    hi = G.exec.PARGS_I[w, 1]", "    k = dl.lane_start(k, hi, lane)"]
     else:
@@ -134,11 +135,16 @@ def _loops(
         inner = jam.inner_loop(s, captured)
         if inner is not None:
             turns += jam.jammed_loop(em, s, inner)
-    if turns and near_the_top(s):  # their k + n * LANES would wrap: near int64's top, one a turn
-        out += ["    if hi <= dl.TURNS_BELOW:", *("    " + line for line in turns)]
+    # near int64's top their k + n * LANES would wrap, and a range too long to end takes
+    # the loop below, which looks at the deadline (long_range): there, one a turn
+    ifs = [*(["hi <= dl.TURNS_BELOW"] if near_the_top(s) else []), *(["dl.short_span(k, hi)"] if long_range(s) else [])]
+    if turns and ifs:
+        out += [f"    if {' and '.join(ifs)}:", *("    " + line for line in turns)]
     else:
         out += turns
     out.append("    while k < hi:")
+    if long_range(s):  # `parallel for i in 0..n`: n may be 2^63
+        out += stop_lines("        ", None)
     if helper:  # the iteration's values from its helper, then its stores
         out += called_iteration(shared, loop, "k", "t", "        ")
     else:

@@ -87,6 +87,21 @@ def frame_bases(shared: Shared, g: GroupDef, t: TaskDef, inst: str = "inst") -> 
     )
 
 
+def keep_lines(shared: Shared, g: GroupDef, t: TaskDef, ind: str) -> list[str]:
+    """Device code: a pinned instance ``inst`` of ``t`` that the run stopped before its end (a
+    deadlock, a timeout) copies its row's int words (its state word, a join's done mask) to
+    its place in the global frames ``FI``, where the host reads where it waits (runtime/exits.py)."""
+    if not SHARED_FRAMES:
+        return []  # (its frame is there already)
+    row, _ = frame_bases(shared, g, t)
+    n = shared.frames[t.name].n_int
+    return [
+        f"{ind}if lane == 0 and G.sched.ST[inst] != dl.DONE:  # the run stopped it: where it waits, for the host",
+        f"{ind}    for j in range({n}):",
+        f"{ind}        FI[FB_I_{t.name} + (inst - {t.first_instance}) * {n} + j] = G.frames.FI[{row} + j]",
+    ]
+
+
 def constants(plan: Plan) -> list[str]:
     """The module's sizes of the frame area."""
     if not SHARED_FRAMES:

@@ -74,6 +74,8 @@ _ITEM_START = ITEM_KEYWORDS
 # Tokens after which a statement starts.
 _BOUNDARY = {"SEMICOLON", "LBRACE", "RBRACE"}
 STATEMENT = "statement or '}'"  # what a block expects where a statement starts
+# how to choose a value without an 'if' expression (planner/dropped.py says it too)
+IF_VALUE = "to choose a value, assign it to a local in each branch, as in 'let v = 0; if c { v = 1; } else { v = 2; }'"
 
 _OPENERS = {"LBRACE": "RBRACE", "LPAR": "RPAR", "LSQB": "RSQB"}
 _CLOSERS = {v: k for k, v in _OPENERS.items()}
@@ -182,6 +184,9 @@ def _unexpected_token(exc: UnexpectedToken, lexed: Lexed) -> ParseError:
         )
     if tok.type == "LBRACE" and "NAME" in expected and (missing := missing_reduce(tok, before)) is not None:
         return missing
+    if tok.type == "IF" and "NUMBER" in expected:  # `let v = if c { 1 } else { 2 };` (decision 9)
+        note = Note(f"'if' is a statement, not an expression: {IF_VALUE}")
+        return UnexpectedTokenError(f"expected {_what(expected, tok, before)}, found keyword 'if'", span, (note,))
     # a statement that needs its ';' followed by the next statement, the block's '}' (on this line
     # or the next) or anything on a later line: E0102, wherever the next token is
     next_stmt = tok.type in _STMT_START or tok.type == "RBRACE" or tok.line != before[-1].end_line if before else False

@@ -112,10 +112,10 @@ def _plan(
     tasks = _number_tasks(topo, bodies)
     local_names = {n for g in group_asts for n in (groups.qualified(g.item.name, m) for m in g.locals)}
     plan_groups = groups.group_defs(group_asts, tasks, syms.buffers, syms.channels, ranges)
-    by_name = {t.name: t for t in tasks}
     for g in plan_groups:
         errors.extend(groups.fit_errors(g))
-        errors.extend(groups.bulk_errors(g, by_name, bulk))
+    for a in group_asts:
+        errors.extend(groups.bulk_errors(a, bulk))
     if errors:  # a channel nobody uses is a mistake of its own
         errors += partial.unused_channels(program, syms, cg, functions, bodies)
         raise ErrorGroup(_sorted(errors))

@@ -13,7 +13,8 @@ from gasync.dsl.diagnostics import GasyncError, Note
 from gasync.planner import ir
 from gasync.planner.errors import AwaitContextError, ControlFlowError, TypeMismatchError
 from gasync.planner.exprs import ExprChecker, FnState
-from gasync.planner.literals import flexible
+from gasync.planner.fnstate import Binding
+from gasync.planner.literals import flexible, literal_future
 from gasync.planner.walk import always_returns, stmts_in
 
 BLOCK_INFER = "<infer>"  # the value type of an async block without a tail, until a `return` sets it
@@ -60,7 +61,7 @@ class AsyncBlockChecker(ExprChecker):
         saved = (self.fn.loops, self.pre)
         self.fn.loops, self.pre = 0, []
         ty: ir.Ty = BLOCK_INFER
-        hint = self.block_hint[1] if self.block_hint is not None and self.block_hint[0] == id(e) else None
+        hint = self.block_hints.get(id(e))
         try:
             if e.body.tail is not None:
                 ty = self._tail_type(e.body, hint)
@@ -85,6 +86,22 @@ class AsyncBlockChecker(ExprChecker):
         # that never suspend, so one with a `return` is compiled as a state machine instead.
         suspends = any_suspends(body) or any(isinstance(x, ir.Return) for x in stmts_in(body, into_futures=False))
         return ir.AsyncBlock(body, result, ir.FutureT(ty), suspends, e.span)
+
+    def join_literals(self, s: ast.LetTuple) -> dict[str, Binding]:
+        """``let (p, q) = join(async { 3 }, f()).await;``: each name a ``literal_future`` gives
+        takes the type a later use gave it (a hint for its block), else is returned with its
+        binding, to be defaulted as a ``let`` of a literal is (decision 59)."""
+        assert isinstance(s.value, ast.Await) and isinstance(s.value.future, ast.Call)
+        defaulted: dict[str, Binding] = {}
+        for user, arg in zip(s.names, s.value.future.args, strict=False):  # (a count that differs fails later)
+            binding = (s.span.line, s.span.column, user or "")
+            if user is not None and literal_future(arg):
+                hinted = self.fn.hints.get(binding)
+                if isinstance(hinted, str):
+                    self.block_hints[id(arg)] = hinted
+                else:
+                    defaulted[user] = binding
+        return defaulted
 
     def _tail_type(self, b: ast.Block, hint: ir.Ty | None) -> ir.Ty:
         """The type of an async block's tail, probed once per block: a probe types nested

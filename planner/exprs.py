@@ -50,7 +50,7 @@ class ExprChecker(CallChecker):
     fn: FnState
     pre: list[ir.Stmt]
     suspends_of: Callable[[str], bool]
-    block_hint: tuple[int, ir.Ty] | None = None  # (id of an awaited async block, the type its context wants)
+    block_hints: dict[int, ir.Ty]  # id of an async block -> the type its context wants (stmts.BodyChecker sets it)
 
     # ---- entry points ----
     def expr(self, e: ast.Expr | ast.Reduce, want: ir.Ty | None = None) -> ir.Expr:
@@ -94,7 +94,9 @@ class ExprChecker(CallChecker):
             return self.reduce_value(e, want)
         if isinstance(e, ast.Await):
             if isinstance(e.future, ast.AsyncBlock) and isinstance(want, str):
-                self.block_hint = (id(e.future), want)  # `let v: u32 = async { 7 }.await`: 7 is a u32
+                self.block_hints[id(e.future)] = want  # `let v: u32 = async { 7 }.await`: 7 is a u32
+            elif isinstance(e.future, ast.AsyncBlock):
+                self.block_hints.pop(id(e.future), None)  # (from an earlier check of it, with a want)
             return self._await_value(e)
         raise FutureMisuseError("an async block is a future: '.await' it, or pass it to join or select", e.span)
 

@@ -254,9 +254,10 @@ def fit_errors(group: GroupDef, shared_limit: int = H200_SHARED_PER_BLOCK) -> li
         )
     need = group.shared_bytes
     if need > shared_limit:
+        kib = -(-need * 10 // 1024) / 10  # rounded up, and the limit down: 232464 bytes are 227.1 KiB, not 227.0
         out.append(
             GroupFitError(
-                f"group '{group.name}' needs {need} bytes of shared memory per instance ({need / 1024:.1f} KiB),"
+                f"group '{group.name}' needs {need} bytes of shared memory per instance ({kib:.1f} KiB),"
                 f" more than the {shared_limit} bytes ({shared_limit // 1024} KiB) a block may use",
                 group.span,
                 (Note("its local buffers and channels live in the block's shared memory; make them smaller"),),
@@ -265,15 +266,16 @@ def fit_errors(group: GroupDef, shared_limit: int = H200_SHARED_PER_BLOCK) -> li
     return out
 
 
-def bulk_errors(group: GroupDef, tasks: dict[str, TaskDef], bulk_spans: dict[str, ast.Span]) -> list[GasyncError]:
-    """A group's warps are pinned to it, so nothing would run a bulk loop's chunks."""
+def bulk_errors(group: GroupAst, bulk_spans: dict[str, ast.Span]) -> list[GasyncError]:
+    """A group's warps are pinned to it, so nothing would run a bulk loop's chunks (of every
+    task of the group, checked or not: ``bulk_spans`` come from the source)."""
     out: list[GasyncError] = []
     for name in group.tasks:
-        span = bulk_spans.get(tasks[name].body.name)
+        span = bulk_spans.get(name)
         if span is not None:
             out.append(
                 GroupRuleError(
-                    f"task '{name}' of group '{group.name}' cannot run a 'bulk for': a group's warps stay with it",
+                    f"task '{name}' of group '{group.item.name}' cannot run a 'bulk for': a group's warps stay with it",
                     span,
                     (Note("use 'parallel for' (the task's warp), or a task outside the group"),),
                 )

@@ -36,15 +36,21 @@ def flexible(e: ast.Expr, memo: dict[int, tuple[ast.Expr, bool]] | None = None) 
 
 
 def literal_block(e: ast.Expr | ast.Reduce) -> bool:
-    """An awaited async block whose value is its tail's alone, and that tail ``flexible``
-    (``async { 3 }.await``, ``async { yield_now().await; 1 << 4 }.await``): a ``let`` of it takes
-    its type from a later use, as a ``let`` of the literal would (decision 59)."""
+    """An awaited ``literal_future`` (``async { 3 }.await``): a ``let`` of it takes its type from
+    a later use, as a ``let`` of the literal would (decision 59)."""
+    return isinstance(e, ast.Await) and literal_future(e.future)
+
+
+def literal_future(e: ast.Expr) -> bool:
+    """An async block whose every value is ``flexible``: its tail and its ``return``s'
+    (``async { 3 }``, ``async { yield_now().await; 1 << 4 }``, ``async { return 3; }``)."""
     from gasync.planner.graphs import ast_nodes  # (graphs imports the planner's modules)
 
-    if not isinstance(e, ast.Await) or not isinstance(e.future, ast.AsyncBlock):
+    if not isinstance(e, ast.AsyncBlock):
         return False
-    body = e.future.body
-    return body.tail is not None and flexible(body.tail) and not any(isinstance(n, ast.Return) for n in ast_nodes(body))
+    tail = (e.body.tail,) if e.body.tail is not None else ()
+    values = [*tail, *(n.value for n in ast_nodes(e.body) if isinstance(n, ast.Return))]
+    return bool(values) and all(v is not None and flexible(v) for v in values)
 
 
 def plain(e: ast.Expr) -> bool:

@@ -11,7 +11,8 @@ failed parts would have said, if asked only about what those parts cannot touch:
 - a group's warps and shared memory (E0221) counted over its checked tasks and
   its defined locals can only grow with the rest, so too many already is an
   error; a group whose range failed is left out;
-- a group's task that runs a ``bulk for`` (E0222) is found in the source.
+- a group's task that runs a ``bulk for`` (E0222) is found in the source, whether its
+  body or its group's range was checked or not.
 """
 
 from __future__ import annotations
@@ -68,10 +69,11 @@ def group_errors(
     ranges: dict[str, tuple[str, int, int]],
     bulk: dict[str, ast.Span],
 ) -> list[GasyncError]:
-    """E0221 and E0222 of the groups whose range is known, over their checked tasks."""
+    """E0221 of the groups whose range is known, over their checked tasks; E0222 of every group."""
     known = tuple(g for g in group_asts if g.item.name in ranges)
     out: list[GasyncError] = []
     for g in groups.group_defs(known, list(bodies.values()), syms.buffers, syms.channels, ranges):
         out += groups.fit_errors(g)
-        out += groups.bulk_errors(g, bodies, bulk)
+    for a in group_asts:
+        out += groups.bulk_errors(a, bulk)
     return out

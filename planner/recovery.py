@@ -30,12 +30,12 @@ def recovering(
     """``check()``'s statements; if it fails, none, with the error in ``errors`` and what
     ``stmt`` binds poisoned."""
     fn = checker.fn
-    saved = (len(fn.scopes), fn.loops, fn.parallel, fn.async_depth, fn.ret, checker.block_hint)
+    saved = (len(fn.scopes), fn.loops, fn.parallel, fn.async_depth, fn.ret, dict(checker.block_hints))
     try:
         return check()
     except GasyncError as exc:
         errors.append(exc)
-        depth, fn.loops, fn.parallel, fn.async_depth, fn.ret, checker.block_hint = saved
+        depth, fn.loops, fn.parallel, fn.async_depth, fn.ret, checker.block_hints = saved
         del fn.scopes[depth:]
         checker.pre = []  # awaits hoisted out of the failed statement
         _poison(fn, stmt)

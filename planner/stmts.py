@@ -15,6 +15,7 @@ from gasync.dsl import ast
 from gasync.dsl.diagnostics import GasyncError, Note
 from gasync.planner import ir
 from gasync.planner.consteval import check_constant_shift
+from gasync.planner.dropped import dropped_type, dropped_value
 from gasync.planner.errors import (
     AwaitContextError,
     ConstEvalError,
@@ -50,15 +51,16 @@ class BodyChecker(ReducingLoops):
         self.suspends_of = suspends_of
         # the tail type of each async block body (by id and hint), shared with the probes of _tail_type
         self.tail_types = {} if tail_types is None else tail_types
+        self.block_hints = {}
 
     # ---- blocks ----
     def block(
-        self, b: ast.Block, tail_to: str | None = None, errors: list[GasyncError] | None = None
+        self, b: ast.Block, tail_to: str | None = None, errors: list[GasyncError] | None = None, branch: bool = False
     ) -> tuple[ir.Stmt, ...]:
         """Check a block in a new scope. ``tail_to`` names where a tail value goes:
-        'return' for a function body, a local for an async block, None elsewhere. With
-        ``errors``, a statement that fails adds its error there and the next is checked
-        (planner/recovery.py)."""
+        'return' for a function body, a local for an async block, None elsewhere (a tail
+        there must give no value; ``branch``: the block is an 'if''s). With ``errors``, a
+        statement that fails adds its error there and the next is checked (planner/recovery.py)."""
         self.fn.scopes.append({})
         try:
             out: list[ir.Stmt] = []
@@ -67,20 +69,25 @@ class BodyChecker(ReducingLoops):
             if b.tail is not None:
                 tail = b.tail
                 if errors is None:
-                    out.extend(self._tail(tail, tail_to))
+                    out.extend(self._tail(tail, tail_to, branch))
                 else:
-                    out.extend(recovering(self, lambda: self._tail(tail, tail_to), ast.ExprStmt(tail), errors))
+                    out.extend(recovering(self, lambda: self._tail(tail, tail_to, branch), ast.ExprStmt(tail), errors))
             return tuple(out)
         finally:
             self.fn.scopes.pop()
 
-    def _tail(self, e: ast.Expr, tail_to: str | None) -> list[ir.Stmt]:
-        if tail_to == "return":
+    def _tail(self, e: ast.Expr, tail_to: str | None, branch: bool) -> list[ir.Stmt]:
+        if tail_to == "return" and self.fn.ret != "unit":
             return self.stmt(ast.Return(e, e.span))
-        if tail_to is not None:
+        if tail_to not in (None, "return"):
             value = self.expr(e, self.fn.locals[tail_to])
             return self._flush([ir.Let(tail_to, "=", value, e.span)])
-        out = self.stmt(ast.ExprStmt(e, e.span))
+        out = self.stmt(ast.ExprStmt(e, e.span))  # a tail that gives '()' (`if c { f().await }`)
+        dropped = dropped_type(out[-1])
+        if dropped is not None and tail_to == "return":  # `async fn g() { 5 }`: "'g' returns no value"
+            return self.stmt(ast.Return(e, e.span))
+        if dropped is not None:  # `if c { 1 } else { 2 }` as a statement: an error, as in Rust
+            raise dropped_value(dropped, e.span, branch, self.fn.ret not in ("unit", "?"))
         return out
 
     def _flush(self, stmts: list[ir.Stmt]) -> list[ir.Stmt]:
@@ -135,6 +142,7 @@ class BodyChecker(ReducingLoops):
     def _s_LetTuple(self, s: ast.LetTuple) -> list[ir.Stmt]:
         if not isinstance(s.value, ast.Await) or not _is_join(s.value.future):
             raise TypeMismatchError("only 'join(...).await' gives a tuple to destructure", s.value.span)
+        literals = self.join_literals(s)  # `join(async { 3 }, ...)`: a later use may retype its name
         fut = self.await_future(s.value)
         assert isinstance(fut, ir.Join) and isinstance(fut.ty, ir.FutureT)
         outs = fut.ty.output
@@ -159,6 +167,8 @@ class BodyChecker(ReducingLoops):
             self._no_global_shadow(user, s.span)
             name = self.fn.fresh(user, ty)
             targets.append(name)
+            if user in literals:
+                self.fn.defaulted[name] = literals[user]
         for user, target in zip(s.names, targets, strict=True):
             if user is not None and target is not None:
                 self.fn.scopes[-1][user] = target
@@ -227,12 +237,12 @@ class BodyChecker(ReducingLoops):
     def _s_If(self, s: ast.If) -> list[ir.Stmt]:
         cond = self.expr(s.cond, "bool")
         pre, self.pre = self.pre, []
-        then = self.block(s.then)
+        then = self.block(s.then, branch=True)
         orelse: tuple[ir.Stmt, ...] = ()
         if isinstance(s.orelse, ast.If):
             orelse = tuple(self.stmt(s.orelse))
         elif s.orelse is not None:
-            orelse = self.block(s.orelse)
+            orelse = self.block(s.orelse, branch=True)
         return [*pre, ir.If(cond, then, orelse, s.span)]
 
     def _s_While(self, s: ast.While) -> list[ir.Stmt]:

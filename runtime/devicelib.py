@@ -33,6 +33,7 @@ from gasync.runtime.devicemath import (  # noqa: F401
     idiv,
     irem,
     lane_start,
+    short_span,
     u64_span,
     u64_word,
     word_u64,

@@ -91,6 +91,16 @@ def u64_span(a, b):  # type: ignore[no-untyped-def]
 TURNS_BELOW = (1 << 63) - (1 << 20)  # a parallel loop's stop word under which k + n * LANES cannot wrap
 
 
+SHORT_SPAN = 1 << 32  # a parallel loop's range words up to which its lanes take several iterations a turn
+
+
+@INLINE
+def short_span(k, hi):  # type: ignore[no-untyped-def]
+    """Whether the words ``k..hi`` of a parallel loop whose range may be too long to end are
+    few enough for the loops that take several iterations a turn, which look at no deadline."""
+    return k >= hi or uint64(hi - k) <= uint64(SHORT_SPAN)
+
+
 @INLINE
 def lane_start(lo, hi, lane):  # type: ignore[no-untyped-def]
     """A lane's first word of the range ``lo..hi``: ``lo + lane``, or ``hi`` where the lane has

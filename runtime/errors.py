@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from gasync.dsl.ast import NOSPAN, Span
 from gasync.dsl.diagnostics import GasyncError, Note
@@ -12,9 +12,11 @@ if TYPE_CHECKING:
 
 
 class RunError(GasyncError):
-    """Base of errors that happen when running a program."""
+    """Base of errors that happen when running a program; ``trace``: a traced run's
+    ``RawTrace`` up to where it stopped (a deadlock, a timeout, a bounds fault), else None."""
 
     code = "E0309"
+    trace: Any = None
 
 
 class InputError(RunError):

@@ -42,6 +42,9 @@ def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites:
     listing = "\n".join(f"  {line}" for line in waiting) or "  (none)"
     if code == Exit.TIMEOUT:
         tail = f"{options.timeout_s:g}s; unfinished tasks:\n{listing}"
+        if gave_up and not waiting:  # the loop left, and its task finished (decision 24)
+            after = "a loop still running at the deadline gave up, and its task then finished on the values it had"
+            tail = f"{options.timeout_s:g}s; unfinished tasks: none, as {after}"
         notes = timeout_notes(gen, back["ST"], back["SIG"], options)
         if options.executor == "spin":
             notes = (
@@ -52,7 +55,8 @@ def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites:
                 *notes,
             )
         if gave_up:  # (its task may then have finished, on the values the loop had)
-            notes = (Note("a loop in a plain fn or a parallel loop's body was still running at the deadline"), *notes)
+            loop = "a loop in a plain fn or a parallel loop (its range or its body's)"
+            notes = (Note(f"{loop} was still running at the deadline"), *notes)
         if options.executor != "spin":  # (spin's instances stay RUNNING: no state word says they wait)
             notes = (*notes, *_wait_places(gen, back["ST"], back.get("FI")))
         error = RunTimeoutError(f"the run exceeded its timeout of {tail}", NOSPAN, notes)
@@ -163,14 +167,16 @@ def _instances(gen: Generated, name: str) -> range:
 
 
 def _await_points(gen: Generated, fi: np.ndarray[Any, Any] | None) -> Any:
-    """``(task, k) -> "recv from channel d and recv from channel e"``: what instance k of an
-    ungrouped task waits on where its state word (its frame's first int word) says it is
-    suspended in a select, or a join, over channels and signals (WAITON names only the arm
-    registered last; a join's done mask, the first word of its child region, leaves out
-    the futures already done), or None."""
+    """``(task, k) -> "recv from channel d and recv from local channel g.e"``: what instance k
+    of a task waits on where its state word (its frame's first int word; a group's task's,
+    copied there as the run stopped: codegen/pinned.py ``keep_lines``) says it is suspended in
+    a select, or a join, over channels and signals (WAITON names only the arm registered last;
+    a join's done mask, the first word of its child region, leaves out the futures already
+    done), or None."""
     from gasync.runtime.trace import await_points  # (runtime.trace imports this module's neighbours)
 
     words = {s.name: f"signal {s.name}" for s in gen.plan.signals}
+    local = {c.name for g in gen.plan.groups for c in g.channels}
     # task -> site -> (the futures, whether a done mask says which are left)
     points: dict[str, dict[int, tuple[tuple[ir.Future, ...], bool]]] = {}
     for t in gen.plan.tasks:
@@ -188,7 +194,7 @@ def _await_points(gen: Generated, fi: np.ndarray[Any, Any] | None) -> Any:
 
     def at(t: Any, k: int) -> str | None:
         base, stride = strides[t.name]
-        if fi is None or t.group is not None or stride <= 0 or base + k * stride >= len(fi):
+        if fi is None or stride <= 0 or base + k * stride >= len(fi):
             return None
         site = int(fi[base + k * stride])
         if site not in points[t.name]:
@@ -202,7 +208,7 @@ def _await_points(gen: Generated, fi: np.ndarray[Any, Any] | None) -> Any:
                 return None
             mask = int(fi[base + k * stride + ci])
             futures = tuple(f for n, f in enumerate(futures) if not (mask >> n) & 1)
-        return " and ".join(dict.fromkeys(_arm(f, words) for f in futures)) or None
+        return " and ".join(dict.fromkeys(_arm(f, words, local) for f in futures)) or None
 
     return at
 
@@ -211,9 +217,10 @@ MAX_PLACES = 6  # await points shown as notes under a deadlock or a timeout
 
 
 def _wait_places(gen: Generated, st: np.ndarray[Any, Any], fi: np.ndarray[Any, Any] | None) -> tuple[Note, ...]:
-    """A note at each await point where unfinished instances of ungrouped tasks are suspended
-    (their state words, in the frames' int words ``fi``), in task order, at most MAX_PLACES:
-    ``task consumer[0, 1] waits here``, pointing at the ``.await``, ``select`` or ``for await``."""
+    """A note at each await point where unfinished task instances are suspended (their state
+    words, in the frames' int words ``fi``; a group's started ones are RUNNING), in task order,
+    at most MAX_PLACES: ``task consumer[0, 1] waits here``, pointing at the ``.await``,
+    ``select`` or ``for await``."""
     from gasync.runtime.trace import await_points  # (runtime.trace imports this module's neighbours)
 
     if fi is None:
@@ -221,14 +228,16 @@ def _wait_places(gen: Generated, st: np.ndarray[Any, Any], fi: np.ndarray[Any, A
     bases = [b for _, b, _ in gen.frame_bases] + [gen.frame_words[0]]
     notes = []
     for n, t in enumerate(gen.plan.tasks):
-        if t.group is not None or not t.count:
+        if not t.count:
             continue
         stride = (bases[n + 1] - bases[n]) // t.count
         spans = {p.site: p.span for p in await_points(t.body.body)}
         at: dict[int, list[int]] = {}
         for k in range(t.count):
             word = bases[n] + k * stride
-            if st[t.first_instance + k] == 0 and stride > 0 and word < len(fi) and int(fi[word]) in spans:
+            s = st[t.first_instance + k]
+            suspended = s == 0 or t.group is not None and s not in (Sched.DONE, Sched.FRESH)
+            if suspended and stride > 0 and word < len(fi) and int(fi[word]) in spans:
                 at.setdefault(int(fi[word]), []).append(k)
         for site, ks in sorted(at.items(), key=lambda kv: kv[1][0]):
             notes.append(Note(f"task {members_label(gen.plan, t, ks)} waits here", spans[site]))
@@ -237,11 +246,10 @@ def _wait_places(gen: Generated, st: np.ndarray[Any, Any], fi: np.ndarray[Any, A
     return tuple(notes)
 
 
-def _arm(f: ir.Recv | ir.Send | ir.Wait, signals: dict[str, str]) -> str:
-    if isinstance(f, ir.Recv):
-        return f"recv from channel {f.chan}"
-    if isinstance(f, ir.Send):
-        return f"send on channel {f.chan} (full)"
+def _arm(f: ir.Recv | ir.Send | ir.Wait, signals: dict[str, str], local: set[str]) -> str:
+    if isinstance(f, ir.Recv | ir.Send):
+        chan = f"local channel {f.chan}" if f.chan in local else f"channel {f.chan}"
+        return f"recv from {chan}" if isinstance(f, ir.Recv) else f"send on {chan} (full)"
     return signals.get(f.signal, f"signal {f.signal}")
 
 
@@ -268,7 +276,7 @@ def _waiting(
             if st[inst] == Sched.FRESH:
                 pending = _by_group(gen, [a for a in t.after if any(st[i] != Sched.DONE for i in _instances(gen, a))])
                 what = "not started" + (f": it runs after {', '.join(pending)}" if pending else "")
-            elif at is not None and (st[inst] == 0 or spin) and waiton[inst] >= 0:
+            elif at is not None and ((st[inst] == 0 or spin) and waiton[inst] >= 0 or t.group is not None):
                 what = f"waits on {at}"
             elif st[inst] == 0 and waiton[inst] == 0:
                 what = "waiting"

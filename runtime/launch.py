@@ -21,7 +21,7 @@ import numpy as np
 
 from gasync.codegen import LANES, Generated
 from gasync.runtime import cubins, groupgrid, kernelargs, outputs, prepared, simmath, slab
-from gasync.runtime.errors import InputError, worded
+from gasync.runtime.errors import InputError, RunError, worded
 from gasync.runtime.exits import check_exit, is_out_of_memory, out_of_memory
 from gasync.runtime.hoststate import device_state, host_arrays  # noqa: F401  (launch.host_arrays: scripts, prepared.py)
 from gasync.runtime.module import load
@@ -304,7 +304,11 @@ def _collect(
         stats["launch_path"] = run.path
         stats["launch_call"] = run.call or "the compiled kernel's own launch"
         stats["kernel_from"] = run.kernel_from or "Numba"
-    check_exit(gen, back, options, sites)
+    try:
+        check_exit(gen, back, options, sites)
+    except RunError as exc:  # the trace up to the stop goes with it (gasync run --trace writes it)
+        exc.trace = trace
+        raise
     kind = outputs.output_kind(options.inputs, options.outputs)
     given = options.inputs
     return Result(

@@ -95,7 +95,7 @@ def _unread_jobs() -> list[Path]:
 
 def main(job: str, result: str) -> int:
     _job_folder[:] = [Path(job).parent]  # first: the imports below take seconds, and the parent may die meanwhile
-    from gasync.dsl.diagnostics import GasyncError
+    from gasync.dsl.diagnostics import GasyncError, Note
     from gasync.runtime import devicelib
     from gasync.runtime.errors import DeviceError
     from gasync.runtime.launch import execute
@@ -108,7 +108,10 @@ def main(job: str, result: str) -> int:
         payload = ("error", exc)
     except Exception as exc:  # a failure inside the simulated kernel
         last = traceback.format_exception(exc)[-1].strip()
-        payload = ("error", DeviceError(f"the simulated kernel failed: {last}"))
+        notes: tuple[Note, ...] = ()
+        if isinstance(exc, IndexError) and not gen.checked:  # undefined behaviour (decision 40)
+            notes = (Note("with --unchecked no index is checked: run without it to have the access named"),)
+        payload = ("error", DeviceError(f"the simulated kernel failed: {last}", notes=notes))
     Path(result).write_bytes(pickle.dumps(payload))
     return 0
 

@@ -117,3 +117,15 @@ def test_the_api_warns_of_an_incomplete_trace_and_trace_events_gives_room() -> N
     assert small.trace is not None and small.trace.dropped > 0 and small.trace.capacity == 16
     roomy = prog.run(backend="sim", trace=True, trace_events=4096, timeout=60)
     assert roomy.trace is not None and roomy.trace.dropped == 0
+
+
+def test_an_unchecked_index_out_of_bounds_in_task_code_is_the_kernels_failure(tmp_path: Path) -> None:
+    prog = tmp_path / "oob.gasync"
+    prog.write_text(
+        "buffer x: i32[40] = iota;\nbuffer out: i32[4] = zeros;\n"
+        "task main {\n    let s: i32 = bulk for i in 0..40 reduce max { x[i] };\n    out[s] = 1;\n}\n"
+    )
+    done = gasync("run", prog, "--backend", "sim", "--timeout", "20s", "--unchecked", "-q", "--color", "never")
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "error[E0305]: the simulated kernel failed: IndexError" in done.stderr
+    assert "= note: with --unchecked no index is checked: run without it to have the access named" in done.stderr

@@ -37,6 +37,12 @@ def test_a_group_waiting_on_its_own_channels_is_a_deadlock() -> None:
         "  task z in group pipe[0] waits on recv from local channel pipe.b",
         "  task z in group pipe[1] not started",
     ]
+    # a note at each await where one waits, as for ungrouped tasks (the pinned frames' state
+    # words are copied out of shared memory as the run stops: codegen/pinned.py keep_lines)
+    assert [(n.message, n.span.line, n.span.column) for n in info.value.notes if n.span] == [
+        ("task x in group pipe[0] waits here", 5, 22),
+        ("task z in group pipe[0] waits here", 6, 22),
+    ]
 
 
 JOIN_DEADLOCK = """\
@@ -261,3 +267,23 @@ def test_a_pinned_task_that_sleeps_at_the_timeout_is_waiting_not_running() -> No
     with pytest.raises(RunTimeoutError) as info:
         gasync.compile_source(src, "t.gasync").run(backend="sim", timeout=2)
     assert "  task q in group gg waiting" in str(info.value).splitlines()
+
+
+@pytest.mark.timeout(120)
+def test_a_pinned_task_in_a_join_or_select_of_local_and_global_futures_names_each_at_the_timeout() -> None:
+    # (the report named only the future registered last: "waits on signal never")
+    from gasync.runtime.errors import RunTimeoutError
+
+    src = (
+        "buffer out: i64[4] = zeros;\nchannel glob: i64[1];\nsignal never;\ngroup gg {\n"
+        "    local channel loc: i64[1];\n"
+        "    task p { let (a, b) = join(loc.recv(), glob.recv()).await; out[0] = a + b; }\n"
+        "    task q { select { v = loc.recv() => { out[1] = v; } _ = never.wait() => { out[2] = 1; } } }\n"
+        "    task r { sleep(1_000_000_000_000).await; loc.send(1).await; glob.send(2).await; }\n}\n"
+        "task s { if false { never.set(); } }\n"
+    )
+    with pytest.raises(RunTimeoutError) as info:
+        gasync.compile_source(src, "t.gasync").run(backend="sim", timeout=2)
+    lines = str(info.value).splitlines()
+    assert "  task p in group gg waits on recv from local channel gg.loc and recv from channel glob" in lines
+    assert "  task q in group gg waits on recv from local channel gg.loc and signal never" in lines

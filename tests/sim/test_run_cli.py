@@ -226,6 +226,15 @@ def test_json_of_a_deadlock_is_one_error_object(tmp_path: Path) -> None:
     assert "task main waits on recv from channel a" in err["message"]
 
 
+def test_a_failed_run_writes_its_trace_up_to_the_stop_and_still_fails(tmp_path: Path) -> None:
+    path, trace, report = tmp_path / "dead.gasync", tmp_path / "t.json", tmp_path / "r.html"
+    path.write_text(DEADLOCK)
+    res = gasync_run(path, "--backend", "sim", "--timeout", "60s", "--trace", trace, "--report", report)
+    assert_clean_failure(res, "error[E0303]: deadlock", f"events up to where the run stopped in {trace}")
+    assert json.loads(trace.read_text())["traceEvents"]
+    assert f"no report in {report}: the run failed" in res.stderr and not report.exists()
+
+
 def test_json_of_a_timeout_is_one_error_object(tmp_path: Path) -> None:
     path = tmp_path / "forever.gasync"
     path.write_text(FOREVER)

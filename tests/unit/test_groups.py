@@ -159,6 +159,14 @@ def test_group_over_the_shared_memory_limit() -> None:
     )
 
 
+def test_just_over_the_shared_memory_limit_says_more_kib_than_the_limit() -> None:
+    # (16 bytes over said "(227.0 KiB), more than the 232448 bytes (227 KiB)")
+    src = f"group g1 {{ local buffer s: u32[{(227 * 1024 + 16) // 4}];\ntask a {{ s[0] = 1; }} }}\n"
+    kinds, text = diagnose(src)
+    assert kinds == [E.GroupFitError]
+    assert "needs 232464 bytes of shared memory per instance (227.1 KiB), more than the 232448 bytes (227 KiB)" in text
+
+
 def test_just_under_the_shared_memory_limit() -> None:
     # 227 KiB less one channel's 64 bytes (4 words, 2 sequences, 2 values): fits
     src = f"group g1 {{ local buffer s: u32[{(227 * 1024 - 64) // 4}]; local channel c: i32[2];\n"
@@ -184,6 +192,15 @@ def test_bulk_for_in_a_group() -> None:
     assert text.splitlines()[0] == (
         "t.gasync:3:14: error: task 'a' of group 'pipe' cannot run a 'bulk for': a group's warps stay with it"
     )
+
+
+def test_bulk_for_in_a_group_is_reported_beside_the_tasks_other_errors() -> None:
+    # (E0222 was left out where the same body had another error, or its group's range failed)
+    src = "const N: i64 = 2.5;\nbuffer y: f32[64] = zeros;\ngroup pipe for g in 0..N {\n"
+    src += "    task a { let z: i32 = true; bulk for i in 0..64 { y[i] = 1.0; } }\n}\n"
+    kinds, text = diagnose(src)
+    assert kinds == [E.TypeMismatchError, E.TypeMismatchError, E.GroupRuleError]
+    assert "t.gasync:4:33: error: task 'a' of group 'pipe' cannot run a 'bulk for'" in text
 
 
 def test_static_rules_apply_inside_groups() -> None:

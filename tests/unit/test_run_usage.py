@@ -223,6 +223,27 @@ def test_spin_on_a_program_with_groups_is_a_usage_error(tmp_path: Path) -> None:
     assert not (tmp_path / "cache").exists()
 
 
+@pytest.mark.parametrize("flag", ["--output", "--input"])
+def test_a_local_buffer_named_by_an_option_is_said_to_be_one(tmp_path: Path, flag: str) -> None:
+    # (it was "--output st: the program has no buffer named 'st'")
+    (tmp_path / "g.gasync").write_text(
+        "buffer out: i64[2] = zeros;\ngroup gg for g in 0..2 {\n    local buffer st: i64[4];\n"
+        "    task a { st[0] = 1; out[g] = st[0]; }\n}\n"
+    )
+    np.save(tmp_path / "st.npy", np.zeros(4, np.int64))
+    local = "'st' is a local buffer of group 'gg': each group instance has its own, in its block's shared memory"
+    message = {
+        "--output": f"--output gg.st: {local}, gone when the instance ends, so it cannot be saved; copy what you need"
+        " into a global buffer (it has out) from a task of the group, and --output that",
+        "--input": f"--input gg.st: {local}, zeroed as the instance starts, so it cannot be read from a file;"
+        " declare a global buffer '= input' and copy it in from a task of the group",
+    }[flag]
+    res = gasync("run", "g.gasync", "--backend", "sim", flag, "gg.st=st.npy", cwd=tmp_path)
+    assert_usage_error(res, message, tmp_path)
+    res = gasync("run", "g.gasync", "--backend", "sim", flag, "st=st.npy", cwd=tmp_path)
+    assert_usage_error(res, message.replace(f"{flag} gg.st:", f"{flag} st:"), tmp_path)
+
+
 @pytest.mark.parametrize(
     ("asked", "groups", "ran", "blocks", "note"),
     [

@@ -248,3 +248,15 @@ def test_a_let_of_an_awaited_literal_block_takes_its_type_from_a_later_use() -> 
         "    let v = async { yield_now().await; 0.1 }.await;\n    d[0] = v;\n}\n"
     )
     assert local_types(src, "p", "v") == {"p": "i64", "v": "f64"}
+
+
+def test_a_join_of_literal_blocks_and_a_returned_literal_take_their_types_from_later_uses() -> None:
+    # (`let (p, q) = join(async { 3 }, two()).await; a_i64[0] = p + q;` and `let r = async
+    # { return 3; }.await; a_i64[1] = r;` were E0204, i32 + i64 and expected i64, found i32)
+    src = (
+        "buffer out: i64[3] = zeros;\nbuffer d: f64[1] = zeros;\nasync fn two() -> i64 { 2 }\ntask main {\n"
+        "    let (p, q) = join(async { 3 }, two()).await;\n    out[0] = p + q;\n"
+        "    let (v, _, k) = join(async { yield_now().await; return 0.1; }, two(), async { 5 }).await;\n"
+        "    d[0] = v;\n    let r = async { if k > 1 { return 7; } return 8; }.await;\n    out[1] = r;\n}\n"
+    )
+    assert local_types(src, "p", "q", "v", "k", "r") == {"p": "i64", "q": "i64", "v": "f64", "k": "i32", "r": "i64"}
