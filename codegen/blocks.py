@@ -105,7 +105,6 @@ class BlockEmitter(ChannelEnds):
         self.values: tuple[str, ...] = ()
         self.frees: dict[int, str] = {}
         self.riders: dict[int, str] = {}
-        self.owes: tuple[str, ...] = ()
 
     # -- building blocks --
     def new_label(self) -> int:

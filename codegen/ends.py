@@ -22,7 +22,7 @@ from gasync.codegen import groups
 from gasync.codegen.machine import Emitter, Shared
 from gasync.codegen.shapes import all_ops
 from gasync.planner import ir
-from gasync.planner.walk import stmts_in
+from gasync.planner.walk import LOOPS, children, stmts_in
 
 
 def late_rings(shared: Shared, body: tuple[ir.Stmt, ...]) -> tuple[tuple[str, str], ...]:
@@ -43,7 +43,7 @@ EARLY_LOOKS = True  # False: every send loads its slot's sequence itself (what b
 # scratch row, which the poll then loads back (False: the scratch row; a stage of bench/NOTES.md)
 RECV_IN_REGISTER = True
 # a lone receive whose sender is a bell end and whose next await is a send leaves its slot's
-# free to the poll, after that send's attempt (False: the take frees it; a stage of bench/NOTES.md)
+# free to that send, made right before its publish (False: the take frees it; a stage of bench/NOTES.md)
 DEFER_FREES = True
 
 
@@ -136,21 +136,11 @@ def deferred_frees(shared: Shared, body: tuple[ir.Stmt, ...]) -> tuple[dict[int,
                 send = _sends_next(shared, rest, f.chan)
                 if send is not None and riders.get(send, f.chan) == f.chan:
                     out[s.site] = riders[send] = f.chan
-            for inner in _bodies(s):
-                walk(inner, isinstance(s, ir.Loop | ir.While | ir.For | ir.ForAwait))
+            for inner in children(s, into_futures=False):  # (a parallel loop's body awaits nothing)
+                walk(inner, isinstance(s, LOOPS))
 
     walk(body, False)
     return out, riders
-
-
-def _bodies(s: ir.Stmt) -> tuple[tuple[ir.Stmt, ...], ...]:
-    if isinstance(s, ir.If):
-        return (s.then, s.orelse)
-    if isinstance(s, ir.Loop | ir.While | ir.ForAwait) or (isinstance(s, ir.For) and s.kind == "seq"):
-        return (s.body,)
-    if isinstance(s, ir.Select):
-        return tuple(a.body for a in s.arms)
-    return ()
 
 
 class ChannelEnds(Emitter):
@@ -163,7 +153,11 @@ class ChannelEnds(Emitter):
     values: tuple[str, ...]  # recv_values
     frees: dict[int, str]  # deferred_frees: the receives' await sites, with their channels
     riders: dict[int, str]  # ... and the sends' that make those frees
-    owes: tuple[str, ...]  # the channels of those sites' receives
+
+    @property
+    def owes(self) -> tuple[str, ...]:
+        """The channels whose slots this poll's receives leave to its sends to free."""
+        return tuple(dict.fromkeys(self.frees.values()))
 
     def end_locals(self) -> list[str]:
         """The poll's declarations of its ring words, looks, received values and deferred
@@ -171,11 +165,12 @@ class ChannelEnds(Emitter):
         out = []
         for side, c in self.rings:  # one int64 (a register, once inlined): ring_flush
             word = self.ring_word(side, c)
-            if side == "SEND" and c in self.owes:  # and whether this poll owes channel c a free
+            if side == "SEND" and c in self.owes:  # and the free this poll owes channel c (free_lines)
                 out += [f"{word} = cuda.local.array(2, int64)  # late ring, and a free owed (free_lines)"]
                 out += [f"{word}[0] = 0", f"{word}[1] = 0"]
-                continue
-            out += [f"{word} = cuda.local.array(1, int64)  # late ring: the last exchange's old word", f"{word}[0] = 0"]
+            else:
+                out += [f"{word} = cuda.local.array(1, int64)  # late ring: the last exchange's old word"]
+                out += [f"{word}[0] = 0"]
         for c in self.looks:  # one int64 (a register): look_lines
             out.append(f"seen_{c} = int64(-1)  # channel {c}'s early look at its next send's slot (-1: none)")
         for c in self.values:  # (registers, once inlined)
@@ -187,8 +182,8 @@ class ChannelEnds(Emitter):
 
     def free_lines(self, only: str | None = None) -> list[str]:
         """The slots this poll took and has not freed yet (runtime/state.py, Deferred frees;
-        ``only``: channel ``only``'s): free them now. The take left one past its ticket in its ring's word 1; the
-        exchange's old word lands in word 0, tested later (ring_flush)."""
+        ``only``: channel ``only``'s): free them now. The take left one past its ticket in its
+        ring's word 1; the exchange's old word lands in word 0, tested later (ring_flush)."""
         return [
             f"dsync.chan_free(G.chan, CH_{c}, CAP_{c}, HOW_{c}, {self.ring_word('SEND', c)})  # if still owed"
             for c in self.owes

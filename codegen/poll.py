@@ -96,7 +96,6 @@ class PollEmitter(SendLoops, AwaitBlocks):
         self.kept = kept_sends(shared, body, self.r.cursors, SEND_VALUE_KEPT)
         self.values = recv_values(shared, body)
         self.frees, self.riders = deferred_frees(shared, body)
-        self.owes = tuple(dict.fromkeys(self.frees.values()))
 
     def new_state(self) -> int:
         self.n_states += 1

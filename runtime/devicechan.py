@@ -56,8 +56,7 @@ CALM_SEND = 32  # the senders read a sequence relaxed: the frees are, and they r
 OPEN = 64  # no task closes it: no end reads the closed flag
 TAG_MASK = (1 << 31) - 1  # a flagged half's tag: its ticket's sequence 2t + 1, 31 bits
 HALF = (1 << 32) - 1
-PREREAD = 1 << 61  # on a receive's ticket: its flagged value is already in the scratch word
-TICKET_FLAGS = PREREAD
+PREREAD = 1 << 61  # on a receive's ticket: the wait in place already put its flagged value in out[k]
 
 
 @cuda.jit(device=True)
@@ -225,7 +224,7 @@ def chan_try_recv(chan, c, cap, data, out, k, lone, bell, how, ring, later=False
 def chan_take(chan, c, cap, data, out, k, pos, bell, how, ring, later=False):  # type: ignore[no-untyped-def]
     """The lone receiver's receive of ticket ``pos``, whose value it saw there (an acquire of
     its sequence): it takes the ticket with a store (``later``: as in chan_try_recv)."""
-    chan.CHHT[c, HEAD] = (pos & ~TICKET_FLAGS) + 1
+    chan.CHHT[c, HEAD] = (pos & ~PREREAD) + 1
     return _take(chan, c, cap, data, out, k, pos, bell, how, ring, later)
 
 
@@ -289,7 +288,7 @@ def _halves(chan, c, slot, tag):  # type: ignore[no-untyped-def]
 @cuda.jit(device=True)
 def _take(chan, c, cap, data, out, k, pos, bell, how, ring, later):  # type: ignore[no-untyped-def]
     preread = pos & PREREAD
-    pos &= ~TICKET_FLAGS
+    pos &= ~PREREAD
     slot = pos % cap
     if preread:
         pass  # the waiting receive read it beside the sequence (codegen/services.py)
