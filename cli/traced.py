@@ -49,7 +49,8 @@ def _write_timeline(rep: Reporter, raw: RawTrace, trace: Path | None, schedule: 
             f" buffer holds {raw.capacity}; --trace-events {trace_room(raw.dropped + raw.capacity)} gives room for all"
         )
     if trace is not None and write_bytes(rep, chrome_trace_text(raw).encode("utf-8"), trace):
-        rep.say(f"trace of {len(raw.events)} events{upto} in {trace} (open it in https://ui.perfetto.dev)")
+        events = f"{len(raw.events)} event" + ("" if len(raw.events) == 1 else "s")
+        rep.say(f"trace of {events}{upto} in {trace} (open it in https://ui.perfetto.dev)")
     if schedule is not None:
         emit_graph(rep, schedule_graph(raw), graph_format(schedule, None, "--schedule"), schedule, f"schedule{upto}")
 

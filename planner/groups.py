@@ -89,7 +89,25 @@ def _locals(group: ast.Group, errors: list[GasyncError]) -> dict[str, ast.LocalB
             )
             continue
         out[m.name] = m
+        errors += _var_clash(group, m)
     return out
+
+
+def _var_clash(group: ast.Group, m: ast.LocalBuffer | ast.LocalChannel) -> list[GasyncError]:
+    """E0203 for a local item named as the group's variable or a task's instance variable: every
+    use of the name in the group's tasks means the item (it is renamed so), and the variable
+    could not be read there; a ``let`` may not shadow a local item either."""
+    kind = "buffer" if isinstance(m, ast.LocalBuffer) else "channel"
+    owners = [f"group '{group.name}'"] if m.name == group.var else []
+    owners += [f"task '{t.name}'" for t in group.tasks if t.var == m.name]
+    return [
+        DuplicateNameError(
+            f"local {kind} '{m.name}' of group '{group.name}' has the name of the variable of {owner}",
+            m.span,
+            (Note(f"in the group's tasks '{m.name}' would name only the {kind}: rename one of them"),),
+        )
+        for owner in owners
+    ]
 
 
 def _members(
@@ -178,6 +196,7 @@ def as_written(errors: list[GasyncError], groups: tuple[GroupAst, ...]) -> list[
     """Diagnostics that name a local item as the source does: ``'s' (in group 'g')``, not
     ``'g.s'`` (the name flattening gave it)."""
     renames = {f"'{qualified(g.item.name, n)}'": f"'{n}' (in group '{g.item.name}')" for g in groups for n in g.locals}
+    renames |= {f"{qualified(g.item.name, n)}[": f"{n}[" for g in groups for n in g.locals}  # a note's 's[i]'
     if not renames:
         return errors
 

@@ -236,6 +236,11 @@ class _Body:
         else:
             self.named.add(self.local_items.get(name, name))
 
+    def item(self, name: str) -> None:
+        """An item named where only an item can be (a buffer indexed, a method's receiver, the
+        channel of a 'for await'): the planner looks for no local there, so neither does this."""
+        self.named.add(self.local_items.get(name, name))
+
     def stmt(self, s: ast.Stmt) -> None:
         if isinstance(s, ast.Let):
             self.value(s.value)
@@ -270,7 +275,7 @@ class _Body:
         if isinstance(s, ast.For):
             self.exprs(s.start, s.stop)
         else:
-            self.read(s.channel.id)
+            self.item(s.channel.id)
         self.scopes.append({s.var: Binding(s.var, s.span, False)})
         self.block(s.body)
         self._close()
@@ -289,7 +294,7 @@ class _Body:
                 self.named.add(e.func)  # a builtin's name names no item: harmless
                 self.exprs(*e.args)
             elif isinstance(e, ast.MethodCall | ast.Index):
-                self.read(e.receiver.id if isinstance(e, ast.MethodCall) else e.base.id)
+                self.item(e.receiver.id if isinstance(e, ast.MethodCall) else e.base.id)
                 self.exprs(*(e.args if isinstance(e, ast.MethodCall) else e.indices))
             elif isinstance(e, ast.AsyncBlock):
                 self.block(e.body)

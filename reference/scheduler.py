@@ -135,6 +135,12 @@ class Scheduler:
     def _all_done(self) -> bool:
         return all(self._task_done(t.name) for t in self.plan.tasks)
 
+    def _describe(self, w: Waiting) -> str:
+        """A wait in the runtime's words; a recv from a closed global channel says so (it never
+        completes there: decision 16)."""
+        ch = dict.get(self.world.channels, w.name) if w.kind == "recv" else None
+        return w.describe() + (" (closed)" if ch is not None and ch.closed else "")
+
     def waiting(self) -> list[str]:
         """One line per unfinished task, instances grouped by what they wait on (the runtime's words)."""
         parked = {(i.task.name, i.k): i for i in self.parked.values()}
@@ -145,7 +151,7 @@ class Scheduler:
             groups: dict[str, list[int]] = {}
             for k in range(t.count):
                 if (t.name, k) in parked:
-                    what = "waits on " + " and ".join(w.describe() for w in parked[t.name, k].waits)
+                    what = "waits on " + " and ".join(self._describe(w) for w in parked[t.name, k].waits)
                 elif (t.name, k) in queued:
                     what = "ready"
                 elif (t.name, k) == running:

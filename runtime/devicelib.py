@@ -115,14 +115,17 @@ FULL_NS = 2_000_000_000 if SIM else 100_000_000
 SPIN_NS = 2_000_000 if SIM else 1_000_000
 
 if SIM:
+    from gasync.runtime import simblock
 
     def now_ns() -> int:
+        simblock.check()  # (a thread of the block failed: this one ends too)
         return int64(time.perf_counter_ns())
 
     def pause(ns: int) -> None:
         # Simulated threads share the GIL: a waiter must really sleep, or it
         # starves the one thread with work. Scaled so the longest back-off
         # (4096 "ns") is about a millisecond.
+        simblock.check()
         time.sleep(min(int(ns), 8192) * 250e-9)
 
     def ld(arr, i):  # type: ignore[no-untyped-def]

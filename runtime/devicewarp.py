@@ -21,14 +21,23 @@ SIM = bool(config.ENABLE_CUDASIM)
 if SIM:
     import threading
 
+    from gasync.runtime import simblock
+
     _barriers: dict[tuple[int, int], threading.Barrier] = {}
     _barriers_lock = threading.Lock()
 
     _rows: dict[tuple[int, int], list[object]] = {}
 
-    def forget_warps() -> None:
-        """Drop the barriers of earlier runs (a warm simulator worker runs many)."""
+    def forget_warps(abort: bool = False) -> None:
+        """Drop the barriers of earlier runs (a warm simulator worker runs many); with
+        ``abort``, break them instead, and keep them broken until the next run: a thread of
+        the block failed (runtime/simblock.py), so every lane that waits, or comes to wait,
+        at one raises."""
         with _barriers_lock:
+            if abort:
+                for barrier in _barriers.values():
+                    barrier.abort()
+                return
             _barriers.clear()
             _rows.clear()
 
@@ -47,6 +56,7 @@ if SIM:
     def warp_sync(cmd, w):  # type: ignore[no-untyped-def]
         key = (id(cmd), int(w))
         with _barriers_lock:
+            simblock.check()  # (under the lock: no barrier is made after an abort)
             barrier = _barriers.setdefault(key, threading.Barrier(32))
         barrier.wait(timeout=3600)
 
@@ -58,7 +68,7 @@ if SIM:
 
 else:
 
-    def forget_warps() -> None:
+    def forget_warps(abort: bool = False) -> None:
         return None
 
     @INLINE

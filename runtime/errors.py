@@ -122,10 +122,11 @@ def input_error(name: str, detail: str, span: Span = NOSPAN) -> RunError:
 
 
 def instances_label(task: str, count: int, ks: list[int]) -> str:
-    """How a deadlock report names some instances of a task: ``w`` for a single one, ``w[1, 3]``."""
+    """How a deadlock report names some instances of a task: ``w`` for a single one, ``w[1, 3]``,
+    and past eight the first eight and how many in all: ``w[0, 1, 2, 3, 4, 5, 6, 7, ... (600 in all)]``."""
     if count == 1:
         return task
-    return f"{task}[{', '.join(map(str, ks[:8]))}{', ...' if len(ks) > 8 else ''}]"
+    return f"{task}[{', '.join(map(str, ks[:8]))}{f', ... ({len(ks)} in all)' if len(ks) > 8 else ''}]"
 
 
 def members_label(plan: Plan, task: TaskDef, ks: list[int]) -> str:

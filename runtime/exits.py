@@ -22,6 +22,7 @@ from gasync.runtime.errors import (
     members_label,
     worded,
 )
+from gasync.runtime.framewaits import FrameWalk, await_points
 from gasync.runtime.hints import timeout_notes
 from gasync.runtime.options import RunOptions
 from gasync.runtime.state import GAVE_UP, Ctl, Exit, Sched
@@ -38,7 +39,8 @@ def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites:
         return  # (a deadline that passed as the last instance finished is no timeout)
     if code == Exit.BOUNDS and 0 <= int(ctl[Ctl.FAULT_SITE]) < len(sites):
         raise _bounds_error(gen, ctl, sites[int(ctl[Ctl.FAULT_SITE])])
-    waiting = _waiting(gen, back["ST"], back["WAITON"], options.executor == "spin", back.get("FI"))
+    closed = closed_channels(gen, back.get("CHCLOSED"))
+    waiting = _waiting(gen, back["ST"], back["WAITON"], options.executor == "spin", back.get("FI"), closed)
     listing = "\n".join(f"  {line}" for line in waiting) or "  (none)"
     if code == Exit.TIMEOUT:
         tail = f"{options.timeout_s:g}s; unfinished tasks:\n{listing}"
@@ -57,8 +59,8 @@ def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites:
         if gave_up:  # (its task may then have finished, on the values the loop had)
             loop = "a loop in a plain fn or a parallel loop (its range or its body's)"
             notes = (Note(f"{loop} was still running at the deadline"), *notes)
-        if options.executor != "spin":  # (spin's instances stay RUNNING: no state word says they wait)
-            notes = (*notes, *_wait_places(gen, back["ST"], back.get("FI")))
+        spin = back["WAITON"] if options.executor == "spin" else None
+        notes = (*notes, *_wait_places(gen, back["ST"], back.get("FI"), spin))
         error = RunTimeoutError(f"the run exceeded its timeout of {tail}", NOSPAN, notes)
         raise worded(error, f"the run exceeded --timeout {tail}")
     if code == Exit.DEADLOCK and not waiting:
@@ -69,7 +71,7 @@ def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites:
             f"(exit code {code}; its count of instances in flight was wrong; please report it)"
         )
     if code == Exit.DEADLOCK:
-        places = _wait_places(gen, back["ST"], back.get("FI"))
+        places = (*_closed_notes(closed, listing), *_wait_places(gen, back["ST"], back.get("FI")))
         raise DeadlockError(
             f"deadlock: no task can make progress, and nothing can wake these:\n{listing}", NOSPAN, places
         )
@@ -126,13 +128,35 @@ def _instance(gen: Generated, inst: int) -> str:
     return f"instance {inst}"
 
 
-def _resource(gen: Generated, r: int) -> str:
+def _resource(gen: Generated, r: int, closed: frozenset[str] = frozenset()) -> str:
     plan = gen.plan
     if r < len(plan.signals):
         return f"signal {plan.signals[r].name}"
     c, side = divmod(r - len(plan.signals), 2)
     name = plan.channels[c].name
-    return f"recv from channel {name}" if side == 0 else f"send on channel {name} (full)"
+    return _recv(f"channel {name}", name in closed) if side == 0 else f"send on channel {name} (full)"
+
+
+def _recv(chan: str, closed: bool) -> str:
+    """A receive a task waits on; from a channel closed and empty it never completes (decision 16)."""
+    return f"recv from {chan}" + (" (closed)" if closed else "")
+
+
+def _closed_notes(closed: frozenset[str], listing: str) -> tuple[Note, ...]:
+    """Why a receive from a closed channel waits, for each one a deadlocked task names (in a
+    deadlock it is empty too: a value there would have woken it)."""
+    return tuple(
+        Note(f"channel {name} is closed and empty: a recv() there never completes ('for await' ends there instead)")
+        for name in sorted(closed)
+        if f"channel {name} (closed)" in listing
+    )
+
+
+def closed_channels(gen: Generated, chclosed: np.ndarray[Any, Any] | None) -> frozenset[str]:
+    """The global channels closed when the run stopped (CHCLOSED, copied back on a failure)."""
+    if chclosed is None:
+        return frozenset()
+    return frozenset(c.name for k, c in enumerate(gen.plan.channels) if k < len(chclosed) and chclosed[k] != 0)
 
 
 def _local_wait(gen: Generated, t: Any, k: int, code: int) -> str:
@@ -166,27 +190,14 @@ def _instances(gen: Generated, name: str) -> range:
     return range(min(ids), max(ids) + 1) if ids else range(0)
 
 
-def _await_points(gen: Generated, fi: np.ndarray[Any, Any] | None) -> Any:
+def _await_points(gen: Generated, fi: np.ndarray[Any, Any] | None, closed: frozenset[str] = frozenset()) -> Any:
     """``(task, k) -> "recv from channel d and recv from local channel g.e"``: what instance k
-    of a task waits on where its state word (its frame's first int word; a group's task's,
-    copied there as the run stopped: codegen/pinned.py ``keep_lines``) says it is suspended in
-    a select, or a join, over channels and signals (WAITON names only the arm registered last;
-    a join's done mask, the first word of its child region, leaves out the futures already
-    done), or None."""
-    from gasync.runtime.trace import await_points  # (runtime.trace imports this module's neighbours)
-
+    of a task waits on where its frame says (runtime/framewaits.py: a select's every arm, a
+    join's futures not done yet, also inside the async fns and blocks it awaits; WAITON names
+    only the one registered last), or None."""
     words = {s.name: f"signal {s.name}" for s in gen.plan.signals}
     local = {c.name for g in gen.plan.groups for c in g.channels}
-    # task -> site -> (the futures, whether a done mask says which are left)
-    points: dict[str, dict[int, tuple[tuple[ir.Future, ...], bool]]] = {}
-    for t in gen.plan.tasks:
-        points[t.name] = {}
-        for point in await_points(t.body.body):
-            if isinstance(point, ir.Select):
-                points[t.name][point.site] = (tuple(a.future for a in point.arms), False)
-            elif isinstance(point, ir.AwaitS) and isinstance(point.future, ir.Join):
-                points[t.name][point.site] = (point.future.futures, True)
-    children = {fr.fn: {site: ci for site, ci, _ in fr.children} for fr in gen.plan.frames}
+    walk = FrameWalk(gen.plan, fi) if fi is not None else None
     bases = [b for _, b, _ in gen.frame_bases] + [gen.frame_words[0]]
     strides = {
         t.name: (bases[n], (bases[n + 1] - bases[n]) // t.count if t.count else 0) for n, t in enumerate(gen.plan.tasks)
@@ -194,21 +205,12 @@ def _await_points(gen: Generated, fi: np.ndarray[Any, Any] | None) -> Any:
 
     def at(t: Any, k: int) -> str | None:
         base, stride = strides[t.name]
-        if fi is None or stride <= 0 or base + k * stride >= len(fi):
+        if walk is None or stride <= 0:
             return None
-        site = int(fi[base + k * stride])
-        if site not in points[t.name]:
-            return None
-        futures, masked = points[t.name][site]
-        if not all(isinstance(f, ir.Recv | ir.Send | ir.Wait) for f in futures):
-            return None
-        if masked:
-            ci = children.get(t.body.name, {}).get(site)
-            if ci is None or base + k * stride + ci >= len(fi):
-                return None
-            mask = int(fi[base + k * stride + ci])
-            futures = tuple(f for n, f in enumerate(futures) if not (mask >> n) & 1)
-        return " and ".join(dict.fromkeys(_arm(f, words, local) for f in futures)) or None
+        got = walk.task(t.body, base + k * stride)
+        if got is None or all(isinstance(f, ir.Sleep) for f in got.leaves):
+            return None  # (a task that only sleeps is "waiting")
+        return " and ".join(dict.fromkeys(_arm(f, words, local, closed) for f in got.leaves)) or None
 
     return at
 
@@ -216,15 +218,19 @@ def _await_points(gen: Generated, fi: np.ndarray[Any, Any] | None) -> Any:
 MAX_PLACES = 6  # await points shown as notes under a deadlock or a timeout
 
 
-def _wait_places(gen: Generated, st: np.ndarray[Any, Any], fi: np.ndarray[Any, Any] | None) -> tuple[Note, ...]:
+def _wait_places(
+    gen: Generated, st: np.ndarray[Any, Any], fi: np.ndarray[Any, Any] | None, spin: Any = None
+) -> tuple[Note, ...]:
     """A note at each await point where unfinished task instances are suspended (their state
-    words, in the frames' int words ``fi``; a group's started ones are RUNNING), in task order,
+    words, in the frames' int words ``fi``; a group's started ones are RUNNING, and so are all
+    of the spin executor's once polled: ``spin``, its WAITON, says which wait on something,
+    and between polls a state word is where the instance resumes), in task order,
     at most MAX_PLACES: ``task consumer[0, 1] waits here``, pointing at the ``.await``,
-    ``select`` or ``for await``."""
-    from gasync.runtime.trace import await_points  # (runtime.trace imports this module's neighbours)
-
+    ``select`` or ``for await``; where that awaits an async fn, a second note at the await
+    point inside it where they wait (``task main waits here, inside async fn pick``)."""
     if fi is None:
         return ()
+    walk = FrameWalk(gen.plan, fi)
     bases = [b for _, b, _ in gen.frame_bases] + [gen.frame_words[0]]
     notes = []
     for n, t in enumerate(gen.plan.tasks):
@@ -232,24 +238,33 @@ def _wait_places(gen: Generated, st: np.ndarray[Any, Any], fi: np.ndarray[Any, A
             continue
         stride = (bases[n + 1] - bases[n]) // t.count
         spans = {p.site: p.span for p in await_points(t.body.body)}
-        at: dict[int, list[int]] = {}
+        at: dict[tuple[int, tuple[str, Span] | None], list[int]] = {}
         for k in range(t.count):
             word = bases[n] + k * stride
             s = st[t.first_instance + k]
-            suspended = s == 0 or t.group is not None and s not in (Sched.DONE, Sched.FRESH)
+            waits = t.group is not None or spin is not None and spin[t.first_instance + k] > 0
+            suspended = s == 0 or waits and s not in (Sched.DONE, Sched.FRESH)
             if suspended and stride > 0 and word < len(fi) and int(fi[word]) in spans:
-                at.setdefault(int(fi[word]), []).append(k)
-        for site, ks in sorted(at.items(), key=lambda kv: kv[1][0]):
-            notes.append(Note(f"task {members_label(gen.plan, t, ks)} waits here", spans[site]))
+                got = walk.task(t.body, word)
+                at.setdefault((int(fi[word]), got.inner if got is not None else None), []).append(k)
+        for (site, inner), ks in sorted(at.items(), key=lambda kv: kv[1][0]):
+            label = members_label(gen.plan, t, ks)
+            notes.append(Note(f"task {label} waits here", spans[site]))
+            if inner is not None:
+                notes.append(Note(f"task {label} waits here, inside async fn {inner[0]}", inner[1]))
     if len(notes) > MAX_PLACES:
         notes[MAX_PLACES - 1 :] = [Note(f"and {len(notes) - MAX_PLACES + 1} more await points where tasks wait")]
     return tuple(notes)
 
 
-def _arm(f: ir.Recv | ir.Send | ir.Wait, signals: dict[str, str], local: set[str]) -> str:
+def _arm(
+    f: ir.Recv | ir.Send | ir.Wait | ir.Sleep, signals: dict[str, str], local: set[str], closed: frozenset[str]
+) -> str:
+    if isinstance(f, ir.Sleep):
+        return "a sleep"
     if isinstance(f, ir.Recv | ir.Send):
         chan = f"local channel {f.chan}" if f.chan in local else f"channel {f.chan}"
-        return f"recv from {chan}" if isinstance(f, ir.Recv) else f"send on {chan} (full)"
+        return _recv(chan, f.chan in closed) if isinstance(f, ir.Recv) else f"send on {chan} (full)"
     return signals.get(f.signal, f"signal {f.signal}")
 
 
@@ -259,13 +274,15 @@ def _waiting(
     waiton: np.ndarray[Any, Any],
     spin: bool = False,
     fi: np.ndarray[Any, Any] | None = None,
+    closed: frozenset[str] = frozenset(),
 ) -> list[str]:
     """One line per unfinished task (instances grouped by what they wait on); ``spin``: the
     spin executor's run, whose instances stay RUNNING once polled (what they wait on is in WAITON);
     ``fi``: the frames' int words, whose state words say where each waits (a select's every
-    arm: WAITON holds only the last one it registered on)."""
+    arm: WAITON holds only the last one it registered on); ``closed``: the global channels
+    closed when the run stopped."""
     lines = []
-    where = _await_points(gen, fi)
+    where = _await_points(gen, fi, closed)
     for t in gen.plan.tasks:
         groups: dict[str, list[int]] = {}
         for k in range(t.count):
@@ -282,7 +299,7 @@ def _waiting(
                 what = "waiting"
             elif waiton[inst] > 0 and (st[inst] == 0 or spin or t.group is not None):
                 # (spin, and a group's pinned warps: RUNNING once polled, state.py)
-                what = "waits on " + _resource(gen, int(waiton[inst]) - 1)
+                what = "waits on " + _resource(gen, int(waiton[inst]) - 1, closed)
             elif waiton[inst] <= -2 and t.group is not None:  # a group's pinned warp (codegen/groupkernel.py)
                 what = _local_wait(gen, t, k, -2 - int(waiton[inst]))
             elif t.group is not None and waiton[inst] == 0:  # pinned: RUNNING from its start (a sleep, a yield)

@@ -26,14 +26,7 @@ from gasync.runtime.exits import check_exit, is_out_of_memory, out_of_memory
 from gasync.runtime.hoststate import device_state, host_arrays  # noqa: F401  (launch.host_arrays: scripts, prepared.py)
 from gasync.runtime.module import load
 from gasync.runtime.options import Result, RunOptions
-from gasync.runtime.state import (
-    EVENT_WORDS,
-    Ctl,
-    Exit,
-    Ring,
-    Stat,
-    TraceCol,
-)
+from gasync.runtime.state import EVENT_WORDS, Ctl, Exit, Ring, Stat, TraceCol
 
 WARPS_PER_BLOCK = 4
 
@@ -92,6 +85,9 @@ def _launch_sim(
     cuda: Any, gen: Generated, options: RunOptions, module: Any, kernel: Any, scalars: tuple[Any, Any]
 ) -> Launched:
     """The simulated launch blocks: the host's signals come from timer threads."""
+    from gasync.runtime import simblock  # (the simulator's own module: not on the GPU)
+
+    simblock.install()  # a thread that fails ends the block at once
     executors = max(options.executors or groupgrid.sim_executors(gen.plan), groupgrid.group_warps(gen.plan))
     blocks, threads = 1, executors * LANES
     host = host_arrays(gen, executors, options.inputs, options.trace_capacity)
@@ -272,7 +268,8 @@ def _collect(
     executors, blocks, threads = run.grid
     back = {k: outputs.to_host(device[k]) for k in ("CTL", "ST", "STATS", "SIG", "WAITON", "QHT")}
     if int(back["CTL"][Ctl.EXIT]) != Exit.OK:  # the state words say where each waits (runtime/exits.py)
-        back["FI"] = outputs.to_host(device["FI"])
+        # and the closed flags: a recv from a closed channel never completes, the report says so
+        back.update({k: outputs.to_host(device[k]) for k in ("FI", "CHCLOSED") if k in device})
     trace = _trace(gen, device["TRACE"], back["CTL"], executors, sim) if gen.trace else None
     stats = {
         "backend": "sim" if sim else "cuda",

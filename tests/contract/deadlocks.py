@@ -73,7 +73,7 @@ DEADLOCKS = {
             o[1] = c.recv().await;
         }
         """,
-        ["task p waits on recv from channel c"],
+        ["task p waits on recv from channel c (closed)"],
     ),
     "task_after_a_deadlocked_one_not_started": (
         """
@@ -93,7 +93,10 @@ DEADLOCKS = {
         task k { d.close(); e.close(); }
         task k2 after j { d.send(1).await; e.send(2).await; }
         """,
-        ["task j waits on recv from channel d and recv from channel e", "task k2 not started: it runs after j"],
+        [
+            "task j waits on recv from channel d (closed) and recv from channel e (closed)",
+            "task k2 not started: it runs after j",
+        ],
     ),
     "a_select_over_a_signal_and_a_full_channel": (
         """

@@ -230,7 +230,8 @@ def test_a_failed_run_writes_its_trace_up_to_the_stop_and_still_fails(tmp_path: 
     path, trace, report = tmp_path / "dead.gasync", tmp_path / "t.json", tmp_path / "r.html"
     path.write_text(DEADLOCK)
     res = gasync_run(path, "--backend", "sim", "--timeout", "60s", "--trace", trace, "--report", report)
-    assert_clean_failure(res, "error[E0303]: deadlock", f"events up to where the run stopped in {trace}")
+    # (it stops at the first poll: one event, "1 event", not "1 events")
+    assert_clean_failure(res, "error[E0303]: deadlock", f"trace of 1 event up to where the run stopped in {trace}")
     assert json.loads(trace.read_text())["traceEvents"]
     assert f"no report in {report}: the run failed" in res.stderr and not report.exists()
 

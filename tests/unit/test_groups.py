@@ -251,6 +251,31 @@ def test_a_let_cannot_shadow_a_local_item() -> None:
     assert text.splitlines()[0] == "t.gasync:2:44: error: let bindings cannot shadow the buffer 's' (in group 'p')"
 
 
+def test_a_local_item_named_as_the_groups_or_a_tasks_variable_is_an_error() -> None:
+    # every use of the name in the group's tasks meant the local item: the variable could not be
+    # read (`o[g]` was "'g' (in group 'gg') is a buffer"), and W0218 said the buffer was unused
+    src = (
+        "buffer o: i64[2] = zeros;\ngroup gg for g in 0..2 {\n    local buffer g: f32[2];\n"
+        "    local channel k: i32[1];\n    task a for k in 0..1 { g[0] = 1.0; o[0] = k as i64; }\n}\n"
+    )
+    kinds, text = diagnose(src)
+    assert kinds[:2] == [E.DuplicateNameError, E.DuplicateNameError]
+    lines = text.splitlines()
+    assert lines[0] == "t.gasync:3:5: error: local buffer 'g' of group 'gg' has the name of the variable of group 'gg'"
+    assert "= note: in the group's tasks 'g' would name only the buffer: rename one of them" in text
+    head = "t.gasync:4:5: error: local channel 'k' of group 'gg' has the name of the variable of task 'a'"
+    assert head in lines
+
+
+def test_a_note_names_a_local_buffer_as_written() -> None:
+    src = (
+        "buffer o: f32[2] = zeros;\ngroup gg {\n    local buffer s: f32[2];\n    task a { s[0] = 1.0; o[0] = s; }\n}\n"
+    )
+    kinds, text = diagnose(src)
+    assert text.splitlines()[0] == "t.gasync:4:33: error: 's' (in group 'gg') is a buffer, not a value"
+    assert text.splitlines()[-1] == "  = note: index it, as in s[i]"  # not gg.s[i], the name flattening gave it
+
+
 def test_task_graph_draws_a_group_as_a_cluster() -> None:
     from dottext import bare
 

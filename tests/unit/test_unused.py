@@ -289,3 +289,15 @@ def test_check_prints_it_counts_it_and_strict_keeps_it_a_warning(tmp_path: Path)
     where = (doc["line"], doc["column"], doc["end_line"], doc["end_column"])
     assert (doc["severity"], doc["code"], where) == ("warning", "W0218", (3, 9, 3, 10))
     assert (doc["message"], doc["notes"]) == ("unused variable 'x'", [PREFIX + "'_x'"])
+
+
+def test_an_item_indexed_or_called_where_a_local_has_its_name_is_used() -> None:
+    """`g[0]`, `h.fetch_add(1)` and `for await v in c` name the items whatever locals are in scope,
+    as the planner reads them; W0218 said the buffer and the shared scalar were never used."""
+    src = (
+        "buffer g: f32[2] = zeros;\nshared h: i32 = 0;\nchannel c: i32[1];\n"
+        "fn f(g: i32) -> i32 { return g; }\n"
+        "task a for g in 0..2 { g[0] = 1.0; for h in 0..2 { h.fetch_add(f(h)); } c.send(g).await; }\n"
+        "task b { for c in 0..1 { for await v in c { g[1] = v as f32; } } }\n"
+    )
+    assert warnings_of(src) == []
