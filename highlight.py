@@ -2,14 +2,16 @@
 
 Both are built from the compiler's own tables, so they cannot drift from the
 language: the keywords of ``dsl/syntax_errors.py`` (the grammar's, every one
-reserved everywhere), the scalar types of ``planner/ir.py`` and the built-in
-functions of ``planner/calls.py``; the token patterns follow ``dsl/grammar.lark``
-(numbers as loose as the grammar's, so that ``12abc`` is one token; block
-comments that do not nest). The lexer is registered with Pygments under the
-name ``gasync`` (the ``pygments.lexers`` entry point in pyproject.toml), so
-``pygmentize -l gasync``, Sphinx and MkDocs find it. The TextMate grammar is
-``editors/vscode/syntaxes/gasync.tmLanguage.json``, written by ``python -m
-gasync.highlight > FILE`` (a test checks that it is up to date).
+reserved everywhere), the scalar types of ``planner/ir.py``, the built-in
+functions of ``planner/calls.py`` and the reduction operators of
+``planner/reduces.py`` (``reduce max``: names in the grammar, highlighted only
+there); the token patterns follow ``dsl/grammar.lark`` (numbers as loose as the
+grammar's, so that ``12abc`` is one token; block comments that do not nest, and
+one left open runs to the end of the text, as in an editor). The lexer is
+registered with Pygments under the name ``gasync`` (the ``pygments.lexers``
+entry point in pyproject.toml), so ``pygmentize -l gasync``, Sphinx and MkDocs
+find it. The TextMate grammar is ``editors/vscode/syntaxes/gasync.tmLanguage.json``,
+written by ``python -m gasync.highlight > FILE`` (a test checks that it is up to date).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation
 from gasync.dsl.syntax_errors import KEYWORDS
 from gasync.planner.calls import BUF_ATOMICS, MATH_FNS
 from gasync.planner.ir import SCALARS
+from gasync.planner.reduces import OPS as REDUCE_OPS
 
 DECLARATIONS = ("const", "buffer", "shared", "signal", "channel", "fn", "extern", "task", "async", "group", "local")
 CONSTANTS = ("true", "false")
@@ -34,6 +37,9 @@ CONTROL = tuple(k for k in KEYWORDS if k not in DECLARATIONS and k not in CONSTA
 FUTURES = ("join", "yield_now", "sleep")
 INITIALISERS = ("zeros", "iota", "input", "random", "fill")
 BUILTINS = (*MATH_FNS, *BUF_ATOMICS, *FUTURES, *INITIALISERS)
+# `reduce OP { ... }` after a parallel or bulk for: `reduce` and OP are names in the grammar (a task
+# may be called `reduce`), highlighted as a keyword and a built-in where they make a reduction.
+REDUCE = rf"\b(reduce)(\s+)({'|'.join(REDUCE_OPS)})\b(?=\s*\{{)"
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 NUMBER_FLOAT = r"\d\w*\.\d\w*(?:(?<=[eE])[+-]\d\w*)?|\d+[eE][+-]?\d+\w*"
@@ -55,9 +61,10 @@ class GasyncLexer(RegexLexer):
         "root": [
             (r"\s+", Whitespace),
             (r"//[^\n]*", Comment.Single),
-            (r"/\*[\s\S]*?\*/", Comment.Multiline),
+            (r"/\*[\s\S]*?(?:\*/|\Z)", Comment.Multiline),  # unclosed: to the end, as the compiler reads it
             (r'"[^"\\\n]*"', String.Double),
             (rf"(fn|task|group)(\s+)({IDENT})", bygroups(Keyword.Declaration, Whitespace, Name.Function)),
+            (REDUCE, bygroups(Keyword, Whitespace, Name.Builtin)),
             (words(DECLARATIONS, suffix=r"\b"), Keyword.Declaration),
             (words(CONSTANTS, suffix=r"\b"), Keyword.Constant),
             (words(CONTROL, suffix=r"\b"), Keyword),
@@ -92,6 +99,17 @@ def textmate_grammar() -> dict[str, Any]:
             {
                 "match": rf"\b(fn|task|group)\s+({IDENT})",
                 "captures": {"1": {"name": "storage.type.gasync"}, "2": {"name": "entity.name.function.gasync"}},
+            },
+            {
+                "match": REDUCE,
+                "captures": {"1": {"name": "keyword.control.gasync"}, "3": {"name": "support.function.builtin.gasync"}},
+            },
+            {
+                "match": rf"(?<![=!<>])(=)\s*({'|'.join(INITIALISERS)})\b",
+                "captures": {
+                    "1": {"name": "keyword.operator.gasync"},
+                    "2": {"name": "support.function.builtin.gasync"},
+                },
             },
             {"name": "storage.type.gasync", "match": _alternatives(DECLARATIONS)},
             {"name": "constant.language.gasync", "match": _alternatives(CONSTANTS)},

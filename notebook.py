@@ -8,7 +8,8 @@ The options are the command line's (``-D``, ``--backend``, ``--timeout``,
 ``--signal``, ``--executors``, ``--unchecked``), checked by the same Click types, and
 ``--input NAME=VARIABLE`` takes an array from the notebook's namespace. ``--check``
 only compiles; ``--as NAME`` stores the Program (with ``--check``) or the Result
-in the namespace; ``--no-graph`` leaves out the task graph. The cell shows the
+in the namespace; ``--no-graph`` leaves out the task graph. The cell prints the
+program's warnings (a race, an unused variable) as ``gasync check`` does, shows the
 task graph (``Program._repr_svg_``) and the result table (``Result._repr_html_``),
 and returns the Result. A mistake (a bad option, an error in the program, a failed
 run) prints its diagnostic, with its code, and no Python traceback.
@@ -110,6 +111,8 @@ def run_cell(line: str, cell: str, namespace: dict[str, Any]) -> Any:
 
     try:
         program = gasync.compile_source(cell, CELL_PATH, dict(opts["defines"]), opts["strict"])
+        if program.plan.warnings:
+            print("\n".join(render(w, CELL_PATH, cell, code=True) for w in program.plan.warnings))
         if not opts["no_graph"]:
             display(program)  # type: ignore[no-untyped-call]
         if opts["check_only"]:

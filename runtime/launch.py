@@ -351,6 +351,7 @@ def _trace(gen: Generated, dev: Any, ctl: np.ndarray[Any, Any], executors: int, 
         channels=channels,
         counters=counters_of(lists, [t.first_instance + t.count for t in plan.tasks], gen.trace_channels, channels),
         groups=[(t.name, g.name, t.per_copy, g.start) for t in plan.tasks if (g := plan.group_of(t)) is not None],
+        unranged=[g.name for g in plan.groups if g.var is None],
     )
 
 

@@ -78,6 +78,7 @@ class RawTrace:
     counters: list[Counter] = field(default_factory=list)  # (t, counter, value), from the polls (counters_of)
     # (task, its group, its instances per group instance, the group's first index): a group's tasks
     groups: list[tuple[str, str, int, int]] = field(default_factory=list)
+    unranged: list[str] = field(default_factory=list)  # groups without `for`: one instance, named without [0]
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data (state keys become strings); :meth:`from_json` reads it back."""
@@ -93,6 +94,7 @@ class RawTrace:
             "channels": [list(c) for c in self.channels],
             "counters": [list(c) for c in self.counters],
             "groups": [list(g) for g in self.groups],
+            "unranged": list(self.unranged),
         }
 
     @classmethod
@@ -114,6 +116,7 @@ class RawTrace:
                 channels=[(str(n), int(c)) for n, c in data["channels"]] if v2 else [],
                 counters=[(int(t), int(k), int(v)) for t, k, v in data["counters"]] if v2 else [],
                 groups=[(str(t), str(g), int(n), int(s)) for t, g, n, s in data.get("groups", [])],
+                unranged=[str(g) for g in data.get("unranged", [])],
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise TraceFileError(f"malformed gasync trace data ({type(exc).__name__}: {exc})") from None
@@ -220,14 +223,16 @@ def state_labels(plan: Plan, internal: tuple[tuple[str, int, str], ...] = ()) ->
 
 def instance_name(raw: RawTrace, inst: int) -> str:
     """``task`` for a task of one instance, ``task[k]`` for instance k of an array; a group's
-    task by its place in its group instance and that instance, ``compute[2] in pipe[1]``."""
+    task by its place in its group instance and that instance, ``compute[2] in pipe[1]``
+    (``compute[2] in pipe`` for a group without a range, as run-time errors name it)."""
     grouped = {t: (g, n, s) for t, g, n, s in raw.groups}
     for name, first, count in raw.tasks:
         if first <= inst < first + count:
             if name in grouped:  # its place in its group instance, and that instance
                 group, per, start = grouped[name]
                 own = name if per == 1 else f"{name}[{(inst - first) % max(per, 1)}]"
-                return f"{own} in {group}[{start + (inst - first) // max(per, 1)}]"
+                where = "" if group in raw.unranged else f"[{start + (inst - first) // max(per, 1)}]"
+                return f"{own} in {group}{where}"
             return name if count == 1 else f"{name}[{inst - first}]"
     return f"#{inst}"
 

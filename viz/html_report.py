@@ -25,7 +25,7 @@ import numpy as np
 from gasync.planner.model import Plan
 from gasync.runtime.options import Result
 from gasync.runtime.profile import COLUMNS, duration, peaks
-from gasync.runtime.trace import RawTrace
+from gasync.runtime.trace import RawTrace, instance_name
 from gasync.viz.perfetto import READY
 
 STYLE = """
@@ -143,7 +143,8 @@ def _numbered(source: str) -> str:
 
 
 def _data(plan: Plan, raw: RawTrace) -> str:
-    """The polls for timeline.js: ``[task, instance in task, t0, t1, from, to, executor, ready]``, ns from the start."""
+    """The polls for timeline.js: ``[task, instance in task, t0, t1, from, to, executor, ready]``, ns from the start;
+    a group's task carries its instances' names (``compute[1] in pipe[2]``, as traces and errors name them)."""
     origin = raw.origin
     index = {name: k for k, (name, _, _) in enumerate(raw.tasks)}
     firsts = [(first, count, index[name]) for name, first, count in raw.tasks]
@@ -151,10 +152,16 @@ def _data(plan: Plan, raw: RawTrace) -> str:
     for _, w, inst, a, b, t0, t1, c in raw.polls():
         task = next((k, inst - first) for first, count, k in firsts if first <= inst < first + count)
         polls.append([task[0], task[1], t0 - origin, t1 - origin, a, b, w + 1, int(c == READY)])
-    tasks = [
+    tasks: list[dict[str, Any]] = [
         {"name": t.name, "count": t.count, "label": f"{t.name} x{t.count}" if t.var is not None else t.name}
         for t in plan.tasks
     ]
+    grouped = {t for t, _, _, _ in raw.groups}
+    spans = {name: (first, count) for name, first, count in raw.tasks}
+    for entry in tasks:
+        if entry["name"] in grouped:
+            first, count = spans[entry["name"]]
+            entry["names"] = [instance_name(raw, first + k) for k in range(count)]
     doc = {
         "tasks": tasks,
         "states": {t: {str(k): v for k, v in s.items()} for t, s in raw.states.items()},

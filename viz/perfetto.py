@@ -4,10 +4,11 @@ Layout, chosen for what the Perfetto UI does with trace-event JSON:
 
 - Process 1, ``tasks (sim)`` (the backend's name): a track per task (a
   thread named ``task NAME``, ``task NAME[0..N]`` for an array, ``task
-  NAME[0..N] in GROUP[0..G]`` for a group's, its instances as their slices
-  name them). Each instance is one slice from its first poll's start to its
-  last poll's end, named ``worker[3]`` (``compute[1] in pipe[2]``), with its
-  polls as child slices (``s1→s2``). An array's instances that overlap in
+  NAME[0..N] in GROUP[0..G]`` for a group's, ``in GROUP`` for a group
+  without a range, its instances as their slices name them). Each instance
+  is one slice from its first poll's start to its last poll's end, named
+  ``worker[3]`` (``compute[1] in pipe[2]``), with its polls as child slices
+  (``s1→s2``). An array's instances that overlap in
   time go on extra lanes of the task (``task worker (lane 2)``), packed
   greedily in start order, at most ``MAX_LANES`` a task; the instances
   beyond those are on the executor tracks only
@@ -211,7 +212,9 @@ def _track_title(raw: RawTrace, task: str, count: int, lane: int = 0) -> str:
     if lane > 0:
         return f"task {task}" + (f" in {group}" if group else "") + f" (lane {lane + 1})"
     own = f"task {task}{_range(0, per)}"
-    return own if group is None else f"{own} in {group}{_range(start, count // max(per, 1), always=True)}"
+    if group is None:
+        return own
+    return f"{own} in {group}" + ("" if group in raw.unranged else _range(start, count // max(per, 1), always=True))
 
 
 def _range(start: int, n: int, always: bool = False) -> str:

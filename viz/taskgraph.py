@@ -102,7 +102,9 @@ def _group(g: graphviz.Digraph, plan: Plan, grp: GroupDef) -> None:
     """A group is a cluster: its tasks (each labelled with its instances in one group
     instance) and its local buffers and channels, which nothing outside it uses."""
     head = f"group {grp.name} x{grp.count}" if grp.var is not None else f"group {grp.name}"
-    label = f"{head}: {grp.warps} warps, {grp.shared_bytes} bytes of shared memory each"
+    warps = f"{grp.warps} warp{'' if grp.warps == 1 else 's'}"
+    each = " each" if grp.var is not None else ""  # a group without a range has one instance
+    label = f"{head}: {warps}, {grp.shared_bytes} bytes of shared memory{each}"
     tasks = {t.name: t for t in plan.tasks}
     with g.subgraph(name=f"cluster_group_{grp.name}") as c:
         c.attr(label=label, fontname=FONT, fontsize="10", style="rounded", color="#7a8fb0", tooltip=label)

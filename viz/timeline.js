@@ -104,7 +104,7 @@
 
   function label(p) {
     const task = data.tasks[p[0]];
-    const name = task.count === 1 ? task.name : task.name + "[" + p[1] + "]";
+    const name = task.names ? task.names[p[1]] : task.count === 1 ? task.name : task.name + "[" + p[1] + "]";
     const st = (s) => (data.states[task.name] || {})[s] || "s" + s;
     return name + ": " + st(p[4]) + " \u2192 " + st(p[5]) + "\n" + fmt(p[2]) + " .. " + fmt(p[3]) +
       " (" + fmt(p[3] - p[2]) + ") on executor " + p[6] + (p[7] ? ", ready" : "");

@@ -150,6 +150,16 @@ def test_trace_names_group_instances_and_block_holds_the_group() -> None:
     assert names == {f"t[{k % 3}] in p[{k // 3}]" for k in range(6)}  # its place in its group instance
 
 
+@pytest.mark.timeout(120)
+def test_trace_names_a_group_without_a_range_as_errors_do() -> None:
+    src = "buffer y: i32[2] = zeros;\ngroup solo { task t for k in 0..2 { y[k] = k + 1; } }\n"
+    result = gasync.compile_source(src, "t.gasync").run(backend="sim", timeout=60, trace=True)
+    from gasync.runtime.trace import instance_name
+
+    assert result.trace is not None and result.buffers["y"].tolist() == [1, 2]
+    assert {instance_name(result.trace, e[2]) for e in result.trace.polls()} == {"t[0] in solo", "t[1] in solo"}
+
+
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("name", sorted(bigshared.PROGRAMS))
 def test_groups_over_48_kib_run_from_dynamic_shared_memory(name: str) -> None:

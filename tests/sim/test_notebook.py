@@ -66,6 +66,8 @@ def test_mistakes_print_a_diagnostic_and_no_traceback(ip: Any) -> None:
         ("--input x=nothing", "task main { }",
          "%%gasync: error: --input x=nothing: the notebook has no variable named 'nothing'\n"),
         ("--backend sim --no-graph", "buffer x: f32[4] = input;\ntask main { }\n",
+         "<cell>:1:8: warning[W0218]: buffer 'x' is never read or written\n   |\n 1 | buffer x: f32[4] = input;\n"
+         "   |        ^\n"  # the warnings come first, as `gasync run` prints them
          "<cell>:1:1: error[E0301]: buffer 'x' is declared '= input' but inputs has no 'x'\n   |\n"
          " 1 | buffer x: f32[4] = input;\n   | ^^^^^^^^^^^^^^^^^^^^^^^^^\n"),
     ]  # fmt: skip
@@ -73,3 +75,41 @@ def test_mistakes_print_a_diagnostic_and_no_traceback(ip: Any) -> None:
         with capture_output() as cap:
             assert ip.run_cell_magic("gasync", line, cell) is None
         assert cap.stdout == printed
+
+
+RACE = (
+    "buffer o: i32[4] = zeros;\ngroup g for k in 0..2 {\n  local buffer l: i32[4];\n"
+    "  task a { l[0] = 1; o[0] = l[0]; }\n  task b { l[0] = 2; }\n}\n"
+)
+
+
+def test_a_cell_prints_the_programs_warnings_as_check_does(ip: Any) -> None:
+    with capture_output() as cap:
+        assert ip.run_cell_magic("gasync", "--check --no-graph --as raced", RACE) is None
+    assert cap.stdout == (
+        "<cell>:5:12: warning[W0217]: tasks 'a' and 'b' may run at once and both write buffer 'l' (in group 'g')\n"
+        "   |\n 5 |   task b { l[0] = 2; }\n   |            ^^^^^^^^^\n"
+        "<cell>:4:12: note: 'a' writes 'l' (in group 'g') here\n"
+        "   |\n 4 |   task a { l[0] = 1; o[0] = l[0]; }\n   |            ^^^^^^^^^\n"
+        "  = note: a group's tasks start together and have no 'after': let one of them write it (the other sends"
+        " it what to write through a local channel), or write with atomic_add and friends\n"
+    )
+    assert repr(ip.user_ns["raced"]) == "<gasync.Program '<cell>': tasks a, b>"
+
+
+GROUPED = (
+    "buffer x: f32[64] = iota;\nbuffer out: f32[2] = zeros;\nchannel done: f32[2];\n"
+    "group pipe for g in 0..2 {\n  local buffer stage: f32[32];\n  local channel full: i32[2];\n"
+    "  task loader {\n    parallel for i in 0..32 { stage[i] = x[(g as i64) * 32 + i]; }\n"
+    "    full.send(1).await;\n    full.close();\n  }\n"
+    "  task sum {\n    for await _s in full {\n"
+    "      let s: f32 = parallel for i in 0..32 reduce sum { stage[i] };\n      done.send(s).await;\n    }\n  }\n}\n"
+    "task collect {\n  for k in 0..2 { out[k] = done.recv().await; }\n}\n"
+)
+
+
+def test_a_cell_runs_a_group_with_local_items_and_a_reduction(ip: Any) -> None:
+    with capture_output() as cap:
+        res = ip.run_cell_magic("gasync", "--backend sim --timeout 120s --no-graph", GROUPED)
+    assert cap.stdout == ""
+    assert isinstance(res, Result) and sorted(res.buffers["out"].tolist()) == [496.0, 1520.0]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from pygments.lexers import get_lexer_by_name, get_lexer_for_filename
-from pygments.token import Error, Keyword, Name, Number, Operator, Punctuation, Text
+from pygments.token import Comment, Error, Keyword, Name, Number, Operator, Punctuation, Text
 
 from gasync.dsl.syntax_errors import KEYWORDS
 from gasync.highlight import GasyncLexer, textmate_json
@@ -88,3 +88,53 @@ def test_the_textmate_grammar_is_up_to_date_and_its_patterns_compile() -> None:
     [entry] = package["contributes"]["grammars"]
     assert (GRAMMAR.parent.parent / entry["path"]).resolve() == GRAMMAR.resolve()
     assert "*.gasync linguist-language=" in (ROOT / ".gitattributes").read_text()
+
+
+REDUCTIONS = (
+    "buffer x: f32[8] = input;\n"
+    "task t { let m: f32 = parallel for i in 0..8 reduce max { abs(x[i]) };\n"
+    "let n: i64 = bulk for i in 0..8 reduce sum { 1 }; }"
+)
+
+
+def test_a_reduction_highlights_reduce_and_its_operator() -> None:
+    tokens = _tokens(REDUCTIONS)
+    assert [tokens[k] for k, (_, v) in enumerate(tokens) if v in {"reduce", "max", "sum"}] == [
+        (Keyword, "reduce"), (Name.Builtin, "max"), (Keyword, "reduce"), (Name.Builtin, "sum"),
+    ]  # fmt: skip
+    # `reduce` is a name elsewhere (docs/language.md): a task may be called so, and `after` name it
+    assert _tokens("task reduce after w { }")[1] == (Name.Function, "reduce")
+    assert _tokens("task r after w, reduce { }")[5] == (Name, "reduce")
+
+
+def _scopes(line: str) -> list[tuple[str, str]]:
+    """(text, scope) of each captured or named match of the TextMate grammar's one-line patterns,
+    scanned as TextMate does: the leftmost match wins, the earlier pattern on a tie."""
+    patterns = [(re.compile(p["match"]), p) for p in json.loads(GRAMMAR.read_text())["patterns"] if "match" in p]
+    out, pos = [], 0
+    while found := [(m.start(), k, m, p) for k, (rx, p) in enumerate(patterns) if (m := rx.search(line, pos))]:
+        _, _, m, p = min(found, key=lambda f: f[:2])
+        if "name" in p:
+            out.append((m.group(0), p["name"]))
+        out += [(m.group(int(g)), c["name"]) for g, c in p.get("captures", {}).items()]
+        pos = max(m.end(), pos + 1)
+    return out
+
+
+def test_the_textmate_grammar_highlights_reductions_and_initialisers() -> None:
+    scopes = _scopes(REDUCTIONS.replace("\n", " "))
+    builtin, control = "support.function.builtin.gasync", "keyword.control.gasync"
+    assert ("input", builtin) in scopes
+    assert [s for s in scopes if s[0] in {"reduce", "max", "sum"}] == [
+        ("reduce", control), ("max", builtin), ("reduce", control), ("sum", builtin),
+    ]  # fmt: skip
+    assert _scopes("buffer y: i32[4] = zeros;")[-3:] == [("=", "keyword.operator.gasync"), ("zeros", builtin),
+                                                          (";", "punctuation.gasync")]  # fmt: skip
+    assert ("reduce", "entity.name.function.gasync") in _scopes("task reduce after w { }")
+
+
+def test_a_block_comment_left_open_runs_to_the_end_as_in_an_editor() -> None:
+    assert _tokens("task main {\n    /* oops\n}\n") == [
+        (Keyword.Declaration, "task"), (Name.Function, "main"), (Punctuation, "{"), (Comment.Multiline, "/* oops\n}\n"),
+    ]  # fmt: skip
+    assert _tokens("/* a */ x /* b */") == [(Comment.Multiline, "/* a */"), (Name, "x"), (Comment.Multiline, "/* b */")]

@@ -6,11 +6,13 @@ scripts) and is skipped where no Chromium is installed (Debian: ``chromium``).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import re
 import subprocess
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -150,12 +152,7 @@ PIXELS_JS = """(() => {
 
 
 def test_the_timeline_as_drawn(fork_page: str, tmp_path: Path) -> None:
-    browser = _browser()
-    path = tmp_path / "report.html"
-    path.write_text(fork_page, encoding="utf-8")
-    with browser.Browser(1400, 900, 60) as b:
-        b.goto(path.as_uri())
-        b.wait_for("document.getElementById('timeline-status')?.textContent.includes('polls')", 30)
+    with _timeline(fork_page, tmp_path) as b:
         drawn = b.eval(PIXELS_JS)
     assert drawn["ticks"] == "0 s | 0.5 s | 1 s | 1.5 s"  # one unit, not 0 ns | 500 ms | 1 s | 1.5 s
     assert drawn["left"] > 170  # the lanes start after the long task's name, not over it
@@ -164,11 +161,61 @@ def test_the_timeline_as_drawn(fork_page: str, tmp_path: Path) -> None:
     assert all(px[3] == 255 and sum(px[:3]) >= 0xFD + 0xB4 + 0x62 for px in drawn["thin"]), drawn["thin"]
 
 
-def _browser() -> Any:
-    spec = importlib.util.spec_from_file_location("browser", Path(__file__).parents[2] / "scripts" / "browser.py")
+def _script(name: str) -> Any:
+    """A module of scripts/ (report_view.py puts scripts/ on sys.path for its own imports)."""
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).parents[2] / "scripts" / f"{name}.py")
     assert spec is not None and spec.loader is not None
-    browser = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(browser)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@contextlib.contextmanager
+def _timeline(page: str, tmp_path: Path) -> Iterator[Any]:
+    """The report ``page`` open in headless Chromium, its timeline drawn."""
+    browser = _browser()
+    path = tmp_path / "report.html"
+    path.write_text(page, encoding="utf-8")
+    with browser.Browser(1400, 900, 60) as b:
+        b.goto(path.as_uri())
+        b.wait_for("document.getElementById('timeline-status')?.textContent.includes('polls')", 30)
+        yield b
+
+
+def _browser() -> Any:
+    browser = _script("browser")
     if browser.find_chromium() is None:
         pytest.skip("no Chromium installed (Debian: apt-get install chromium)")
     return browser
+
+
+GROUP_SOURCE = (
+    "buffer y: i32[4] = zeros;\ngroup pipe for g in 0..2 { task t for k in 0..2 { y[g * 2 + k] = 1; } }\n"
+    "group solo { task u { y[0] = 2; } }\n"
+)
+# t's instance 3 (t[1] in pipe[1]) polls first, then u's one instance
+GROUP_EVENTS = [(POLL, 0, 3, 0, -1, 0, 1_000, 1), (POLL, 1, 4, 0, -1, 2_000, 3_000, 1)]
+
+
+@pytest.fixture(scope="module")
+def group_page() -> str:
+    plan = gasync.compile_source(GROUP_SOURCE, "g.gasync").plan
+    tasks = [(t.name, t.first_instance, t.count) for t in plan.tasks]
+    raw = RawTrace(GROUP_EVENTS, 0, 1 << 10, tasks, {}, 2, "sim", groups=[("t", "pipe", 2, 0), ("u", "solo", 1, 0)],
+                   unranged=["solo"])  # fmt: skip
+    return report_html(plan, Result({}, {}, {}, {"backend": "sim"}, trace=raw), GROUP_SOURCE, "g.gasync", "<svg></svg>")
+
+
+def test_a_groups_instances_are_named_as_traces_name_them(group_page: str, tmp_path: Path) -> None:
+    m = re.search(r'<script type="application/json" id="gasync-data">(.*?)</script>', group_page, re.S)
+    assert m is not None
+    tasks = json.loads(m.group(1))["tasks"]
+    assert [(t["label"], t.get("names")) for t in tasks] == [
+        ("t x4", ["t[0] in pipe[0]", "t[1] in pipe[0]", "t[0] in pipe[1]", "t[1] in pipe[1]"]), ("u", ["u in solo"]),
+    ]  # fmt: skip
+    with _timeline(group_page, tmp_path) as b:
+        x, y = b.eval(_script("report_view").POINT_JS % json.dumps("t"))  # the first poll of t's lane
+        b.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
+        b.wait_for("document.getElementById('timeline-tip').textContent", 10)
+        tip = b.eval("document.getElementById('timeline-tip').textContent")
+    assert tip.split(": ")[0] == "t[1] in pipe[1]"  # not t[3], its place among all of t's

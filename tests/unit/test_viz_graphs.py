@@ -146,6 +146,18 @@ def test_the_task_graph_draws_objects_and_who_reads_and_writes_them() -> None:
     assert '"signal.converged" [label=converged shape=diamond]' in jacobi  # set on the device
 
 
+def test_a_group_cluster_counts_its_warps_and_says_each_only_for_an_array() -> None:
+    src = (
+        "buffer o: f32[2] = zeros;\ngroup one {\n    local buffer s: f32[8];\n"
+        "    task t { s[0] = 1.0; o[0] = s[0]; }\n}\n"
+        "group many for g in 0..2 {\n    local channel c: i32[1];\n"
+        "    task a { c.send(1).await; c.close(); }\n    task b { for await v in c { o[1] = v as f32; } }\n}\n"
+    )
+    dot = bare(task_graph_dot(gasync.compile_source(src, "g.gasync").plan))
+    assert 'label="group one: 1 warp, 32 bytes of shared memory" style=rounded\n' in dot
+    assert re.search(r'label="group many x2: 2 warps, \d+ bytes of shared memory each"', dot)
+
+
 def _many_tasks(n: int) -> str:
     """``n`` tasks, every third awaiting ``both``, which awaits ``square``: a wide program."""
     head = "buffer out: i64[64] = zeros;\n"

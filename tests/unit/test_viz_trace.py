@@ -188,6 +188,22 @@ def test_track_titles_name_the_instances_and_end_in_no_digit() -> None:
     assert {"loader in pipe[2]", "compute[2] in pipe[5]"} <= slices  # what the track titles' ranges hold
 
 
+def test_a_group_without_a_range_is_named_without_an_index_as_errors_name_it() -> None:
+    events = [(POLL, 0, k, 0, -1, 1000 * k, 1000 * k + 500, 1) for k in range(4)]
+    tasks = [("lead", 0, 1), ("help", 1, 2), ("sink", 3, 1)]
+    groups = [("lead", "solo", 1, 0), ("help", "solo", 2, 0), ("sink", "many", 1, 0)]  # `group solo { ... }`
+    raw = RawTrace(events, 0, 1 << 10, tasks, {}, 1, "sim", groups=groups, unranged=["solo"])
+    assert [instance_name(raw, k) for k in range(4)] == ["lead in solo", "help[0] in solo", "help[1] in solo",
+                                                          "sink in many[0]"]  # fmt: skip
+    titles = [re.sub(r" \d+$", "", t) for t in _shown(_doc(raw), "tasks (sim)")]  # less Perfetto's tid
+    assert titles == ["task lead in solo", "task help[0..2] in solo", "task sink in many[0]"]
+    again = RawTrace.from_json(json.loads(json.dumps(raw.to_json())))
+    assert again.unranged == ["solo"] and instance_name(again, 2) == "help[1] in solo"
+    older = raw.to_json()
+    del older["unranged"]  # a trace written before the key was there: every group had an index
+    assert instance_name(RawTrace.from_json(older), 0) == "lead in solo[0]"
+
+
 def test_an_array_fills_at_most_max_lanes() -> None:
     n = MAX_LANES + 3
     events = [(POLL, w, w, 0, -1, 1000, 2000, 1) for w in range(n)]  # all at once
