@@ -39,11 +39,15 @@ ALL = ("B1", "B2", "B2b", "B3", "B4", "B5", "B5a", "B6", "T1", "B7", "B8")
 
 
 def ensure_importable() -> None:
-    """Make ``import gasync`` find this checkout, installed or not (the root IS the package)."""
+    """Make ``import gasync`` find this checkout, installed or not (the root IS the package); not
+    another one on the path (a stage's copy of the tree, scripts/bench_stage.sh, would measure it)."""
     try:
-        import gasync  # noqa: F401
+        import gasync
 
-        return
+        if Path(gasync.__file__).resolve().parent == ROOT.resolve():
+            return
+        for name in [m for m in sys.modules if m == "gasync" or m.startswith("gasync.")]:
+            del sys.modules[name]
     except ImportError:
         pass
     link_dir = ROOT / "build" / "bench-path"  # a folder named gasync, as mypy gets in the Makefile

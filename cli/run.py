@@ -152,6 +152,9 @@ def _compile_and_run(rep: Reporter, src: Source, args: Args) -> tuple[Plan, Resu
 def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> tuple[Plan, Result]:
     t0 = time.perf_counter()
     _check_files(src, args)
+    if args.trace_events and not args.traced:
+        no_trace = "this run records no trace (give --trace, --schedule or --report)"
+        rep.warn(f"--trace-events {args.trace_events}: {no_trace}")
     if args.schedule is not None:
         graph_format(args.schedule, None, "--schedule")  # a bad suffix costs no run
     chosen = choose(args.backend.value)

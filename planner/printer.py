@@ -51,7 +51,9 @@ def format_plan(plan: Plan) -> str:
 
 def _group(g: GroupDef) -> list[str]:
     head = f"{g.name} for {g.var}: {g.var_ty} in {g.start}..{g.stop}" if g.var else g.name
-    rows = [f"{head}  instances {g.count}, {g.warps} warps and {g.shared_bytes} bytes of shared memory each"]
+    warps = f"{g.warps} warp{'' if g.warps == 1 else 's'}"
+    each = " each" if g.var else ""  # (a group without a range has one instance)
+    rows = [f"{head}  instances {g.count}, {warps} and {g.shared_bytes} bytes of shared memory{each}"]
     rows.append(f"  tasks: {', '.join(g.tasks)}; after: {', '.join(g.after) or '-'}")
     rows += [f"  local buffer {b.name}: {b.elem}[{', '.join(map(str, b.shape))}]" for b in g.buffers]
     rows += [f"  local channel {c.name}: {c.elem}[{c.capacity}]" for c in g.channels]

@@ -3,7 +3,8 @@
 # method: each change's prediction against its own measurement): a copy of the tree with later
 # steps undone by sed, benchmarked there.
 # Usage on the device machine, from the repository root, after gpu_check.sh's wheels are installed
-# (PYTHONPATH holding /tmp/site only):
+# (PYTHONPATH holding /tmp/site only: with /tmp/gs on it too, `import gasync` finds the tree, not
+# the stage's copy, and the stage measures the tree; run 44 did):
 #   bash scripts/bench_stage.sh OUTDIR NAME ONLY [FILE SED-EXPRESSION]...
 # e.g. bash scripts/bench_stage.sh $OUT unroll4 B4,B5 codegen/maps.py 's/^UNROLL = 8/UNROLL = 4/'
 # Each expression must change its file (else the stage would measure the tree as it is: it stops).

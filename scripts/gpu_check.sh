@@ -84,6 +84,8 @@ log="$out/gpu-$part.log"
   # publish), then without the deferred free, then with none of the three (the old tree)
   echo "== B2 as the tree is, then the deferred free off, then all three off (stages)"
   timeout 150 python3 bench/run.py --reps 3 --only B2 2>&1 | grep -E "us/hand-off|wrote" | cut -c1-160
+  # (the carried tree is replaced at the next call: its results file goes out with this one)
+  cp "$(ls -t bench/results/*-b2.json | head -1)" "$out/tree-b2.json" 2>/dev/null
   PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" nodefer B2 codegen/ends.py 's/^DEFER_FREES = True/DEFER_FREES = False/' \
     2>&1 | grep -E "== stage|us/hand-off|wrote" | cut -c1-160
   PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" oldpath B2 codegen/ends.py 's/^DEFER_FREES = True/DEFER_FREES = False/; s/^RECV_IN_REGISTER = True/RECV_IN_REGISTER = False/' \
@@ -93,11 +95,11 @@ log="$out/gpu-$part.log"
     2>&1 | grep -E "== stage|us/hand-off|ratio|wrote" | grep -v -e unchecked -e hand-written | cut -c1-160
   fi
   if in_part cubins; then
-  # kept kernels (runtime/cubins.py, off until this part has run): the GPU test, then B6 (its
-  # cached run is a fresh process over the cold run's cache) with them on (a stage) and off
-  echo "== kept kernels: the GPU test, then B6 with them on (a stage) and as the tree is"
+  # kept kernels (runtime/cubins.py, on since run 48): the GPU test, then B6 (its cached run is
+  # a fresh process over the cold run's cache) with them off (a stage) and as the tree is
+  echo "== kept kernels: the GPU test, then B6 with them off (a stage) and as the tree is"
   timeout 300 python3 -m pytest -q -m gpu tests/gpu/test_cubins_gpu.py -p no:cacheprovider -W ignore -rf 2>&1 | tail -4
-  PYTHONPATH=/tmp/site timeout 260 bash scripts/bench_stage.sh "$out" cubins B6 runtime/cubins.py 's/^ENABLED = False/ENABLED = True/' \
+  PYTHONPATH=/tmp/site timeout 260 bash scripts/bench_stage.sh "$out" nocubins B6 runtime/cubins.py 's/^ENABLED = True/ENABLED = False/' \
     2>&1 | grep -E "== stage|B6|compile_s|wall|wrote" | cut -c1-160
   timeout 260 python3 bench/run.py --reps 3 --only B6 2>&1 | grep -E "compile_s|wall|wrote" | cut -c1-160
   fi

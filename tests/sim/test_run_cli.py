@@ -458,3 +458,11 @@ def test_ctrl_c_stops_a_simulated_run_and_its_worker(tmp_path: Path, to_group: b
     else:
         os.kill(worker, signal.SIGKILL)
         raise AssertionError("the simulator worker outlived the interrupted run")
+
+
+def test_trace_events_without_a_trace_is_said_to_do_nothing() -> None:
+    res = gasync_run(SAMPLES / "async_double.gasync", "--backend", "sim", "--trace-events", "100")
+    assert res.returncode == 0, res.stderr
+    assert res.stderr.splitlines()[0] == (
+        "gasync: warning: --trace-events 100: this run records no trace (give --trace, --schedule or --report)"
+    )

@@ -424,3 +424,9 @@ def test_graph_of_a_group_without_task_instances(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=120, cwd=tmp_path,
     )  # fmt: skip
     assert 'label="group gg x2: 0 warps, 0 bytes of shared memory each"' in res.stdout
+
+
+def test_the_plan_printout_counts_one_warp_of_a_group_without_a_range() -> None:
+    src = "buffer o: i32[1] = zeros;\ngroup solo { local buffer s: i32[4]; task t { s[0] = 1; o[0] = s[0]; } }\n"
+    text = format_plan(plan_of(src))
+    assert "solo  instances 1, 1 warp and 16 bytes of shared memory\n" in text
