@@ -17,7 +17,7 @@ from gasync.codegen.futures import FutureRenderer
 from gasync.codegen.machine import FORK, PENDING, ParallelLoop
 from gasync.planner import ir
 from gasync.planner.model import TaskDef
-from gasync.planner.printer import source_name
+from gasync.planner.printer import loop_text
 
 
 class AwaitBlocks(BlockEmitter, FutureRenderer):
@@ -160,7 +160,7 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
         """``parallel for``: hand the loop to the whole warp (FORK), then carry on after it."""
         loop = self.register_parallel(s)
         after = self.new_state()
-        self.internal_state(after, f"line {s.span.line}: parallel for {source_name(self.fn, s.var)}")
+        self.internal_state(after, loop_text(self.fn, s))
         lines = [f"# parallel for {s.var} -> par_{loop.gid}: the executor runs it on all {32} lanes, then polls again"]
         lines.append(f"G.exec.PARGS_I[w, 0] = {self._word(s, s.start)}")
         lines.append(f"G.exec.PARGS_I[w, 1] = {self._word(s, s.stop)}")
@@ -184,7 +184,7 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
     def _bulk(self, s: ir.For) -> None:
         """``bulk for``: post a job that idle warps anywhere run in chunks; wait for it."""
         label = self.new_state()
-        self.internal_state(label, f"line {s.span.line}: bulk for {source_name(self.fn, s.var)} (waits for its chunks)")
+        self.internal_state(label, loop_text(self.fn, s))
         loop = self.register_parallel(s, bulk=True)
         job = self.shared.job_row()
         lines = [f"# bulk for {s.var} -> par_{loop.gid}, in chunks run by idle warps across the GPU"]

@@ -191,3 +191,13 @@ def source_name(fn: Function, name: str) -> str:
     user, sep, k = name.rpartition("_")
     taken = {n for n, _ in fn.locals}
     return user if sep and k.isdigit() and user in taken else name
+
+
+def loop_text(fn: Function, s: ir.For) -> str:
+    """What a ``parallel for`` or ``bulk for``'s state is called in traces and ``--states``
+    (codegen names the state, viz/states.py finds it by this): ``line 27: bulk for i reduce min
+    (waits for its chunks)``."""
+    what = "bulk for" if s.kind == "bulk" else "parallel for"
+    reducing = f" reduce {s.reduce.op}" if s.reduce is not None else ""
+    tail = " (waits for its chunks)" if s.kind == "bulk" else ""
+    return f"line {s.span.line}: {what} {source_name(fn, s.var)}{reducing}{tail}"

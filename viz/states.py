@@ -33,7 +33,7 @@ import graphviz
 
 from gasync.planner import ir
 from gasync.planner.model import Function, Plan, TaskDef
-from gasync.planner.printer import describe, source_name
+from gasync.planner.printer import describe, loop_text
 from gasync.runtime.trace import site_label
 from gasync.viz.statespage import Unit, lay_out
 from gasync.viz.taskgraph import tip
@@ -161,9 +161,7 @@ class _Machine:
 
     def loop_text(self, s: ir.For) -> str:
         """What codegen calls a bulk or parallel for's state (``runtime.trace.state_labels``)."""
-        what = "bulk for" if s.kind == "bulk" else "parallel for"
-        tail = " (waits for its chunks)" if s.kind == "bulk" else ""
-        return f"line {s.span.line}: {what} {source_name(self.fn, s.var)}{tail}"
+        return loop_text(self.fn, s)
 
     def numbered(self, s: ir.For) -> int | None:
         """The state number codegen gave this loop in a task's own word (None: none known)."""
