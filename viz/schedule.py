@@ -75,7 +75,8 @@ def schedule_graph(raw: RawTrace) -> graphviz.Digraph:
     tasks = {name: k for k, (name, _, _) in enumerate(raw.tasks)}
     colors = {name: PALETTE[k % len(PALETTE)] for name, k in tasks.items()}
     row_of_exec = {w: len(tasks) + k for k, w in enumerate(shown)}
-    labels = [(f"task{tasks[name]}", name if count == 1 else f"{name} x{count}") for name, _, count in raw.tasks]
+    group_of = {t: f" in {g}" for t, g, _, _ in raw.groups}  # a group's task: its lane says which group
+    labels = [(f"task{tasks[n]}", _lane(n, count) + group_of.get(n, "")) for n, _, count in raw.tasks]
     labels += [(f"e{w}", f"executor {w + 1}") for w in row_of_exec]
     column = _Column(max([MIN_LABEL_W] + [min(len(text), MAX_LABEL) * CHAR_W + 12 for _, text in labels]))
     for row, (name, text) in enumerate(labels):
@@ -208,3 +209,7 @@ def _legend(g: graphviz.Digraph, column: _Column, colors: dict[str, str], row: i
         pen = "2.5" if name == "key_ready" else "0.5"
         _node(g, name, shown, x + w / 2, _y(row), w, fillcolor=color, penwidth=pen, tooltip=text)
         x += w + KEY_GAP
+
+
+def _lane(name: str, count: int) -> str:
+    return name if count == 1 else f"{name} x{count}"

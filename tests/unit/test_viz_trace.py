@@ -401,3 +401,13 @@ def test_a_run_of_a_few_nanoseconds_ticks_whole_nanoseconds() -> None:
     raw = RawTrace([(POLL, 0, 0, 0, -1, 0, 3, 1)], 0, 1 << 10, [("t", 0, 1)], {}, 1, "sim")
     ticks = re.findall(r'\tt\d+ \[label="([^"]*)"', schedule_dot(raw))
     assert ticks == ["0 ns", "1 ns", "2 ns", "3 ns"]
+
+
+def test_a_schedule_lane_of_a_groups_task_names_its_group() -> None:
+    events = [(POLL, 0, k, 0, -1, 1000 * k, 1000 * k + 500, 1) for k in range(4)]
+    tasks = [("loader", 0, 2), ("compute", 2, 1), ("report", 3, 1)]
+    groups = [("loader", "pipe", 1, 0), ("compute", "pipe", 1, 0)]
+    raw = RawTrace(events, 0, 1 << 10, tasks, {}, 1, "sim", groups=groups)
+    dot = schedule_dot(raw)
+    assert 'task0 [label="loader x2 in pipe"' in dot and 'task1 [label="compute in pipe"' in dot
+    assert "task2 [label=report " in dot
