@@ -26,8 +26,11 @@ is known to lie in one:
   a range (or a receive, above): a local is read only inside its scope, after
   that assignment.
 
-Anything else (a parameter, a local assigned twice, a buffer load, a shared
-scalar) may be anything. Names are unique within a function, and each variable
+- a load of a group's local integer buffer every write of which (with the
+  conditions around it) has a range: the hull of those and 0 (``_contents``).
+
+Anything else (a parameter, a local assigned twice, any other buffer load, a
+shared scalar) may be anything. Names are unique within a function, and each variable
 above is assigned in one place, so one map from variable to range holds for the
 whole body; a range found for a variable holds wherever it is read.
 
@@ -65,7 +68,7 @@ from collections.abc import Iterator
 from functools import cached_property, partial
 
 from gasync.planner import ir
-from gasync.planner.footprints import Interval, interval
+from gasync.planner.footprints import Interval, contents_key, interval
 from gasync.planner.model import BufferDef, Function, GroupDef, TaskDef
 from gasync.planner.narrowing import Marker
 from gasync.planner.walk import replaced, stmts_in, subexprs
@@ -91,15 +94,46 @@ def prove(
         return functions, tasks  # every index is a constant: proven where it was checked (E0218)
     channels = channel_ranges(bodies)
     shapes = {b.name: b.shape for b in buffers}
-    marked = [_marker(b, channels, shapes).function(b.fn) if b.fn.run_time_indices else b.fn for b in bodies]
+    contents = _contents(bodies, channels, shapes, _local_ints(buffers, groups))
+    marked = [_marker(b, channels, shapes, contents).function(b.fn) if b.fn.run_time_indices else b.fn for b in bodies]
     out_tasks = [replaced(t, body=body) for t, body in zip(tasks, marked[len(functions) :], strict=True)]
     return marked[: len(functions)], out_tasks
 
 
-def _marker(b: _Body, channels: Channels, shapes: dict[str, tuple[int, ...]]) -> Marker:
+def _marker(b: _Body, channels: Channels, shapes: dict[str, tuple[int, ...]], contents: Env) -> Marker:
     """The walk that marks ``b``'s proven accesses, from its ranges (planner/narrowing.py)."""
     fixed = b.once | {var for var, _, _ in b.instance}  # no value changes inside a branch
-    return Marker(b.ranges(channels), fixed, shapes, partial(_assigned, channels=channels))
+    return Marker(b.ranges(channels, contents), fixed, shapes, partial(_assigned, channels=channels))
+
+
+def _local_ints(buffers: tuple[BufferDef, ...], groups: tuple[GroupDef, ...]) -> set[str]:
+    """The groups' local buffers of an integer type (their names as the IR spells them)."""
+    local = {b.name for g in groups for b in g.buffers}
+    return {b.name for b in buffers if b.name in local and b.elem in ("i32", "i64", "u32", "u64")}
+
+
+def _contents(bodies: list[_Body], channels: Channels, shapes: dict[str, tuple[int, ...]], local: set[str]) -> Env:
+    """The range of every value each local integer buffer in ``local`` can hold, where every
+    write to it has one (``contents_key``: ``let t = tile_of[s]`` then has a range).
+
+    Sound because nothing else writes a local buffer: only its group's tasks name it (a fn
+    takes no buffer, the host neither fills nor reads it), the block zeroes it before each
+    instance (0 is in every range), and a word is written whole. Each write's value is ranged
+    where it is written, under the conditions around it (``if t < TILES { tile_of[s] = t; }``):
+    a first walk of every body (planner/narrowing.py, ``Marker.written``) that knows no
+    buffer's contents, so a value that depends on a load, a compound assignment (``+=``) or an
+    atomic makes that buffer's contents unknown."""
+    if not local:
+        return {}
+    found: dict[str, Interval | None] = dict.fromkeys(local, (0, 1))
+    for b in bodies:
+        walk = _marker(b, channels, shapes, {})
+        walk.function(b.fn)
+        for buf, rng in walk.stored.items():
+            before = found.get(buf)
+            if buf in found:
+                found[buf] = _hull(before, rng) if before is not None and rng is not None else None
+    return {contents_key(buf): rng for buf, rng in found.items() if rng is not None}
 
 
 def _instance(t: TaskDef, group: GroupDef | None) -> tuple[tuple[str, int, int], ...]:
@@ -137,14 +171,15 @@ class _Body:
     def receives(self) -> bool:
         return any(isinstance(s, ir.ForAwait) or _receives(s) for s in self.stmts)
 
-    def ranges(self, channels: Channels) -> Env:
-        """The range of every variable that has one (see the module's docstring)."""
-        return self.ranges_waiting(channels, set())[0]
+    def ranges(self, channels: Channels, contents: Env | None = None) -> Env:
+        """The range of every variable that has one (see the module's docstring), with
+        ``contents``' ranges of what local buffers hold (``_contents``)."""
+        return self.ranges_waiting(channels, set(), contents)[0]
 
-    def ranges_waiting(self, channels: Channels, empty: set[str]) -> tuple[Env, set[str]]:
+    def ranges_waiting(self, channels: Channels, empty: set[str], contents: Env | None = None) -> tuple[Env, set[str]]:
         """``ranges``, and the locals whose every value comes from a channel in ``empty`` (one
         nothing is known to be sent on yet), directly or through the ``let``s of them."""
-        env: Env = {}
+        env: Env = dict(contents or {})
         waiting: set[str] = set()
         for var, start, stop in self.instance:
             env[var] = (start, stop)  # half-open, as every range here

@@ -87,11 +87,17 @@ def _closed(e: ir.Expr, env: dict[str, Interval]) -> tuple[int, int] | None:
     return rng if lo <= rng[0] <= rng[1] <= hi else None
 
 
+def contents_key(buf: str) -> str:
+    """The key of ``env`` that holds the range of every value buffer ``buf`` can hold, where one
+    is known (planner/bounds.py: a group's local integer buffer); no variable is named so."""
+    return f"{buf}[]"
+
+
 def _closed_unchecked(e: ir.Expr, env: dict[str, Interval]) -> tuple[int, int] | None:
     if isinstance(e, ir.Lit):
         return (e.value, e.value) if type(e.value) is int else None
-    if isinstance(e, ir.Var):
-        rng = env.get(e.name)
+    if isinstance(e, ir.Var | ir.Load):
+        rng = env.get(e.name if isinstance(e, ir.Var) else contents_key(e.buf))
         return (rng[0], rng[1] - 1) if rng is not None else None
     if isinstance(e, ir.Cast):
         return _closed(e.expr, env)

@@ -46,6 +46,13 @@ class Marker:
         self.shapes = shapes
         self.undo: list[tuple[str, Interval | None]] = []
         self.leaving: set[int] = set()  # the bodies walked so far that never fall through (by id)
+        # per buffer written in the walk, the range of every value written (None: some unknown),
+        # each where it is written, under the ranges narrowed there (planner/bounds.py, contents)
+        self.stored: dict[str, Interval | None] = {}
+
+    def written(self, buf: str, rng: Interval | None) -> None:
+        before = self.stored.get(buf, rng)
+        self.stored[buf] = (min(before[0], rng[0]), max(before[1], rng[1])) if before and rng else None
 
     def proven(self, buf: str, index: tuple[ir.Expr, ...]) -> bool:
         for ix, length in zip(index, self.shapes[buf], strict=True):
@@ -109,6 +116,7 @@ class Marker:
         if isinstance(s, ir.Let | ir.Return) and s.value is not None:
             return replaced(s, value=x(s.value))
         if isinstance(s, ir.Store):
+            self.written(s.buf, interval(s.value, self.env) if s.op == "=" else None)
             index = tuple(x(i) for i in s.index)
             return replaced(s, index=index, value=x(s.value), proven=self.proven(s.buf, s.index))
         if isinstance(s, ir.Eval):
@@ -150,6 +158,8 @@ class Marker:
         new = [self.expr(k) for k in kids]
         if any(a is not b for a, b in zip(new, kids, strict=True)):
             e = rebuild(e, new)
+        if isinstance(e, ir.BufAtomic):
+            self.written(e.buf, None)
         if isinstance(e, ir.Load | ir.BufAtomic):
             return replaced(e, proven=self.proven(e.buf, e.index))
         return e

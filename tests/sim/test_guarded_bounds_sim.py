@@ -107,8 +107,8 @@ def test_the_guarded_tile_runs_unchecked_to_numpys_result() -> None:
 
 def test_the_staged_pipeline_reads_only_the_tiles_its_guard_lets_through() -> None:
     program = gasync.compile_source(STAGED, "s.gasync")
-    assert "# 0: line 31:" in program.generated.source  # y's row: t comes from a buffer
-    assert "# 1: line" not in program.generated.source  # and no other: x[t * TILE + i] is proven
+    # no check: x[t * TILE + i] is proven by its guard, y[t * TILE + i] by what tile_of can hold
+    assert "BOUNDS_SITES" not in program.generated.source
     y = program.run(backend="sim", timeout=120).buffers["y"]
     np.testing.assert_array_equal(y, 2.0 * np.arange(56, dtype=np.float32) + 1.0)
 
@@ -152,3 +152,13 @@ def test_an_access_its_guard_does_not_cover_is_still_reported(guard: str, j: int
     with pytest.raises(BoundsError) as info:  # the bad index first: "after" returns at a good one
         program.run(backend="sim", inputs={"idx": np.array([j, 3], np.int64)}, timeout=120)
     assert (info.value.buffer, info.value.index, info.value.length) == ("y", index, 8)
+
+
+def test_a_local_buffer_written_past_its_range_keeps_the_check_that_catches_it() -> None:
+    # tile_of[s] = t + 1: the last tile's 7 sends y[56 + i] past y's end; the read of it stays checked
+    from gasync.runtime.errors import BoundsError
+
+    program = gasync.compile_source(STAGED.replace("tile_of[s] = t;", "tile_of[s] = t + 1;"), "s.gasync")
+    assert "BOUNDS_SITES" in program.generated.source
+    with pytest.raises(BoundsError, match="index out of bounds"):
+        program.run(backend="sim", timeout=120)

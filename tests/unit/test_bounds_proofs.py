@@ -311,3 +311,48 @@ def test_what_a_guard_proves_holds_for_every_value_that_passes_it(cond: tuple[st
     inside = range(8)
     for k, reached in ((1, passes), (2, fails), (3, passes), (5, fails)):
         assert found[k].endswith("checked") or all(j in inside for j in reached), (text, found)
+
+
+LOCAL_INDEX = """
+group pipe for g in 0..4 {
+    local buffer slot_of: i64[2];
+    local channel full: i64[2];
+    task loader {
+        for k in 0..6 {
+            let t: i64 = (g as i64) * 6 + (k as i64);
+            if t < N { WRITE }
+            full.send(k % 2).await;
+        }
+        full.close();
+    }
+    task main {
+        for await s in full {
+            let t = slot_of[s];
+            x[t] = 1.0;
+        }
+    }
+}
+"""
+
+
+def local_index(write: str) -> list[str]:
+    return accesses(plan(parse(HEAD + LOCAL_INDEX.replace("WRITE", write), "p.gasync")), "main")
+
+
+def test_a_local_buffer_every_write_of_which_has_a_range_gives_its_loads_that_range() -> None:
+    """``slot_of`` is written only where ``t < N`` (the condition narrows ``t``, 0..24, to 0..8)
+    and starts as zeros: every value a load of it gives lies in 0..8, so ``x[t]`` is proven."""
+    assert local_index("slot_of[k % 2] = t;") == ["pipe.slot_of: proven", "x: proven"]
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        "slot_of[k % 2] = t + 1;",  # one value past x's end (t + 1 reaches N)
+        "slot_of[k % 2] += t;",  # a compound assignment: its value grows with the buffer's
+        "slot_of[k % 2] = at[k];",  # a value loaded from a buffer the host may fill
+        "atomic_add(slot_of[k % 2], 1);",  # an atomic writes what it adds up
+    ],
+)
+def test_a_local_buffer_with_a_write_out_of_range_or_unknown_is_not_trusted(write: str) -> None:
+    assert local_index(write) == ["pipe.slot_of: proven", "x: checked"]
