@@ -68,7 +68,7 @@ from collections.abc import Iterator
 from functools import cached_property, partial
 
 from gasync.planner import ir
-from gasync.planner.footprints import Interval, contents_key, interval
+from gasync.planner.footprints import Interval, contents_key, hull, interval
 from gasync.planner.model import BufferDef, Function, GroupDef, TaskDef
 from gasync.planner.narrowing import Marker
 from gasync.planner.walk import replaced, stmts_in, subexprs
@@ -130,9 +130,8 @@ def _contents(bodies: list[_Body], channels: Channels, shapes: dict[str, tuple[i
         walk = _marker(b, channels, shapes, {})
         walk.function(b.fn)
         for buf, rng in walk.stored.items():
-            before = found.get(buf)
             if buf in found:
-                found[buf] = _hull(before, rng) if before is not None and rng is not None else None
+                found[buf] = hull(found[buf], rng)
     return {contents_key(buf): rng for buf, rng in found.items() if rng is not None}
 
 
@@ -210,8 +209,7 @@ def channel_ranges(bodies: list[_Body]) -> Channels:
             env = b.ranges(found)
             for send in b.sends:
                 rng = interval(send.value, env)
-                before = now.get(send.chan, rng)
-                now[send.chan] = _hull(before, rng) if before is not None and rng is not None else None
+                now[send.chan] = hull(now.get(send.chan, rng), rng)
         if now == found:
             break
         found = now
@@ -237,11 +235,7 @@ def _least_ranges(senders: list[_Body]) -> Channels | None:
                 if _mentions(send.value, waiting):
                     continue
                 rng = interval(send.value, env)
-                if send.chan not in now:
-                    now[send.chan] = rng
-                else:
-                    before = now[send.chan]
-                    now[send.chan] = _hull(before, rng) if before is not None and rng is not None else None
+                now[send.chan] = hull(now.get(send.chan, rng), rng)
         if now == found:
             return found
         found = now
@@ -320,7 +314,3 @@ def _sends(s: ir.Stmt) -> Iterator[ir.Send]:
             yield f
         elif isinstance(f, ir.Join):
             futures.extend(reversed(f.futures))
-
-
-def _hull(a: Interval, b: Interval) -> Interval:
-    return min(a[0], b[0]), max(a[1], b[1])

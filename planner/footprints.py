@@ -87,6 +87,11 @@ def _closed(e: ir.Expr, env: dict[str, Interval]) -> tuple[int, int] | None:
     return rng if lo <= rng[0] <= rng[1] <= hi else None
 
 
+def hull(a: Interval | None, b: Interval | None) -> Interval | None:
+    """The least range holding both (None: either is unknown)."""
+    return (min(a[0], b[0]), max(a[1], b[1])) if a is not None and b is not None else None
+
+
 def contents_key(buf: str) -> str:
     """The key of ``env`` that holds the range of every value buffer ``buf`` can hold, where one
     is known (planner/bounds.py: a group's local integer buffer); no variable is named so."""

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from gasync.planner import ir
 from gasync.planner.exprs import LIMITS
-from gasync.planner.footprints import Interval, interval
+from gasync.planner.footprints import Interval, hull, interval
 from gasync.planner.model import Function
 from gasync.planner.walk import operands, rebuild, replaced
 
@@ -51,8 +51,7 @@ class Marker:
         self.stored: dict[str, Interval | None] = {}
 
     def written(self, buf: str, rng: Interval | None) -> None:
-        before = self.stored.get(buf, rng)
-        self.stored[buf] = (min(before[0], rng[0]), max(before[1], rng[1])) if before and rng else None
+        self.stored[buf] = hull(self.stored.get(buf, rng), rng)
 
     def proven(self, buf: str, index: tuple[ir.Expr, ...]) -> bool:
         for ix, length in zip(index, self.shapes[buf], strict=True):

@@ -49,11 +49,19 @@ def format_plan(plan: Plan) -> str:
     return "\n".join(lines) + "\n"
 
 
+def group_warps(g: GroupDef) -> str:
+    """``4 warps``, ``1 warp``: what one instance of group ``g`` holds."""
+    return f"{g.warps} warp{'' if g.warps == 1 else 's'}"
+
+
+def each(g: GroupDef) -> str:
+    """`` each`` after what one instance holds, where the group has a range (else it has one instance)."""
+    return " each" if g.var is not None else ""
+
+
 def _group(g: GroupDef) -> list[str]:
     head = f"{g.name} for {g.var}: {g.var_ty} in {g.start}..{g.stop}" if g.var else g.name
-    warps = f"{g.warps} warp{'' if g.warps == 1 else 's'}"
-    each = " each" if g.var else ""  # (a group without a range has one instance)
-    rows = [f"{head}  instances {g.count}, {warps} and {g.shared_bytes} bytes of shared memory{each}"]
+    rows = [f"{head}  instances {g.count}, {group_warps(g)} and {g.shared_bytes} bytes of shared memory{each(g)}"]
     rows.append(f"  tasks: {', '.join(g.tasks)}; after: {', '.join(g.after) or '-'}")
     rows += [f"  local buffer {b.name}: {b.elem}[{', '.join(map(str, b.shape))}]" for b in g.buffers]
     rows += [f"  local channel {c.name}: {c.elem}[{c.capacity}]" for c in g.channels]

@@ -23,6 +23,7 @@ import graphviz
 
 from gasync.planner.effects import Effects, host_set_signals, task_effects
 from gasync.planner.model import GroupDef, Plan, TaskDef
+from gasync.planner.printer import each, group_warps
 
 FONT = "Helvetica"
 USE = "#4a6fa5"  # the colour of read and write edges
@@ -102,9 +103,7 @@ def _group(g: graphviz.Digraph, plan: Plan, grp: GroupDef) -> None:
     """A group is a cluster: its tasks (each labelled with its instances in one group
     instance) and its local buffers and channels, which nothing outside it uses."""
     head = f"group {grp.name} x{grp.count}" if grp.var is not None else f"group {grp.name}"
-    warps = f"{grp.warps} warp{'' if grp.warps == 1 else 's'}"
-    each = " each" if grp.var is not None else ""  # a group without a range has one instance
-    label = f"{head}: {warps}, {grp.shared_bytes} bytes of shared memory{each}"
+    label = f"{head}: {group_warps(grp)}, {grp.shared_bytes} bytes of shared memory{each(grp)}"
     tasks = {t.name: t for t in plan.tasks}
     with g.subgraph(name=f"cluster_group_{grp.name}") as c:
         c.attr(label=label, fontname=FONT, fontsize="10", style="rounded", color="#7a8fb0", tooltip=label)
