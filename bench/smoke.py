@@ -100,10 +100,11 @@ def _b5() -> None:
 
 
 def _b7() -> None:
-    n = 1024  # 16 tiles dealt round 3 groups: 6, 5 and 5
+    n = 1024  # 16 tiles dealt round 3 groups (6, 5 and 5), or in runs (6, 6 and 4)
     defines = {"N": n, "GROUPS": 3, "TILE": 64, "STAGES": 2, "L": 2, "C": 2}
     prog = gasync.compile(PROGRAMS / "b7_staged.gasync", defines=defines)
-    for variant in (prog, unchecked(prog)):
+    runs = gasync.compile(PROGRAMS / "b7_staged.gasync", defines={**defines, "RUNS": 1})
+    for variant in (prog, unchecked(prog), runs):
         res = variant.run(backend="sim", timeout=SIM_TIMEOUT_S, inputs=_affine_inputs(n))
         baselines.check_affine(res.buffers["x"], res.buffers["y"], "B7 gasync")
 

@@ -42,22 +42,24 @@ def b7(cfg: Config) -> list[Row]:
     has them, 8 stages: 128 KB of dynamic shared memory), and shapes of the same program a user
     could choose, beside it in the same run (bench/NOTES.md: B7 is bound by each warp's serial
     chain a tile): 128 instances (B7 until the nineteenth session: 4 of the H200's 132 SMs
-    idle), tiles of 1,024, tiles of 8,192 through 4 stages, and two instances an SM (tiles of
-    4,096 through 4 stages)."""
+    idle), tiles of 1,024, tiles of 8,192 through 4 stages, two instances an SM (tiles of
+    4,096 through 4 stages), and each group's tiles in one run (RUNS: as the per-warp contiguous
+    kernel gives each warp a run of elements, not as grid-stride deals them)."""
     n = cfg.pick(1 << 28, 1 << 24)
     x, y = baselines.device_input(n)
     sms = int(cuda.get_current_device().MULTIPROCESSOR_COUNT)
     cases = []
     # One instance on each SM failed E0303 in bench/run.py's process on the H100 until the
     # group stuck check counted publishes and frees (bench/NOTES.md, nineteenth session).
-    for groups, tile, stages, name, tag in (
-        (sms, 4096, 8, "gasync staged pipeline (group)", ""),
-        (128, 4096, 8, "variant: 128 group instances", ", 128 instances"),
-        (sms, 1024, 8, "variant: tiles of 1,024", ", tiles of 1,024"),
-        (sms, 8192, 4, "variant: tiles of 8,192", ", tiles of 8,192"),
-        (2 * sms, 4096, 4, "variant: two group instances an SM", ", two an SM"),
+    for groups, tile, stages, name, tag, runs in (
+        (sms, 4096, 8, "gasync staged pipeline (group)", "", 0),
+        (sms, 4096, 8, "variant: tiles in a run to each group", ", tiles in runs", 1),
+        (128, 4096, 8, "variant: 128 group instances", ", 128 instances", 0),
+        (sms, 1024, 8, "variant: tiles of 1,024", ", tiles of 1,024", 0),
+        (sms, 8192, 4, "variant: tiles of 8,192", ", tiles of 8,192", 0),
+        (2 * sms, 4096, 4, "variant: two group instances an SM", ", two an SM", 0),
     ):
-        defines = {"N": n, "GROUPS": groups, "TILE": tile, "STAGES": stages, "L": 4, "C": 4}
+        defines = {"N": n, "GROUPS": groups, "TILE": tile, "STAGES": stages, "L": 4, "C": 4, "RUNS": runs}
         prog = gasync.compile(PROGRAMS / "b7_staged.gasync", defines=defines)
         note = (
             f"{groups} group instances of 4 loader + 4 compute warps, {stages} stages of {tile:,} f32 in shared memory"
