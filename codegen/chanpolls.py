@@ -48,7 +48,8 @@ class ChannelPolls:
         if look is not None:
             ready = (self.spin_look_line(look, f"rv_{c}"), *ready[1:])  # type: ignore[attr-defined]
         into = f"rv_{c}, 0" if side == "RECV" and c in self.values else None  # type: ignore[attr-defined]
-        spin = self.shared.spin(side, c, look, into=into)  # type: ignore[attr-defined]
+        first = side == "RECV" and self._no_try(c)
+        spin = self.shared.spin(side, c, look, into=into, first=first)  # type: ignore[attr-defined]
         return [
             f"if {failed}:",
             *("    " + x for x in self.ring_flush()),  # the other ends it waits on may wait for them
@@ -158,10 +159,9 @@ class ChannelPolls:
         owned = f"dsync.chan_take(G.chan, CH_{c}, CAP_{c}, {data}, {into}, {{got}}, {tail})"
         looks = tuple(self.look_lines())  # early looks (ends.early_looks): as soon as a value is seen
         first = [f"{took} = {take}", *([f"if not ({none}):", *("    " + x for x in looks)] if looks else [])]
-        if not TRY_FIRST and alone and sh.wait_in_place and sh.shapes is not None and sh.shapes.is_lone("RECV", c):
-            # where the executor may wait in place, the wait's first turn is the try
-            busy = "if G.exec.EXS[w, dl.EXS_SPIN] == 0:  # it has other work and will not wait: try once"
-            first = [f"{took} = dsync.RECV_NONE", busy, *("    " + x for x in first)]
+        if alone and self._no_try(c):
+            # the wait's first turn is the try (an executor that may not wait gives up after it)
+            first = [f"{took} = dsync.RECV_NONE  # the wait in place's first turn is the attempt"]
         lines = [
             *self.ring_flush((("SEND", c),)),  # the last receive's, before this one's takes its word
             *(self.look_resets() if later else []),  # type: ignore[attr-defined]
@@ -185,6 +185,12 @@ class ChannelPolls:
         lines += ["    " + x for x in sh.chan_done("RECV", c, flag)]
         lines += ["    " + x for x in self.out_target(target, f"{arr}[{k}]")]
         return lines
+
+    def _no_try(self, c: str) -> bool:
+        """Whether a lone receive of ``c`` awaited alone goes straight to its wait in place,
+        whose first turn is its attempt (``TRY_FIRST`` off)."""
+        sh = self.shared  # type: ignore[attr-defined]
+        return not TRY_FIRST and sh.wait_in_place and sh.shapes is not None and sh.shapes.is_lone("RECV", c)
 
     def _counted_lines(self, k: Counted, rdy: str, target: str | None, ended: str) -> list[str]:
         """A receive of counted channel ``k.chan`` (codegen/counted.py): a ticket, and the

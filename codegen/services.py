@@ -77,7 +77,7 @@ def services(shared: Shared) -> list[str]:
 # side 0: a receive waits for a value; 1: a send waits for a free slot
 AWAIT_IN_PLACE = """
 @cuda.jit(device=True)
-def await_in_place(side, c, cap, lone, own, w, G, how, look, lcap, out, k):
+def await_in_place(side, c, cap, lone, own, w, G, how, look, lcap, out, k, first):
     # A channel await that found nothing waits for it here, while this executor has
     # nothing else to run (EXS[w, SPIN]; runtime/state.py, Waiting in place): no wait
     # list, wake or run queue on either side of the hand-off. Returns -1 when it gave up:
@@ -94,7 +94,11 @@ def await_in_place(side, c, cap, lone, own, w, G, how, look, lcap, out, k):
     # A lone receive whose poll sends next on channel ``look`` (>= 0, capacity ``lcap``; its
     # early look, codegen/ends.py) loads that send's slot in each turn too, beside the
     # sequence, and leaves the look in out[k + 1]: 2 * its tail if free, else -1 (dsync.spin_look).
-    if G.exec.EXS[w, dl.EXS_SPIN] == 0:
+    # ``first``: no attempt came before this wait (a lone end's; codegen/chanpolls.py TRY_FIRST):
+    # its first turn is the await's attempt, so an executor that may not wait gives up after it,
+    # and the test of EXS waits on nothing before the turn's loads (one load's latency, not two).
+    spin = G.exec.EXS[w, dl.EXS_SPIN] != 0
+    if not spin and not first:
         return int64(-1)
     QHT, CTL = G.sched.QHT, G.sched.CTL
     t0 = dl.now_ns()
@@ -135,6 +139,8 @@ def await_in_place(side, c, cap, lone, own, w, G, how, look, lcap, out, k):
                     out[k] = dsync.joined(lo, hi)
                     return ticket | dsync.PREREAD
                 return ticket
+            if not spin:
+                return int64(-1)  # (first: this turn was the await's one attempt)
             ready = False
             # whole turns of the ring still to come before this ticket's: look that much less
             # often (a crowd of ticket holders would keep the slot's line busy for the few served)

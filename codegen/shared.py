@@ -84,16 +84,21 @@ class Shared:
         in a program with channels, when untraced (a trace shows each suspension)."""
         return bool(self.plan.channels) and not self.trace
 
-    def spin(self, side: str, c: str, look: str | None = None, own: str | None = None, into: str | None = None) -> str:
+    def spin(
+        self, side: str, c: str, look: str | None = None, own: str | None = None, into: str | None = None, first=False
+    ) -> str:
         """A call that waits in place until channel ``c``'s ``side`` ("RECV" or "SEND") is
         ready, while the executor has nothing else to run (codegen/services.py says what it
         returns); ``look``: a channel whose early look it takes in its turns (a receive's);
         ``own``: the ticket a receive holds (runtime/state.py, Tickets), else its end's own;
-        ``into``: the array and index a flagged value's halves go to (the scratch row's by default)."""
+        ``into``: the array and index a flagged value's halves go to (the scratch row's by default);
+        ``first``: no attempt came before it (its first turn is the await's first attempt: a busy
+        executor gives up after that turn, not before it)."""
         at = f"CH_{look}, CAP_{look}" if look is not None else "-1, 1"
         k = 0 if side == "RECV" else 1
         end = f"LONE_{side}_{c}, -1" if own is None else f"False, {own}"
-        return f"await_in_place({k}, CH_{c}, CAP_{c}, {end}, w, G, HOW_{c}, {at}, {into or 'G.exec.SCRATCH_I, w'})"
+        into = into or "G.exec.SCRATCH_I, w"
+        return f"await_in_place({k}, CH_{c}, CAP_{c}, {end}, w, G, HOW_{c}, {at}, {into}, {first})"
 
     @property
     def job_width(self) -> int:

@@ -36,12 +36,15 @@ def test_each_pingpong_task_looks_at_its_sends_slot_as_its_receive_completes() -
     # after the first try's success; after the wait in place, the look the wait took in its turns
     assert a.count("seen_ping = dsync.chan_look(G.chan, CH_ping, CAP_ping)") == 1
     assert b.count("seen_pong = dsync.chan_look(G.chan, CH_pong, CAP_pong)") == 1
-    wait = "await_in_place(0, CH_pong, CAP_pong, LONE_RECV_pong, -1, w, G, HOW_pong, CH_ping, CAP_ping, rv_pong, 0)"
+    wait = "await_in_place(0, CH_pong, CAP_pong, LONE_RECV_pong, -1, w, G, HOW_pong, CH_ping, CAP_ping, rv_pong, 0, "
     assert wait in a
     assert "seen_ping = dsync.spin_look(G.chan, CH_ping, CAP_ping, rv_pong)" in a
     assert "seen_pong = dsync.spin_look(G.chan, CH_pong, CAP_pong, rv_ping)" in b
     # a send's wait in place takes no look
-    assert "await_in_place(1, CH_ping, CAP_ping, LONE_SEND_ping, -1, w, G, HOW_ping, -1, 1, G.exec.SCRATCH_I, w)" in a
+    assert (
+        "await_in_place(1, CH_ping, CAP_ping, LONE_SEND_ping, -1, w, G, HOW_ping, -1, 1, G.exec.SCRATCH_I, w, False)"
+        in a
+    )
     assert sends(a, "ping") == {"seen_ping"} and sends(b, "pong") == {"seen_pong"}
     assert "seen_pong" not in a and "seen_ping" not in b  # a receive end looks at nothing
 
