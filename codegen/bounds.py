@@ -162,6 +162,16 @@ def stop_lines(ind: str, returns: str | None) -> list[str]:
     return [*test, *leave]
 
 
+def chunk_stop_lines(ind: str, later: str, returns: str) -> list[str]:
+    """A chunked long range loop's look at the run's exit word between chunks (``later``: not
+    before its first), for a plain fn, which then returns ``returns``."""
+    return [
+        ind + f"if {later} and dl.overdue({CTL}):",
+        ind + f"    dl.stop_overdue({CTL})  # (at the deadline: the run ends with the timeout)",
+        ind + f"    return{returns}  # the run has stopped",
+    ]
+
+
 def unproven(body: tuple[ir.Stmt, ...]) -> bool:
     """Whether ``body`` (its nested bodies and async blocks too) has an access not proven in range."""
     for s in stmts_in(body):

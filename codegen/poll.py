@@ -171,6 +171,12 @@ class PollEmitter(SendLoops, AwaitBlocks):
             ind + f"    return {self.returned(str(ABORT))}  # the run's deadline passed in this loop",
         ]
 
+    def guard_chunk(self, ind: str, later: str) -> list[str]:
+        return [
+            ind + f"if {later} and dl.overdue(G.sched.CTL):",
+            ind + f"    return {self.returned(str(ABORT))}  # the run's deadline passed in this loop",
+        ]
+
     def forked(self) -> list[str]:
         """After polling a child: if it handed its warp a parallel loop, pass the FORK up
         (through the suspend exit, at the await being polled)."""

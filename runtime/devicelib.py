@@ -222,6 +222,15 @@ def past_deadline(ctl, start, timeout_ns):  # type: ignore[no-untyped-def]
 
 
 @INLINE
+def chunk_end(c, stop):  # type: ignore[no-untyped-def]
+    """Where a chunked range loop's chunk that starts at ``c`` (< ``stop``) ends: STOP_EVERY turns
+    on, or at ``stop``; measured as an unsigned distance, so no sum passes int64's end."""
+    if uint64(stop) - uint64(c) <= uint64(STOP_EVERY):
+        return stop
+    return c + int64(STOP_EVERY)
+
+
+@INLINE
 def overdue(ctl):  # type: ignore[no-untyped-def]
     """True once the run's deadline has passed, or the run has stopped (a bounds fault, say):
     checked now and then inside long loops, which then give up."""
