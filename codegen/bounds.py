@@ -162,6 +162,34 @@ def stop_lines(ind: str, returns: str | None) -> list[str]:
     return [*test, *leave]
 
 
+# a long range loop of a task or a plain fn runs in chunks of dl.STOP_EVERY turns with its
+# deadline looked at between them, not in every turn (False: a test in every turn; a stage of
+# bench/NOTES.md, twenty-fourth session: the test made a loop of one await of a plain fn 6x slower)
+CHUNKED = True
+
+
+def breaks(body: tuple[ir.Stmt, ...]) -> bool:
+    """Whether ``body`` breaks out of its own loop (a chunked loop's ``break`` would leave only its chunk)."""
+    return any(isinstance(x, ir.Break) for x in stmts_in(body, into_loops=False, into_futures=False))
+
+
+def chunked_head(loop_id: int, start: str, stop: str, chunk: list[str], ind: str) -> list[str]:
+    """The head of long range loop ``loop_id`` (``start``..``stop``, rendered) in chunks: ``c``
+    starts each chunk, ``e`` ends it (dl.chunk_end: no sum past the stop, whatever the bounds),
+    ``chunk`` looks at the deadline between chunks; the turns of a chunk are a plain ``range``
+    loop with no test in it, which the compiler unrolls. The caller adds the loop variable's
+    assignment and the body (two levels in), then ``c = e``."""
+    c, e, k, first = f"c_{loop_id}", f"e_{loop_id}", f"k_{loop_id}", f"f_{loop_id}"
+    return [
+        ind + f"{first} = int64({start})",
+        ind + f"{c} = {first}",
+        ind + f"while {c} < int64({stop}):  # chunks of dl.STOP_EVERY turns",
+        *chunk,
+        ind + f"    {e} = dl.chunk_end({c}, int64({stop}))",
+        ind + f"    for {k} in range({c}, {e}):",
+    ]
+
+
 def chunk_stop_lines(ind: str, later: str, returns: str) -> list[str]:
     """A chunked long range loop's look at the run's exit word between chunks (``later``: not
     before its first), for a plain fn, which then returns ``returns``."""

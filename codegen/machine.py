@@ -21,7 +21,16 @@ the device helpers take the group they work on (``dl.wake(G.sched, ...)``).
 
 from __future__ import annotations
 
-from gasync.codegen.bounds import chunk_stop_lines, guarded_loops, long_range, stop_lines, value_first
+from gasync.codegen.bounds import (
+    CHUNKED,
+    breaks,
+    chunk_stop_lines,
+    chunked_head,
+    guarded_loops,
+    long_range,
+    stop_lines,
+    value_first,
+)
 from gasync.codegen.exprs import NP, ExprRenderer, buffer_ref, fn_call, literal, local, wrap
 from gasync.codegen.names import inert, source_line_text, source_lines
 from gasync.codegen.shared import (  # noqa: F401  (re-exported: the emitters import them from here)
@@ -70,16 +79,6 @@ def source_line(plan: Plan, span: object) -> str:
     """The source line at ``span`` as a comment ('' where there is none)."""
     text = source_text(plan, span)
     return f"# {text}" if text else ""
-
-
-# a long range loop runs in chunks of dl.STOP_EVERY turns with its deadline looked at between
-# them, not in every turn (False: a test in every turn; a stage of bench/NOTES.md)
-CHUNKED = True
-
-
-def _breaks(body: tuple[ir.Stmt, ...]) -> bool:
-    """Whether ``body`` breaks out of its own loop (a chunked loop's ``break`` would leave only its chunk)."""
-    return any(isinstance(x, ir.Break) for x in stmts_in(body, into_loops=False, into_futures=False))
 
 
 class Emitter:
@@ -155,7 +154,7 @@ class Emitter:
                 out.append(ind + f"{base} = uint64({self.r(s.start)})")
                 out.append(ind + f"for {k} in range(int64(0), dl.u64_span({base}, uint64({local(s.stop_var)}))):")
                 out.append(ind + "    " + self.assign(s.var, f"{base} + uint64({k})"))
-            elif long_range(s) and CHUNKED and not _breaks(s.body) and (chunk := self._chunk_guard(s, ind)):
+            elif long_range(s) and CHUNKED and not breaks(s.body) and (chunk := self.guard_chunk(ind, s.loop_id)):
                 self._chunked_for(s, chunk, out, ind)
                 return
             else:
@@ -174,33 +173,17 @@ class Emitter:
                 f"{type(s).__name__.lower()} is not supported by this version's code generator", s.span
             )
 
-    def guard_chunk(self, ind: str, later: str) -> list[str]:
-        """A long range loop's look at the deadline once every ``dl.STOP_EVERY`` turns, at the head
-        of each chunk of turns where ``later`` holds (every chunk but the first): the lines, or
-        none where the loop is not split so (a loop body's, whose loops leave together)."""
-        return chunk_stop_lines(ind, later, self.returns) if self.guarded and self.returns is not None else []
-
-    def _chunk_guard(self, s: ir.For, ind: str) -> list[str]:
-        return self.guard_chunk(ind + "    ", f"c_{s.loop_id} != f_{s.loop_id}")
+    def guard_chunk(self, ind: str, loop: int) -> list[str]:
+        """Chunked long range loop ``loop``'s look at the deadline between chunks (none: not chunked)."""
+        later = f"c_{loop} != f_{loop}"  # every chunk but the first (a loop body's loops are not chunked)
+        return chunk_stop_lines(ind + "    ", later, self.returns) if self.guarded and self.returns is not None else []
 
     def _chunked_for(self, s: ir.For, chunk: list[str], out: list[str], ind: str) -> None:
-        """Long range loop ``s`` in chunks of ``dl.STOP_EVERY`` turns, its deadline looked at between
-        chunks: the turns of a chunk are a plain ``range`` loop with no test in it, which the
-        compiler unrolls (bench/NOTES.md, twenty-fourth session: a test in every turn made a
-        loop of one await of a plain fn 6x slower). ``c`` starts each chunk, ``e`` ends it
-        (dl.chunk_end: no sum past the loop's stop, whatever its bounds)."""
-        c, e, k, first = f"c_{s.loop_id}", f"e_{s.loop_id}", f"k_{s.loop_id}", f"f_{s.loop_id}"
-        out += [
-            ind + f"{first} = int64({self.r(s.start)})",
-            ind + f"{c} = {first}",
-            ind + f"while {c} < int64({local(s.stop_var)}):  # chunks of dl.STOP_EVERY turns",
-            *chunk,
-            ind + f"    {e} = dl.chunk_end({c}, int64({local(s.stop_var)}))",
-            ind + f"    for {k} in range({c}, {e}):",
-            ind + "        " + self.assign(s.var, k),
-        ]
+        """Long range loop ``s`` in chunks of ``dl.STOP_EVERY`` turns (codegen/bounds.py, chunked_head)."""
+        out += chunked_head(s.loop_id, self.r(s.start), local(s.stop_var), chunk, ind)
+        out.append(ind + "        " + self.assign(s.var, f"k_{s.loop_id}"))
         self._native_loop(s.body, out, ind + "        ")
-        out.append(ind + f"    {c} = {e}")
+        out.append(ind + f"    c_{s.loop_id} = e_{s.loop_id}")
 
     def _body(self, stmts: tuple[ir.Stmt, ...], out: list[str], ind: str) -> None:
         n, notes = len(out), self.comments

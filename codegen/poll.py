@@ -171,10 +171,10 @@ class PollEmitter(SendLoops, AwaitBlocks):
             ind + f"    return {self.returned(str(ABORT))}  # the run's deadline passed in this loop",
         ]
 
-    def guard_chunk(self, ind: str, later: str) -> list[str]:
+    def guard_chunk(self, ind: str, loop: int) -> list[str]:
         return [
-            ind + f"if {later} and dl.overdue(G.sched.CTL):",
-            ind + f"    return {self.returned(str(ABORT))}  # the run's deadline passed in this loop",
+            ind + f"    if c_{loop} != f_{loop} and dl.overdue(G.sched.CTL):",
+            ind + f"        return {self.returned(str(ABORT))}  # the run's deadline passed in this loop",
         ]
 
     def forked(self) -> list[str]:
