@@ -61,7 +61,14 @@ from gasync.runtime.order import (  # noqa: F401  (the generated code calls thes
     st_release,
     sub,
 )
-from gasync.runtime.state import CMD_EXIT, GAVE_UP, SLOT_WORDS  # noqa: F401  (the generated code reads these through dl)
+from gasync.runtime.state import (  # noqa: F401  (the generated code reads these through dl)
+    CMD_EXIT,
+    GAVE_UP,
+    HALF_HI,
+    HALF_LO,
+    HALVES_IN_LINE,
+    SLOT_WORDS,
+)
 from gasync.runtime.words import (  # noqa: F401  (the generated code reads these through dl)
     CMD_COMMAND,
     CMD_JOB,

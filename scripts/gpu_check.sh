@@ -79,18 +79,16 @@ log="$out/gpu-$part.log"
   timeout 120 python3 scripts/handoff_parts_probe.py 20000 2>&1 | grep -v -i warn | tail -8
   fi
   if in_part handoff; then
-  # B2 and B4 as the tree is (its results file copied out: the carried tree is replaced at the
-  # next call), then one step further for each: B2 with no first try where the receive may wait
-  # in place (the re-entry; bench/NOTES.md, twenty-second session), B4 with the launch's
-  # parameters packed in one buffer (twenty-first session). The earlier stages of this part
-  # (nodefer, oldpath) were measured in run 48 and are in bench/NOTES.md.
-  echo "== B2 and B4 as the tree is, then the notry (B2) and packed (B4) stages"
-  timeout 200 python3 bench/run.py --reps 3 --only B2,B4 2>&1 | grep -E "us/hand-off|ratio|wrote" | grep -v -e unchecked -e hand-written | cut -c1-160
-  cp "$(ls -t bench/results/*-b2-b4.json | head -1)" "$out/tree-b2-b4.json" 2>/dev/null
-  PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" notry B2 codegen/chanpolls.py 's/^TRY_FIRST = True/TRY_FIRST = False/' \
+  # B2 and B2b as the tree is (its results file copied out: the carried tree is replaced at the
+  # next call), then B2 with a flagged value's halves in CHI and CHX again (the stage `apart`: the
+  # layout before the twenty-fourth session put them in the sequence's line). Earlier stages of
+  # this part (nodefer, oldpath, notry; packed for B4) are measured in bench/NOTES.md.
+  echo "== B2 and B2b as the tree is, then the apart stage (B2)"
+  timeout 200 python3 bench/run.py --reps 3 --only B2,B2b 2>&1 | grep -E "us/hand-off|ns/await|wrote" | grep -v -e unchecked | cut -c1-170
+  cp "$(ls -t bench/results/*-b2-b2b.json | head -1)" "$out/tree-b2-b2b.json" 2>/dev/null
+  PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" apart B2 runtime/state.py \
+    's/^HALVES_IN_LINE, HALF_LO, HALF_HI = True/HALVES_IN_LINE, HALF_LO, HALF_HI = False/' \
     2>&1 | grep -E "== stage|us/hand-off|wrote" | grep -v -e unchecked -e hand-written | cut -c1-160
-  PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" packed B4 runtime/kernelargs.py 's/^PACKED = False/PACKED = True/' \
-    2>&1 | grep -E "== stage|ratio|wrote" | grep -v -e unchecked -e hand-written | cut -c1-160
   fi
   if in_part cubins; then
   # kept kernels (runtime/cubins.py, on since run 48): the GPU test, then B6 (its cached run is
