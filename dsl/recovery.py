@@ -87,7 +87,8 @@ def recover(lexed: Lexed, parse_once: Callable[[Lexed], Parsed | Failed]) -> Par
             items, held = result
             errors.extend(_first_per_item(held, items))
             break
-        errors.append(result.error)
+        if not _repeats(result.error, errors):
+            errors.append(result.error)
         if result.offset is None or len(errors) > MAX_ERRORS:  # one past the cap: there are more
             break
         start, end = skipped(starts, result.offset, len(lexed.text))
@@ -96,6 +97,14 @@ def recover(lexed: Lexed, parse_once: Callable[[Lexed], Parsed | Failed]) -> Par
         starts.kept(lexed.kept or 0)
     errors.sort(key=lambda e: (e.span.line, e.span.column))
     return items, _capped(errors, counted=not isinstance(result, Failed))
+
+
+def _repeats(error: GasyncError, errors: list[GasyncError]) -> bool:
+    """Whether ``error`` says again what one of ``errors`` said, at the same place: a parse of
+    the text with the part after it blanked can stop where the last one did (a group's '{'
+    left open, where the task after it, at the start of a line, parsed as one of its members,
+    was blanked as an item of its own), and its note about where the file ends would be wrong."""
+    return any(type(e) is type(error) and e.message == error.message and e.span == error.span for e in errors)
 
 
 def _capped(errors: list[GasyncError], counted: bool) -> list[GasyncError]:

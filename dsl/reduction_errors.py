@@ -63,7 +63,7 @@ def missing_reduce(tok: Token, before: list[Token]) -> ParseError | None:
         (
             Note(
                 f"a '{head} for' that is the value of a 'let' or an assignment is a reduction:"
-                f" '{head} for i in a..b reduce OP {{ ...; value }}' (sum, min, max, and or or);"
+                f" '{head} for i in a..b reduce OP {{ ...; value }}' (OP: 'sum', 'min', 'max', 'and' or 'or');"
                 " a loop that gives no value is a statement of its own"
             ),
         ),

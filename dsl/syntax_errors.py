@@ -18,7 +18,14 @@ from lark import Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from gasync.dsl.ast import Span
-from gasync.dsl.block_errors import ITEM_KEYWORDS, async_fn_in_block, keyword_as_statement, leading_dot, span_of
+from gasync.dsl.block_errors import (
+    ITEM_KEYWORDS,
+    async_fn_in_block,
+    keyword_as_statement,
+    leading_dot,
+    span_of,
+    unclosed_notes,
+)
 from gasync.dsl.diagnostics import (
     ChainedComparisonError,
     InvalidCharacterError,
@@ -204,6 +211,8 @@ def _unexpected_token(exc: UnexpectedToken, lexed: Lexed) -> ParseError:
             (Note(f"write {number}.0"),),
         )
     notes = reduction_in_expression(before) if expected == {"SEMICOLON"} else ()
+    if (tok.type in ITEM_KEYWORDS or tok.type == "ASYNC") and "TASK" in expected:  # an item in a group body
+        notes = unclosed_notes(before, text, span)
     if tok.type == "EQ" and _local_buffer(before):
         notes = (Note("a local buffer has no initialiser: it starts zeroed in every group instance"),)
     return UnexpectedTokenError(f"expected {what}, found {describe_token(tok)}", span, notes)

@@ -112,8 +112,9 @@ def _plan(
     tasks = _number_tasks(topo, bodies)
     local_names = {n for g in group_asts for n in (groups.qualified(g.item.name, m) for m in g.locals)}
     plan_groups = groups.group_defs(group_asts, tasks, syms.buffers, syms.channels, ranges)
+    by_name = {a.item.name: a for a in group_asts}
     for g in plan_groups:
-        errors.extend(groups.fit_errors(g))
+        errors.extend(groups.fit_errors(g, defines=groups.size_defines(syms, by_name[g.name])))
     for a in group_asts:
         errors.extend(groups.bulk_errors(a, bulk))
     if errors:  # a channel nobody uses is a mistake of its own

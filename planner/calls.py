@@ -7,7 +7,16 @@ from __future__ import annotations
 from gasync.dsl import ast
 from gasync.dsl.diagnostics import Note
 from gasync.planner import ir
-from gasync.planner.errors import ArityError, FutureMisuseError, TypeMismatchError, UnknownNameError, a_or_an, plural
+from gasync.planner.errors import (
+    ArityError,
+    AwaitContextError,
+    FutureMisuseError,
+    TypeMismatchError,
+    UnknownNameError,
+    a_or_an,
+    plural,
+)
+from gasync.planner.fnstate import CONST_FN, CONST_NOTE
 from gasync.planner.futures import FutureChecker
 
 FLOAT_FNS = ("sqrt", "exp", "log", "sin", "cos", "floor", "ceil")
@@ -54,6 +63,12 @@ class CallChecker(FutureChecker):
             params, ret = self.syms.signature(name)
             args = self.args(e, params)
             return ir.Call(kind, name, args, ret, e.span)
+        if (kind == "async fn" or name in ("join", "yield_now", "sleep")) and self.fn.name == CONST_FN:
+            raise AwaitContextError(
+                f"'{name}(...)' is a future, and a constant expression cannot await one",
+                e.span,
+                (Note(CONST_NOTE),),
+            )
         if kind == "async fn" or name in ("join", "yield_now", "sleep"):
             raise FutureMisuseError(
                 f"'{name}(...)' is a future, which does nothing unless awaited",

@@ -19,6 +19,7 @@ from gasync.planner.calls import BUF_ATOMICS, MATH_FNS, CallChecker, is_numeric
 from gasync.planner.consteval import FAILED_CONST, check_constant_shift, evaluate
 from gasync.planner.errors import (
     ArityError,
+    AwaitContextError,
     ConstEvalError,
     DependentError,
     FutureMisuseError,
@@ -27,9 +28,9 @@ from gasync.planner.errors import (
     UnknownNameError,
     a_or_an,
 )
-from gasync.planner.fnstate import POISONED, FnState
+from gasync.planner.fnstate import CONST_FN, CONST_NOTE, POISONED, FnState
 from gasync.planner.literals import COMPARE, FLOAT_MAX, flexible, float_fits, plain
-from gasync.planner.symbols import Symbols
+from gasync.planner.symbols import Symbols, define_note
 
 __all__ = ["BUF_ATOMICS", "LIMITS", "MATH_FNS", "POISONED", "ExprChecker", "FnState", "is_numeric"]
 
@@ -98,6 +99,10 @@ class ExprChecker(CallChecker):
             elif isinstance(e.future, ast.AsyncBlock):
                 self.block_hints.pop(id(e.future), None)  # (from an earlier check of it, with a want)
             return self._await_value(e)
+        if self.fn.name == CONST_FN:
+            raise AwaitContextError(
+                "an async block is a future, and a constant expression cannot await one", e.span, (Note(CONST_NOTE),)
+            )
         raise FutureMisuseError("an async block is a future: '.await' it, or pass it to join or select", e.span)
 
     def reduce_value(self, e: ast.Reduce, want: ir.Ty | None) -> ir.Expr:
@@ -258,10 +263,23 @@ class ExprChecker(CallChecker):
             v = self._expr(ix, "i64" if flexible(ix, self.fn.flexible) else None)
             if v.ty not in ir.INTS:
                 raise TypeMismatchError(f"a buffer index must be an integer, found {v.ty}", ix.span)
-            constant = _check_constant_index(e.base.id, shape, d, v, ix.span) and constant
+            try:
+                constant = _check_constant_index(e.base.id, shape, d, v, ix.span) and constant
+            except IndexBoundsError as err:  # (a size or an index that a define gave: say so)
+                err.notes = (*err.notes, *self._define_notes(e.base.id, d, ix))
+                raise
             out.append(v)
         self.fn.run_time_indices |= not constant
         return tuple(out), constant
+
+    def _define_notes(self, buf: str, d: int, ix: ast.Expr) -> tuple[Note, ...]:
+        """Notes on the defines (-D) that index ``ix`` and dimension ``d`` of buffer ``buf`` read."""
+        item = self.syms.items.get(buf)
+        exprs = [ix]
+        if isinstance(item, ast.Buffer | ast.LocalBuffer) and d < len(item.type.dims):
+            exprs.append(item.type.dims[d])
+        found = dict(pair for x in exprs for pair in self.syms.defines_in(x))
+        return tuple(define_note(n, given) for n, given in sorted(found.items()))
 
 
 def _mismatch(want: ir.Ty, got: ir.Ty, span: ast.Span) -> TypeMismatchError:

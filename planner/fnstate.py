@@ -25,6 +25,10 @@ class Retype(Exception):  # noqa: N818 - a request to the function's checker, no
 POISONED = "$poisoned"  # what a name is bound to after the statement binding it failed (planner/recovery.py)
 
 
+CONST_FN = "<const>"  # the name of the FnState that checks a const's or a size's expression
+CONST_NOTE = "consts, buffer and channel sizes and initialisers are computed at compile time"
+
+
 @dataclass
 class FnState:
     """What the checker knows about the function being checked."""

@@ -9,7 +9,7 @@ from gasync.dsl.diagnostics import ErrorGroup, GasyncError, Note
 from gasync.planner import ir
 from gasync.planner.asyncblocks import any_suspends
 from gasync.planner.errors import ControlFlowError, DuplicateNameError, FutureMisuseError, a_or_an
-from gasync.planner.fnstate import POISONED, Binding, FnState, Retype
+from gasync.planner.fnstate import CONST_FN, POISONED, Binding, FnState, Retype
 from gasync.planner.model import Function
 from gasync.planner.recovery import capped
 from gasync.planner.stmts import BodyChecker
@@ -96,7 +96,7 @@ def const_checker(syms: Symbols) -> BodyChecker:
     def no_async(name: str) -> bool:
         raise FutureMisuseError("a constant expression cannot await")
 
-    return BodyChecker(syms, FnState("<const>", "fn", "unit"), no_async)
+    return BodyChecker(syms, FnState(CONST_FN, "fn", "unit"), no_async)
 
 
 def _undecided(err: GasyncError, name: str, wide: str) -> GasyncError:

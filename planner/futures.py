@@ -15,6 +15,7 @@ from gasync.dsl import ast
 from gasync.dsl.diagnostics import Note
 from gasync.planner import ir
 from gasync.planner.errors import ArityError, AwaitContextError, FutureMisuseError, TypeMismatchError
+from gasync.planner.fnstate import CONST_FN, CONST_NOTE
 
 if TYPE_CHECKING:
     from gasync.planner.fnstate import FnState
@@ -65,6 +66,12 @@ class FutureChecker:
 
     def await_future(self, e: ast.Await) -> ir.Future:
         """Check the operand of ``.await`` in an async context."""
+        if self.fn.name == CONST_FN:  # (a const, a size, an initialiser: nothing runs them on the device)
+            raise AwaitContextError(
+                "'.await' is not allowed in a constant expression",
+                e.span,
+                (Note(CONST_NOTE),),
+            )
         if self.fn.kind == "fn":
             raise AwaitContextError(
                 "'.await' is only allowed inside async fns, async blocks and tasks",

@@ -24,6 +24,7 @@ from gasync.dsl.diagnostics import GasyncError, Note
 from gasync.planner import ir
 from gasync.planner.errors import DuplicateNameError, GroupFitError, GroupRuleError, LocalScopeError, UnknownNameError
 from gasync.planner.model import BufferDef, ChannelDef, GroupDef, TaskDef
+from gasync.planner.symbols import Symbols, define_note
 
 MAX_GROUP_WARPS = 32  # a CUDA block holds at most 1024 threads
 # The H200's (and H100's) usable shared memory per block, with the opt-in carve-out:
@@ -258,8 +259,34 @@ def shared_bytes(buffers: tuple[BufferDef, ...], channels: tuple[ChannelDef, ...
     return n + sum(8 * (LOCAL_CHANNEL_WORDS + 2 * c.capacity) for c in channels)
 
 
-def fit_errors(group: GroupDef, shared_limit: int = H200_SHARED_PER_BLOCK) -> list[GasyncError]:
-    """A group instance must fit one block: warps, and shared memory (E0221)."""
+@dataclass(frozen=True)
+class SizeDefines:
+    """The notes on the defines (-D) that a group's sizes read: its warps (its tasks' ranges),
+    its shared memory (its local items' sizes)."""
+
+    warps: tuple[Note, ...] = ()
+    shared: tuple[Note, ...] = ()
+
+
+def size_defines(syms: Symbols, group: GroupAst) -> SizeDefines:
+    """What :class:`SizeDefines` says of ``group``."""
+    ranges = [e for t in group.item.tasks for e in (t.start, t.stop) if e is not None]
+    sizes: list[ast.Expr] = []
+    for loc in group.locals.values():
+        sizes += loc.type.dims if isinstance(loc, ast.LocalBuffer) else [loc.capacity]
+    return SizeDefines(_define_notes(syms, ranges), _define_notes(syms, sizes))
+
+
+def _define_notes(syms: Symbols, exprs: list[ast.Expr]) -> tuple[Note, ...]:
+    found = dict(pair for e in exprs for pair in syms.defines_in(e))
+    return tuple(define_note(n, given) for n, given in sorted(found.items()))
+
+
+def fit_errors(
+    group: GroupDef, shared_limit: int = H200_SHARED_PER_BLOCK, defines: SizeDefines = SizeDefines()
+) -> list[GasyncError]:
+    """A group instance must fit one block: warps, and shared memory (E0221); ``defines``: notes on
+    the defines its sizes read."""
     out: list[GasyncError] = []
     if group.warps > MAX_GROUP_WARPS:
         counts = ", ".join(f"{t} {n}" for t, n in zip(group.tasks, group.task_warps, strict=True))
@@ -268,7 +295,7 @@ def fit_errors(group: GroupDef, shared_limit: int = H200_SHARED_PER_BLOCK) -> li
                 f"group '{group.name}' needs {group.warps} warps per instance, more than the {MAX_GROUP_WARPS} of"
                 " one CUDA block",
                 group.span,
-                (Note(f"each task instance of a group takes one warp of the block (tasks: {counts})"),),
+                (Note(f"each task instance of a group takes one warp of the block (tasks: {counts})"), *defines.warps),
             )
         )
     need = group.shared_bytes
@@ -279,7 +306,10 @@ def fit_errors(group: GroupDef, shared_limit: int = H200_SHARED_PER_BLOCK) -> li
                 f"group '{group.name}' needs {need} bytes of shared memory per instance ({kib:.1f} KiB),"
                 f" more than the {shared_limit} bytes ({shared_limit // 1024} KiB) a block may use",
                 group.span,
-                (Note("its local buffers and channels live in the block's shared memory; make them smaller"),),
+                (
+                    Note("its local buffers and channels live in the block's shared memory; make them smaller"),
+                    *defines.shared,
+                ),
             )
         )
     return out

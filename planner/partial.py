@@ -72,8 +72,9 @@ def group_errors(
     """E0221 of the groups whose range is known, over their checked tasks; E0222 of every group."""
     known = tuple(g for g in group_asts if g.item.name in ranges)
     out: list[GasyncError] = []
+    by_name = {a.item.name: a for a in known}
     for g in groups.group_defs(known, list(bodies.values()), syms.buffers, syms.channels, ranges):
-        out += groups.fit_errors(g)
+        out += groups.fit_errors(g, defines=groups.size_defines(syms, by_name[g.name]))
     for a in group_asts:
         out += groups.bulk_errors(a, bulk)
     return out

@@ -62,7 +62,7 @@ def each(g: GroupDef) -> str:
 def _group(g: GroupDef) -> list[str]:
     head = f"{g.name} for {g.var}: {g.var_ty} in {g.start}..{g.stop}" if g.var else g.name
     rows = [f"{head}  instances {g.count}, {group_warps(g)} and {g.shared_bytes} bytes of shared memory{each(g)}"]
-    rows.append(f"  tasks: {', '.join(g.tasks)}; after: {', '.join(g.after) or '-'}")
+    rows.append(f"  tasks: {', '.join(g.tasks) or '-'}; after: {', '.join(g.after) or '-'}")
     rows += [f"  local buffer {b.name}: {b.elem}[{', '.join(map(str, b.shape))}]" for b in g.buffers]
     rows += [f"  local channel {c.name}: {c.elem}[{c.capacity}]" for c in g.channels]
     return rows

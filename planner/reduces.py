@@ -24,7 +24,7 @@ NUMERIC_OPS = ("sum", "min", "max")
 def check_op(op: str, ty: ir.Ty, span: ast.Span) -> None:
     """``op`` must be one of OPS and take values of ``ty``."""
     if op not in OPS:
-        raise ReductionError(f"unknown reduction '{op}': expected sum, min, max, and or or", span)
+        raise ReductionError(f"unknown reduction '{op}': expected 'sum', 'min', 'max', 'and' or 'or'", span)
     numeric = ty in ir.INTS or ty in ir.FLOATS
     if op in NUMERIC_OPS and not numeric:
         raise ReductionError(f"'reduce {op}' needs a numeric value, found {ty}", span)

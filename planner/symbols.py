@@ -226,13 +226,11 @@ class Symbols:
         if lit.ty not in ir.INTS:
             raise TypeMismatchError(f"{what} must be an integer, found {lit.ty}", e.span)
         if int(lit.value) <= 0:
-            notes = tuple(
-                Note(f"'{n}' is {given}, given by the define '-D {n}={given}'") for n, given in self._defines_in(e)
-            )
+            notes = tuple(define_note(n, given) for n, given in self.defines_in(e))
             raise ConstEvalError(f"{what} must be positive, found {lit.value}", e.span, notes)
         return int(lit.value)
 
-    def _defines_in(self, e: ast.Expr) -> list[tuple[str, str]]:
+    def defines_in(self, e: ast.Expr) -> list[tuple[str, str]]:
         """The consts given by a define that ``e`` reads, directly or through other consts."""
         from gasync.planner.graphs import ast_nodes
 
@@ -332,3 +330,8 @@ def define_error(name: str, text: str, detail: str) -> DefineError:
     error = DefineError(f"defines['{name}']: {detail}")
     error.cli_message = f"-D {name}={text}: {detail}"
     return error
+
+
+def define_note(name: str, given: str) -> Note:
+    """Where a value that broke a rule came from: ``-D name=given``."""
+    return Note(f"'{name}' is {given}, given by the define '-D {name}={given}'")

@@ -31,7 +31,10 @@ STATE_NAMES = {Sched.IDLE: "waiting", Sched.QUEUED: "queued", Sched.RUNNING: "ru
                Sched.DONE: "done", Sched.FRESH: "not started"}  # fmt: skip
 
 
-def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites: tuple[Any, ...] = ()) -> None:
+def check_exit(
+    gen: Generated, back: dict[str, Any], options: RunOptions, sites: tuple[Any, ...] = (), blocks: int = 0
+) -> None:
+    """Raise the error of a run that did not end well; ``blocks``: the launch's (0: not known)."""
     ctl = back["CTL"]
     code = int(ctl[Ctl.EXIT])
     gave_up = code == Exit.TIMEOUT and int(ctl[Ctl.DETAIL]) == GAVE_UP
@@ -47,7 +50,7 @@ def check_exit(gen: Generated, back: dict[str, Any], options: RunOptions, sites:
         if gave_up and not waiting:  # the loop left, and its task finished (decision 24)
             after = "a loop still running at the deadline gave up, and its task then finished on the values it had"
             tail = f"{options.timeout_s:g}s; unfinished tasks: none, as {after}"
-        notes = timeout_notes(gen, back["ST"], back["SIG"], options)
+        notes = timeout_notes(gen, back["ST"], back["SIG"], options, blocks)
         if options.executor == "spin":
             notes = (
                 Note(

@@ -302,7 +302,7 @@ def _collect(
         stats["launch_call"] = run.call or "the compiled kernel's own launch"
         stats["kernel_from"] = run.kernel_from or "Numba"
     try:
-        check_exit(gen, back, options, sites)
+        check_exit(gen, back, options, sites, blocks)
     except RunError as exc:  # the trace up to the stop goes with it (gasync run --trace writes it)
         exc.trace = trace
         raise

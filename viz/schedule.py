@@ -50,6 +50,10 @@ MAX_BOXES = 2000
 MAX_EXECUTOR_ROWS = 32
 BINS = 200
 CHAR_W = 5.5  # points per character at fontsize 9
+# what Graphviz counts a digit of a fixed-size node's label at fontsize 9 (6 points, and 1 more a
+# label; dot 2.43, Helvetica drawn as Liberation Sans): a bin's count wider than its box is "too
+# small for label", a warning on stderr per bin
+DIGIT_W = 6.0
 PALETTE = ("#8dd3c7", "#fdb462", "#bebada", "#fb8072", "#80b1d3", "#b3de69", "#fccde5", "#bc80bd", "#ffed6f")
 UNITS = ((1e9, "s"), (1e6, "ms"), (1e3, "us"), (1.0, "ns"))
 
@@ -169,7 +173,7 @@ def _bins(
         n = sum(tasks.values())
         top = tasks.most_common(1)[0][0]
         tip = f"{n} polls ({', '.join(f'{t} {m}' for t, m in sorted(tasks.items()))}), busy {busy[(r, b)] / width:.0%}"
-        label = str(n) if len(str(n)) * CHAR_W < bw else ""
+        label = str(n) if len(str(n)) * DIGIT_W + 1 <= bw else ""
         color = colors.get(top, PALETTE[-1])
         _node(g, f"{prefix}b{r}_{b}", label, (b + 0.5) * bw, _y(r), bw, fillcolor=color, tooltip=tip, penwidth="0")
 

@@ -153,6 +153,36 @@ def test_a_recv_from_a_closed_empty_channel_says_the_channel_is_closed() -> None
     ]
 
 
+WAITS_ON_A_LATER_INSTANCE = """buffer o: i32[2] = zeros;
+signal go;
+group gg for g in 0..2 {
+    task t { if g == 0 { go.wait().await; } else { go.set(); } o[g] = 1; }
+}
+"""
+
+
+def test_a_timeout_says_why_a_group_instance_or_a_task_never_started() -> None:
+    # gg[0] waits for gg[1], which waits for a block that gg[0] holds, and a task for a warp
+    # that it holds: the report said only "not started", as if nothing kept them
+    from gasync.runtime.errors import RunTimeoutError
+
+    src = WAITS_ON_A_LATER_INSTANCE + "task late { o[1] = 2; }\n"
+    with pytest.raises(RunTimeoutError) as info:
+        gasync.compile_source(src, "g.gasync").run(backend="sim", timeout=3, executors=1)
+    lines = str(info.value).splitlines()
+    assert "  task t in group gg[1] not started" in lines
+    notes = [n.message for n in info.value.notes if not n.span]
+    assert (
+        "group gg had instances not started: a block runs one instance of a group at a time and keeps it "
+        "until it ends, and every block held one (the run had 1 block); an instance that waits on a later "
+        "instance of its group (through a global channel, signal or shared scalar) never ends"
+    ) in notes
+    assert (
+        "task late had not started: a group instance keeps its block's warps until it ends, and only a "
+        "block's spare warps run ungrouped tasks meanwhile (more --executors give more)"
+    ) in notes
+
+
 def _deadlock(src: str) -> DeadlockError:
     """The deadlock a simulated run of ``src`` ends in."""
     with pytest.raises(DeadlockError) as info:

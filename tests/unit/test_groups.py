@@ -99,6 +99,12 @@ def test_plan_of_a_group() -> None:
     assert "    local buffer pipe.stage: f32[2, 64]" in text
 
 
+def test_plan_of_a_group_without_tasks_says_so() -> None:
+    # (it printed "tasks: ; after: -")
+    text = format_plan(plan_of("buffer o: i32[1] = zeros;\ngroup g { }\ntask a { o[0] = 1; }\n"))
+    assert "  tasks: -; after: -" in text
+
+
 def test_verify_checks_groups() -> None:
     p = plan_of(PIPE)
     verify(p)

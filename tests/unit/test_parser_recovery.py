@@ -88,6 +88,28 @@ def test_an_async_fn_after_a_loop_without_its_closing_brace() -> None:
     )
 
 
+def test_a_group_without_its_closing_brace_before_a_task_is_one_error() -> None:
+    # the task at the start of the line parsed as a member of the group, which the end of the
+    # file left open; blanked as an item, it gave the same error again, whose note said the file
+    # ended at 3:25, where the group's last member ended
+    src = "buffer o: i32[1] = zeros;\ngroup g {\n    task a { o[0] = 1; }\n\ntask b { o[0] = 2; }\n"
+    assert heads(src) == [
+        "r.gasync:2:9: error[E0105]: unclosed delimiter '{' / note: the file ends at 5:21 before a '}' closes it"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("item", "shown"), [("const X: i32 = 1;", "keyword 'const'"), ("async fn f() { }", "keyword 'async'")]
+)
+def test_an_item_after_a_group_without_its_closing_brace_points_at_the_groups_brace(item: str, shown: str) -> None:
+    # (as after a task's body: the note at the '{' left open was missing in a group's body)
+    src = f"buffer o: i32[1] = zeros;\ngroup g {{\n    task a {{ o[0] = 1; }}\n\n{item}\n"
+    assert heads(src)[0] == (
+        f"r.gasync:5:1: error[E0101]: expected 'local', 'task' or '}}', found {shown}"
+        " / note: 2:9: unclosed delimiter: this '{' is not closed before the item at 5:1"
+    )
+
+
 def test_an_item_keyword_indented_inside_a_body() -> None:
     # not a missing '}': the body goes on, so the note says where items go
     src = "task a {\n    out[0] = 1;\n    buffer y: i32[2] = zeros;\n}\n"

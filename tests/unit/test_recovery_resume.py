@@ -111,7 +111,7 @@ MULTI_ERRORS = [
     " / note: 39:23: '(' opened here",
     "m.gasync:45:40: error[E0101]: expected 'reduce' and an operator before the loop's body, found '{'"
     " / note: a 'parallel for' that is the value of a 'let' or an assignment is a reduction:"
-    " 'parallel for i in a..b reduce OP { ...; value }' (sum, min, max, and or or);"
+    " 'parallel for i in a..b reduce OP { ...; value }' (OP: 'sum', 'min', 'max', 'and' or 'or');"
     " a loop that gives no value is a statement of its own",
     "m.gasync:52:13: error[E0110]: unterminated string: a '\"' with no closing quote on this line"
     " / note: 1 more error not shown: at most 10 syntax errors are shown per file",

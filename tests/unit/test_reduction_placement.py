@@ -97,8 +97,8 @@ def test_a_let_value_loop_without_reduce() -> None:
         " 3 |     let v: i64 = parallel for i in 0..4 { o[i] = 1; };\n"
         "   |                                         ^\n"
         "  = note: a 'parallel for' that is the value of a 'let' or an assignment is a reduction:"
-        " 'parallel for i in a..b reduce OP { ...; value }' (sum, min, max, and or or); a loop that gives no"
-        " value is a statement of its own",
+        " 'parallel for i in a..b reduce OP { ...; value }' (OP: 'sum', 'min', 'max', 'and' or 'or');"
+        " a loop that gives no value is a statement of its own",
     )
 
 

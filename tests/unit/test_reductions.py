@@ -36,7 +36,7 @@ def _errors(body: str) -> list[str]:
         ),
         (
             "task main { let b: f32 = parallel for i in 0..4 reduce prod { x[i] }; }",
-            "4:56 E0219 unknown reduction 'prod': expected sum, min, max, and or or",
+            "4:56 E0219 unknown reduction 'prod': expected 'sum', 'min', 'max', 'and' or 'or'",
         ),
         (
             "task main { let b: f32 = bulk for i in 0..4 reduce sum { x[i]; }; }",

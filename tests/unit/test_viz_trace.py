@@ -310,6 +310,14 @@ def test_a_long_schedule_is_binned() -> None:
 
 
 @needs_dot
+def test_a_binned_schedule_renders_without_a_graphviz_warning() -> None:
+    # a bin is 6 points wide: a count of 1 in it was "too small for label", once per bin
+    raw = synthetic(rounds=MAX_BOXES, executors=2, t0=0)
+    res = subprocess.run(["dot", "-Tsvg"], input=schedule_dot(raw), capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0 and "too small for label" not in res.stderr
+
+
+@needs_dot
 @pytest.mark.parametrize("rounds", [4, MAX_BOXES])
 def test_schedule_renders_to_svg(rounds: int) -> None:
     svg = schedule_graph(synthetic(rounds=rounds)).pipe(format="svg").decode()
