@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -89,6 +89,15 @@ log="$out/gpu-$part.log"
   PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" apart B2 runtime/state.py \
     's/^HALVES_IN_LINE, HALF_LO, HALF_HI = True/HALVES_IN_LINE, HALF_LO, HALF_HI = False/' \
     2>&1 | grep -E "== stage|us/hand-off|wrote" | grep -v -e unchecked -e hand-written | cut -c1-160
+  fi
+  if in_part b7halves; then
+  # which half of B7's pipeline holds it under the hand-written kernels (bench/NOTES.md, run 49):
+  # the whole pipeline, the loaders alone, the compute tasks alone, at the benchmark's 2^28 f32
+  echo "== B7's halves (scripts/group_probe.py, 128 instances, 512 tiles of 4,096 each)"
+  for h in "" "--half loads" "--half stores"; do
+    echo "-- ${h:-whole}"
+    timeout 150 python3 scripts/group_probe.py --tiles 512 --runs 3 $h 2>&1 | grep -v -i warn | tail -3
+  done
   fi
   if in_part cubins; then
   # kept kernels (runtime/cubins.py, on since run 48): the GPU test, then B6 (its cached run is
