@@ -153,7 +153,7 @@ def stop_lines(ind: str, returns: str | None) -> list[str]:
     meet after the loop), so it leaves each of its loops, ``over`` telling the outer ones."""
     test = [
         ind + "turns += 1",
-        ind + f"if turns % dl.STOP_EVERY == 0 and dl.overdue({CTL}):",
+        ind + f"if (turns & dl.STOP_MASK) == 0 and dl.overdue({CTL}):",
         ind + f"    dl.stop_overdue({CTL})  # (at the deadline: the run ends with the timeout)",
     ]
     if returns is not None:

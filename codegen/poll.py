@@ -167,7 +167,7 @@ class PollEmitter(SendLoops, AwaitBlocks):
     def guard(self, ind: str) -> list[str]:
         return [
             ind + "turns += 1",
-            ind + "if turns % dl.STOP_EVERY == 0 and dl.overdue(G.sched.CTL):",
+            ind + "if (turns & dl.STOP_MASK) == 0 and dl.overdue(G.sched.CTL):",
             ind + f"    return {self.returned(str(ABORT))}  # the run's deadline passed in this loop",
         ]
 

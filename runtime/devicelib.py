@@ -112,6 +112,7 @@ SIM = bool(config.ENABLE_CUDASIM)
 # loop turns between a long loop's looks at the run's exit word and deadline (``overdue``):
 # the simulator's threads turn ~10,000 times slower, and --timeout must still end its runs soon
 STOP_EVERY = 64 if SIM else 4096
+STOP_MASK = STOP_EVERY - 1  # (a power of two: a count of turns, never negative, looks when its low bits are 0)
 # how long a push waits for a slot of a full ring before it reports the ring full (a slot
 # is busy only while a consumer is between its take and its release: nanoseconds on the
 # GPU, but a simulated thread can wait a long time for the GIL there)

@@ -61,7 +61,7 @@ def test_a_chunked_range_loop_gives_every_turns_value(a: int, b: int) -> None:
     program = gasync.compile_source(SOURCE, "chunks.gasync")
     text = program.generated.source
     assert "dl.chunk_end(" in text  # the task's loop and the plain fn's, in chunks
-    assert "turns % dl.STOP_EVERY" not in text  # no look in every turn
+    assert "(turns & dl.STOP_MASK)" not in text  # no look in every turn
     inputs = {"lo": np.array([a], np.int64), "hi": np.array([b], np.int64)}
     out = program.run(backend="sim", timeout=60, inputs=inputs).buffers["out"]
     assert out.tolist() == expected(a, b)
@@ -72,7 +72,7 @@ def test_a_loop_that_breaks_looks_at_the_deadline_in_every_turn() -> None:
     src = SOURCE.replace("if i % 3 == 0 { continue; }", "if i == 700 { break; }")
     text = gasync.compile_source(src, "chunks.gasync").generated.source
     poll = text[text.index("def poll_main(") :].split("\n\n\n")[0]
-    assert "turns % dl.STOP_EVERY" in poll and "dl.chunk_end(" not in poll
+    assert "(turns & dl.STOP_MASK)" in poll and "dl.chunk_end(" not in poll
 
 
 @pytest.mark.timeout(90)
