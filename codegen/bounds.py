@@ -22,6 +22,8 @@ proven, the module is the same text as one without checks at all.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from gasync.codegen.names import source_line_text
 from gasync.dsl.ast import Span
 from gasync.planner import ir
@@ -147,13 +149,21 @@ def _linear(e: ir.Expr) -> dict[str, int] | None:
     return None
 
 
+TURN_LOOK = "(turns & dl.STOP_MASK) == 0"  # every dl.STOP_EVERY turns (a count of turns is never negative)
+
+
 def stop_lines(ind: str, returns: str | None) -> list[str]:
     """A guarded loop's look at the run's exit word (``dl.overdue``: the deadline too), every
     ``dl.STOP_EVERY`` turns: a plain fn returns ``returns``; a loop body cannot return (its lanes
     meet after the loop), so it leaves each of its loops, ``over`` telling the outer ones."""
+    return [ind + "turns += 1", *overdue_lines(ind, TURN_LOOK, returns)]
+
+
+def overdue_lines(ind: str, when: str, returns: str | None) -> list[str]:
+    """Where ``when`` holds, the look at the run's exit word, and what a plain fn (``returns``)
+    or a loop body (None) does once the run has stopped (``stop_lines``)."""
     test = [
-        ind + "turns += 1",
-        ind + f"if (turns & dl.STOP_MASK) == 0 and dl.overdue({CTL}):",
+        ind + f"if {when} and dl.overdue({CTL}):",
         ind + f"    dl.stop_overdue({CTL})  # (at the deadline: the run ends with the timeout)",
     ]
     if returns is not None:
@@ -173,30 +183,38 @@ def breaks(body: tuple[ir.Stmt, ...]) -> bool:
     return any(isinstance(x, ir.Break) for x in stmts_in(body, into_loops=False, into_futures=False))
 
 
-def chunked_head(loop_id: int, start: str, stop: str, chunk: list[str], ind: str) -> list[str]:
-    """The head of long range loop ``loop_id`` (``start``..``stop``, rendered) in chunks: ``c``
-    starts each chunk, ``e`` ends it (dl.chunk_end: no sum past the stop, whatever the bounds),
-    ``chunk`` looks at the deadline between chunks; the turns of a chunk are a plain ``range``
-    loop with no test in it, which the compiler unrolls. The caller adds the loop variable's
-    assignment and the body (two levels in), then ``c = e``."""
-    c, e, k, first = f"c_{loop_id}", f"e_{loop_id}", f"k_{loop_id}", f"f_{loop_id}"
-    return [
-        ind + f"{first} = int64({start})",
-        ind + f"{c} = {first}",
-        ind + f"while {c} < int64({stop}):  # chunks of dl.STOP_EVERY turns",
-        *chunk,
-        ind + f"    {e} = dl.chunk_end({c}, int64({stop}))",
-        ind + f"    for {k} in range({c}, {e}):",
-    ]
+class ChunkNames(NamedTuple):
+    """The locals of a chunked long range loop: each chunk's first turn and end, the turn, the
+    loop's first turn."""
+
+    c: str
+    e: str
+    k: str
+    first: str
+
+    @classmethod
+    def of(cls, loop_id: int) -> ChunkNames:
+        return cls(f"c_{loop_id}", f"e_{loop_id}", f"k_{loop_id}", f"f_{loop_id}")
+
+    @property
+    def later(self) -> str:
+        """True in every chunk but the first: where the loop looks at the deadline."""
+        return f"{self.c} != {self.first}"
 
 
-def chunk_stop_lines(ind: str, later: str, returns: str) -> list[str]:
-    """A chunked long range loop's look at the run's exit word between chunks (``later``: not
-    before its first), for a plain fn, which then returns ``returns``."""
+def chunked_head(n: ChunkNames, start: str, stop: str, look: list[str], ind: str) -> list[str]:
+    """The head of a long range loop (``start``..``stop``, rendered) in chunks: ``n.c`` starts
+    each chunk, ``n.e`` ends it (dl.chunk_end: no sum past the stop, whatever the bounds),
+    ``look`` (one level in) looks at the deadline between chunks; the turns of a chunk are a
+    plain ``range`` loop with no test in it, which the compiler unrolls. The caller adds the
+    loop variable's assignment and the body (two levels in), then ``n.c = n.e``."""
     return [
-        ind + f"if {later} and dl.overdue({CTL}):",
-        ind + f"    dl.stop_overdue({CTL})  # (at the deadline: the run ends with the timeout)",
-        ind + f"    return{returns}  # the run has stopped",
+        ind + f"{n.first} = int64({start})",
+        ind + f"{n.c} = {n.first}",
+        ind + f"while {n.c} < int64({stop}):  # chunks of dl.STOP_EVERY turns",
+        *look,
+        ind + f"    {n.e} = dl.chunk_end({n.c}, int64({stop}))",
+        ind + f"    for {n.k} in range({n.c}, {n.e}):",
     ]
 
 

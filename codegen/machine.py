@@ -23,11 +23,12 @@ from __future__ import annotations
 
 from gasync.codegen.bounds import (
     CHUNKED,
+    ChunkNames,
     breaks,
-    chunk_stop_lines,
     chunked_head,
     guarded_loops,
     long_range,
+    overdue_lines,
     stop_lines,
     value_first,
 )
@@ -154,8 +155,8 @@ class Emitter:
                 out.append(ind + f"{base} = uint64({self.r(s.start)})")
                 out.append(ind + f"for {k} in range(int64(0), dl.u64_span({base}, uint64({local(s.stop_var)}))):")
                 out.append(ind + "    " + self.assign(s.var, f"{base} + uint64({k})"))
-            elif long_range(s) and CHUNKED and not breaks(s.body) and (chunk := self.guard_chunk(ind, s.loop_id)):
-                self._chunked_for(s, chunk, out, ind)
+            elif long_range(s) and CHUNKED and self.chunks_loops and not breaks(s.body):
+                self._chunked_for(s, out, ind)
                 return
             else:
                 out.append(ind + f"for k_{s.loop_id} in range(int64({self.r(s.start)}), int64({local(s.stop_var)})):")
@@ -173,17 +174,12 @@ class Emitter:
                 f"{type(s).__name__.lower()} is not supported by this version's code generator", s.span
             )
 
-    def guard_chunk(self, ind: str, loop: int) -> list[str]:
-        """Chunked long range loop ``loop``'s look at the deadline between chunks (none: not chunked)."""
-        later = f"c_{loop} != f_{loop}"  # every chunk but the first (a loop body's loops are not chunked)
-        return chunk_stop_lines(ind + "    ", later, self.returns) if self.guarded and self.returns is not None else []
-
-    def _chunked_for(self, s: ir.For, chunk: list[str], out: list[str], ind: str) -> None:
-        """Long range loop ``s`` in chunks of ``dl.STOP_EVERY`` turns (codegen/bounds.py, chunked_head)."""
-        out += chunked_head(s.loop_id, self.r(s.start), local(s.stop_var), chunk, ind)
-        out.append(ind + "        " + self.assign(s.var, f"k_{s.loop_id}"))
+    def _chunked_for(self, s: ir.For, out: list[str], ind: str) -> None:
+        n = ChunkNames.of(s.loop_id)  # in chunks of dl.STOP_EVERY turns (codegen/bounds.py, chunked_head)
+        out += chunked_head(n, self.r(s.start), local(s.stop_var), self.gives_up(ind + "    ", n.later), ind)
+        out.append(ind + "        " + self.assign(s.var, n.k))
         self._native_loop(s.body, out, ind + "        ")
-        out.append(ind + f"    c_{s.loop_id} = e_{s.loop_id}")
+        out.append(ind + f"    {n.c} = {n.e}")
 
     def _body(self, stmts: tuple[ir.Stmt, ...], out: list[str], ind: str) -> None:
         n, notes = len(out), self.comments
@@ -197,11 +193,17 @@ class Emitter:
     def guard(self, ind: str) -> list[str]:
         """In a loop that may never end, look at the run's deadline every ``dl.STOP_EVERY`` turns.
 
-        A poll function gives up (it returns ABORT and its task is abandoned); a plain fn's
-        loops and a loop body's leave, and the run ends with the timeout, or with the fault
-        that stopped it (codegen/bounds.py: stop_lines).
-        """
+        A poll function gives up (it returns ABORT and its task is abandoned); a plain fn's loops
+        and a loop body's leave, and the run ends with the timeout, or with the fault that stopped
+        it (codegen/bounds.py: stop_lines)."""
         return stop_lines(ind, self.returns) if self.guarded else []
+
+    def gives_up(self, ind: str, when: str) -> list[str]:  # where ``when`` holds (codegen/bounds.py)
+        return overdue_lines(ind, when, self.returns)
+
+    @property
+    def chunks_loops(self) -> bool:  # (codegen/bounds.py, chunked_head; a loop body's loops leave together)
+        return self.guarded and self.returns is not None
 
     def guard_setup(self, body: tuple[ir.Stmt, ...], returns: str | None, always: bool = False) -> list[str]:
         """Guard the loops of this plain fn (which then returns ``returns``) or loop body

@@ -21,6 +21,7 @@ from gasync.codegen import blockir as bir
 from gasync.codegen import groups
 from gasync.codegen.awaits import AwaitBlocks
 from gasync.codegen.blocks import expr_reads, owned
+from gasync.codegen.bounds import TURN_LOOK
 from gasync.codegen.chanpolls import SEND_VALUE_KEPT
 from gasync.codegen.ends import deferred_frees, early_looks, kept_sends, late_rings, recv_values
 from gasync.codegen.exprs import NP, literal, local, wrap
@@ -165,17 +166,15 @@ class PollEmitter(SendLoops, AwaitBlocks):
             self.shared.internal_states.append((self.task.name, label, f"s{label} {what}"))
 
     def guard(self, ind: str) -> list[str]:
+        return [ind + "turns += 1", *self.gives_up(ind, TURN_LOOK)]
+
+    def gives_up(self, ind: str, when: str) -> list[str]:
         return [
-            ind + "turns += 1",
-            ind + "if (turns & dl.STOP_MASK) == 0 and dl.overdue(G.sched.CTL):",
+            ind + f"if {when} and dl.overdue(G.sched.CTL):",
             ind + f"    return {self.returned(str(ABORT))}  # the run's deadline passed in this loop",
         ]
 
-    def guard_chunk(self, ind: str, loop: int) -> list[str]:
-        return [
-            ind + f"    if c_{loop} != f_{loop} and dl.overdue(G.sched.CTL):",
-            ind + f"        return {self.returned(str(ABORT))}  # the run's deadline passed in this loop",
-        ]
+    chunks_loops = True  # (a poll's long range loops look between chunks: it returns ABORT from any)
 
     def forked(self) -> list[str]:
         """After polling a child: if it handed its warp a parallel loop, pass the FORK up
