@@ -286,8 +286,11 @@ def gasync_kernel(G, timeout_ns, mode):
     lane = tid % LANES
     BW = cuda.shared.array(BW_WORDS, int64)  # PICK, STOP, TURN (runtime/state.py, groups)
     GW = cuda.shared.array(GW_WORDS, int64)  # each warp's wait in a group instance; GW_LIVE
+    MB = cuda.shared.array(MB_WORDS, int64)  # each warp's mbarrier for its bulk copies (runtime/devicevec.py)
 {alloc}
 {frames}
+    if BULK_COPY and lane == 0:
+        dv.mbar_init(MB, cuda.threadIdx.x // LANES)  # its own warp's; the loop's first syncthreads follows
     if tid == 0 and timeout_ns > 0:
         dl.cas(CTL, dl.CTL_DEADLINE, int64(0), dl.now_ns() + timeout_ns)
     if cuda.threadIdx.x == 0:
@@ -337,6 +340,6 @@ def header(plan: Plan) -> list[str]:
         "from gasync.runtime import devicegroups as dgroups",
         "from gasync.runtime import order as ordr",
         "from gasync.runtime.state import BW_PICK, BW_STOP, BW_TURN, BW_WORDS, CMD_GROUPS, Frames",
-        "from gasync.runtime.state import GW_LIVE, GW_WORDS, WANT_BUSY",
+        "from gasync.runtime.state import GW_LIVE, GW_WORDS, MB_WORDS, WANT_BUSY",
         "from gasync.runtime.words import EXS_WANT",
     ]

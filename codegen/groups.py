@@ -92,12 +92,12 @@ def _offsets(g: GroupDef) -> list[int]:
 
 def kernel_shared(plan: Plan | None = None) -> int:
     """The bytes of the group kernel's own static shared arrays: its block words, each warp's
-    wait word (codegen/groupkernel.py, KERNEL) and, for ``plan``, its pinned tasks' frame area
+    wait word and mbarrier (codegen/groupkernel.py, KERNEL) and, for ``plan``, its pinned tasks' frame area
     (codegen/pinned.py)."""
     from gasync.codegen.pinned import frame_bytes
-    from gasync.runtime.state import BW_WORDS, GW_WORDS  # (not at the top: the runtime package imports codegen)
+    from gasync.runtime.state import BW_WORDS, GW_WORDS, MB_WORDS  # (not at the top: the runtime package imports codegen)
 
-    return 8 * (BW_WORDS + GW_WORDS) + (frame_bytes(plan) if plan is not None else 0)
+    return 8 * (BW_WORDS + GW_WORDS + MB_WORDS) + (frame_bytes(plan) if plan is not None else 0)
 
 
 def dynamic_shared(plan: Plan) -> int:
@@ -113,9 +113,12 @@ def declarations(plan: Plan) -> list[str]:
     """Each group's ``Locals_<group>``: its shared arrays, which the kernel declares (a shared
     array cannot be returned by a device function) and hands to the functions that use them."""
     # a global, which Numba reads as a constant (an attribute of dv it would not)
-    out = ["LOCAL_ALIGN = dv.LOCAL_ALIGN  # a local buffer's alignment: a 16-byte line (None: the simulator's)"]
-    for g in plan.groups:
-        names = ", ".join(f'"{f}"' for f, _, _ in fields(g)) or '"none"'
+    out = [
+        "LOCAL_ALIGN = dv.LOCAL_ALIGN  # a local buffer's alignment: a 16-byte line (None: the simulator's)",
+        "BULK_COPY = dv.bulk_copy_works()  # whether a map may fill a local buffer by the bulk copy engine",
+    ]
+    for g in plan.groups:  # each group's locals, then the block's mbarriers (the kernel's MB)
+        names = ", ".join([*(f'"{f}"' for f, _, _ in fields(g)), '"mb"'])
         out.append(f'Locals_{g.name} = namedtuple("Locals_{g.name}", ({names},))  # group {g.name}\'s shared memory')
     return out
 
@@ -138,7 +141,7 @@ def alloc_lines(plan: Plan, ind: str) -> list[str]:
 
 
 def _locals_line(g: GroupDef, k: int, ind: str) -> str:
-    args = ", ".join(group_array(k, f) for f, _, _ in fields(g)) or "BW"
+    args = ", ".join([*(group_array(k, f) for f, _, _ in fields(g)), "MB"])
     return f"{ind}L_{g.name} = Locals_{g.name}({args})"
 
 

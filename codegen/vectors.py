@@ -196,6 +196,24 @@ def _space(buf: str) -> str:
     return "s" if groups.is_local(buf) else ""
 
 
+def _bulk_lines(em: Emitter, var: str, pairs: list[tuple[Access, Access]], vec: int, size: int) -> list[str]:
+    """A copy map whose accesses run along their last dimensions (no tile): lane 0 hands the
+    range's whole 16-byte lines to the bulk copy engine (runtime/devicevec.py, ``bulk_copy``:
+    one instruction, its completion waited for on the warp's mbarrier) where the device has one;
+    the other lanes skip them, and the lanes' copies below then take none."""
+    lines = "            dv.bulk_copy({}, {}, {}, {}, n * {}, L.mb, cuda.threadIdx.x // LANES)"
+    return [
+        "        if BULK_COPY and lo < hi:  # the copy engine moves the lines; lane 0 waits for them",
+        f"            n = (hi - lo) - (hi - lo) % {vec}",
+        "            if lane == 0 and n > 0:",
+        *(
+            "    " + lines.format(buffer_ref(d[0]), _address(em, var, d, "lo"), buffer_ref(f[0]), _address(em, var, f, "lo"), size)
+            for d, f in pairs
+        ),
+        "            lo += n",
+    ]
+
+
 def vector_helper(shared: Shared, loop: ParallelLoop, em: Emitter) -> list[str]:
     """``vit_<gid>``, one iteration of a vector map (ITERATION_HELPER) given its loaded
     elements: the loop's variable, each vector load's element (``e_<buffer>``), the captured
@@ -242,6 +260,7 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
         at = "vk + {} * LANES"
         out += [
             f"    if {aligned}:  # 16-byte copies into shared memory, {vec} iterations each, none waited for",
+            *([] if rows else _bulk_lines(em, s.var, pairs, vec, size)),
             f"        while lo + {span} * LANES <= hi:",
             f"            vk = lo + lane * {vec}",
             *(

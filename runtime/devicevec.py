@@ -59,6 +59,18 @@ if SIM:
     def cp_async_wait():  # type: ignore[no-untyped-def]
         return None
 
+    def bulk_copy_works():  # type: ignore[no-untyped-def]
+        return True
+
+    def mbar_init(mb, slot):  # type: ignore[no-untyped-def]
+        return None
+
+    def bulk_copy(dst, i, src, j, nbytes, mb, slot):  # type: ignore[no-untyped-def]
+        """``nbytes`` from ``src[j]`` on to ``dst[i]`` on along their last dimensions (the GPU:
+        one copy by the bulk copy engine, complete on return)."""
+        for k in range(nbytes // dst.dtype.itemsize):
+            dst[_at(i, k)] = src[_at(j, k)]
+
 else:
     from llvmlite import ir as llvm_ir
     from numba import cuda, types
@@ -196,3 +208,81 @@ else:
     @cuda.jit(device=True, inline=True)
     def st_v2(arr, i, v):  # type: ignore[no-untyped-def]
         _st_v2(arr, i, v)
+
+    def bulk_copy_works():  # type: ignore[no-untyped-def]
+        """Whether this process's device has the bulk copy engine (``cp.async.bulk``, sm_90 on):
+        the generated module reads it once, as a constant (``BULK_COPY``). Without a driver
+        (PTX compiled offline, scripts/ptx_check.py) the target is sm_90."""
+        try:
+            return cuda.get_current_device().compute_capability >= (9, 0)
+        except cuda.CudaSupportError:
+            return True
+
+    def _shared_asm(builder, ret, operands, text, constraints):  # type: ignore[no-untyped-def]
+        fty = llvm_ir.FunctionType(ret, [v.type for v in operands])
+        return builder.call(llvm_ir.InlineAsm(fty, text, constraints, side_effect=True), operands)
+
+    @intrinsic
+    def _mbar_init(typingctx, mb, slot):  # type: ignore[no-untyped-def]
+        """``mb[slot]``, a shared word, made an mbarrier that one arrival (with its bytes)
+        completes; the fence makes the initialisation visible to the copy engine."""
+
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+            bar = _pointer(context, builder, *signature.args, *args)
+            text = _in_shared("$0", "mbarrier.init.shared::cta.b64 [%sa], 1; fence.mbarrier_init.release.cluster;")
+            _shared_asm(builder, llvm_ir.VoidType(), [bar], text, "l,~{memory}")
+            return context.get_dummy_value()
+
+        return types.void(mb, slot), codegen
+
+    @intrinsic
+    def _bulk_start(typingctx, dst, i, src, j, nbytes, mb, slot):  # type: ignore[no-untyped-def]
+        """Starts the copy of ``nbytes`` (a multiple of 16, both ends 16-byte aligned) from global
+        ``src[j]`` on to shared ``dst[i]`` on by the bulk copy engine, its completion counted by
+        the mbarrier ``mb[slot]``; returns the barrier's phase token for ``_mbar_done``. The proxy
+        fence first orders the memory this thread has written or seen before the engine's
+        accesses (a local buffer written by ordinary stores, a buffer another task wrote)."""
+
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+            dty, ity, sty, jty, nty, mty, kty = signature.args
+            to = _pointer(context, builder, dty, ity, args[0], args[1])
+            frm = _pointer(context, builder, sty, jty, args[2], args[3])
+            bar = _pointer(context, builder, mty, kty, args[5], args[6])
+            size = context.cast(builder, args[4], nty, types.uint32)
+            text = (
+                "{ .reg .u64 %sd, %sm; cvta.to.shared.u64 %sd, $1; cvta.to.shared.u64 %sm, $4; fence.proxy.async; "
+                "mbarrier.arrive.expect_tx.shared::cta.b64 $0, [%sm], $3; "
+                "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%sd], [$2], $3, [%sm]; }"
+            )
+            return _shared_asm(builder, llvm_ir.IntType(64), [to, frm, size, bar], text, "=l,l,l,r,l,~{memory}")
+
+        return types.int64(dst, i, src, j, nbytes, mb, slot), codegen
+
+    @intrinsic
+    def _mbar_done(typingctx, mb, slot, token):  # type: ignore[no-untyped-def]
+        """Whether the phase of ``mb[slot]`` that ``token`` names has completed (``try_wait``,
+        which waits a while in hardware before it says no); acquire: the copy's bytes are then
+        visible to this thread."""
+
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+            bar = _pointer(context, builder, signature.args[0], signature.args[1], args[0], args[1])
+            text = (
+                "{ .reg .u64 %sa; .reg .pred %p; cvta.to.shared.u64 %sa, $1; "
+                "mbarrier.try_wait.shared::cta.b64 %p, [%sa], $2; selp.u32 $0, 1, 0, %p; }"
+            )
+            done = _shared_asm(builder, llvm_ir.IntType(32), [bar, args[2]], text, "=r,l,l,~{memory}")
+            return builder.icmp_unsigned("!=", done, llvm_ir.Constant(llvm_ir.IntType(32), 0))
+
+        return types.boolean(mb, slot, token), codegen
+
+    @cuda.jit(device=True, inline=True)
+    def mbar_init(mb, slot):  # type: ignore[no-untyped-def]
+        _mbar_init(mb, slot)
+
+    @cuda.jit(device=True, inline=True)
+    def bulk_copy(dst, i, src, j, nbytes, mb, slot):  # type: ignore[no-untyped-def]
+        """``nbytes`` from global ``src[j]`` on to shared ``dst[i]`` on: one ``cp.async.bulk``
+        that the copy engine runs, waited for on this warp's mbarrier ``mb[slot]``."""
+        token = _bulk_start(dst, i, src, j, nbytes, mb, slot)
+        while not _mbar_done(mb, slot, token):
+            pass

@@ -389,6 +389,7 @@ STATE_FIELDS = (*(name for name, _ in GROUPS), "TRACE")  # G's fields before the
 BW_PICK, BW_STOP, BW_TURN, BW_WORDS = 0, 1, 2, 3
 GW_LIVE = 32  # the word after each warp's wait: the instance's warps still running a task instance
 GW_WORDS = GW_LIVE + 1  # GW's words (a shared array's size must be a constant name for Numba-CUDA)
+MB_WORDS = 32  # MB: each warp's mbarrier for its bulk copies (runtime/devicevec.py), a block's 32 at most
 WANT_BUSY = 2  # WANT while the block runs a group instance: its spare warps ask for no other
 LCH_SEND, LCH_RECV, LCH_CLOSED, LCH_DONE, LCH_WORDS = 0, 1, 2, 3, 4
 CMD_GROUPS = -2  # an executor's command: leave for the block's group phase
