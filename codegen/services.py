@@ -119,12 +119,9 @@ def await_in_place(side, c, cap, lone, own, w, G, how, look, lcap, out, k, first
         far = 0
         if ticket >= 0:
             halves = side == 0 and how & dsync.FLAGGED
-            if halves and dl.HALVES_IN_LINE:  # in flight with the sequence, from its line
+            if halves:  # in flight with the sequence, from its line
                 lo = dl.ld(G.chan.CSEQ, (c, (ticket % cap) * dl.SLOT_WORDS + dl.HALF_LO))
                 hi = dl.ld(G.chan.CSEQ, (c, (ticket % cap) * dl.SLOT_WORDS + dl.HALF_HI))
-            elif halves:  # loaded before the acquire, so that all three are in flight at once
-                lo = dl.ld(G.chan.CHI, (c, ticket % cap))
-                hi = dl.ld(G.chan.CHX, (c, ticket % cap))
             if look >= 0:  # in flight with the sequence: no round trip of its own after it
                 seen = dl.ld(G.chan.CSEQ, (look, (ltail % lcap) * dl.SLOT_WORDS)) & dsync.SEQ_MASK
             # relaxed, look after look: an acquire load would invalidate this SM's L1 each time

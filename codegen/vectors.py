@@ -201,13 +201,15 @@ def _bulk_lines(em: Emitter, var: str, pairs: list[tuple[Access, Access]], vec: 
     range's whole 16-byte lines to the bulk copy engine (runtime/devicevec.py, ``bulk_copy``:
     one instruction, its completion waited for on the warp's mbarrier) where the device has one;
     the other lanes skip them, and the lanes' copies below then take none."""
-    lines = "            dv.bulk_copy({}, {}, {}, {}, n * {}, L.mb, cuda.threadIdx.x // LANES)"
+    line = "                dv.bulk_copy({}, {}, {}, {}, n * {}, L.mb, cuda.threadIdx.x // LANES)"
     return [
         "        if BULK_COPY and lo < hi:  # the copy engine moves the lines; lane 0 waits for them",
         f"            n = (hi - lo) - (hi - lo) % {vec}",
         "            if lane == 0 and n > 0:",
         *(
-            "    " + lines.format(buffer_ref(d[0]), _address(em, var, d, "lo"), buffer_ref(f[0]), _address(em, var, f, "lo"), size)
+            line.format(
+                buffer_ref(d[0]), _address(em, var, d, "lo"), buffer_ref(f[0]), _address(em, var, f, "lo"), size
+            )
             for d, f in pairs
         ),
         "            lo += n",

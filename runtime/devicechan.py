@@ -22,7 +22,7 @@ from gasync.runtime.order import (
     st_release,
     sub,
 )
-from gasync.runtime.state import HALF_HI, HALF_LO, HALVES_IN_LINE, SLOT_WORDS
+from gasync.runtime.state import HALF_HI, HALF_LO, SLOT_WORDS
 from gasync.runtime.words import CH_REGISTERED, HEAD, TAIL
 
 # ---- channels -----------------------------------------------------------------
@@ -177,12 +177,9 @@ def _put(chan, c, cap, data, value, pos, bell, tickets, how, ring, owed, oring):
     seq = int64(2 * pos + 1)
     if how & FLAGGED:  # each half carries its tag: no release orders them (state.py, Flagged words)
         bits = int64(value)  # (an integer channel's; typed for a float channel's too, never run there)
-        if HALVES_IN_LINE:  # (in the sequence's line: state.py)
-            st_relaxed(chan.CSEQ, (c, slot * SLOT_WORDS + HALF_LO), _tagged(seq & TAG_MASK, bits))
-            st_relaxed(chan.CSEQ, (c, slot * SLOT_WORDS + HALF_HI), _tagged(seq & TAG_MASK, bits >> 32))
-        else:
-            st_relaxed(chan.CHI, (c, slot), _tagged(seq & TAG_MASK, bits))
-            st_relaxed(chan.CHX, (c, slot), _tagged(seq & TAG_MASK, bits >> 32))
+        # (in the sequence's line: state.py)
+        st_relaxed(chan.CSEQ, (c, slot * SLOT_WORDS + HALF_LO), _tagged(seq & TAG_MASK, bits))
+        st_relaxed(chan.CSEQ, (c, slot * SLOT_WORDS + HALF_HI), _tagged(seq & TAG_MASK, bits >> 32))
     else:
         data[c, slot] = value
     if owed[0] >= 0:  # (a constant: NO_FREE's -1 folds away)
@@ -283,12 +280,8 @@ def _halves(chan, c, slot, tag):  # type: ignore[no-untyped-def]
     """A flagged value, once both halves carry ``tag`` (the sender stored them before the
     sequence that was seen, so they arrive; until then a half may still be the slot's last)."""
     while True:
-        if HALVES_IN_LINE:
-            lo = ld(chan.CSEQ, (c, slot * SLOT_WORDS + HALF_LO))
-            hi = ld(chan.CSEQ, (c, slot * SLOT_WORDS + HALF_HI))
-        else:
-            lo = ld(chan.CHI, (c, slot))
-            hi = ld(chan.CHX, (c, slot))
+        lo = ld(chan.CSEQ, (c, slot * SLOT_WORDS + HALF_LO))
+        hi = ld(chan.CSEQ, (c, slot * SLOT_WORDS + HALF_HI))
         if (lo >> 32) == tag and (hi >> 32) == tag:
             return joined(lo, hi)
 

@@ -66,7 +66,6 @@ from gasync.runtime.state import (  # noqa: F401  (the generated code reads thes
     GAVE_UP,
     HALF_HI,
     HALF_LO,
-    HALVES_IN_LINE,
     SLOT_WORDS,
 )
 from gasync.runtime.words import (  # noqa: F401  (the generated code reads these through dl)

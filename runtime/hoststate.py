@@ -93,7 +93,6 @@ def host_arrays(gen: Generated, executors: int, inputs: dict[str, Any], trace_ca
         "CSEQ": _slot_lines(c, chcap),
         "CHI": np.zeros((c, chcap), np.int64),
         "CHF": np.zeros((c, chcap), np.float64),
-        "CHX": np.zeros((c, chcap), np.int64),
         "CHHT": np.zeros((c, RING_WORDS), np.int64),
         "CHCLOSED": np.zeros(c, np.int32),
         "CTW": np.zeros((c, ticket_words(cap)), np.int32),

@@ -138,39 +138,38 @@ instance does nothing before a send that another task must see ordered (no write
 shared-scalar update, and reads only of buffers and scalars no task writes, up to its last
 statement with a send of ``c``), a send needs no release: ``FLAGGED`` channels (integers only)
 carry each value as two halves, the low and the high 32 bits, each beside a 31-bit tag ``2t + 1``
-(words ``HALF_LO`` and ``HALF_HI`` of the slot's sequence line; ``CHI`` and ``CHX`` if not
-``HALVES_IN_LINE``), written with relaxed stores before the sequence (relaxed too). A receiver
-that saw the sequence re-reads the halves until both carry its tag (the sender stored them first,
-so they arrive). Where every receiving task is as clean before its receives, ``QUIET_FREE`` frees
-a slot with a relaxed write (after the loads of its halves, on whose values it depends). A
-``CREDITS`` sender (flagged, and awaiting nothing but its sends of ``c``) reads up to eight
-slots' sequences at once when its ``CREDIT`` runs out, and with them the closed flag (after an
-acquire fence where the frees are releases, so a close that came before a free is seen); below
-``CREDIT`` a send reads nothing: two stores and the sequence's. Holders of tickets count
-themselves into ``REGISTERED`` before they write ``CTW`` (then ``fence.sc`` and look again); a
-sender looks at ``CTW`` only when, after its ``fence.sc``, ``REGISTERED`` is not 0 (the two
-fences order it: either the sender sees the count and the holder's word, or the holder's second
-look sees the value). A ``DEFER`` sender (crediting, with ticketed receivers) makes that look
-once for a run of sends (``CHECKED`` to ``TAIL``): as it reads its next credits (one ``fence.sc``
-then serves the look and the frees' acquire, and ``REGISTERED`` is read beside the closed flag),
-before it waits, at a close, and when its poll returns. Within one poll the sender keeps its tail
-and credit in registers (a cursor: ``cur_c``, two int64 the compiler keeps out of memory), and
-the value of a send it started there (``sv_c``): both words are its own, so below its credit a
-send loads nothing at all. A ``for`` whose body is one such send runs its sends below the credit
-in a row of their own (``put_credited``: the stores alone, no state word, frame word or
-dispatch). A *calm* end (``CALM_RECV``: the sends are flagged; ``CALM_SEND``: the frees are
-quiet; and every task of that end reads no buffer or scalar a task writes) reads the sequences
-relaxed: the other end's write released nothing, and no line of its L1 can be stale. Other ends
-spin relaxed too and acquire once with ``fence.acquire`` when the slot is ready. *Early looks*
-(devicechan.py, ``chan_look``): the lone sender of an ``OPEN`` channel that also receives loads
-its next send's slot sequence (relaxed) as a receive completes, beside the receive's own loads;
-the send takes it where it equals ``2 * TAIL`` (a slot seen free stays free until its one sender
-fills it), with ``fence.acquire`` unless calm. *Deferred frees* (devicechan.py, ``free_first``):
-a lone receive of a bell sender's channel whose next await is a send on another leaves its slot's
-free to that send, made right before its publish (both exchanges in flight at once), else after
-its attempt and before any wait, suspend, return, loop or receive of that channel
-(codegen/ends.py, ``free_lines``). While the ring's word 1 holds the owed ticket + 1, that send
-trusts its early look's ``2 * TAIL``.
+(words ``HALF_LO`` and ``HALF_HI`` of the slot's sequence line), written with relaxed stores
+before the sequence (relaxed too). A receiver that saw the sequence re-reads the halves until both
+carry its tag (the sender stored them first, so they arrive). Where every receiving task is as
+clean before its receives, ``QUIET_FREE`` frees a slot with a relaxed write (after the loads of
+its halves, on whose values it depends). A ``CREDITS`` sender (flagged, and awaiting nothing but
+its sends of ``c``) reads up to eight slots' sequences at once when its ``CREDIT`` runs out, and
+with them the closed flag (after an acquire fence where the frees are releases, so a close that
+came before a free is seen); below ``CREDIT`` a send reads nothing: two stores and the sequence's.
+Holders of tickets count themselves into ``REGISTERED`` before they write ``CTW`` (then
+``fence.sc`` and look again); a sender looks at ``CTW`` only when, after its ``fence.sc``,
+``REGISTERED`` is not 0 (the two fences order it: either the sender sees the count and the
+holder's word, or the holder's second look sees the value). A ``DEFER`` sender (crediting, with
+ticketed receivers) makes that look once for a run of sends (``CHECKED`` to ``TAIL``): as it reads
+its next credits (one ``fence.sc`` then serves the look and the frees' acquire, and ``REGISTERED``
+is read beside the closed flag), before it waits, at a close, and when its poll returns. Within
+one poll the sender keeps its tail and credit in registers (a cursor: ``cur_c``, two int64 the
+compiler keeps out of memory), and the value of a send it started there (``sv_c``): both words are
+its own, so below its credit a send loads nothing at all. A ``for`` whose body is one such send
+runs its sends below the credit in a row of their own (``put_credited``: the stores alone, no
+state word, frame word or dispatch). A *calm* end (``CALM_RECV``: the sends are flagged;
+``CALM_SEND``: the frees are quiet; and every task of that end reads no buffer or scalar a task
+writes) reads the sequences relaxed: the other end's write released nothing, and no line of its L1
+can be stale. Other ends spin relaxed too and acquire once with ``fence.acquire`` when the slot is
+ready. *Early looks* (devicechan.py, ``chan_look``): the lone sender of an ``OPEN`` channel that
+also receives loads its next send's slot sequence (relaxed) as a receive completes, beside the
+receive's own loads; the send takes it where it equals ``2 * TAIL`` (a slot seen free stays free
+until its one sender fills it), with ``fence.acquire`` unless calm. *Deferred frees*
+(devicechan.py, ``free_first``): a lone receive of a bell sender's channel whose next await is a
+send on another leaves its slot's free to that send, made right before its publish (both exchanges
+in flight at once), else after its attempt and before any wait, suspend, return, loop or receive
+of that channel (codegen/ends.py, ``free_lines``). While the ring's word 1 holds the owed
+ticket + 1, that send trusts its early look's ``2 * TAIL``.
 
 Waiting in place. A channel send or receive awaited on its own (not a
 ``select`` arm or a part of a ``join``) that finds the channel full or empty
@@ -246,8 +245,9 @@ from gasync.runtime.statewords import (  # the word indices, re-exported: this d
 )
 
 SLOT_WORDS = LINE  # CSEQ words per channel slot: each slot's sequence on a line of its own
-# flagged halves in the sequence's line (word 1 is free_first's): one L2 slice for all three (run 50)
-HALVES_IN_LINE, HALF_LO, HALF_HI = True, 2, 3
+# flagged halves in the sequence's line (word 1 is free_first's): one L2 slice for all three
+# (bench/NOTES.md: in arrays of their own they were no slower, runs 52-53, and took 22 more instructions)
+HALF_LO, HALF_HI = 2, 3
 CREDIT_RUN = 8  # slots a crediting sender's credit read takes at once (runtime/devicecredit.py)
 
 
@@ -288,7 +288,6 @@ class Channels(NamedTuple):
     CSEQ: Any  # a sequence per slot (the Channels protocol above)
     CHI: Any
     CHF: Any
-    CHX: Any  # without HALVES_IN_LINE, flagged halves: CHI the low, CHX the high (Flagged words)
     CHHT: Any  # ChanWord columns: the Ring tickets (HEAD receives, TAIL sends) and the words beside them
     CHCLOSED: Any  # int32 per channel: 1 once closed (release; receivers acquire)
     CTW: Any  # int32 per (channel, ticket mod TMASK + 1): the ticket's waiting receiver + 1, or 0

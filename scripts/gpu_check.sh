@@ -80,15 +80,11 @@ log="$out/gpu-$part.log"
   fi
   if in_part handoff; then
   # B2 and B2b as the tree is (its results file copied out: the carried tree is replaced at the
-  # next call), then B2 with a flagged value's halves in CHI and CHX again (the stage `apart`: the
-  # layout before the twenty-fourth session put them in the sequence's line). Earlier stages of
-  # this part (nodefer, oldpath, notry; packed for B4) are measured in bench/NOTES.md.
-  echo "== B2 and B2b as the tree is, then the apart stage (B2)"
+  # next call). Earlier stages of this part (nodefer, oldpath, notry, apart; packed for B4) are
+  # measured in bench/NOTES.md.
+  echo "== B2 and B2b as the tree is"
   timeout 200 python3 bench/run.py --reps 3 --only B2,B2b 2>&1 | grep -E "us/hand-off|ns/await|wrote" | grep -v -e unchecked | cut -c1-170
   cp "$(ls -t bench/results/*-b2-b2b.json | head -1)" "$out/tree-b2-b2b.json" 2>/dev/null
-  PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" apart B2 runtime/state.py \
-    's/^HALVES_IN_LINE, HALF_LO, HALF_HI = True/HALVES_IN_LINE, HALF_LO, HALF_HI = False/' \
-    2>&1 | grep -E "== stage|us/hand-off|wrote" | grep -v -e unchecked -e hand-written | cut -c1-160
   fi
   if in_part b7halves; then
   # which half of B7's pipeline holds it under the hand-written kernels (bench/NOTES.md, run 49):

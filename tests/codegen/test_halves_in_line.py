@@ -1,7 +1,7 @@
 """A flagged channel's value halves live in its slot's sequence line (runtime/state.py,
-``HALVES_IN_LINE``; bench/NOTES.md, run 50: in CHI and CHX they came back ~0.2 us after the
-sequence): the wait in place loads them from that line beside the sequence, in words of their
-own, and values that need both halves, negative ones included, come out whole."""
+``HALF_LO``, ``HALF_HI``; bench/NOTES.md, runs 50-53): the wait in place loads them from that
+line beside the sequence, in words of their own, and values that need both halves, negative ones
+included, come out whole."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ PINGPONG = (Path(__file__).parents[2] / "bench" / "programs" / "b2_pingpong.gasy
 
 def test_the_halves_have_words_of_their_own_in_the_sequence_line() -> None:
     # word 0 is the sequence, word 1 free_first's no-op exchange (runtime/devicechan.py)
-    assert state.HALVES_IN_LINE
     assert {state.HALF_LO, state.HALF_HI}.isdisjoint({0, 1})
     assert state.HALF_LO != state.HALF_HI and max(state.HALF_LO, state.HALF_HI) < state.SLOT_WORDS
 
