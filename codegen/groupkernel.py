@@ -286,11 +286,8 @@ def gasync_kernel(G, timeout_ns, mode):
     lane = tid % LANES
     BW = cuda.shared.array(BW_WORDS, int64)  # PICK, STOP, TURN (runtime/state.py, groups)
     GW = cuda.shared.array(GW_WORDS, int64)  # each warp's wait in a group instance; GW_LIVE
-    MB = cuda.shared.array(MB_WORDS, int64)  # each warp's mbarrier for its bulk copies (runtime/devicevec.py)
 {alloc}
 {frames}
-    if BULK_COPY and lane == 0:
-        dv.mbar_init(MB, cuda.threadIdx.x // LANES)  # its own warp's; the loop's first syncthreads follows
     if tid == 0 and timeout_ns > 0:
         dl.cas(CTL, dl.CTL_DEADLINE, int64(0), dl.now_ns() + timeout_ns)
     if cuda.threadIdx.x == 0:
@@ -316,6 +313,14 @@ def gasync_kernel(G, timeout_ns, mode):
 """
 
 
+# each warp's mbarrier for its bulk copies (groups.BULK_COPY), then its initialisation
+MBARRIERS = (
+    "    MB = cuda.shared.array(MB_WORDS, int64)  # each warp's mbarrier for its bulk copies (runtime/devicevec.py)",
+    "    if BULK_COPY and lane == 0:",
+    "        dv.mbar_init(MB, cuda.threadIdx.x // LANES)  # its own warp's; the loop's first syncthreads follows",
+)
+
+
 def with_groups(plan: Plan, executor_text: str) -> str:
     """The executor of kernel.py, leaving for its block's group phase at each service point,
     and this module's kernel in place of the plain one."""
@@ -326,7 +331,8 @@ def with_groups(plan: Plan, executor_text: str) -> str:
         assert out.count(old) == 1, ind
         out = out.replace(old, new + f"{ind}if dl.ld(CTL, dl.CTL_EXIT) != 0:\n{ind}    break\n")
     cut = out.index("@cuda.jit(cache=True)\ndef gasync_kernel")
-    alloc = "\n".join(groups.alloc_lines(plan, "    "))
+    lines = groups.alloc_lines(plan, "    ")
+    alloc = "\n".join([MBARRIERS[0], *lines, *MBARRIERS[1:]] if groups.BULK_COPY else lines)
     text = KERNEL.replace("{alloc}", alloc).replace("{locals}", ", ".join(f"L_{g.name}" for g in plan.groups))
     text = text.replace("{frames}", "\n".join(pinned.kernel_lines(plan)))
     text = text.replace("{meet}", kernel.meet(" " * 8))
@@ -340,6 +346,6 @@ def header(plan: Plan) -> list[str]:
         "from gasync.runtime import devicegroups as dgroups",
         "from gasync.runtime import order as ordr",
         "from gasync.runtime.state import BW_PICK, BW_STOP, BW_TURN, BW_WORDS, CMD_GROUPS, Frames",
-        "from gasync.runtime.state import GW_LIVE, GW_WORDS, MB_WORDS, WANT_BUSY",
+        f"from gasync.runtime.state import GW_LIVE, GW_WORDS, {'MB_WORDS, ' if groups.BULK_COPY else ''}WANT_BUSY",
         "from gasync.runtime.words import EXS_WANT",
     ]

@@ -38,6 +38,10 @@ LCH_WORDS = 4  # runtime/state.py's LCH_WORDS (a test keeps them equal): a ring'
 NUMBA = {"bool": "boolean", "i32": "int32", "i64": "int64", "u32": "uint32", "u64": "uint64"}
 NUMBA |= {"f32": "float32", "f64": "float64"}
 STATIC_SHARED = 48 * 1024  # what a kernel's static shared arrays may hold (ptxas)
+# a copy map into a local buffer by the bulk copy engine, lane 0 waiting on its warp's mbarrier
+# (codegen/vectors.py, _bulk_lines): correct on the H100, and slower than the lanes' cp.async
+# (bench/NOTES.md, run 55); the kernel then declares MB, each warp's mbarrier, in every Locals
+BULK_COPY = False
 
 
 def is_local(name: str) -> bool:
@@ -98,7 +102,8 @@ def kernel_shared(plan: Plan | None = None) -> int:
     from gasync.codegen.pinned import frame_bytes
     from gasync.runtime.state import BW_WORDS, GW_WORDS, MB_WORDS
 
-    return 8 * (BW_WORDS + GW_WORDS + MB_WORDS) + (frame_bytes(plan) if plan is not None else 0)
+    own = BW_WORDS + GW_WORDS + (MB_WORDS if BULK_COPY else 0)
+    return 8 * own + (frame_bytes(plan) if plan is not None else 0)
 
 
 def dynamic_shared(plan: Plan) -> int:
@@ -114,12 +119,11 @@ def declarations(plan: Plan) -> list[str]:
     """Each group's ``Locals_<group>``: its shared arrays, which the kernel declares (a shared
     array cannot be returned by a device function) and hands to the functions that use them."""
     # a global, which Numba reads as a constant (an attribute of dv it would not)
-    out = [
-        "LOCAL_ALIGN = dv.LOCAL_ALIGN  # a local buffer's alignment: a 16-byte line (None: the simulator's)",
-        "BULK_COPY = dv.bulk_copy_works()  # whether a map may fill a local buffer by the bulk copy engine",
-    ]
+    out = ["LOCAL_ALIGN = dv.LOCAL_ALIGN  # a local buffer's alignment: a 16-byte line (None: the simulator's)"]
+    if BULK_COPY:
+        out.append("BULK_COPY = dv.bulk_copy_works()  # whether a map may fill a local buffer by the bulk copy engine")
     for g in plan.groups:  # each group's locals, then the block's mbarriers (the kernel's MB)
-        names = ", ".join([*(f'"{f}"' for f, _, _ in fields(g)), '"mb"'])
+        names = ", ".join([*(f'"{f}"' for f, _, _ in fields(g)), *(['"mb"'] if BULK_COPY else [])]) or '"none"'
         out.append(f'Locals_{g.name} = namedtuple("Locals_{g.name}", ({names},))  # group {g.name}\'s shared memory')
     return out
 
@@ -142,7 +146,7 @@ def alloc_lines(plan: Plan, ind: str) -> list[str]:
 
 
 def _locals_line(g: GroupDef, k: int, ind: str) -> str:
-    args = ", ".join([*(group_array(k, f) for f, _, _ in fields(g)), "MB"])
+    args = ", ".join([*(group_array(k, f) for f, _, _ in fields(g)), *(["MB"] if BULK_COPY else [])]) or "BW"
     return f"{ind}L_{g.name} = Locals_{g.name}({args})"
 
 

@@ -262,7 +262,7 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
         at = "vk + {} * LANES"
         out += [
             f"    if {aligned}:  # 16-byte copies into shared memory, {vec} iterations each, none waited for",
-            *([] if rows else _bulk_lines(em, s.var, pairs, vec, size)),
+            *([] if rows or not groups.BULK_COPY else _bulk_lines(em, s.var, pairs, vec, size)),
             f"        while lo + {span} * LANES <= hi:",
             f"            vk = lo + lane * {vec}",
             *(

@@ -7,7 +7,9 @@ each is one PTX instruction (``ld.global.v4.b32``, ``st.global.v2.b64`` ...) thr
 dimension adjacent, which ``aligned16`` tells at run time (the loop falls back to its 4-byte
 form where it is not: a view of a buffer may start anywhere). A group's local buffers move
 with ``ld.shared``/``st.shared`` (``lds_v4`` ...). The index is an element's or a tuple.
-Under the simulator they are plain element accesses and tuples.
+Under the simulator they are plain element accesses and tuples. A copy map into a local buffer
+may instead be one ``cp.async.bulk`` by the copy engine (``bulk_copy``, on an mbarrier of the
+warp's; codegen/groups.py ``BULK_COPY``, off: bench/NOTES.md run 55).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|bulk|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -94,6 +94,14 @@ log="$out/gpu-$part.log"
     echo "-- ${h:-whole}"
     timeout 150 python3 scripts/group_probe.py --tiles 512 --runs 3 $h 2>&1 | grep -v -i warn | tail -3
   done
+  fi
+  if in_part bulk; then
+  # B7 with a stage's copy by the bulk copy engine (codegen/groups.py BULK_COPY, off since run 55:
+  # its loaders alone read 10% slower than with the lanes' cp.async), a stage beside the tree
+  echo "== B7 with the bulk copy engine (a stage), then as the tree is"
+  PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" bulk B7 codegen/groups.py \
+    's/^BULK_COPY = False/BULK_COPY = True/' 2>&1 | grep -E "== stage|ratio|wrote" | grep -v unchecked | cut -c1-160
+  timeout 200 python3 bench/run.py --reps 3 --only B7 2>&1 | grep -E "ratio|wrote" | grep -v unchecked | cut -c1-160
   fi
   if in_part cubins; then
   # kept kernels (runtime/cubins.py, on since run 48): the GPU test, then B6 (its cached run is

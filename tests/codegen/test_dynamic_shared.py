@@ -13,7 +13,7 @@ from gasync.codegen import groups, pinned
 def kernel_views(source: str) -> list[str]:
     """The kernel's lines between its own shared arrays and its pinned tasks' frame rows."""
     lines = gasync.compile_source(source, "big.gasync").source.splitlines()
-    start = next(k for k, line in enumerate(lines) if "MB = cuda.shared.array" in line) + 1
+    start = next(k for k, line in enumerate(lines) if "GW = cuda.shared.array" in line) + 1
     end = next(k for k in range(start, len(lines)) if lines[k].startswith(("    FR_I = ", "    if tid == 0")))
     return [line.strip() for line in lines[start:end]]
 
@@ -30,7 +30,7 @@ def test_a_group_over_48_kib_is_views_of_dynamic_shared_memory_one_array_per_dty
         "g0_b_cnt = DYN_int32[24580:24585]  # bytes 98320..98339",
         "g0_ch_full = DYN_int64[12294:12300]  # bytes 98352..98399",
         "g0_chv_full = DYN_int64[12300:12302]  # bytes 98400..98415",
-        "L_pipe = Locals_pipe(g0_b_stage, g0_b_seen, g0_b_cnt, g0_ch_full, g0_chv_full, MB)",
+        "L_pipe = Locals_pipe(g0_b_stage, g0_b_seen, g0_b_cnt, g0_ch_full, g0_chv_full)",
     ]
 
 
@@ -38,9 +38,9 @@ def test_every_group_starts_at_byte_0_and_the_block_takes_the_largest() -> None:
     """A block runs one group instance at a time: the groups' locals overlap."""
     assert kernel_views(TWO_GROUPS)[3:] == [
         "g0_b_fa = DYN_float64[0:7680]  # bytes 0..61439",
-        "L_a = Locals_a(g0_b_fa, MB)",
+        "L_a = Locals_a(g0_b_fa)",
         "g1_b_fb = DYN_int64[0:7680]  # bytes 0..61439",
-        "L_b = Locals_b(g1_b_fb, MB)",
+        "L_b = Locals_b(g1_b_fb)",
     ]
     program = gasync.compile_source(TWO_GROUPS, "two.gasync")
     assert program.generated.dynamic_shared == 61440 == max(g.shared_bytes for g in program.plan.groups)
@@ -48,16 +48,16 @@ def test_every_group_starts_at_byte_0_and_the_block_takes_the_largest() -> None:
 
 def test_static_arrays_up_to_48_kib_with_the_kernels_own() -> None:
     """The threshold counts every group (the kernel declares all of them) and the kernel's own
-    544 bytes (its mbarriers 256 of them) and its pinned tasks' frame rows."""
+    288 bytes and its pinned tasks' frame rows."""
 
     def source(n: int) -> str:
         src = f"buffer y: f64[1] = zeros;\ngroup g {{\n    local buffer s: f64[{n}];\n"
         return src + "    task t { y[0] = s[0]; }\n}\n"
 
     plan = gasync.compile_source(source(2), "t.gasync").plan
-    assert groups.kernel_shared() == 544
+    assert groups.kernel_shared() == 288
     assert pinned.frame_words(plan) == (1, 1)  # one warp, whose task's frame is its state word
-    assert groups.kernel_shared(plan) == 544 + 8 * 2
+    assert groups.kernel_shared(plan) == 288 + 8 * 2
     room = groups.STATIC_SHARED - groups.kernel_shared(plan)
     fit = room // 16 * 2  # f64s in whole 16-byte lines (a local buffer's alignment) within the room
     for n, dynamic in ((fit, 0), (fit + 2, fit * 8 + 16)):

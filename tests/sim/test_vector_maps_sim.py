@@ -28,10 +28,11 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "cache"
 
 
-def run(program: str, defines: dict[str, int]) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+def run(program: str, defines: dict[str, int], bulk: bool = False) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     """The buffers of ``program`` (a name in tests/vector_programs.py) run on the simulator in a
-    child that counts the 16-byte loads and stores (vector_moves_child.py)."""
-    args = [f"{k}={v}" for k, v in defines.items()]
+    child that counts the 16-byte loads and stores (vector_moves_child.py); ``bulk``: with
+    codegen/groups.py's BULK_COPY on."""
+    args = [f"{k}={v}" for k, v in defines.items()] + (["--bulk"] if bulk else [])
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONWARNINGS="ignore")
     done = subprocess.run(
         [sys.executable, str(CHILD), program, *args], env=env, capture_output=True, text=True, timeout=280, check=False
@@ -70,21 +71,26 @@ def test_the_rows_of_a_2d_buffer_move_16_bytes_where_each_row_starts_a_line(cols
     ("program", "off", "vector"), [("STAGED", 0, True), ("STAGED", 1, False), ("SPEC_STAGED", 0, True)]
 )
 def test_a_groups_stages_move_16_bytes_through_shared_memory(program: str, off: int, vector: bool) -> None:
-    """The loader's copy into a stage goes from global to shared memory without registers (one
-    bulk copy of the tile, by the copy engine on the GPU), the compute warp's map loads the stage
-    16 bytes at a time; the spec's form (stages named by i32 channels, ``stage[s, i]`` with ``s``
-    an i32) too, its checks hoisted."""
+    """The loader's copy into a stage goes from global to shared memory without registers (a
+    ``cp.async`` each 16 bytes on the GPU), the compute warp's map loads the stage 16 bytes at a
+    time; the spec's form (stages named by i32 channels, ``stage[s, i]`` with ``s`` an i32)
+    too, its checks hoisted. With the bulk copy engine (BULK_COPY, off: bench/NOTES.md run 55)
+    each tile is one bulk copy."""
     out, moves = run(program, {"OFF": off})
     np.testing.assert_array_equal(out["y"], staged_want(off))
     turns = 2 * 3 * 32 * 8  # each of 6 tiles: one vector turn of 32 lanes x 8 moves of 4 f32
-    assert moves == ({"bk": 2 * 3, "ld": turns, "st": turns} if vector else {})
+    assert moves == ({"cp": turns, "ld": turns, "st": turns} if vector else {})
+    if vector and program == "STAGED":
+        out, moves = run(program, {"OFF": off}, bulk=True)
+        np.testing.assert_array_equal(out["y"], staged_want(off))
+        assert moves == {"bk": 2 * 3, "ld": turns, "st": turns}
 
 
 def test_a_stage_whose_rows_do_not_start_lines_takes_bulk_copies_where_they_do() -> None:
-    """Tiles of 1,058 f32: stage 0's row starts a line, stage 1's 8 bytes past one. Into stage 0
-    the loader's copy is a bulk copy of 1,056 elements and 2 copied a lane each; into stage 1 it
-    is the 4-byte map. The values are the same either way."""
-    out, moves = run("STAGED", {"TILE": 1058})
+    """BULK_COPY on, tiles of 1,058 f32: stage 0's row starts a line, stage 1's 8 bytes past one.
+    Into stage 0 the loader's copy is a bulk copy of 1,056 elements and 2 copied a lane each; into
+    stage 1 it is the 4-byte map. The values are the same either way."""
+    out, moves = run("STAGED", {"TILE": 1058}, bulk=True)
     np.testing.assert_array_equal(out["y"], staged_want(0, tile=1058))
     # each group's tile 0 lands in stage 0 and its tile 1 in stage 1 (the ring of free stages
     # is sent 0, 1); its tile 2 in whichever the compute task freed first

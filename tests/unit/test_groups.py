@@ -357,7 +357,7 @@ def test_a_block_over_the_devices_shared_memory_is_a_located_error_naming_group_
     with pytest.raises(DeviceError) as info:
         groupgrid.check_shared(big, 48 * 1024)  # a device without the opt-in
     assert str(info.value) == (
-        "t.gasync:3:1: group 'g' needs 65536 bytes of shared memory, 66136 with the kernel's own 600, and this"
+        "t.gasync:3:1: group 'g' needs 65536 bytes of shared memory, 65880 with the kernel's own 344, and this"
         " GPU gives a block at most 49152 bytes (48.0 KiB, its opt-in maximum); make the group's local buffers"
         " smaller"
     )
