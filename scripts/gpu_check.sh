@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|bulk|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -262,6 +262,19 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   ncu --import "$out/b2.ncu-rep" --page source --csv --print-source cuda,sass 2>/dev/null | gzip > "$out/ncu-b2-src.csv.gz"
   ncu --import "$out/b2.ncu-rep" --page details --csv 2>/dev/null > "$out/ncu-b2-details.csv"
   grep -E "Duration|Warp Cycles Per Issued|Issued Warp|Stall" "$out/ncu-b2-details.csv" | cut -c1-200 | head -30
+  fi
+  if in_part ncub7; then
+  # B7's loaders alone by generated line (the kernel compiled with line information): where a
+  # loader's ~5.4 us a tile go (bench/NOTES.md, runs 53-55), read with scripts/ncu_path.py
+  echo "== Nsight Compute: B7's loaders alone (scripts/group_probe.py --half loads --lineinfo) by SASS instruction"
+  timeout 300 ncu --clock-control none --section SourceCounters --section WarpStateStats --section LaunchStats \
+    -k regex:gasync_kernel -c 1 -f -o "$out/b7" python3 scripts/group_probe.py --tiles 512 --runs 1 --half loads \
+    --lineinfo > "$out/ncu-b7.log" 2>&1
+  tail -4 "$out/ncu-b7.log"
+  ncu --import "$out/b7.ncu-rep" --page source --csv --print-source cuda,sass 2>/dev/null | gzip > "$out/ncu-b7-src.csv.gz"
+  ncu --import "$out/b7.ncu-rep" --page details --csv 2>/dev/null > "$out/ncu-b7-details.csv"
+  grep -E "Duration|Warp Cycles Per Issued|Issued Warp|Stall" "$out/ncu-b7-details.csv" | cut -c1-200 | head -30
+  rm -f "$out/b7.ncu-rep"
   fi
   if in_part map; then
   # issue 17: gasync map of 16 images through dask-cuda's LocalCUDACluster against single runs in
