@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -94,6 +94,19 @@ log="$out/gpu-$part.log"
     echo "-- ${h:-whole}"
     timeout 150 python3 scripts/group_probe.py --tiles 512 --runs 3 $h 2>&1 | grep -v -i warn | tail -3
   done
+  fi
+  if in_part b7shapes; then
+  # B7's pipeline in other shapes of the same program (group_probe, 2^28 f32, kernel time): more
+  # stages than warps (slack between the loaders and the compute tasks: run 56 found each warp's
+  # tile costs ~1,000 instructions of task machinery), other loader/compute splits, tiles of 8 K
+  # with 6 stages; then B7 itself beside the hand-written kernels
+  echo "== B7's shapes (scripts/group_probe.py, 128 instances)"
+  for v in "--stages 8" "--stages 12" "--stages 13" "--stages 12 -D L=6 -D C=2" "--stages 12 -D L=5 -D C=3" \
+    "--tile 8192 --tiles 256 --stages 6"; do
+    echo "-- $v"
+    timeout 100 python3 scripts/group_probe.py --tiles 512 $v --runs 3 2>&1 | grep -v -i warn | tail -3
+  done
+  timeout 150 python3 bench/run.py --reps 3 --only B7 2>&1 | grep -E "ratio|GB/s" | grep -v -e unchecked -e variant | cut -c1-150
   fi
   if in_part bulk; then
   # B7 with a stage's copy by the bulk copy engine (codegen/groups.py BULK_COPY, off since run 55:
