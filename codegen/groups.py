@@ -96,8 +96,8 @@ def _offsets(g: GroupDef) -> list[int]:
 
 def kernel_shared(plan: Plan | None = None) -> int:
     """The bytes of the group kernel's own static shared arrays: its block words, each warp's
-    wait word and mbarrier (codegen/groupkernel.py, KERNEL) and, for ``plan``, its pinned tasks' frame area
-    (codegen/pinned.py)."""
+    wait word (codegen/groupkernel.py, KERNEL) and, with BULK_COPY, its mbarrier, and for
+    ``plan`` its pinned tasks' frame area (codegen/pinned.py)."""
     # (not at the top: the runtime package imports codegen)
     from gasync.codegen.pinned import frame_bytes
     from gasync.runtime.state import BW_WORDS, GW_WORDS, MB_WORDS
