@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from gasync.codegen import LANES, Generated
-from gasync.runtime import cubins, groupgrid, kernelargs, outputs, prepared, simmath, slab
+from gasync.runtime import cubins, groupgrid, hostgc, kernelargs, outputs, prepared, simmath, slab
 from gasync.runtime.errors import InputError, RunError, worded
 from gasync.runtime.exits import check_exit, is_out_of_memory, out_of_memory
 from gasync.runtime.hoststate import device_state, host_arrays  # noqa: F401  (launch.host_arrays: scripts, prepared.py)
@@ -137,12 +137,13 @@ def _launch_gpu(
         if device is None:
             device = entry.reset(options.inputs)
         at_launch(schedule, entry.hostsig)
-        t2 = time.perf_counter()
-        entry.launch(*scalars)
-        launch_s = time.perf_counter() - t2
-        _deliver(schedule, entry.hostsig, t2)
-        cuda.synchronize()
-        kernel_s = time.perf_counter() - t2
+        with hostgc.paused():  # no collection inside the launch call and the kernel's wait
+            t2 = time.perf_counter()
+            entry.launch(*scalars)
+            launch_s = time.perf_counter() - t2
+            _deliver(schedule, entry.hostsig, t2)
+            cuda.synchronize()
+            kernel_s = time.perf_counter() - t2
     except BaseException:
         prepared.CACHE.release(entry)
         raise
@@ -216,13 +217,13 @@ def _launch_compiled(cuda: Any, module: Any, cfg: Any, sig: Any, grid: tuple[int
     device, hostsig = _allocate(cuda, host, sim=False)
     args = device_state(module, device)
     at_launch(schedule, hostsig)
-    t2 = time.perf_counter()
-    # Asynchronous: no host arrays among the arguments.
-    cfg.dispatcher.overloads[sig].launch((args, *scalars), cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
-    launch_s = time.perf_counter() - t2
-    _deliver(schedule, hostsig, t2)
-    cuda.synchronize()
-    kernel_s = time.perf_counter() - t2
+    with hostgc.paused():  # (as in _launch_gpu) Asynchronous: no host arrays among the arguments.
+        t2 = time.perf_counter()
+        cfg.dispatcher.overloads[sig].launch((args, *scalars), cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
+        launch_s = time.perf_counter() - t2
+        _deliver(schedule, hostsig, t2)
+        cuda.synchronize()
+        kernel_s = time.perf_counter() - t2
     return Launched(device, grid, compile_s, t2 - t1, launch_s, kernel_s, f"compiled kernel: {why}")
 
 

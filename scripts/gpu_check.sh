@@ -67,16 +67,16 @@ log="$out/gpu-$part.log"
   timeout 150 python3 scripts/run_files_probe.py --inputs 8 2>&1 | head -70
   fi
   if in_part launch; then
-  # the prepared launch's call and its parts (runs 37-41, bench/NOTES.md), then B4 and B2 as the
-  # tree stands (its launch: the direct launch, the run's scalars kept between launches)
+  # the prepared launch's call and its parts (runs 37-41, bench/NOTES.md), with Python's collector
+  # held off over it and not (runtime/hostgc.py), then B4 with the collector left alone (the stage
+  # `gcfree`) beside the tree
   echo "== the launch call's parts (scripts/launch_parts_probe.py)"
-  timeout 150 python3 scripts/launch_parts_probe.py 12 2>&1 | grep -v -i warn | head -26
-  echo "== B4 and B2, the parameters packed in one buffer (a stage), then as the tree is"
-  PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" packed B4,B2 runtime/kernelargs.py 's/^PACKED = False/PACKED = True/' \
-    2>&1 | grep -E "ratio|us/hand-off|wrote" | grep -v -e unchecked -e hand-written | cut -c1-160
-  timeout 200 python3 bench/run.py --reps 3 --only B4,B2 2>&1 | grep -E "ratio|us/hand-off|wrote" | grep -v unchecked | cut -c1-160
-  echo "== B2's hand-off built up from the hand-written limit (scripts/handoff_parts_probe.py, across SMs)"
-  timeout 120 python3 scripts/handoff_parts_probe.py 20000 2>&1 | grep -v -i warn | tail -8
+  timeout 150 python3 scripts/launch_parts_probe.py 12 2>&1 | grep -v -i warn | head -30
+  echo "== B4, the collector free in the launch window (a stage), then as the tree is"
+  PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" gcfree B4 runtime/hostgc.py 's/^PAUSE = True/PAUSE = False/' \
+    2>&1 | grep -E "ratio|wrote" | grep -v -e unchecked | cut -c1-160
+  timeout 150 python3 bench/run.py --reps 3 --only B4 2>&1 | grep -E "ratio|GB/s|wrote" | grep -v unchecked | cut -c1-170
+  cp "$(ls -t bench/results/*-b4.json | head -1)" "$out/tree-b4.json" 2>/dev/null
   fi
   if in_part handoff; then
   # B2 and B2b as the tree is (its results file copied out: the carried tree is replaced at the

@@ -4,13 +4,17 @@ conversion is not it. This times each step of ``Prepared.launch`` on B4's progra
 scalars' marshalling, the update of the kept pointers, the launch itself), then the driver's
 launch of the same kernel on the same pointers back to back (no reset, no synchronize between:
 what the driver call alone costs), then a one-parameter Numba kernel's launch, in one process,
-and a cProfile of ten runs' launch calls.
+and a cProfile of ten runs' launch calls. First, the tree's own launch call with Python's
+collector paused over it and not (runtime/hostgc.py, the twenty-fifth session's reading: a
+collection set off by the launch's first allocation after a reset), and the driver's call after
+a reset with the collector off.
 
 Usage on the device: python3 scripts/launch_parts_probe.py [RUNS]"""
 
 from __future__ import annotations
 
 import cProfile
+import gc
 import pstats
 import statistics
 import sys
@@ -21,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 import gasync
-from gasync.runtime import kernelargs, prepared
+from gasync.runtime import hostgc, kernelargs, prepared
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,18 +34,22 @@ def _median_us(xs: list[float]) -> str:
     return f"{statistics.median(xs) * 1e6:8.1f} us"
 
 
-def driver_calls(entry: prepared.Prepared, runs: int, before: Callable[[], object]) -> str:
+def driver_calls(entry: prepared.Prepared, runs: int, before: Callable[[], object], gc_off: bool = False) -> str:
     """The median of the driver's launch call alone on ``entry``'s kept parameters, each call
-    after ``before()`` and a synchronize (the first call left out)."""
+    after ``before()`` and a synchronize (the first call left out); ``gc_off``: with Python's
+    collector disabled over the call."""
     from numba import cuda
 
     took = []
     for _ in range(runs):
         before()
         cuda.synchronize()
+        if gc_off:
+            gc.disable()
         t0 = time.perf_counter()
         entry.args.launch(entry.stream, entry.params)
         took.append(time.perf_counter() - t0)
+        gc.enable()
         cuda.synchronize()
     return _median_us(took[1:])
 
@@ -51,12 +59,14 @@ def main() -> None:
     kernelargs.DIRECT = True
     prog = gasync.compile(ROOT / "bench/programs/b4_loader.gasync", defines={"N": 1 << 20, "TILE": 65536, "C": 16})
     inputs = {"x": np.ones(1 << 20, np.float32), "y": np.zeros(1 << 20, np.float32)}
-    for packed in (False, True, False):  # the parameters' values spread over the heap, or in one buffer
-        kernelargs.PACKED = packed
+    for pause in (False, True, False):  # Python's collector free to run in the launch call, or held off
+        hostgc.PAUSE = pause
         prepared.CACHE.clear()
-        own = [prog.run(backend="cuda", inputs=inputs).stats["launch_ms"] / 1e3 for _ in range(runs)]
-        print(f"the tree's own launch call (stats launch_ms), PACKED={packed}: {_median_us(own[1:])}")
-    kernelargs.PACKED = False
+        got = [prog.run(backend="cuda", inputs=inputs).stats for _ in range(runs)]
+        own = [st["launch_ms"] / 1e3 for st in got]
+        kernel = [st["kernel_ms"] / 1e3 for st in got]
+        print(f"the tree's launch call, hostgc.PAUSE={pause}: {_median_us(own[1:])}; to sync {_median_us(kernel[1:])}")
+    hostgc.PAUSE = True
     prepared.CACHE.clear()
     parts: dict[str, list[float]] = {"marshal timeout": [], "marshal mode": [], "update": [], "driver launch": []}
     seen: list[prepared.Prepared] = []
@@ -129,6 +139,8 @@ def main() -> None:
     for name, op in extra.items():
         took = driver_calls(entry, runs, lambda op=op: (entry.reset(inputs), op()))
         print(f"reset, then {name:32s} driver launch {took}")
+    took = driver_calls(entry, runs, lambda: entry.reset(inputs), gc_off=True)
+    print(f"reset, then {'nothing more, the collector off':32s} driver launch {took}")
 
     # no reset: only another kernel between two launches (does the driver's call slow down when
     # the function changes, whatever the memory?), and the packed parameters after a reset
