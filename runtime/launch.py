@@ -201,7 +201,8 @@ def _numba_compile(kernel: Any, gen: Generated, sig: Any) -> Any:
     """``kernel`` compiled for ``sig`` through Numba's on-disk cache (specialize() would not use it)."""
     from gasync.pipeline import deep  # Numba types a chain of awaits as a chain of calls
 
-    deep(kernel.compile, sig)
+    with hostgc.sparse():  # few collections while Numba builds objects that live until it ends
+        deep(kernel.compile, sig)
     if gen.dynamic_shared:  # before the occupancy query, which counts only what the kernel may take
         kernelargs.opt_in_shared(kernel.overloads[sig], gen.dynamic_shared)
     return kernel.overloads[sig]
