@@ -63,9 +63,9 @@ def test_compiles_in_two_threads_leave_the_threshold_as_it_was() -> None:
 
     def compile_(first: bool) -> None:
         with hostgc.sparse():
-            inside.wait()
+            inside.wait(10)
             if not first:
-                leave_first.wait()
+                leave_first.wait(10)
             seen.append(gc.get_threshold()[0])
         if first:
             leave_first.set()
