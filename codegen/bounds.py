@@ -172,10 +172,9 @@ def overdue_lines(ind: str, when: str, returns: str | None) -> list[str]:
     return [*test, *leave]
 
 
-# a long range loop of a task or a plain fn runs in chunks of dl.STOP_EVERY turns with its
-# deadline looked at between them, not in every turn (False: a test in every turn; a stage of
-# bench/NOTES.md, twenty-fourth session: the test made a loop of one await of a plain fn 6x slower)
-CHUNKED = True
+# A long range loop of a task or a plain fn runs in chunks of dl.STOP_EVERY turns, its deadline
+# looked at between them (bench/NOTES.md, twenty-fourth session: a test in every turn made a
+# loop of one await of a plain fn 6x slower; run 53: back to 14 ns a turn).
 
 
 def breaks(body: tuple[ir.Stmt, ...]) -> bool:

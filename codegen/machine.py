@@ -22,7 +22,6 @@ the device helpers take the group they work on (``dl.wake(G.sched, ...)``).
 from __future__ import annotations
 
 from gasync.codegen.bounds import (
-    CHUNKED,
     ChunkNames,
     breaks,
     chunked_head,
@@ -155,7 +154,7 @@ class Emitter:
                 out.append(ind + f"{base} = uint64({self.r(s.start)})")
                 out.append(ind + f"for {k} in range(int64(0), dl.u64_span({base}, uint64({local(s.stop_var)}))):")
                 out.append(ind + "    " + self.assign(s.var, f"{base} + uint64({k})"))
-            elif long_range(s) and CHUNKED and self.chunks_loops and not breaks(s.body):
+            elif long_range(s) and self.chunks_loops and not breaks(s.body):
                 self._chunked_for(s, out, ind)
                 return
             else:
