@@ -22,7 +22,7 @@ import keyword
 from dataclasses import dataclass
 
 from gasync import __version__
-from gasync.codegen import groupkernel, groups, kernel, services, tasktable
+from gasync.codegen import groupkernel, groups, kernel, services, tasktable, warppoll
 from gasync.codegen.blocks import emit_plain
 from gasync.codegen.bounds import Checks
 from gasync.codegen.flatten import flatten_plan
@@ -101,6 +101,7 @@ def generate(plan: Plan, trace: bool = False, checked: bool = True, ring_capacit
         frames,
         has_sleep=uses_sleep(plan),
         trace=trace,
+        warp=warppoll.warp_groups(plan, trace),
         wake_one_ok=channel_wakes_one(plan, suspends),
         jobs=JobWidths(plan, suspends),
         shapes=ChannelShapes.of(plan),
@@ -255,7 +256,7 @@ def _functions(shared: Shared) -> list[str]:
         done += 1
     for loop in shared.parallel:
         out += [*emit_parallel_body(shared, loop), "", ""]
-    return out
+    return warppoll.with_states(shared, out)
 
 
 def _frame_bases(plan: Plan, frames: dict[str, FrameLayout]) -> tuple[list[tuple[str, int, int]], int, int]:

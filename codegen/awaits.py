@@ -10,9 +10,9 @@ target written there (codegen/liveness.py).
 
 from __future__ import annotations
 
-from gasync.codegen import groups, reduce
+from gasync.codegen import groups, reduce, warppoll
 from gasync.codegen.blocks import BlockEmitter, expr_reads, reads
-from gasync.codegen.exprs import NP, literal, wrap
+from gasync.codegen.exprs import NP, literal, local, wrap
 from gasync.codegen.futures import FutureRenderer
 from gasync.codegen.machine import FORK, PENDING, ParallelLoop
 from gasync.planner import ir
@@ -159,6 +159,9 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
     def _fork(self, s: ir.For) -> None:
         """``parallel for``: hand the loop to the whole warp (FORK), then carry on after it."""
         loop = self.register_parallel(s)
+        if self.warp:
+            self._inline_map(s, loop)
+            return
         after = self.new_state()
         self.internal_state(after, loop_text(self.fn, s))
         lines = [f"# parallel for {s.var} -> par_{loop.gid}: the executor runs it on all {32} lanes, then polls again"]
@@ -173,6 +176,23 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
             kind, off = self.frame_slot(s.reduce.into)
             value = reduce.read_value(s.reduce, f"{kind}[{'fb_i' if kind == 'FI' else 'fb_f'} + {off}]")
             self.add([self.assign(s.reduce.into, value)], frozenset(), frozenset([s.reduce.into]))
+
+    def _inline_map(self, s: ir.For, loop: ParallelLoop) -> None:
+        """``parallel for`` in a poll on all 32 lanes (codegen/warppoll.py): its function right
+        here, each lane its share, then the lanes meet (their stores, before the poll goes
+        on to publish them): no FORK, no argument row, no suspend."""
+        loop.inline = True
+        args = [self._word(s, s.start), self._word(s, s.stop), *(local(name) for name, _ in loop.captured)]
+        checks = self.shared.checks
+        if checks is not None and checks.needs_inst(s.body):  # a fault names its instance
+            loop.inst_word = -1  # (a parameter, not a word of a row)
+            args.append("inst")
+        lines = [
+            f"# parallel for {s.var} -> par_{loop.gid}, on this warp's 32 lanes here",
+            f"par_{loop.gid}(w, lane, {', '.join(args)}, {warppoll.state_mark(loop.gid)}, L)",
+            "dl.warp_sync(G.exec.CMD, w)  # the lanes' stores, before what follows publishes them",
+        ]
+        self.add(lines, loop_reads(s, loop))
 
     def _word(self, s: ir.For, bound: ir.Expr) -> str:
         """A parallel or bulk loop's bound as the int64 word its lanes count in: a u64

@@ -28,6 +28,8 @@ TRY_FIRST = True
 class ChannelPolls:
     """The channel futures' renderers; needs ``self.r``, ``self.types``, ``self.shared``."""
 
+    warp = False  # the poll runs on all 32 lanes of its warp (codegen/warppoll.py)
+
     def _chan(self, name: str):  # type: ignore[no-untyped-def]
         return self.shared.plan.channel(name)  # type: ignore[attr-defined]
 
@@ -135,7 +137,9 @@ class ChannelPolls:
         ``alone``: awaited by itself, so it may wait in place first (see ``poll``)."""
         if groups.is_local(c):  # one attempt; the pinned warp polls again (codegen/groups.py)
             ch = self._chan(c)
-            return groups.recv_lines(ch, rdy, self.out_target(target, groups.scratch(ch)), ended)
+            warp = self.warp
+            into = self.out_target(target, groups.scratch(ch, rdy, warp))
+            return groups.recv_lines(ch, rdy, into, ended, warp)
         sh = self.shared  # type: ignore[attr-defined]
         counted = sh.counted(c)
         if counted is not None:

@@ -41,9 +41,12 @@ def module_parts(shared: Shared) -> list[str]:
     out += [*_claim(plan), "", "", *WANT.strip("\n").splitlines(), "", "", *_wanted(plan), "", ""]
     for k, g in enumerate(plan.groups):
         out += [*_dispatch(shared, g, [t for t in grouped if t.group == g.name]), "", ""]
-        out += [*_run_parallel(shared, g), "", ""]
+        if g.name not in shared.warp:  # (a poll on all lanes runs its loops itself: codegen/warppoll.py)
+            out += [*_run_parallel(shared, g), "", ""]
         out += [*groupwaits.local_wait(shared, g), "", "", *groupwaits.stuck(g), "", ""]
-        text = PINNED.format(ready=READY, fork=FORK, abort=ABORT, g=g.name)
+        form = ALL_LANES if g.name in shared.warp else LANE0
+        text = PINNED.replace("{poll}", form["poll"]).replace("{tail}", form["tail"]).replace("{who}", form["who"])
+        text = text.format(ready=READY, fork=FORK, abort=ABORT, g=g.name)
         out += [*text.strip("\n").splitlines(), "", ""]
         out += [*_runner(shared, g, k), "", ""]
     out += _run_group(plan)
@@ -74,8 +77,8 @@ def _run_parallel(shared: Shared, g: GroupDef) -> list[str]:
     out = ["@cuda.jit(device=True)", f"def run_parallel_{g.name}(command, w, lane, G, L):"]
     for loop in shared.parallel:
         owner = groups.group_of_function(shared.plan, loop.fn)
-        if loop.bulk or (owner is not None and owner.name != g.name):
-            continue
+        if loop.bulk or loop.inline or (owner is not None and owner.name != g.name):
+            continue  # (an inline loop's poll calls it itself: codegen/warppoll.py)
         out.append(f"    if command == {loop.gid}:")
         state = shared.par_g(loop.gid)
         locals_ = ", L" if owner else ""
@@ -196,19 +199,18 @@ def group_want(w, op, G):
 PINNED = """
 @cuda.jit(device=True)
 def pinned_{g}(inst, w, lane, G, L, GW):
-    # One task instance of a group on this warp, from its start to its end. Lane 0 polls it;
-    # a pending poll is tried again (its local channels wake nobody: this is their wake), now
-    # and then with the service of timers and the host and a look at the run's end.
+    # One task instance of a group on this warp, from its start to its end.
+    # {who}; a pending poll is tried again (its local channels wake nobody: this is
+    # their wake), now and then with the service of timers and the host and a look at the run's end.
     CMD, CTL = G.exec.CMD, G.sched.CTL
     wl = cuda.threadIdx.x // LANES
     if lane == 0:
         G.sched.ST[inst] = dl.RUNNING
     spins = int64(0)
+    v = int64(0)
     while True:
         command = int64(0)
-        if lane == 0:
-            v = view_{g}(L)
-            r = dispatch_{g}(inst, w, G, L)
+{poll}
             if r != {fork} and r != {ready} and r != {abort}:
                 code = local_wait_{g}(inst, G)
                 if code >= 0:  # stuck at view v unless another warp changes a local channel
@@ -250,13 +252,33 @@ def pinned_{g}(inst, w, lane, G, L, GW):
                         dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
                         command = dl.CMD_EXIT
             CMD[w, dl.CMD_COMMAND] = command
-        command = dl.warp_command(CMD, w, command)  # lane 0's, to every lane by shuffle
+{tail}
+"""
+
+# the lane-0 poll: the lanes run what it hands them (a parallel loop: FORK)
+LANE0 = {
+    "who": "Lane 0 polls it",
+    "poll": """        if lane == 0:
+            v = view_{g}(L)
+            r = dispatch_{g}(inst, w, G, L)""",
+    "tail": """        command = dl.warp_command(CMD, w, command)  # lane 0's, to every lane by shuffle
         if command == dl.CMD_EXIT:
             return
         if command > 0:
             run_parallel_{g}(command, w, lane, G, L)
-        dl.warp_sync(CMD, w)
-"""
+        dl.warp_sync(CMD, w)""",
+}
+# the poll on all 32 lanes (codegen/warppoll.py): its parallel loops inside it, never a FORK
+ALL_LANES = {
+    "who": "All 32 lanes poll it (codegen/warppoll.py), lane 0 says what follows",
+    "poll": """        if lane == 0:
+            v = view_{g}(L)
+        r = dispatch_{g}(inst, w, G, L)
+        if lane == 0:""",
+    "tail": """        if dl.warp_command(CMD, w, command) == dl.CMD_EXIT:  # lane 0's, to every lane
+            return""",
+}
+
 
 KERNEL = """
 @cuda.jit(device=True)

@@ -196,23 +196,35 @@ def close(name: str) -> str:
     return f"dgroups.lch_close(L.ch_{item(name)})"
 
 
-def send_lines(ch: ChannelDef, value: str, rdy: str) -> list[str]:
-    """One attempt to send the value the send's frame holds; ``rdy`` unless the ring is full."""
+def send_lines(ch: ChannelDef, value: str, rdy: str, warp: bool = False) -> list[str]:
+    """One attempt to send the value the send's frame holds; ``rdy`` unless the ring is full.
+    ``warp``: the poll runs on all 32 lanes (codegen/warppoll.py): lane 0 sends, all learn how."""
     sent = f"sent_{rdy}"
     data = value if ch.elem in ir.FLOATS else f"int64({value})"
+    ring_ = ring(ch.name).format(cap=ch.capacity)
+    attempt = (
+        f"dgroups.lch_send_warp({ring_}, {data}, G.exec.CMD, w, lane)"
+        if warp
+        else f"dgroups.lch_try_send({ring_}, {data})"
+    )
     return [
-        f"{sent} = dgroups.lch_try_send({ring(ch.name).format(cap=ch.capacity)}, {data})",
+        f"{sent} = {attempt}",
         f"{rdy} = {sent} != dgroups.LCH_FULL",
-        f"if {sent} == dgroups.LCH_CLOSED_SEND:",
+        f"if {sent} == dgroups.LCH_CLOSED_SEND{' and lane == 0' if warp else ''}:",
         "    dl.add(G.sched.CTL, dsync.CTL_CLOSED_SENDS, int64(1))  # the value is dropped",
     ]
 
 
-def recv_lines(ch: ChannelDef, rdy: str, out_target: list[str], ended: str | None) -> list[str]:
-    """One attempt to receive into the warp's scratch word; ``ended``: closed and drained."""
+def recv_lines(ch: ChannelDef, rdy: str, out_target: list[str], ended: str | None, warp: bool = False) -> list[str]:
+    """One attempt to receive into the warp's scratch word (``warp``: into ``got_<rdy>``, lane 0's
+    take by shuffle, codegen/warppoll.py); ``ended``: closed and drained."""
     took = f"took_{rdy}"
-    scratch = "G.exec.SCRATCH_F" if ch.elem in ir.FLOATS else "G.exec.SCRATCH_I"
-    lines = [f"{took} = dgroups.lch_try_recv({ring(ch.name).format(cap=ch.capacity)}, {scratch}, w)"]
+    ring_ = ring(ch.name).format(cap=ch.capacity)
+    if warp:
+        lines = [f"{took}, got_{rdy} = dgroups.lch_recv_warp({ring_}, G.exec.CMD, w, lane)"]
+    else:
+        scratch = "G.exec.SCRATCH_F" if ch.elem in ir.FLOATS else "G.exec.SCRATCH_I"
+        lines = [f"{took} = dgroups.lch_try_recv({ring_}, {scratch}, w)"]
     if ended is not None:
         lines.append(f"{ended} = {took} == dgroups.LCH_ENDED")
     lines += [f"{rdy} = {took} == dgroups.LCH_TOOK"]
@@ -221,7 +233,10 @@ def recv_lines(ch: ChannelDef, rdy: str, out_target: list[str], ended: str | Non
     return lines
 
 
-def scratch(ch: ChannelDef) -> str:
+def scratch(ch: ChannelDef, rdy: str = "", warp: bool = False) -> str:
+    """Where a receive of local channel ``ch`` leaves its value."""
+    if warp:
+        return f"got_{rdy}"
     return "G.exec.SCRATCH_F[w]" if ch.elem in ir.FLOATS else "G.exec.SCRATCH_I[w]"
 
 

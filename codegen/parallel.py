@@ -13,6 +13,7 @@ import re
 
 from gasync.codegen import combined, groups, hoist, jam, reduce
 from gasync.codegen.bounds import long_range, stop_lines
+from gasync.codegen.exprs import local
 from gasync.codegen.machine import Emitter, ParallelLoop, Shared, UnsupportedError, captured_loads, source_line
 from gasync.codegen.maps import called_iteration, is_map, iteration_helper, unrolled_map
 from gasync.codegen.occupancy import LANES
@@ -62,18 +63,24 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
         *helper_u,
         *vhelper_u,
         "@cuda.jit(device=True)",
-        f"def par_{loop.gid}(w, lane, AI, AF, G{groups.locals_param(shared.plan, loop.fn)}):",
+        f"def par_{loop.gid}({_params(shared, loop)}):",
         f"    {source_line(shared.plan, s.span)}",
     ]
-    out += captured_loads(em, loop.captured, 2, "    ")
-    if loop.inst_word is not None:
-        out.append(f"    inst = AI[{loop.inst_word}]")
+    if not loop.inline:  # (an inline loop's captured locals and instance are its parameters)
+        out += captured_loads(em, loop.captured, 2, "    ")
+        if loop.inst_word is not None:
+            out.append(f"    inst = AI[{loop.inst_word}]")
     out += ["    " + line for line in em.guard_setup(s.body, None, always=long_range(s))]
+    lo, hi = ("lo", "hi") if loop.inline else ("G.exec.PARGS_I[w, 0]", "G.exec.PARGS_I[w, 1]")
     if near_the_top(s):  # lo + lane may wrap past 2^63 - 1 where hi is near it: no turn for such a lane
-        out += ["    k = G.exec.PARGS_I[w, 0]", "    hi = G.exec.PARGS_I[w, 1]", "    k = dl.lane_start(k, hi, lane)"]
+        out += (
+            [f"    k = dl.lane_start({lo}, {hi}, lane)"]
+            if loop.inline
+            else [f"    k = {lo}", f"    hi = {hi}", "    k = dl.lane_start(k, hi, lane)"]
+        )
     else:
-        out.append("    k = G.exec.PARGS_I[w, 0] + lane")
-        out.append("    hi = G.exec.PARGS_I[w, 1]")
+        out.append(f"    k = {lo} + lane")
+        out += [] if loop.inline else [f"    hi = {hi}"]
     out += combined.init_lines(updates, em.r, "    ")
     red = s.reduce
     if red is not None:
@@ -95,6 +102,16 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
         out += reduce.warp_lines(red.op, red.ty, "    ")
         out += reduce.store_lines(red, loop.result, loop.bulk, "    ")
     return narrowed_state(shared, loop, out)
+
+
+def _params(shared: Shared, loop: ParallelLoop) -> str:
+    """par_<gid>'s parameters: its argument rows, or, called inline by a poll on all 32 lanes
+    (codegen/warppoll.py), its range and captured locals (and instance) themselves."""
+    lp = groups.locals_param(shared.plan, loop.fn)
+    if not loop.inline:
+        return f"w, lane, AI, AF, G{lp}"
+    inst = ["inst"] if loop.inst_word is not None else []
+    return ", ".join(["w", "lane", "lo", "hi", *(local(name) for name, _ in loop.captured), *inst, f"G{lp}"])
 
 
 NARROW = True  # False: every parallel body takes all of G (what bench/NOTES.md measured against)

@@ -18,7 +18,7 @@ block.
 from __future__ import annotations
 
 from gasync.codegen import blockir as bir
-from gasync.codegen import groups
+from gasync.codegen import groups, warppoll
 from gasync.codegen.awaits import AwaitBlocks
 from gasync.codegen.blocks import expr_reads, owned
 from gasync.codegen.bounds import TURN_LOOK
@@ -71,6 +71,7 @@ class PollEmitter(SendLoops, AwaitBlocks):
         self.block = block
         if task is not None and block is None:
             self.r.cursors = frozenset(shared.cursors(task.name))
+            self.warp = task.group is not None and task.group in shared.warp
         self.frame = shared.frames[fn.name]
         self.sw = "cb_i" if block else "fb_i"  # where this machine's state word is
         if block is None:
@@ -108,7 +109,10 @@ class PollEmitter(SendLoops, AwaitBlocks):
         self.cfg(self.body)
         if self.label is not None:
             self.finish_stmt(None)
-        return self.assemble(self.machine())
+        out = self.assemble(self.machine())
+        if self.warp:  # every lane gives up at the deadline, or none (codegen/warppoll.py)
+            out = [line.replace(warppoll.OVERDUE, warppoll.OVERDUE_WARP) for line in out]
+        return out
 
     def must_cut(self, s: ir.Stmt) -> bool:
         bulk = isinstance(s, ir.For) and s.kind == "bulk"
@@ -158,6 +162,16 @@ class PollEmitter(SendLoops, AwaitBlocks):
         if not self.takes_args:
             out.append(f"FI[{self.sw}] = {DONE_STATE}")
         return out
+
+    def _store(self, s: ir.Store, out: list[str], ind: str) -> None:
+        """A store; in a poll on all 32 lanes, made once, by lane 0, and the lanes meet after it:
+        every lane's later loads see it (codegen/warppoll.py; `out[g] += 1` is one add)."""
+        if not self.warp:
+            super()._store(s, out, ind)
+            return
+        out.append(ind + "if lane == 0:  # once (codegen/warppoll.py)")
+        super()._store(s, out, ind + "    ")
+        out.append(ind + warppoll.MEET)
 
     def internal_state(self, label: int, what: str) -> None:
         """Name a state of a task's own word that is no await site (traces and ``--states`` show it)."""
@@ -241,6 +255,8 @@ class PollEmitter(SendLoops, AwaitBlocks):
         em = Lines(1)
         em.out = self.head()
         em.line(FRAME)
+        if self.warp:
+            em.line(warppoll.LANE)
         never_suspends = self.block is None and not any(contains_suspend(x) for x in self.body)
         live = {s: frozenset() for s, _ in m.resume}
         if self.block is not None:  # its parent's locals, all of them, in and out

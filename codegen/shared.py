@@ -46,7 +46,8 @@ class ParallelLoop:
     # a reducing loop's value: ('I'/'F', its JOBARGS word) for a bulk loop, ('FI'/'FF', the AI word
     # that holds the index of its frame word) for a parallel one
     result: tuple[str, int] | None = None
-    inst_word: int | None = None  # where a body with bounds checks finds its task instance (AI)
+    inst_word: int | None = None  # where a body with bounds checks finds its task instance (AI; -1: inline's parameter)
+    inline: bool = False  # called where it stands by a poll on all 32 lanes (codegen/warppoll.py)
 
 
 @dataclass
@@ -60,6 +61,7 @@ class Shared:
     blocks: list[tuple[ir.AsyncBlock, str]] = field(default_factory=list)  # (block, enclosing function)
     has_sleep: bool = False
     trace: bool = False  # record polls and wakes into TRACE
+    warp: frozenset[str] = frozenset()  # the groups whose tasks are polled on all 32 lanes (codegen/warppoll.py)
     trace_channels: tuple[tuple[int, ...], ...] = ()  # per task, the channels its traced polls sample
     # a channel's send or receive wakes one waiter, not all: see channel_wakes_one()
     wake_one_ok: bool = True

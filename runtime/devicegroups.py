@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from numba import config, cuda, int64
 
+from gasync.runtime.devicewarp import first
 from gasync.runtime.order import add_release_cta, cas_acq_rel_cta, ld_acquire_cta, st_release_cta
 from gasync.runtime.state import LCH_CLOSED, LCH_DONE, LCH_RECV, LCH_SEND, LCH_WORDS
 
@@ -98,23 +99,61 @@ def lch_try_send(ring, data, base, cap, value):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def lch_try_recv(ring, data, base, cap, out, w):  # type: ignore[no-untyped-def]
-    """Take the oldest value into ``out[w]``: LCH_TOOK, LCH_NONE, or LCH_ENDED (closed and drained)."""
+def lch_claim(ring, cap):  # type: ignore[no-untyped-def]
+    """Claim the oldest value's position: (LCH_TOOK, pos), (LCH_NONE, 0), or (LCH_ENDED, 0)
+    (closed and drained). The taker reads slot ``pos % cap`` and then frees it (lch_free)."""
     while True:
         pos = ld_acquire_cta(ring, LCH_RECV)
         seq = ld_acquire_cta(ring, LCH_WORDS + pos % cap)  # pairs with the sender's publish
         if seq == 2 * pos + 1:
             if cas_acq_rel_cta(ring, LCH_RECV, pos, pos + 1) == pos:
-                out[w] = data[base + pos % cap]
-                st_release_cta(ring, LCH_WORDS + pos % cap, 2 * (pos + cap))  # the slot, to the sender of pos + cap
-                add_release_cta(ring, LCH_DONE, int64(1))  # ... and to the view (state.py, DONE)
-                return LCH_TOOK
+                return LCH_TOOK, pos
         elif seq < 2 * pos + 1:
             # empty at pos: ended once closed (the acquire pairs with lch_close) and no sender
             # holds a claimed position beyond what this receiver saw
             if ld_acquire_cta(ring, LCH_CLOSED) != 0 and ld_acquire_cta(ring, LCH_SEND) == pos:
-                return LCH_ENDED
-            return LCH_NONE
+                return LCH_ENDED, int64(0)
+            return LCH_NONE, int64(0)
+
+
+@cuda.jit(device=True)
+def lch_free(ring, cap, pos):  # type: ignore[no-untyped-def]
+    """The slot of claimed position ``pos``, read: free for its next sender."""
+    st_release_cta(ring, LCH_WORDS + pos % cap, 2 * (pos + cap))  # the slot, to the sender of pos + cap
+    add_release_cta(ring, LCH_DONE, int64(1))  # ... and to the view (state.py, DONE)
+
+
+@cuda.jit(device=True)
+def lch_try_recv(ring, data, base, cap, out, w):  # type: ignore[no-untyped-def]
+    """Take the oldest value into ``out[w]``: LCH_TOOK, LCH_NONE, or LCH_ENDED (closed and drained)."""
+    code, pos = lch_claim(ring, cap)
+    if code == LCH_TOOK:
+        out[w] = data[base + pos % cap]
+        lch_free(ring, cap, pos)
+    return code
+
+
+@cuda.jit(device=True)
+def lch_recv_warp(ring, data, base, cap, cmd, w, lane):  # type: ignore[no-untyped-def]
+    """lch_try_recv for a poll that runs on all 32 lanes (codegen/warppoll.py): lane 0 takes,
+    and every lane gets its outcome and the value (by shuffle), as (code, value)."""
+    code = LCH_NONE
+    value = data[base]  # (the value's type; lane 0's is the one every lane gets)
+    if lane == 0:
+        code, pos = lch_claim(ring, cap)
+        if code == LCH_TOOK:
+            value = data[base + pos % cap]
+            lch_free(ring, cap, pos)
+    return first(cmd, w, lane, code), first(cmd, w, lane, value)
+
+
+@cuda.jit(device=True)
+def lch_send_warp(ring, data, base, cap, value, cmd, w, lane):  # type: ignore[no-untyped-def]
+    """lch_try_send for a poll that runs on all 32 lanes: lane 0 sends, every lane gets the outcome."""
+    code = LCH_FULL
+    if lane == 0:
+        code = lch_try_send(ring, data, base, cap, value)
+    return first(cmd, w, lane, code)
 
 
 @cuda.jit(device=True)

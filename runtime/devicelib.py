@@ -38,7 +38,7 @@ from gasync.runtime.devicemath import (  # noqa: F401
     u64_word,
     word_u64,
 )
-from gasync.runtime.devicewarp import forget_warps, shfl_down, warp_command, warp_sync  # noqa: F401  (dl.*)
+from gasync.runtime.devicewarp import first, forget_warps, shfl_down, warp_command, warp_sync  # noqa: F401  (dl.*)
 from gasync.runtime.order import (  # noqa: F401  (the generated code calls these through dl)
     INLINE,
     aand,
@@ -245,6 +245,16 @@ def overdue(ctl):  # type: ignore[no-untyped-def]
         return True
     d = ld(ctl, CTL_DEADLINE)
     return d > 0 and now_ns() > d
+
+
+@cuda.jit(device=True)
+def overdue_warp(ctl, cmd, w, lane):  # type: ignore[no-untyped-def]
+    """``overdue`` as lane 0 saw it, in every lane: a poll that runs on all 32 lanes
+    (codegen/warppoll.py) gives up on all of them or on none."""
+    late = int64(0)
+    if lane == 0 and overdue(ctl):
+        late = int64(1)
+    return first(cmd, w, lane, late) != 0
 
 
 @cuda.jit(device=True)

@@ -1,4 +1,4 @@
-"""The warp's lanes meet: ``warp_sync``, ``warp_command``, ``shfl_down`` (re-exported by
+"""The warp's lanes meet: ``warp_sync``, ``warp_command``, ``shfl_down``, ``first`` (re-exported by
 runtime/devicelib.py, which generated code calls them through as ``dl``).
 
 Lanes 1..31 wait at warp_sync while lane 0 schedules; when lane 0 arrives, all
@@ -27,6 +27,7 @@ if SIM:
     _barriers_lock = threading.Lock()
 
     _rows: dict[tuple[int, int], list[object]] = {}
+    _firsts: dict[tuple[int, int], list[object]] = {}
 
     def forget_warps(abort: bool = False) -> None:
         """Drop the barriers of earlier runs (a warm simulator worker runs many); with
@@ -40,6 +41,7 @@ if SIM:
                 return
             _barriers.clear()
             _rows.clear()
+            _firsts.clear()
 
     def shfl_down(cmd, w, lane, value, off):  # type: ignore[no-untyped-def]
         """Lane ``lane + off``'s ``value`` (its own past lane 31), as ``shfl.sync.down``: the
@@ -60,6 +62,20 @@ if SIM:
             barrier = _barriers.setdefault(key, threading.Barrier(32))
         barrier.wait(timeout=3600)
 
+    def first(cmd, w, lane, value):  # type: ignore[no-untyped-def]
+        """The lanes meet (warp_sync) and each gets lane 0's ``value`` (``shfl.sync`` from lane
+        0), through one of two slots of the warp's own, taken in turn: lane 0 writes a slot
+        again only after every lane has passed the next meeting, so after it has read."""
+        key = (id(cmd), int(w))
+        with _barriers_lock:
+            slots = _firsts.setdefault(key, [None, None, *([0] * 32)])
+        turn = slots[2 + lane]
+        slots[2 + lane] = 1 - turn
+        if lane == 0:
+            slots[turn] = value
+        warp_sync(cmd, w)
+        return slots[turn]
+
     def warp_command(cmd, w, value):  # type: ignore[no-untyped-def]
         """The lanes meet (warp_sync) and each gets lane 0's ``value``, the command lane 0 left
         in ``cmd[w, CMD_COMMAND]`` before it came (the simulator's lanes read it there)."""
@@ -76,6 +92,13 @@ else:
         return cuda.shfl_down_sync(0xFFFFFFFF, value, off)
 
     @INLINE
+    def first(cmd, w, lane, value):  # type: ignore[no-untyped-def]
+        """warp_sync, then lane 0's ``value`` in every lane by shuffle (lane 0's writes before it,
+        an acquire it made among them, ordered before what every lane does after it)."""
+        warp_sync(cmd, w)
+        return cuda.shfl_sync(0xFFFFFFFF, value, 0)
+
+    @INLINE
     def warp_sync(cmd, w):  # type: ignore[no-untyped-def]
         """The warp's 32 lanes meet, their memory ordered (``syncwarp``), and go on as one: a
         full-warp vote after it. ``syncwarp`` alone left a warp that lane 0's poll had split
@@ -90,6 +113,4 @@ else:
         """warp_sync, then lane 0's ``value`` in every lane by shuffle: the command it also left
         in ``cmd[w, CMD_COMMAND]``, without each lane reading that word back from memory after
         the meeting (lane 0's store and the lanes' loads, a round trip each k-stage)."""
-        cuda.syncwarp()
-        cuda.all_sync(0xFFFFFFFF, True)
-        return cuda.shfl_sync(0xFFFFFFFF, value, 0)
+        return first(cmd, w, 0, value)

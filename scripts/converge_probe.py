@@ -48,27 +48,17 @@ AT = {
 }
 # the warp loops' reconvergence tried: (text in the module, its replacement). The "vote" and
 # "shfl" variants measured in the tenth session (bench/NOTES.md) are main's code now
-# (dl.warp_sync votes, dl.warp_command shuffles lane 0's command to the lanes).
+# (dl.warp_sync votes, dl.warp_command shuffles lane 0's command to the lanes). The group's
+# tasks poll on all 32 lanes (codegen/warppoll.py): the lane-0 loop's "onesync" is gone with it.
+EXIT_AT = "        if dl.warp_command(CMD, w, command) == dl.CMD_EXIT:  # lane 0's, to every lane\n            "
 VARIANTS: dict[str, list[tuple[str, str]]] = {
     "as-is": [],
     # no naps between looks at a local channel (codegen/groupkernel.py QUIET_NAPS)
     "nonaps": [("QUIET_NAPS = 32\n", "QUIET_NAPS = 0\n")],
     # no service or deadline look every 64 pending polls
     "nospin": [("                if spins % 64 == 0:\n", "                if False:\n")],
-    # the loop's second meeting (after the parallel loop) left out
-    "onesync": [
-        (
-            "            run_parallel_mm(command, w, lane, G, L)\n        dl.warp_sync(CMD, w)\n",
-            "            run_parallel_mm(command, w, lane, G, L)\n",
-        )
-    ],
     # the end of the run leaves the loop by break, not return
-    "break": [
-        (
-            "        if command == dl.CMD_EXIT:\n            return\n",
-            "        if command == dl.CMD_EXIT:\n            break\n",
-        )
-    ],
+    "break": [(EXIT_AT + "return\n", EXIT_AT + "break\n")],
 }
 
 

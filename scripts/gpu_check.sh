@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|warppoll|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -107,6 +107,21 @@ log="$out/gpu-$part.log"
     timeout 100 python3 scripts/group_probe.py --tiles 512 $v --runs 3 2>&1 | grep -v -i warn | tail -3
   done
   timeout 150 python3 bench/run.py --reps 3 --only B7 2>&1 | grep -E "ratio|GB/s" | grep -v -e unchecked -e variant | cut -c1-150
+  fi
+  if in_part warppoll; then
+  # a group task's poll on all 32 lanes (codegen/warppoll.py, twenty-sixth session): B7 and B8
+  # with the lane-0 poll (a stage) beside the tree, then B7's loaders alone at the tree
+  echo "== B7, B8 with the lane-0 poll (a stage), then as the tree is"
+  PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" lane0 B7,B8 codegen/warppoll.py \
+    's/^WARP_POLL = True/WARP_POLL = False/' 2>&1 | grep -E "== stage|ratio|wrote" | grep -v unchecked | cut -c1-160
+  timeout 200 python3 bench/run.py --reps 3 --only B7,B8 2>&1 | grep -E "ratio|GB/s|GFLOP|wrote" | grep -v unchecked | cut -c1-170
+  cp "$(ls -t bench/results/*-b7-b8.json | head -1)" "$out/tree-b7-b8.json" 2>/dev/null
+  echo "-- the lanes together (scripts/converge_probe.py): in B8's compute loop, at a task's start, at its loop's top"
+  for at in loop entry looptop; do timeout 100 python3 scripts/converge_probe.py --at $at 2>&1 | tail -1; done
+  echo "-- B7's loaders alone, then the compute tasks alone"
+  for h in "--half loads" "--half stores"; do
+    timeout 100 python3 scripts/group_probe.py --tiles 512 --runs 3 $h 2>&1 | grep -v -i warn | tail -3
+  done
   fi
   if in_part bulk; then
   # B7 with a stage's copy by the bulk copy engine (codegen/groups.py BULK_COPY, off since run 55:

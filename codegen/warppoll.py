@@ -1,0 +1,128 @@
+"""A group task's poll on all 32 lanes of its pinned warp (docs/executor-v2.md, twenty-sixth session).
+
+A task of a group runs pinned to a warp (codegen/groupkernel.py). Polled by
+lane 0 alone, each of its ``parallel for`` loops costs a FORK: the poll stores
+the loop's range and captured locals in global memory, suspends (its live
+locals into the frame), the warp meets, reads the arguments back, runs the
+loop, meets again, and lane 0 polls again (the frame reloaded). Where every
+statement the poll runs itself gives the same result on every lane, the whole
+warp runs the poll instead, and a parallel loop is a call right where it
+stands (``par_<k>`` taking its range and captured locals as arguments, each
+lane its share), followed by one meeting for the shared-memory writes it made.
+
+What must happen once happens on lane 0, its outcome to every lane by
+shuffle (``dl.first``): a local channel's send or receive (runtime/devicegroups.py,
+``lch_send_warp``, ``lch_recv_warp``), the closed-sends count, the look at the
+run's deadline (``dl.overdue_warp``: all lanes give up, or none), a store to a
+buffer outside the loops (lane 0's, then the lanes meet: `out[g] += 1` adds
+once, and every lane's later load sees it). The frame's words: every lane
+stores the same value and loads its own store (one transaction a warp). The
+pinned loop's pending path (the view, the stuck check, the naps) stays on lane 0.
+
+Only a group whose tasks' polls await nothing but local channels and whose
+statements outside parallel loops have no effect that must happen once
+(atomics, counters, signals, calls of fns, which may give up at the deadline on
+one lane and not another) runs so; the others, and every group of a traced
+run, keep the lane-0 poll. The simulator runs the same code: its shuffle is a
+row of the warp's own and a barrier of its 32 threads (runtime/devicewarp.py).
+"""
+
+from __future__ import annotations
+
+from gasync.codegen import groups
+from gasync.codegen.shared import Shared
+from gasync.planner import ir
+from gasync.planner.model import Plan, TaskDef
+from gasync.planner.walk import exprs_of, subexprs
+
+WARP_POLL = True  # False: every group task is polled by lane 0 (what bench/NOTES.md measured before)
+
+OVERDUE = "dl.overdue(G.sched.CTL)"
+OVERDUE_WARP = "dl.overdue_warp(G.sched.CTL, G.exec.CMD, w, lane)"
+MEET = "dl.warp_sync(G.exec.CMD, w)  # the lanes meet: each sees what was stored"
+LANE = "lane = cuda.threadIdx.x % LANES  # the poll runs on every lane of its warp (codegen/warppoll.py)"
+
+
+def state_mark(gid: int) -> str:
+    """Where a poll's call of inline loop ``gid`` passes its ``G``: known once its body is
+    rendered (codegen/parallel.py, narrowed_state), after the polls (``with_states``)."""
+    return f"@G_OF_PAR_{gid}@"
+
+
+def with_states(shared: Shared, lines: list[str]) -> list[str]:
+    """``lines`` with each inline loop's mark replaced by what its calls pass for ``G``."""
+    marks = {state_mark(loop.gid): shared.par_g(loop.gid) for loop in shared.parallel if loop.inline}
+    if not marks:
+        return lines
+    out = []
+    for line in lines:
+        if "@G_OF_PAR_" in line:
+            for mark, state in marks.items():
+                line = line.replace(mark, state)
+        out.append(line)
+    return out
+
+
+# what a poll on all lanes may evaluate outside its parallel loops: the same on every lane
+_PURE = (ir.Lit, ir.Var, ir.Load, ir.Unary, ir.Binary, ir.Cast)
+
+
+def warp_groups(plan: Plan, trace: bool) -> frozenset[str]:
+    """The groups whose tasks are polled on all 32 lanes."""
+    if not WARP_POLL or trace:
+        return frozenset()
+    out = set()
+    for g in plan.groups:
+        tasks = [t for t in plan.tasks if t.group == g.name]
+        if tasks and all(eligible(plan, t) for t in tasks):
+            out.add(g.name)
+    return frozenset(out)
+
+
+def eligible(plan: Plan, task: TaskDef) -> bool:
+    """Whether ``task``'s poll gives the same result on every lane (the module's docstring)."""
+    return _body_ok(plan.function(task.body.name).body)
+
+
+def _body_ok(body: tuple[ir.Stmt, ...]) -> bool:
+    return all(_stmt_ok(s) for s in body)
+
+
+def _stmt_ok(s: ir.Stmt) -> bool:
+    if isinstance(s, ir.AwaitS):
+        f = s.future
+        return isinstance(f, ir.Send | ir.Recv) and groups.is_local(f.chan) and _exprs_ok(_future_exprs(f))
+    if isinstance(s, ir.ForAwait):
+        return groups.is_local(s.chan) and _body_ok(s.body)
+    if isinstance(s, ir.For):
+        bounds = _exprs_ok((s.start, s.stop))
+        if s.kind == "parallel":  # its body runs on each lane anyway: anything it may do there
+            return bounds and s.reduce is None
+        return bounds and s.kind == "seq" and _body_ok(s.body)
+    if isinstance(s, ir.If):
+        return _exprs_ok((s.cond,)) and _body_ok(s.then) and _body_ok(s.orelse)
+    if isinstance(s, ir.While):
+        return _exprs_ok((s.cond,)) and _body_ok(s.body)
+    if isinstance(s, ir.Loop):
+        return _body_ok(s.body)
+    if isinstance(s, ir.Let | ir.Store | ir.Eval | ir.Return | ir.Break | ir.Continue):
+        return _exprs_ok(tuple(exprs_of(s)))
+    return False  # a select, a join, an async block: the lane-0 poll
+
+
+def _future_exprs(f: ir.Send | ir.Recv) -> tuple[ir.Expr, ...]:
+    return (f.value,) if isinstance(f, ir.Send) else ()
+
+
+def _exprs_ok(exprs: tuple[ir.Expr, ...]) -> bool:
+    for e in exprs:
+        for x in subexprs(e):
+            if isinstance(x, ir.ChannelClose):
+                if not groups.is_local(x.name):
+                    return False
+            elif isinstance(x, ir.Call):
+                if x.kind != "builtin":
+                    return False
+            elif not isinstance(x, _PURE):
+                return False
+    return True
