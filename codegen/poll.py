@@ -163,15 +163,19 @@ class PollEmitter(SendLoops, AwaitBlocks):
             out.append(f"FI[{self.sw}] = {DONE_STATE}")
         return out
 
-    def _store(self, s: ir.Store, out: list[str], ind: str) -> None:
-        """A store; in a poll on all 32 lanes, made once, by lane 0, and the lanes meet after it:
-        every lane's later loads see it (codegen/warppoll.py; `out[g] += 1` is one add)."""
-        if not self.warp:
-            super()._store(s, out, ind)
+    def stmt(self, s: ir.Stmt, out: list[str], ind: str) -> None:
+        """A statement; in a poll on all 32 lanes, one that must happen once (a store, an atomic:
+        warppoll.once) is lane 0's, then the lanes meet, each with its value (`out[g] += 1` adds
+        once, and every lane's later load sees it)."""
+        if not (self.warp and warppoll.once(s)):
+            super().stmt(s, out, ind)
             return
         out.append(ind + "if lane == 0:  # once (codegen/warppoll.py)")
-        super()._store(s, out, ind + "    ")
-        out.append(ind + warppoll.MEET)
+        super().stmt(s, out, ind + "    ")
+        if isinstance(s, ir.Let):
+            out.append(ind + f"{local(s.var)} = {warppoll.shuffled(local(s.var), NP[str(self.types[s.var])])}")
+        else:
+            out.append(ind + warppoll.MEET)
 
     def internal_state(self, label: int, what: str) -> None:
         """Name a state of a task's own word that is no await site (traces and ``--states`` show it)."""
