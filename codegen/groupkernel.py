@@ -44,9 +44,8 @@ def module_parts(shared: Shared) -> list[str]:
         if g.name not in shared.warp:  # (a poll on all lanes runs its loops itself: codegen/warppoll.py)
             out += [*_run_parallel(shared, g), "", ""]
         out += [*groupwaits.local_wait(shared, g), "", "", *groupwaits.stuck(g), "", ""]
-        form = ALL_LANES if g.name in shared.warp else LANE0
-        text = PINNED.replace("{poll}", form["poll"]).replace("{tail}", form["tail"]).replace("{who}", form["who"])
-        text = text.format(ready=READY, fork=FORK, abort=ABORT, g=g.name)
+        form = {part: text.format(g=g.name) for part, text in (ALL_LANES if g.name in shared.warp else LANE0).items()}
+        text = PINNED.format(ready=READY, fork=FORK, abort=ABORT, g=g.name, **form)
         out += [*text.strip("\n").splitlines(), "", ""]
         out += [*_runner(shared, g, k), "", ""]
     out += _run_group(plan)

@@ -109,10 +109,7 @@ class PollEmitter(SendLoops, AwaitBlocks):
         self.cfg(self.body)
         if self.label is not None:
             self.finish_stmt(None)
-        out = self.assemble(self.machine())
-        if self.warp:  # every lane gives up at the deadline, or none (codegen/warppoll.py)
-            out = [line.replace(warppoll.OVERDUE, warppoll.OVERDUE_WARP) for line in out]
-        return out
+        return self.assemble(self.machine())
 
     def must_cut(self, s: ir.Stmt) -> bool:
         bulk = isinstance(s, ir.For) and s.kind == "bulk"
@@ -187,8 +184,11 @@ class PollEmitter(SendLoops, AwaitBlocks):
         return [ind + "turns += 1", *self.gives_up(ind, TURN_LOOK)]
 
     def gives_up(self, ind: str, when: str) -> list[str]:
+        """Where ``when`` holds, a look at the deadline (every lane's in a poll on all lanes:
+        lane 0's look, shuffled, so that all give up or none: codegen/warppoll.py)."""
+        overdue = warppoll.OVERDUE_WARP if self.warp else "dl.overdue(G.sched.CTL)"
         return [
-            ind + f"if {when} and dl.overdue(G.sched.CTL):",
+            ind + f"if {when} and {overdue}:",
             ind + f"    return {self.returned(str(ABORT))}  # the run's deadline passed in this loop",
         ]
 

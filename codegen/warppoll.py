@@ -39,7 +39,6 @@ from gasync.planner.walk import exprs_of, subexprs
 
 WARP_POLL = True  # False: every group task is polled by lane 0 (what bench/NOTES.md measured before)
 
-OVERDUE = "dl.overdue(G.sched.CTL)"
 OVERDUE_WARP = "dl.overdue_warp(G.sched.CTL, G.exec.CMD, w, lane)"
 MEET = "dl.warp_sync(G.exec.CMD, w)  # the lanes meet: each sees what lane 0 did"
 LANE = "lane = cuda.threadIdx.x % LANES  # the poll runs on every lane of its warp (codegen/warppoll.py)"
