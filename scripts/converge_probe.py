@@ -23,14 +23,19 @@ import numpy as np
 from probing import ROOT, parser
 
 COUNT = "float32(cuda.popc(cuda.activemask()))"
-STORE = "        L.b_acc[uint64(v_e)] = v_sum\n"  # the compute loop's store of its sum
+# the compute loop's stores of its sums: the jammed loop's four (codegen/jam.py: every iteration
+# at B8's tile of 32 x 32) and the one of the loop after it (a remainder)
+STORES = [f"            L.b_acc[uint64(j{j}_v_e)] = j{j}_v_sum\n" for j in range(4)]
+STORES.append("        L.b_acc[uint64(v_e)] = v_sum\n")
 MARK = "    L.b_acc[uint64(lane + 32 * wl)] = " + COUNT  # a pinned warp's count, at its lanes' places
+KEEP = [(store, store.split("L.b_acc")[0] + "pass\n") for store in STORES]  # the stores left out
+LOOP_TOP = "    v = int64(0)\n    while True:\n        command = int64(0)\n"  # the pinned loop's (not the executor's)
 # where the count is taken (--at): the compute loop's iterations, or each pinned warp (loader
-# 0..31, compute 32..63 of every tile) as it starts its task, or at its loop's last turn
+# 0..31, compute 32..63 of every tile) as it starts its task, or at its loop's every turn
 AT = {
-    "loop": [(STORE, f"        L.b_acc[uint64(v_e)] = {COUNT}\n")],
+    "loop": [(store, store.split("=")[0] + f"= {COUNT}\n") for store in STORES],
     "entry": [
-        (STORE, "        v_sum = v_sum\n"),
+        *KEEP,
         (
             "    wl = cuda.threadIdx.x // LANES\n    if lane == 0:\n        G.sched.ST[inst] = dl.RUNNING\n",
             "    wl = cuda.threadIdx.x // LANES\n"
@@ -38,13 +43,7 @@ AT = {
             + "\n    if lane == 0:\n        G.sched.ST[inst] = dl.RUNNING\n",
         ),
     ],
-    "looptop": [
-        (STORE, "        v_sum = v_sum\n"),
-        (
-            "    while True:\n        command = int64(0)\n        if lane == 0:\n",
-            "    while True:\n    " + MARK + "\n        command = int64(0)\n        if lane == 0:\n",
-        ),
-    ],
+    "looptop": [*KEEP, (LOOP_TOP, LOOP_TOP + "    " + MARK + "\n")],
 }
 # the warp loops' reconvergence tried: (text in the module, its replacement). The "vote" and
 # "shfl" variants measured in the tenth session (bench/NOTES.md) are main's code now
