@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from numba import config, cuda, int64
 
-from gasync.runtime.devicewarp import first
+from gasync.runtime.devicewarp import first, first2
 from gasync.runtime.order import add_release_cta, cas_acq_rel_cta, ld_acquire_cta, st_release_cta
 from gasync.runtime.state import LCH_CLOSED, LCH_DONE, LCH_RECV, LCH_SEND, LCH_WORDS
 
@@ -144,7 +144,7 @@ def lch_recv_warp(ring, data, base, cap, cmd, w, lane):  # type: ignore[no-untyp
         if code == LCH_TOOK:
             value = data[base + pos % cap]
             lch_free(ring, cap, pos)
-    return first(cmd, w, lane, code), first(cmd, w, lane, value)
+    return first2(cmd, w, lane, code, value)
 
 
 @cuda.jit(device=True)

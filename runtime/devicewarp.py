@@ -1,4 +1,4 @@
-"""The warp's lanes meet: ``warp_sync``, ``warp_command``, ``shfl_down``, ``first`` (re-exported by
+"""The warp's lanes meet: ``warp_sync``, ``warp_command``, ``shfl_down``, ``first``, ``first2`` (re-exported by
 runtime/devicelib.py, which generated code calls them through as ``dl``).
 
 Lanes 1..31 wait at warp_sync while lane 0 schedules; when lane 0 arrives, all
@@ -76,6 +76,10 @@ if SIM:
         warp_sync(cmd, w)
         return slots[turn]
 
+    def first2(cmd, w, lane, a, b):  # type: ignore[no-untyped-def]
+        """``first`` of two values at one meeting."""
+        return first(cmd, w, lane, (a, b))
+
     def warp_command(cmd, w, value):  # type: ignore[no-untyped-def]
         """The lanes meet (warp_sync) and each gets lane 0's ``value``, the command lane 0 left
         in ``cmd[w, CMD_COMMAND]`` before it came (the simulator's lanes read it there)."""
@@ -97,6 +101,12 @@ else:
         an acquire it made among them, ordered before what every lane does after it)."""
         warp_sync(cmd, w)
         return cuda.shfl_sync(0xFFFFFFFF, value, 0)
+
+    @INLINE
+    def first2(cmd, w, lane, a, b):  # type: ignore[no-untyped-def]
+        """``first`` of two values at one meeting: two shuffles after it."""
+        warp_sync(cmd, w)
+        return cuda.shfl_sync(0xFFFFFFFF, a, 0), cuda.shfl_sync(0xFFFFFFFF, b, 0)
 
     @INLINE
     def warp_sync(cmd, w):  # type: ignore[no-untyped-def]
