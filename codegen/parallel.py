@@ -71,16 +71,10 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
         if loop.inst_word is not None:
             out.append(f"    inst = AI[{loop.inst_word}]")
     out += ["    " + line for line in em.guard_setup(s.body, None, always=long_range(s))]
-    lo, hi = ("lo", "hi") if loop.inline else ("G.exec.PARGS_I[w, 0]", "G.exec.PARGS_I[w, 1]")
-    if near_the_top(s):  # lo + lane may wrap past 2^63 - 1 where hi is near it: no turn for such a lane
-        out += (
-            [f"    k = dl.lane_start({lo}, {hi}, lane)"]
-            if loop.inline
-            else [f"    k = {lo}", f"    hi = {hi}", "    k = dl.lane_start(k, hi, lane)"]
-        )
-    else:
-        out.append(f"    k = {lo} + lane")
-        out += [] if loop.inline else [f"    hi = {hi}"]
+    if not loop.inline:  # (an inline loop's range is its parameters)
+        out += ["    lo = G.exec.PARGS_I[w, 0]", "    hi = G.exec.PARGS_I[w, 1]"]
+    # near 2^63 - 1, lo + lane may wrap where hi is near it: no turn for such a lane
+    out.append("    k = dl.lane_start(lo, hi, lane)" if near_the_top(s) else "    k = lo + lane")
     out += combined.init_lines(updates, em.r, "    ")
     red = s.reduce
     if red is not None:

@@ -67,14 +67,10 @@ log="$out/gpu-$part.log"
   timeout 150 python3 scripts/run_files_probe.py --inputs 8 2>&1 | head -70
   fi
   if in_part launch; then
-  # the prepared launch's call and its parts (runs 37-41, bench/NOTES.md), with Python's collector
-  # held off over it and not (runtime/hostgc.py), then B4 with the collector left alone (the stage
-  # `gcfree`) beside the tree
+  # the prepared launch's call and its parts (runs 37-41 and 58, bench/NOTES.md), then B4
   echo "== the launch call's parts (scripts/launch_parts_probe.py)"
   timeout 150 python3 scripts/launch_parts_probe.py 12 2>&1 | grep -v -i warn | head -30
-  echo "== B4, the collector free in the launch window (a stage), then as the tree is"
-  PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" gcfree B4 runtime/hostgc.py 's/^PAUSE = True/PAUSE = False/' \
-    2>&1 | grep -E "ratio|wrote" | grep -v -e unchecked | cut -c1-160
+  echo "== B4 as the tree is"
   timeout 150 python3 bench/run.py --reps 3 --only B4 2>&1 | grep -E "ratio|GB/s|wrote" | grep -v unchecked | cut -c1-170
   cp "$(ls -t bench/results/*-b4.json | head -1)" "$out/tree-b4.json" 2>/dev/null
   fi

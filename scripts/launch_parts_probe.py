@@ -4,10 +4,9 @@ conversion is not it. This times each step of ``Prepared.launch`` on B4's progra
 scalars' marshalling, the update of the kept pointers, the launch itself), then the driver's
 launch of the same kernel on the same pointers back to back (no reset, no synchronize between:
 what the driver call alone costs), then a one-parameter Numba kernel's launch, in one process,
-and a cProfile of ten runs' launch calls. First, the tree's own launch call with Python's
-collector paused over it and not (runtime/hostgc.py, the twenty-fifth session's reading: a
-collection set off by the launch's first allocation after a reset), and the driver's call after
-a reset with the collector off.
+and a cProfile of ten runs' launch calls. First, the tree's own launch call; with the driver's
+calls after a reset, one with Python's collector off (run 58: no different, so the collector is
+not the call's 35-70 us after a reset).
 
 Usage on the device: python3 scripts/launch_parts_probe.py [RUNS]"""
 
@@ -25,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 import gasync
-from gasync.runtime import hostgc, kernelargs, prepared
+from gasync.runtime import kernelargs, prepared
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -59,14 +58,11 @@ def main() -> None:
     kernelargs.DIRECT = True
     prog = gasync.compile(ROOT / "bench/programs/b4_loader.gasync", defines={"N": 1 << 20, "TILE": 65536, "C": 16})
     inputs = {"x": np.ones(1 << 20, np.float32), "y": np.zeros(1 << 20, np.float32)}
-    for pause in (False, True, False):  # Python's collector free to run in the launch call, or held off
-        hostgc.PAUSE = pause
-        prepared.CACHE.clear()
-        got = [prog.run(backend="cuda", inputs=inputs).stats for _ in range(runs)]
-        own = [st["launch_ms"] / 1e3 for st in got]
-        kernel = [st["kernel_ms"] / 1e3 for st in got]
-        print(f"the tree's launch call, hostgc.PAUSE={pause}: {_median_us(own[1:])}; to sync {_median_us(kernel[1:])}")
-    hostgc.PAUSE = True
+    prepared.CACHE.clear()
+    got = [prog.run(backend="cuda", inputs=inputs).stats for _ in range(runs)]
+    own = [st["launch_ms"] / 1e3 for st in got]
+    kernel = [st["kernel_ms"] / 1e3 for st in got]
+    print(f"the tree's launch call: {_median_us(own[1:])}; to sync {_median_us(kernel[1:])}")
     prepared.CACHE.clear()
     parts: dict[str, list[float]] = {"marshal timeout": [], "marshal mode": [], "update": [], "driver launch": []}
     seen: list[prepared.Prepared] = []
