@@ -8,7 +8,13 @@ shared array, as a group's loader and compute warps do (runtime/devicegroups.py)
   with ``st.release.cta``; warp 1's lane 0 waits for it with ``ld.acquire.cta``, its
   lanes meet at ``__syncwarp`` and read. Correct under the PTX memory model (the warp
   meetings and the release/acquire pair order every write before every read);
-- ``barrier``: the same with ``__syncthreads`` in place of the flag.
+- ``barrier``: the same with ``__syncthreads`` in place of the flag;
+- ``mbar1``, ``mbar32``: a ring of 2 stages, 64 rounds, each stage's ``full`` and ``empty``
+  an mbarrier in shared memory (``mbarrier.arrive`` is a release, ``try_wait.parity`` an
+  acquire, both .cta): with ``mbar1`` lane 0 arrives and waits for its warp (meeting at
+  ``__syncwarp``), as a local channel's lane 0 does; with ``mbar32`` every lane arrives
+  (a count of 32) and every lane waits. The rounds reuse each stage, so a read-then-write
+  hazard would be seen too.
 Each checks what warp 1 read (exit 1 if wrong). If racecheck reports hazards for ``flag``
 and none for ``barrier``, it does not follow release/acquire through shared memory, and
 hazards of that shape in a group's kernel are that pattern, not races.
@@ -23,9 +29,110 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))  # the repository root is the package gasync
 
-from numba import cuda, float32, int64  # noqa: E402
+from llvmlite import ir as llvm_ir  # noqa: E402
+from numba import cuda, float32, int64, types  # noqa: E402
+from numba.cuda.extending import intrinsic  # noqa: E402
 
-from gasync.runtime.order import ld_acquire_cta, st_release_cta  # noqa: E402
+from gasync.runtime.order import _pointer, ld_acquire_cta, st_release_cta  # noqa: E402
+
+ROUNDS, STAGES = 64, 2
+BARS = 2 * STAGES  # full[s] at s, empty[s] at STAGES + s
+
+
+def _asm(builder, ret, operands, text, constraints):  # type: ignore[no-untyped-def]
+    fty = llvm_ir.FunctionType(ret, [v.type for v in operands])
+    return builder.call(llvm_ir.InlineAsm(fty, text, constraints, side_effect=True), operands)
+
+
+def _shared(op, addr="$0"):  # type: ignore[no-untyped-def]
+    """PTX for ``op`` at ``[%sa]``, the shared-window form of the generic address ``addr``."""
+    return f"{{ .reg .u64 %sa; .reg .pred %p; cvta.to.shared.u64 %sa, {addr}; {op} }}"
+
+
+@intrinsic
+def mbar_init(typingctx, mb, slot, count):  # type: ignore[no-untyped-def]
+    """``mb[slot]`` made an mbarrier whose phase ``count`` arrivals complete."""
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        bar = _pointer(context, builder, signature.args[0], signature.args[1], args[0], args[1])
+        n = context.cast(builder, args[2], signature.args[2], types.uint32)
+        text = _shared("mbarrier.init.shared::cta.b64 [%sa], $1;")
+        _asm(builder, llvm_ir.VoidType(), [bar, n], text, "l,r,~{memory}")
+        return context.get_dummy_value()
+
+    return types.void(mb, slot, count), codegen
+
+
+@intrinsic
+def mbar_arrive(typingctx, mb, slot):  # type: ignore[no-untyped-def]
+    """One arrival at ``mb[slot]`` (release, .cta)."""
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        bar = _pointer(context, builder, signature.args[0], signature.args[1], args[0], args[1])
+        text = _shared("{ .reg .b64 %st; mbarrier.arrive.shared::cta.b64 %st, [%sa]; }")
+        _asm(builder, llvm_ir.VoidType(), [bar], text, "l,~{memory}")
+        return context.get_dummy_value()
+
+    return types.void(mb, slot), codegen
+
+
+@intrinsic
+def mbar_passed(typingctx, mb, slot, parity):  # type: ignore[no-untyped-def]
+    """Whether the phase of ``mb[slot]`` with ``parity`` has completed (acquire, .cta)."""
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        bar = _pointer(context, builder, signature.args[0], signature.args[1], args[0], args[1])
+        par = context.cast(builder, args[2], signature.args[2], types.uint32)
+        text = _shared("mbarrier.try_wait.parity.shared::cta.b64 %p, [%sa], $2; selp.u32 $0, 1, 0, %p;", "$1")
+        done = _asm(builder, llvm_ir.IntType(32), [bar, par], text, "=r,l,r,~{memory}")
+        return builder.icmp_unsigned("!=", done, llvm_ir.Constant(llvm_ir.IntType(32), 0))
+
+    return types.boolean(mb, slot, parity), codegen
+
+
+@cuda.jit(device=True, inline=True)
+def wait_phase(mb, slot, parity, lane, each):  # type: ignore[no-untyped-def]
+    """Every lane waits (``each``), or lane 0 waits and the warp meets."""
+    if each or lane == 0:
+        while not mbar_passed(mb, slot, parity):
+            pass
+    if not each:
+        cuda.syncwarp()
+
+
+@cuda.jit(device=True, inline=True)
+def arrive(mb, slot, lane, each):  # type: ignore[no-untyped-def]
+    """Every lane arrives (``each``), or the warp meets and lane 0 arrives."""
+    if not each:
+        cuda.syncwarp()
+    if each or lane == 0:
+        mbar_arrive(mb, slot)
+
+
+@cuda.jit
+def by_mbarrier(out, each):  # type: ignore[no-untyped-def]
+    data = cuda.shared.array((STAGES, 32), float32)
+    mb = cuda.shared.array(BARS, int64)
+    t = cuda.threadIdx.x
+    lane = t % 32
+    if t < BARS:
+        mbar_init(mb, t, 32 if each else 1)
+    cuda.syncthreads()  # (the barriers' start, before either warp runs)
+    acc = float32(0.0)
+    for r in range(ROUNDS):
+        s = r % STAGES
+        k = r // STAGES
+        if t < 32:
+            if k > 0:
+                wait_phase(mb, STAGES + s, (k - 1) & 1, lane, each)
+            data[s, lane] = float32(r * 32 + lane)
+            arrive(mb, s, lane, each)
+        else:
+            wait_phase(mb, s, k & 1, lane, each)
+            acc += data[s, lane]
+            arrive(mb, STAGES + s, lane, each)
+    if t >= 32:
+        out[lane] = acc
 
 
 @cuda.jit
@@ -64,11 +171,14 @@ def by_barrier(out):  # type: ignore[no-untyped-def]
 
 def main() -> int:
     which = sys.argv[1] if len(sys.argv) > 1 else "flag"
-    kernel = by_flag if which == "flag" else by_barrier
     out = cuda.to_device(np.zeros(32, np.float32))
-    kernel[1, 64](out)
+    if which.startswith("mbar"):
+        by_mbarrier[1, 64](out, which == "mbar32")
+        want = sum(np.arange(32, dtype=np.float32) + r * 32 for r in range(ROUNDS)).astype(np.float32)
+    else:
+        (by_flag if which == "flag" else by_barrier)[1, 64](out)
+        want = np.arange(32, dtype=np.float32) * 2 + 1
     got = out.copy_to_host()
-    want = np.arange(32, dtype=np.float32) * 2 + 1
     ok = bool(np.array_equal(got, want))
     print(f"{which}: warp 1 read {'what warp 0 wrote' if ok else 'wrong values: ' + str(got)}")
     return 0 if ok else 1
