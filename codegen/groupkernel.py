@@ -179,6 +179,13 @@ def _run_group(plan: Plan) -> list[str]:
     for j, grp in enumerate(plan.groups):
         out += [f"    if g == {j}:", f"        return run_group_{grp.name}(k, w, lane, G, L_{grp.name}, GW, turn, FI)"]
     out.append("    return False")
+    # once the block has met after an instance: its channels' mbarriers end (lch_retire)
+    out += ["", "", "@cuda.jit(device=True)", f"def retire_group(pick, {args}):"]
+    out += ["    t = cuda.threadIdx.x", "    nt = cuda.blockDim.x", "    g = pick >> 32"]
+    for j, grp in enumerate(plan.groups):
+        lines = groups.retire_lines(grp, "        ", f"L_{grp.name}")
+        if lines:
+            out += [f"    if g == {j}:", *lines]
     return out
 
 
@@ -331,6 +338,8 @@ def gasync_kernel(G, timeout_ns, mode):
         else:
             run_executor(w, lane, G, timeout_ns)
         cuda.syncthreads()  # the block meets: every warp has left what it ran
+        if pick >= 0:
+            retire_group(pick, {locals})  # the instance's channels' mbarriers end; the next syncthreads follows
 """
 
 

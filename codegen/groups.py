@@ -65,7 +65,7 @@ def _arrays(g: GroupDef) -> list[tuple[str, tuple[int, ...], str, int]]:
     its buffers first, then each channel's words and values."""
     out = [(f"b_{item(b.name)}", b.shape, NUMBA[b.elem], ir.BITS[b.elem] // 8) for b in g.buffers]
     for c in g.channels:
-        out.append((f"ch_{item(c.name)}", (LCH_WORDS + c.capacity,), "int64", 8))
+        out.append((f"ch_{item(c.name)}", (LCH_WORDS + 3 * c.capacity,), "int64", 8))  # words, seqs, mbarriers
         out.append((f"chv_{item(c.name)}", (c.capacity,), "float64" if c.elem in ir.FLOATS else "int64", 8))
     return out
 
@@ -190,6 +190,11 @@ def reset_lines(g: GroupDef, ind: str) -> list[str]:
     for c in g.channels:
         out.append(f"{ind}dgroups.lch_reset(L.ch_{item(c.name)}, {c.capacity}, t, nt)")
     return out
+
+
+def retire_lines(g: GroupDef, ind: str, locals_: str = "L") -> list[str]:
+    """Thread t of nt ends the instance's channels' mbarriers (the block has met after it)."""
+    return [f"{ind}dgroups.lch_retire({locals_}.ch_{item(c.name)}, {c.capacity}, t, nt)" for c in g.channels]
 
 
 def close(name: str) -> str:

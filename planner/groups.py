@@ -254,9 +254,10 @@ def group_defs(
 
 def shared_bytes(buffers: tuple[BufferDef, ...], channels: tuple[ChannelDef, ...]) -> int:
     """The shared memory one instance needs: its buffers, each 16-byte aligned, and each
-    local channel's words and slots (8 bytes each)."""
+    local channel's words, then per slot its sequence, its two mbarriers and its value (8 bytes
+    each: runtime/state.py, local channels)."""
     n = sum(-(-b.size * ir.BITS[b.elem] // 8 // 16) * 16 for b in buffers)
-    return n + sum(8 * (LOCAL_CHANNEL_WORDS + 2 * c.capacity) for c in channels)
+    return n + sum(8 * (LOCAL_CHANNEL_WORDS + 4 * c.capacity) for c in channels)
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,17 @@ from __future__ import annotations
 
 from numba import config, cuda, int64
 
-from gasync.runtime.devicewarp import first, first2
-from gasync.runtime.order import add_release_cta, cas_acq_rel_cta, ld_acquire_cta, st_release_cta
+from gasync.runtime import devicembar as mbar
+from gasync.runtime.devicewarp import first, first2, warp_sync
+from gasync.runtime.order import INLINE, add_release_cta, cas_acq_rel_cta, ld_acquire_cta, st_release_cta
 from gasync.runtime.state import LCH_CLOSED, LCH_DONE, LCH_RECV, LCH_SEND, LCH_WORDS
 
 LCH_FULL, LCH_SENT, LCH_CLOSED_SEND = 0, 1, 2  # lch_try_send's outcomes
 LCH_NONE, LCH_TOOK, LCH_ENDED = 0, 1, 2  # lch_try_recv's outcomes
+# A poll on all 32 lanes passes each slot through its two mbarriers (runtime/devicembar.py):
+# racecheck then follows a local channel's hand-off (False: lane 0's sequence words alone, a
+# stage of scripts/gpu_check.sh)
+LCH_MBAR = True
 
 if config.ENABLE_CUDASIM:
 
@@ -75,27 +80,70 @@ else:
 
 @cuda.jit(device=True)
 def lch_reset(ring, cap, t, nt):  # type: ignore[no-untyped-def]
-    """Thread ``t`` of ``nt`` empties a ring for a new group instance (the block meets after)."""
-    for k in range(t, LCH_WORDS + cap, nt):
-        ring[k] = 0 if k < LCH_WORDS else 2 * (k - LCH_WORDS)  # slot j free for position j
+    """Thread ``t`` of ``nt`` empties a ring for a new group instance and starts its slots'
+    barriers (the block meets after). A ring is its words, each slot's sequence, then each
+    slot's ``pub`` and ``freed`` mbarriers (runtime/state.py, LCH_WORDS; lch_pub, lch_freed)."""
+    for k in range(t, LCH_WORDS + 3 * cap, nt):
+        if k < LCH_WORDS:
+            ring[k] = 0
+        elif k < LCH_WORDS + cap:
+            ring[k] = 2 * (k - LCH_WORDS)  # slot j free for position j
+        else:
+            mbar.init(ring, k)
 
 
 @cuda.jit(device=True)
-def lch_try_send(ring, data, base, cap, value):  # type: ignore[no-untyped-def]
-    """Put ``value`` in the next free slot: LCH_SENT, LCH_FULL, or LCH_CLOSED_SEND (dropped)."""
+def lch_retire(ring, cap, t, nt):  # type: ignore[no-untyped-def]
+    """Thread ``t`` of ``nt`` ends the ring's barriers once its instance has ended and the block
+    has met (the memory may hold another group's locals next)."""
+    for k in range(LCH_WORDS + cap + t, LCH_WORDS + 3 * cap, nt):
+        mbar.inval(ring, k)
+
+
+@INLINE
+def lch_pub(cap, j):  # type: ignore[no-untyped-def]
+    """Slot ``j``'s barrier that its sender's lanes arrive at (the ring's word)."""
+    return LCH_WORDS + cap + j
+
+
+@INLINE
+def lch_freed(cap, j):  # type: ignore[no-untyped-def]
+    """Slot ``j``'s barrier that its receiver's lanes arrive at once they have read it."""
+    return LCH_WORDS + 2 * cap + j
+
+
+@cuda.jit(device=True)
+def lch_claim_send(ring, cap):  # type: ignore[no-untyped-def]
+    """Claim the next free position to send at: (LCH_SENT, pos), (LCH_FULL, 0), or
+    (LCH_CLOSED_SEND, 0) (the value dropped). The claimer writes slot ``pos % cap`` and then
+    publishes it (lch_publish)."""
     if ld_acquire_cta(ring, LCH_CLOSED) != 0:
-        return LCH_CLOSED_SEND
+        return LCH_CLOSED_SEND, int64(0)
     while True:
         pos = ld_acquire_cta(ring, LCH_SEND)
         seq = ld_acquire_cta(ring, LCH_WORDS + pos % cap)  # pairs with the receiver's free of the slot
         if seq == 2 * pos:
             if cas_acq_rel_cta(ring, LCH_SEND, pos, pos + 1) == pos:
-                data[base + pos % cap] = value
-                st_release_cta(ring, LCH_WORDS + pos % cap, 2 * pos + 1)  # the value, to its receiver
-                add_release_cta(ring, LCH_DONE, int64(1))  # ... and to the view (state.py, DONE)
-                return LCH_SENT
+                return LCH_SENT, pos
         elif seq < 2 * pos:
-            return LCH_FULL  # the slot still holds the value sent cap positions ago
+            return LCH_FULL, int64(0)  # the slot still holds the value sent cap positions ago
+
+
+@cuda.jit(device=True)
+def lch_publish(ring, cap, pos):  # type: ignore[no-untyped-def]
+    """The slot of claimed position ``pos``, written: its value to its receiver."""
+    st_release_cta(ring, LCH_WORDS + pos % cap, 2 * pos + 1)  # the value, to its receiver
+    add_release_cta(ring, LCH_DONE, int64(1))  # ... and to the view (state.py, DONE)
+
+
+@cuda.jit(device=True)
+def lch_try_send(ring, data, base, cap, value):  # type: ignore[no-untyped-def]
+    """Put ``value`` in the next free slot: LCH_SENT, LCH_FULL, or LCH_CLOSED_SEND (dropped)."""
+    code, pos = lch_claim_send(ring, cap)
+    if code == LCH_SENT:
+        data[base + pos % cap] = value
+        lch_publish(ring, cap, pos)
+    return code
 
 
 @cuda.jit(device=True)
@@ -135,25 +183,59 @@ def lch_try_recv(ring, data, base, cap, out, w):  # type: ignore[no-untyped-def]
 
 @cuda.jit(device=True)
 def lch_recv_warp(ring, data, base, cap, cmd, w, lane):  # type: ignore[no-untyped-def]
-    """lch_try_recv for a poll that runs on all 32 lanes (codegen/warppoll.py): lane 0 takes,
-    and every lane gets its outcome and the value (by shuffle), as (code, value)."""
+    """lch_try_recv for a poll that runs on all 32 lanes (codegen/warppoll.py): lane 0 claims,
+    every lane learns the outcome and the position (by shuffle), waits for the slot's ``pub``
+    phase, reads the value and arrives at its ``freed``; lane 0 frees the slot once the lanes
+    have met. Returns (code, value)."""
     code = LCH_NONE
-    value = data[base]  # (the value's type; lane 0's is the one every lane gets)
+    pos = int64(0)
     if lane == 0:
         code, pos = lch_claim(ring, cap)
+    value = data[base]  # (the value's type)
+    if not LCH_MBAR:  # lane 0 reads and frees; its value to every lane
         if code == LCH_TOOK:
             value = data[base + pos % cap]
             lch_free(ring, cap, pos)
-    return first2(cmd, w, lane, code, value)
+        return first2(cmd, w, lane, code, value)
+    code, pos = first2(cmd, w, lane, code, pos)
+    if code == LCH_TOOK:
+        j = pos % cap
+        mbar.wait(ring, lch_pub(cap, j), (pos // cap) % 2)  # the sender's lanes, done with it
+        value = data[base + j]
+        mbar.arrive(ring, lch_freed(cap, j))
+        warp_sync(cmd, w)
+        if lane == 0:
+            lch_free(ring, cap, pos)
+    return code, value
 
 
 @cuda.jit(device=True)
 def lch_send_warp(ring, data, base, cap, value, cmd, w, lane):  # type: ignore[no-untyped-def]
-    """lch_try_send for a poll that runs on all 32 lanes: lane 0 sends, every lane gets the outcome."""
+    """lch_try_send for a poll that runs on all 32 lanes: lane 0 claims, every lane learns the
+    outcome; with a slot, the lanes wait for its ``freed`` phase of the lap before (the
+    receiver of ``pos - cap``, done reading), lane 0 writes the value, every lane arrives at
+    ``pub`` (what each wrote before, a staged tile's part among it, goes with it), and lane 0
+    publishes once the lanes have met."""
     code = LCH_FULL
+    if not LCH_MBAR:
+        if lane == 0:
+            code = lch_try_send(ring, data, base, cap, value)
+        return first(cmd, w, lane, code)
+    pos = int64(0)
     if lane == 0:
-        code = lch_try_send(ring, data, base, cap, value)
-    return first(cmd, w, lane, code)
+        code, pos = lch_claim_send(ring, cap)
+    code, pos = first2(cmd, w, lane, code, pos)
+    if code == LCH_SENT:
+        j = pos % cap
+        if pos >= cap:
+            mbar.wait(ring, lch_freed(cap, j), (pos // cap - 1) % 2)
+        if lane == 0:
+            data[base + j] = value
+        mbar.arrive(ring, lch_pub(cap, j))
+        warp_sync(cmd, w)
+        if lane == 0:
+            lch_publish(ring, cap, pos)
+    return code
 
 
 @cuda.jit(device=True)

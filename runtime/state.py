@@ -385,6 +385,12 @@ STATE_FIELDS = (*(name for name, _ in GROUPS), "TRACE")  # G's fields before the
 # not ready must see the second change the view, or the instance's stuck check (docs/groups.md,
 # invariant 6) took a hand-off in flight for a deadlock. Nothing in a group instance waits on
 # a wait list for a local channel: its task's warp polls it again.
+# After the sequence words come each slot's two mbarriers, ``pub`` then ``freed`` (cap words
+# each, runtime/devicembar.py): a poll on all 32 lanes (codegen/warppoll.py) has every lane of
+# the sender arrive at pub before lane 0 publishes, every lane of the receiver wait for that
+# phase, read, and arrive at freed before lane 0 frees, and the next sender's lanes wait for
+# freed's phase: the same order the sequence words give, in the form racecheck follows.
+# lch_reset starts them with each instance, lch_retire ends them after it (the block met).
 BW_PICK, BW_STOP, BW_TURN, BW_WORDS = 0, 1, 2, 3
 GW_LIVE = 32  # the word after each warp's wait: the instance's warps still running a task instance
 GW_WORDS = GW_LIVE + 1  # GW's words (a shared array's size must be a constant name for Numba-CUDA)

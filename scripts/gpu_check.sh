@@ -119,6 +119,16 @@ log="$out/gpu-$part.log"
     timeout 100 python3 scripts/group_probe.py --tiles 512 --runs 3 $h 2>&1 | grep -v -i warn | tail -3
   done
   fi
+  if in_part lchmbar; then
+  # local channels' slots through mbarriers in a poll on all lanes (runtime/devicembar.py,
+  # twenty-seventh session): B7 and B8 with lane 0's sequence words alone (a stage) beside the
+  # tree (the groups part has racecheck on the samples and the probe's hand-offs)
+  echo "== B7, B8 with the sequence words alone (a stage), then as the tree is"
+  PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" seqonly B7,B8 runtime/devicegroups.py \
+    's/^LCH_MBAR = True/LCH_MBAR = False/' 2>&1 | grep -E "== stage|ratio|wrote" | grep -v unchecked | cut -c1-160
+  timeout 200 python3 bench/run.py --reps 3 --only B7,B8 2>&1 | grep -E "ratio|GB/s|GFLOP|wrote" | grep -v unchecked | cut -c1-170
+  cp "$(ls -t bench/results/*-b7-b8.json | head -1)" "$out/tree-b7-b8.json" 2>/dev/null
+  fi
   if in_part bulk; then
   # B7 with a stage's copy by the bulk copy engine (codegen/groups.py BULK_COPY, off since run 55:
   # its loaders alone read 10% slower than with the lanes' cp.async), a stage beside the tree
@@ -236,7 +246,7 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
     echo "exit $?"
   done
   timeout 200 python3 scripts/groups_gpu.py "$out"
-  for tool in racecheck memcheck; do
+  for tool in racecheck memcheck synccheck; do
     for f in samples/staged_pipeline.gasync samples/tiled_matmul.gasync; do
       b=$(basename "$f" .gasync)
       printf '%s %s: ' "$tool" "$f"
@@ -247,7 +257,7 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   done
   # racecheck beside a correct release/acquire hand-off (reported too) and a barrier one (not):
   # what racecheck can see (docs/groups.md, Known limits)
-  for k in flag barrier; do
+  for k in flag barrier mbar1 mbar32; do
     printf 'racecheck probe %s: ' "$k"
     timeout 90 /usr/local/cuda/bin/compute-sanitizer --tool racecheck --report-api-errors no \
       python3 scripts/racecheck_probe.py "$k" > "$out/racecheck-probe-$k.log" 2>&1

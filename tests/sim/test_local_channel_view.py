@@ -33,7 +33,7 @@ def steps(ring, data, out, views):
     dg.lch_close(ring)
     views[3] = ring[0] + ring[1] + ring[2] + ring[3]
 
-ring, data = np.zeros(LCH_WORDS + CAP, np.int64), np.zeros(CAP, np.int64)
+ring, data = np.zeros(LCH_WORDS + 3 * CAP, np.int64), np.zeros(CAP, np.int64)  # words, seqs, mbarriers
 out, views = np.zeros(3, np.int64), np.zeros(4, np.int64)
 steps[1, 1](ring, data, out, views)
 print(out.tolist(), views.tolist())

@@ -87,7 +87,7 @@ def test_plan_of_a_group() -> None:
     assert (g.name, g.var, g.var_ty, g.start, g.stop, g.count) == ("pipe", "g", "i32", 0, 4, 4)
     assert (g.tasks, g.task_warps, g.warps, g.after) == (("loader", "compute"), (1, 3), 4, ("init",))
     assert [b.name for b in g.buffers] == ["pipe.stage"] and [c.name for c in g.channels] == ["pipe.full"]
-    assert g.shared_bytes == 2 * 64 * 4 + 8 * (4 + 2 * 2)
+    assert g.shared_bytes == 2 * 64 * 4 + 8 * (4 + 4 * 2)  # words; per slot its sequence, two mbarriers, value
     assert [b.name for b in p.buffers] == ["x", "y"] and p.channels == ()
     tasks = {t.name: t for t in p.tasks}
     assert (tasks["compute"].copies, tasks["compute"].per_copy, tasks["compute"].count) == (4, 3, 12)
@@ -95,7 +95,7 @@ def test_plan_of_a_group() -> None:
     assert tasks["report"].after == ("loader", "compute")
     assert ("init", "loader") in p.edges and ("compute", "report") in p.edges
     text = format_plan(p)
-    assert "pipe for g: i32 in 0..4  instances 4, 4 warps and 576 bytes of shared memory each" in text
+    assert "pipe for g: i32 in 0..4  instances 4, 4 warps and 608 bytes of shared memory each" in text
     assert "    local buffer pipe.stage: f32[2, 64]" in text
 
 
@@ -174,8 +174,8 @@ def test_just_over_the_shared_memory_limit_says_more_kib_than_the_limit() -> Non
 
 
 def test_just_under_the_shared_memory_limit() -> None:
-    # 227 KiB less one channel's 64 bytes (4 words, 2 sequences, 2 values): fits
-    src = f"group g1 {{ local buffer s: u32[{(227 * 1024 - 64) // 4}]; local channel c: i32[2];\n"
+    # 227 KiB less one channel's 96 bytes (4 words; 2 sequences, 4 mbarriers, 2 values): fits
+    src = f"group g1 {{ local buffer s: u32[{(227 * 1024 - 96) // 4}]; local channel c: i32[2];\n"
     src += "task a { s[0] = 1; c.send(1).await; } task b { let v = c.recv().await; } }\n"
     (g,) = plan_of(src).groups
     assert g.shared_bytes == 227 * 1024
@@ -289,7 +289,7 @@ def test_task_graph_draws_a_group_as_a_cluster() -> None:
 
     dot = bare(task_graph_dot(plan_of(PIPE)))
     assert "subgraph cluster_group_pipe {" in dot
-    assert 'label="group pipe x4: 4 warps, 576 bytes of shared memory each"' in dot
+    assert 'label="group pipe x4: 4 warps, 608 bytes of shared memory each"' in dot
     assert '"buffer.pipe.stage" [label="local stage: f32[2, 64]" shape=cylinder]' in dot
     assert '"task.compute" [label="compute x3"' in dot
 
