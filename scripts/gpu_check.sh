@@ -129,6 +129,18 @@ log="$out/gpu-$part.log"
   timeout 200 python3 bench/run.py --reps 3 --only B7,B8 2>&1 | grep -E "ratio|GB/s|GFLOP|wrote" | grep -v unchecked | cut -c1-170
   cp "$(ls -t bench/results/*-b7-b8.json | head -1)" "$out/tree-b7-b8.json" 2>/dev/null
   fi
+  if in_part racelines; then
+  # racecheck on the group samples with line information: each reported pair by the generated
+  # lines of its accesses (scripts/racecheck_lines.py, racecheck_where.py)
+  echo "== racecheck with line information on the group samples"
+  for f in samples/staged_pipeline.gasync samples/tiled_matmul.gasync; do
+    b=$(basename "$f" .gasync)
+    timeout 240 /usr/local/cuda/bin/compute-sanitizer --tool racecheck --report-api-errors no \
+      python3 scripts/racecheck_lines.py "$f" "$out" > "$out/racelines-$b.log" 2>&1
+    echo "$f: exit $? $(grep -h 'RACECHECK SUMMARY' "$out/racelines-$b.log" | tail -1)"
+    python3 scripts/racecheck_where.py "$out/racelines-$b.log" "$out/$b.gen.py" 2>&1 | head -80
+  done
+  fi
   if in_part bulk; then
   # B7 with a stage's copy by the bulk copy engine (codegen/groups.py BULK_COPY, off since run 55:
   # its loaders alone read 10% slower than with the lanes' cp.async), a stage beside the tree

@@ -36,13 +36,13 @@ def test_a_group_too_big_names_the_defines_of_its_warps_and_of_its_shared_memory
     assert messages(("W", "32"), ("S", "29100")) == [
         ("group 'gg' needs 33 warps per instance", ["'W' is 32, given by the define '-D W=32'"]),
         (
-            "group 'gg' needs 232864 bytes of shared memory per instance (227.5 KiB)",
+            "group 'gg' needs 232896 bytes of shared memory per instance (227.5 KiB)",
             ["'S' is 29100, given by the define '-D S=29100'"],
         ),
     ]
     assert messages(("C", "29000")) == [
         (
-            "group 'gg' needs 464544 bytes of shared memory per instance (453.7 KiB)",
+            "group 'gg' needs 928544 bytes of shared memory per instance (906.8 KiB)",
             ["'C' is 29000, given by the define '-D C=29000'"],
         )
     ]

@@ -389,7 +389,7 @@ def test_the_grid_counts_the_dynamic_shared_memory_a_block_takes() -> None:
     asked: list[tuple[int, int]] = []
     kern = SimpleNamespace(max_cooperative_grid_blocks=lambda threads, dyn=0: asked.append((threads, dyn)) or 132)
     assert launch._grid(kern, gen, RunOptions()) == (6, 3, 64)  # blocks of its 2-warp group, for 6 instances
-    assert asked == [(64, 98416)]
+    assert asked == [(64, 98448)]
 
 
 def test_a_program_with_groups_has_blocks_of_its_largest_group_and_others_blocks_of_four() -> None:
