@@ -226,7 +226,8 @@ def recv_lines(ch: ChannelDef, rdy: str, out_target: list[str], ended: str | Non
     took = f"took_{rdy}"
     ring_ = ring(ch.name).format(cap=ch.capacity)
     if warp:
-        lines = [f"{took}, got_{rdy} = dgroups.lch_recv_warp({ring_}, G.exec.CMD, w, lane)"]
+        zero = "float64(0.0)" if ch.elem in ir.FLOATS else "int64(0)"  # the value's type, no slot read for it
+        lines = [f"{took}, got_{rdy} = dgroups.lch_recv_warp({ring_}, {zero}, G.exec.CMD, w, lane)"]
     else:
         scratch = "G.exec.SCRATCH_F" if ch.elem in ir.FLOATS else "G.exec.SCRATCH_I"
         lines = [f"{took} = dgroups.lch_try_recv({ring_}, {scratch}, w)"]

@@ -182,16 +182,17 @@ def lch_try_recv(ring, data, base, cap, out, w):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def lch_recv_warp(ring, data, base, cap, cmd, w, lane):  # type: ignore[no-untyped-def]
+def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane):  # type: ignore[no-untyped-def]
     """lch_try_recv for a poll that runs on all 32 lanes (codegen/warppoll.py): lane 0 claims,
     every lane learns the outcome and the position (by shuffle), waits for the slot's ``pub``
     phase, reads the value and arrives at its ``freed``; lane 0 frees the slot once the lanes
-    have met. Returns (code, value)."""
+    have met. Returns (code, value); ``zero`` is a value of the slots' type, given where nothing
+    was taken (no lane reads a slot it has not claimed: racecheck saw that read race a send)."""
     code = LCH_NONE
     pos = int64(0)
     if lane == 0:
         code, pos = lch_claim(ring, cap)
-    value = data[base]  # (the value's type)
+    value = zero
     if not LCH_MBAR:  # lane 0 reads and frees; its value to every lane
         if code == LCH_TOOK:
             value = data[base + pos % cap]

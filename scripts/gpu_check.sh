@@ -140,6 +140,12 @@ log="$out/gpu-$part.log"
     echo "$f: exit $? $(grep -h 'RACECHECK SUMMARY' "$out/racelines-$b.log" | tail -1)"
     python3 scripts/racecheck_where.py "$out/racelines-$b.log" "$out/$b.gen.py" 2>&1 | head -80
   done
+  for k in atomflag samewarp samewarpmeet; do
+    printf 'racecheck probe %s: ' "$k"
+    timeout 90 /usr/local/cuda/bin/compute-sanitizer --tool racecheck --report-api-errors no \
+      python3 scripts/racecheck_probe.py "$k" > "$out/racecheck-probe-$k.log" 2>&1
+    echo "exit $? $(grep -h 'RACECHECK SUMMARY' "$out/racecheck-probe-$k.log" | tail -1) $(grep -h 'warp 1' "$out/racecheck-probe-$k.log")"
+  done
   fi
   if in_part bulk; then
   # B7 with a stage's copy by the bulk copy engine (codegen/groups.py BULK_COPY, off since run 55:

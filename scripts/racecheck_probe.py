@@ -14,7 +14,12 @@ shared array, as a group's loader and compute warps do (runtime/devicegroups.py)
   acquire, both .cta): with ``mbar1`` lane 0 arrives and waits for its warp (meeting at
   ``__syncwarp``), as a local channel's lane 0 does; with ``mbar32`` every lane arrives
   (a count of 32) and every lane waits. The rounds reuse each stage, so a read-then-write
-  hazard would be seen too.
+  hazard would be seen too;
+- ``atomflag``: ``flag`` with the flag's store and loads atomics (an exchange, an add of 0):
+  whether racecheck counts an atomic access of shared memory;
+- ``samewarp``, ``samewarpmeet``: warp 0's lanes each write the same value to one shared word
+  (as a poll on all lanes saves a local to its frame), then each reads it back, without a
+  meeting between or across ``__syncwarp``.
 Each checks what warp 1 read (exit 1 if wrong). If racecheck reports hazards for ``flag``
 and none for ``barrier``, it does not follow release/acquire through shared memory, and
 hazards of that shape in a group's kernel are that pattern, not races.
@@ -158,6 +163,40 @@ def by_flag(out):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit
+def by_atomic_flag(out):  # type: ignore[no-untyped-def]
+    data = cuda.shared.array(32, float32)
+    flag = cuda.shared.array(1, int64)
+    t = cuda.threadIdx.x
+    lane = t % 32
+    if t == 0:
+        flag[0] = 0
+    cuda.syncthreads()
+    if t < 32:
+        data[lane] = float32(lane) * 2.0 + 1.0
+        cuda.syncwarp()
+        if lane == 0:
+            cuda.atomic.exch(flag, 0, int64(1))
+    else:
+        if lane == 0:
+            while cuda.atomic.add(flag, 0, int64(0)) == 0:
+                pass
+        cuda.syncwarp()
+        out[lane] = data[lane]
+
+
+@cuda.jit
+def by_same_value(out, meet):  # type: ignore[no-untyped-def]
+    word = cuda.shared.array(1, float32)
+    t = cuda.threadIdx.x
+    lane = t % 32
+    if t < 32:
+        word[0] = float32(7.0)
+        if meet:
+            cuda.syncwarp()
+        out[lane] = word[0] * 2.0 + 1.0 - 14.0 + float32(lane) * 2.0
+
+
+@cuda.jit
 def by_barrier(out):  # type: ignore[no-untyped-def]
     data = cuda.shared.array(32, float32)
     t = cuda.threadIdx.x
@@ -176,7 +215,10 @@ def main() -> int:
         by_mbarrier[1, 64](out, which == "mbar32")
         want = sum(np.arange(32, dtype=np.float32) + r * 32 for r in range(ROUNDS)).astype(np.float32)
     else:
-        (by_flag if which == "flag" else by_barrier)[1, 64](out)
+        if which.startswith("samewarp"):
+            by_same_value[1, 64](out, which == "samewarpmeet")
+        else:
+            {"flag": by_flag, "atomflag": by_atomic_flag, "barrier": by_barrier}[which][1, 64](out)
         want = np.arange(32, dtype=np.float32) * 2 + 1
     got = out.copy_to_host()
     ok = bool(np.array_equal(got, want))
