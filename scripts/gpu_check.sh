@@ -140,7 +140,18 @@ log="$out/gpu-$part.log"
     echo "$f: exit $? $(grep -h 'RACECHECK SUMMARY' "$out/racelines-$b.log" | tail -1)"
     python3 scripts/racecheck_where.py "$out/racelines-$b.log" "$out/$b.gen.py" 2>&1 | head -80
   done
-  for k in atomflag samewarp samewarpmeet; do
+  # the tree's loads of a group's words as atomics too (runtime/order.py, CTA_ATOMIC_LOADS: a stage)
+  # (a folder named gasync: the script puts its parent on the path, as the tree's /tmp/gs does)
+  rm -rf /tmp/stage-loads && mkdir -p /tmp/stage-loads/gasync
+  tar --exclude=./.whl --exclude=./.git --exclude=./build -cf - . | tar -xf - -C /tmp/stage-loads/gasync
+  sed -i 's/^    CTA_ATOMIC_LOADS = False/    CTA_ATOMIC_LOADS = True/' /tmp/stage-loads/gasync/runtime/order.py
+  for f in samples/staged_pipeline.gasync samples/tiled_matmul.gasync; do
+    b=$(basename "$f" .gasync)
+    (cd /tmp/stage-loads/gasync && PYTHONPATH=/tmp/site timeout 240 /usr/local/cuda/bin/compute-sanitizer --tool racecheck \
+      --report-api-errors no python3 scripts/racecheck_lines.py "$f" "$out/loads" > "$out/racelines-loads-$b.log" 2>&1)
+    echo "atomic loads too, $f: exit $? $(grep -h 'RACECHECK SUMMARY' "$out/racelines-loads-$b.log" | tail -1)"
+  done
+  for k in exchflag atomflag samewarp samewarpmeet; do
     printf 'racecheck probe %s: ' "$k"
     timeout 90 /usr/local/cuda/bin/compute-sanitizer --tool racecheck --report-api-errors no \
       python3 scripts/racecheck_probe.py "$k" > "$out/racecheck-probe-$k.log" 2>&1

@@ -16,7 +16,8 @@ shared array, as a group's loader and compute warps do (runtime/devicegroups.py)
   (a count of 32) and every lane waits. The rounds reuse each stage, so a read-then-write
   hazard would be seen too;
 - ``atomflag``: ``flag`` with the flag's store and loads atomics (an exchange, an add of 0):
-  whether racecheck counts an atomic access of shared memory;
+  whether racecheck counts an atomic access of shared memory; ``exchflag``: the store an
+  exchange, the loads plain ``ld.acquire.cta`` (runtime/order.py, CTA_ATOMIC_STORES alone);
 - ``samewarp``, ``samewarpmeet``: warp 0's lanes each write the same value to one shared word
   (as a poll on all lanes saves a local to its frame), then each reads it back, without a
   meeting between or across ``__syncwarp``.
@@ -38,7 +39,7 @@ from llvmlite import ir as llvm_ir  # noqa: E402
 from numba import cuda, float32, int64, types  # noqa: E402
 from numba.cuda.extending import intrinsic  # noqa: E402
 
-from gasync.runtime.order import _pointer, ld_acquire_cta, st_release_cta  # noqa: E402
+from gasync.runtime.order import _ld_acquire_cta, _pointer, _st_release_cta  # noqa: E402
 
 ROUNDS, STAGES = 64, 2
 BARS = 2 * STAGES  # full[s] at s, empty[s] at STAGES + s
@@ -153,10 +154,10 @@ def by_flag(out):  # type: ignore[no-untyped-def]
         data[lane] = float32(lane) * 2.0 + 1.0
         cuda.syncwarp()
         if lane == 0:
-            st_release_cta(flag, 0, int64(1))
+            _st_release_cta(flag, 0, int64(1))  # plain st.release.cta (runtime/order.py's without CTA_ATOMS)
     else:
         if lane == 0:
-            while ld_acquire_cta(flag, 0) == 0:
+            while _ld_acquire_cta(flag, 0) == 0:
                 pass
         cuda.syncwarp()
         out[lane] = data[lane]
@@ -179,6 +180,28 @@ def by_atomic_flag(out):  # type: ignore[no-untyped-def]
     else:
         if lane == 0:
             while cuda.atomic.add(flag, 0, int64(0)) == 0:
+                pass
+        cuda.syncwarp()
+        out[lane] = data[lane]
+
+
+@cuda.jit
+def by_exchange_flag(out):  # type: ignore[no-untyped-def]
+    data = cuda.shared.array(32, float32)
+    flag = cuda.shared.array(1, int64)
+    t = cuda.threadIdx.x
+    lane = t % 32
+    if t == 0:
+        flag[0] = 0
+    cuda.syncthreads()
+    if t < 32:
+        data[lane] = float32(lane) * 2.0 + 1.0
+        cuda.syncwarp()
+        if lane == 0:
+            cuda.atomic.exch(flag, 0, int64(1))
+    else:
+        if lane == 0:
+            while _ld_acquire_cta(flag, 0) == 0:
                 pass
         cuda.syncwarp()
         out[lane] = data[lane]
@@ -218,7 +241,8 @@ def main() -> int:
         if which.startswith("samewarp"):
             by_same_value[1, 64](out, which == "samewarpmeet")
         else:
-            {"flag": by_flag, "atomflag": by_atomic_flag, "barrier": by_barrier}[which][1, 64](out)
+            kernels = {"flag": by_flag, "atomflag": by_atomic_flag, "exchflag": by_exchange_flag, "barrier": by_barrier}
+            kernels[which][1, 64](out)
         want = np.arange(32, dtype=np.float32) * 2 + 1
     got = out.copy_to_host()
     ok = bool(np.array_equal(got, want))
