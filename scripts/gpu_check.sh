@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|warppoll|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|warppoll|lchmbar|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -151,7 +151,7 @@ log="$out/gpu-$part.log"
       --report-api-errors no python3 scripts/racecheck_lines.py "$f" "$out/loads" > "$out/racelines-loads-$b.log" 2>&1)
     echo "atomic loads too, $f: exit $? $(grep -h 'RACECHECK SUMMARY' "$out/racelines-loads-$b.log" | tail -1)"
   done
-  for k in exchflag atomflag samewarp samewarpmeet; do
+  for k in exchflag atomflag samewarp samewarpmeet samewarpload; do
     printf 'racecheck probe %s: ' "$k"
     timeout 90 /usr/local/cuda/bin/compute-sanitizer --tool racecheck --report-api-errors no \
       python3 scripts/racecheck_probe.py "$k" > "$out/racecheck-probe-$k.log" 2>&1

@@ -20,7 +20,9 @@ shared array, as a group's loader and compute warps do (runtime/devicegroups.py)
   exchange, the loads plain ``ld.acquire.cta`` (runtime/order.py, CTA_ATOMIC_STORES alone);
 - ``samewarp``, ``samewarpmeet``: warp 0's lanes each write the same value to one shared word
   (as a poll on all lanes saves a local to its frame), then each reads it back, without a
-  meeting between or across ``__syncwarp``.
+  meeting between or across ``__syncwarp``; ``samewarpload`` reads it back with an
+  ``ld.relaxed.cta`` that the compiler cannot take from the store (as a frame's word is read
+  back in a later poll).
 Each checks what warp 1 read (exit 1 if wrong). If racecheck reports hazards for ``flag``
 and none for ``barrier``, it does not follow release/acquire through shared memory, and
 hazards of that shape in a group's kernel are that pattern, not races.
@@ -39,7 +41,7 @@ from llvmlite import ir as llvm_ir  # noqa: E402
 from numba import cuda, float32, int64, types  # noqa: E402
 from numba.cuda.extending import intrinsic  # noqa: E402
 
-from gasync.runtime.order import _ld_acquire_cta, _pointer, _st_release_cta  # noqa: E402
+from gasync.runtime.order import _ld_acquire_cta, _ld_relaxed_cta, _pointer, _st_release_cta  # noqa: E402
 
 ROUNDS, STAGES = 64, 2
 BARS = 2 * STAGES  # full[s] at s, empty[s] at STAGES + s
@@ -208,15 +210,16 @@ def by_exchange_flag(out):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit
-def by_same_value(out, meet):  # type: ignore[no-untyped-def]
-    word = cuda.shared.array(1, float32)
+def by_same_value(out, meet, fresh):  # type: ignore[no-untyped-def]
+    word = cuda.shared.array(1, int64)
     t = cuda.threadIdx.x
     lane = t % 32
     if t < 32:
-        word[0] = float32(7.0)
+        word[0] = int64(7)
         if meet:
             cuda.syncwarp()
-        out[lane] = word[0] * 2.0 + 1.0 - 14.0 + float32(lane) * 2.0
+        v = _ld_relaxed_cta(word, 0) if fresh else word[0]
+        out[lane] = float32(v * 2 + 1 - 14) + float32(lane) * 2.0
 
 
 @cuda.jit
@@ -239,7 +242,7 @@ def main() -> int:
         want = sum(np.arange(32, dtype=np.float32) + r * 32 for r in range(ROUNDS)).astype(np.float32)
     else:
         if which.startswith("samewarp"):
-            by_same_value[1, 64](out, which == "samewarpmeet")
+            by_same_value[1, 64](out, which == "samewarpmeet", which == "samewarpload")
         else:
             kernels = {"flag": by_flag, "atomflag": by_atomic_flag, "exchflag": by_exchange_flag, "barrier": by_barrier}
             kernels[which][1, 64](out)
