@@ -280,6 +280,7 @@ ALL_LANES = {
     "poll": """        if lane == 0:
             v = view_{g}(L)
         r = dispatch_{g}(inst, w, G, L)
+        dl.warp_sync(CMD, w)  # every lane's frame stores, before lane 0 reads the task's state
         if lane == 0:""",
     "tail": """        if dl.warp_command(CMD, w, command) == dl.CMD_EXIT:  # lane 0's, to every lane
             return""",
