@@ -16,7 +16,7 @@ from __future__ import annotations
 from numba import config, cuda, int64
 
 from gasync.runtime import devicembar as mbar
-from gasync.runtime.devicewarp import first, first2, warp_sync
+from gasync.runtime.devicewarp import first, first2
 from gasync.runtime.order import INLINE, add_release_cta, cas_acq_rel_cta, ld_acquire_cta, st_release_cta
 from gasync.runtime.state import LCH_CLOSED, LCH_DONE, LCH_RECV, LCH_SEND, LCH_WORDS
 
@@ -185,8 +185,9 @@ def lch_try_recv(ring, data, base, cap, out, w):  # type: ignore[no-untyped-def]
 def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane):  # type: ignore[no-untyped-def]
     """lch_try_recv for a poll that runs on all 32 lanes (codegen/warppoll.py): lane 0 claims,
     every lane learns the outcome and the position (by shuffle), waits for the slot's ``pub``
-    phase, reads the value and arrives at its ``freed``; lane 0 frees the slot once the lanes
-    have met. Returns (code, value); ``zero`` is a value of the slots' type, given where nothing
+    phase, reads the value and arrives at its ``freed``; lane 0 frees the slot after its own
+    arrival (no meeting: the next sender's lanes wait for the phase, which the last lane's
+    arrival completes). Returns (code, value); ``zero`` is a value of the slots' type, given where nothing
     was taken (no lane reads a slot it has not claimed: racecheck saw that read race a send)."""
     code = LCH_NONE
     pos = int64(0)
@@ -204,7 +205,6 @@ def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane):  # type: ignore[no
         mbar.wait(ring, lch_pub(cap, j), (pos // cap) % 2)  # the sender's lanes, done with it
         value = data[base + j]
         mbar.arrive(ring, lch_freed(cap, j))
-        warp_sync(cmd, w)
         if lane == 0:
             lch_free(ring, cap, pos)
     return code, value
@@ -216,7 +216,9 @@ def lch_send_warp(ring, data, base, cap, value, cmd, w, lane):  # type: ignore[n
     outcome; with a slot, the lanes wait for its ``freed`` phase of the lap before (the
     receiver of ``pos - cap``, done reading), lane 0 writes the value, every lane arrives at
     ``pub`` (what each wrote before, a staged tile's part among it, goes with it), and lane 0
-    publishes once the lanes have met."""
+    publishes after its own arrival (no meeting: a receiver that sees the publish waits for the
+    phase, which the last lane's arrival completes; the phases it may find are still this lap's
+    or the one before, which one bit tells apart: runtime/devicembar.py)."""
     code = LCH_FULL
     if not LCH_MBAR:
         if lane == 0:
@@ -233,7 +235,6 @@ def lch_send_warp(ring, data, base, cap, value, cmd, w, lane):  # type: ignore[n
         if lane == 0:
             data[base + j] = value
         mbar.arrive(ring, lch_pub(cap, j))
-        warp_sync(cmd, w)
         if lane == 0:
             lch_publish(ring, cap, pos)
     return code

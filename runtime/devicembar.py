@@ -12,8 +12,10 @@ each lane arrives at and waits on, not release/acquire: scripts/racecheck_probe.
 bench/NOTES.md run 68), at a few instructions a hand-off.
 
 Each barrier expects ``LANES`` arrivals a phase. ``passed(arr, i, parity)`` says whether the
-phase of that parity has completed (PTX ``mbarrier.try_wait.parity``): a slot's barrier has
-completed exactly as many phases as the slot's laps when its hand-off's waiter looks, so
+phase of that parity has completed (PTX ``mbarrier.try_wait.parity``). When a hand-off's
+waiter looks (lap ``k`` of its slot: the sequence word said the slot is its), the barrier has
+completed ``k`` or ``k + 1`` phases, never fewer (the hand-off of lap ``k - 1`` waited for
+its own phase before the slot came round) nor more (lap ``k + 1``'s needs this one first), so
 one bit of the phase tells which. On the GPU each operation is one PTX instruction on the
 word's shared-window address (``arr`` is a group's ring, a shared array, or a view of the
 block's dynamic shared memory); under the simulator a word holds phases * 64 + arrivals,
