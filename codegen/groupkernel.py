@@ -172,6 +172,10 @@ def _runner(shared: Shared, g: GroupDef, k: int) -> list[str]:
     return out
 
 
+def _has_channels(plan: Plan) -> bool:
+    return any(g.channels for g in plan.groups)
+
+
 def _run_group(plan: Plan) -> list[str]:
     args = ", ".join(f"L_{g.name}" for g in plan.groups)
     out = ["@cuda.jit(device=True)", f"def run_group(pick, w, lane, G, GW, turn, FI, {args}):", "    g = pick >> 32"]
@@ -179,6 +183,8 @@ def _run_group(plan: Plan) -> list[str]:
     for j, grp in enumerate(plan.groups):
         out += [f"    if g == {j}:", f"        return run_group_{grp.name}(k, w, lane, G, L_{grp.name}, GW, turn, FI)"]
     out.append("    return False")
+    if not _has_channels(plan):
+        return out
     # once the block has met after an instance: its channels' mbarriers end (lch_retire)
     out += ["", "", "@cuda.jit(device=True)", f"def retire_group(pick, {args}):"]
     out += ["    t = cuda.threadIdx.x", "    nt = cuda.blockDim.x", "    g = pick >> 32"]
@@ -339,7 +345,10 @@ def gasync_kernel(G, timeout_ns, mode):
         else:
             run_executor(w, lane, G, timeout_ns)
         cuda.syncthreads()  # the block meets: every warp has left what it ran
-        if pick >= 0:
+{retire}"""
+
+# with local channels: an instance's channels' mbarriers end once the block has met after it
+RETIRE = """        if pick >= 0:
             retire_group(pick, {locals})  # the instance's channels' mbarriers end; the next syncthreads follows
 """
 
@@ -364,7 +373,8 @@ def with_groups(plan: Plan, executor_text: str) -> str:
     cut = out.index("@cuda.jit(cache=True)\ndef gasync_kernel")
     lines = groups.alloc_lines(plan, "    ")
     alloc = "\n".join([MBARRIERS[0], *lines, *MBARRIERS[1:]] if groups.BULK_COPY else lines)
-    text = KERNEL.replace("{alloc}", alloc).replace("{locals}", ", ".join(f"L_{g.name}" for g in plan.groups))
+    text = KERNEL.replace("{alloc}", alloc).replace("{retire}", RETIRE if _has_channels(plan) else "")
+    text = text.replace("{locals}", ", ".join(f"L_{g.name}" for g in plan.groups))
     text = text.replace("{frames}", "\n".join(pinned.kernel_lines(plan)))
     text = text.replace("{meet}", kernel.meet(" " * 8))
     return out[:cut] + text.lstrip("\n")

@@ -192,7 +192,7 @@ def reset_lines(g: GroupDef, ind: str) -> list[str]:
     return out
 
 
-def retire_lines(g: GroupDef, ind: str, locals_: str = "L") -> list[str]:
+def retire_lines(g: GroupDef, ind: str, locals_: str) -> list[str]:
     """Thread t of nt ends the instance's channels' mbarriers (the block has met after it)."""
     return [f"{ind}dgroups.lch_retire({locals_}.ch_{item(c.name)}, {c.capacity}, t, nt)" for c in g.channels]
 

@@ -187,8 +187,9 @@ def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane):  # type: ignore[no
     every lane learns the outcome and the position (by shuffle), waits for the slot's ``pub``
     phase, reads the value and arrives at its ``freed``; lane 0 frees the slot after its own
     arrival (no meeting: the next sender's lanes wait for the phase, which the last lane's
-    arrival completes). Returns (code, value); ``zero`` is a value of the slots' type, given where nothing
-    was taken (no lane reads a slot it has not claimed: racecheck saw that read race a send)."""
+    arrival completes). Returns (code, value); ``zero`` is a value of the slots' type, given
+    where nothing was taken (no lane reads a slot it has not claimed: racecheck saw that read
+    race a send)."""
     code = LCH_NONE
     pos = int64(0)
     if lane == 0:

@@ -56,7 +56,7 @@ else:
     from numba import types
     from numba.cuda.extending import intrinsic
 
-    from gasync.runtime.order import _pointer
+    from gasync.runtime import ptxops as ptx
 
     def _call(builder, ret, operands, op, constraints):  # type: ignore[no-untyped-def]
         """``op`` on ``[%sa]``, the shared-window form of the generic address ``$k`` in it."""
@@ -64,40 +64,28 @@ else:
         fty = llvm_ir.FunctionType(ret, [v.type for v in operands])
         return builder.call(llvm_ir.InlineAsm(fty, text, constraints, side_effect=True), operands)
 
-    @intrinsic
-    def _init(typingctx, arr, i):  # type: ignore[no-untyped-def]
-        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            bar = _pointer(context, builder, *signature.args, *args)
-            op = f"cvta.to.shared.u64 %sa, $0; mbarrier.init.shared::cta.b64 [%sa], {LANES};"
-            _call(builder, llvm_ir.VoidType(), [bar], op, "l,~{memory}")
-            return context.get_dummy_value()
+    def barrier_op(op):  # type: ignore[no-untyped-def]
+        """An intrinsic ``(arr, i)`` that runs ``op`` on barrier ``arr[i]`` (``[%sa]`` in ``op``)."""
 
-        return types.void(arr, i), codegen
+        @intrinsic
+        def on_barrier(typingctx, arr, i):  # type: ignore[no-untyped-def]
+            def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+                bar = ptx.pointer(context, builder, *signature.args, *args)
+                _call(builder, llvm_ir.VoidType(), [bar], f"cvta.to.shared.u64 %sa, $0; {op}", "l,~{memory}")
+                return context.get_dummy_value()
 
-    @intrinsic
-    def _inval(typingctx, arr, i):  # type: ignore[no-untyped-def]
-        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            bar = _pointer(context, builder, *signature.args, *args)
-            op = "cvta.to.shared.u64 %sa, $0; mbarrier.inval.shared::cta.b64 [%sa];"
-            _call(builder, llvm_ir.VoidType(), [bar], op, "l,~{memory}")
-            return context.get_dummy_value()
+            return types.void(arr, i), codegen
 
-        return types.void(arr, i), codegen
+        return on_barrier
 
-    @intrinsic
-    def _arrive(typingctx, arr, i):  # type: ignore[no-untyped-def]
-        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            bar = _pointer(context, builder, *signature.args, *args)
-            op = "cvta.to.shared.u64 %sa, $0; { .reg .b64 %st; mbarrier.arrive.shared::cta.b64 %st, [%sa]; }"
-            _call(builder, llvm_ir.VoidType(), [bar], op, "l,~{memory}")
-            return context.get_dummy_value()
-
-        return types.void(arr, i), codegen
+    _init = barrier_op(f"mbarrier.init.shared::cta.b64 [%sa], {LANES};")
+    _inval = barrier_op("mbarrier.inval.shared::cta.b64 [%sa];")
+    _arrive = barrier_op("{ .reg .b64 %st; mbarrier.arrive.shared::cta.b64 %st, [%sa]; }")
 
     @intrinsic
     def _passed(typingctx, arr, i, parity):  # type: ignore[no-untyped-def]
         def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            bar = _pointer(context, builder, signature.args[0], signature.args[1], args[0], args[1])
+            bar = ptx.pointer(context, builder, signature.args[0], signature.args[1], args[0], args[1])
             par = context.cast(builder, args[2], signature.args[2], types.uint32)
             op = (
                 "cvta.to.shared.u64 %sa, $1; mbarrier.try_wait.parity.shared::cta.b64 %p, [%sa], $2; "

@@ -78,13 +78,13 @@ else:
     from numba import cuda, types
     from numba.cuda.extending import intrinsic
 
-    from gasync.runtime.order import _bits, _pointer, _reg, _unbits
+    from gasync.runtime import ptxops as ptx
 
     @intrinsic
     def _aligned16(typingctx, arr, idx):  # type: ignore[no-untyped-def]
         def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
             aryty, idxty = signature.args
-            ptr = _pointer(context, builder, aryty, idxty, *args)
+            ptr = ptx.pointer(context, builder, aryty, idxty, *args)
             low = builder.and_(builder.ptrtoint(ptr, llvm_ir.IntType(64)), llvm_ir.Constant(llvm_ir.IntType(64), 15))
             return builder.icmp_unsigned("==", low, llvm_ir.Constant(llvm_ir.IntType(64), 0))
 
@@ -102,18 +102,18 @@ else:
 
             def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
                 aryty, idxty = signature.args
-                ptr = _pointer(context, builder, aryty, idxty, *args)
+                ptr = ptx.pointer(context, builder, aryty, idxty, *args)
                 w = aryty.dtype.bitwidth
                 fty = llvm_ir.FunctionType(llvm_ir.LiteralStructType([llvm_ir.IntType(w)] * n), [ptr.type])
                 regs = ", ".join(f"${k}" for k in range(n))
-                cons = ",".join([f"={_reg(w)}"] * n) + ",l"
+                cons = ",".join([f"={ptx.reg(w)}"] * n) + ",l"
                 if space == "shared":
                     text = _in_shared(f"${n}", f"ld.shared.v{n}.b{w} {{{regs}}}, [%sa];")
                 else:
                     text = f"ld.global.v{n}.b{w} {{{regs}}}, [${n}];"
                 asm = llvm_ir.InlineAsm(fty, text, cons, side_effect=True)
                 raw = builder.call(asm, [ptr])
-                vals = [_unbits(builder, builder.extract_value(raw, k), aryty.dtype) for k in range(n)]
+                vals = [ptx.unbits(builder, builder.extract_value(raw, k), aryty.dtype) for k in range(n)]
                 return context.make_tuple(builder, tup, vals)
 
             return tup(arr, idx), codegen
@@ -125,14 +125,13 @@ else:
         def store(typingctx, arr, idx, vals):  # type: ignore[no-untyped-def]
             def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
                 aryty, idxty, tupty = signature.args
-                ptr = _pointer(context, builder, aryty, idxty, args[0], args[1])
+                ptr = ptx.pointer(context, builder, aryty, idxty, args[0], args[1])
                 w = aryty.dtype.bitwidth
-                items = [
-                    _bits(context, builder, builder.extract_value(args[2], k), tupty[k], aryty.dtype) for k in range(n)
-                ]
+                parts = [builder.extract_value(args[2], k) for k in range(n)]
+                items = [ptx.bits(context, builder, parts[k], tupty[k], aryty.dtype) for k in range(n)]
                 fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [ptr.type] + [llvm_ir.IntType(w)] * n)
                 regs = ", ".join(f"${k + 1}" for k in range(n))
-                cons = "l," + ",".join([_reg(w)] * n) + ",~{memory}"
+                cons = "l," + ",".join([ptx.reg(w)] * n) + ",~{memory}"
                 if space == "shared":
                     text = _in_shared("$0", f"st.shared.v{n}.b{w} [%sa], {{{regs}}};")
                 else:
@@ -159,8 +158,8 @@ else:
 
         def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
             dty, ity, sty, jty = signature.args
-            to = _pointer(context, builder, dty, ity, args[0], args[1])
-            frm = _pointer(context, builder, sty, jty, args[2], args[3])
+            to = ptx.pointer(context, builder, dty, ity, args[0], args[1])
+            frm = ptx.pointer(context, builder, sty, jty, args[2], args[3])
             fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [to.type, frm.type])
             text = _in_shared("$0", "cp.async.cg.shared.global [%sa], [$1], 16;")
             asm = llvm_ir.InlineAsm(fty, text, "l,l,~{memory}", side_effect=True)
@@ -230,7 +229,7 @@ else:
         completes; the fence makes the initialisation visible to the copy engine."""
 
         def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            bar = _pointer(context, builder, *signature.args, *args)
+            bar = ptx.pointer(context, builder, *signature.args, *args)
             text = _in_shared("$0", "mbarrier.init.shared::cta.b64 [%sa], 1; fence.mbarrier_init.release.cluster;")
             _shared_asm(builder, llvm_ir.VoidType(), [bar], text, "l,~{memory}")
             return context.get_dummy_value()
@@ -247,9 +246,9 @@ else:
 
         def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
             dty, ity, sty, jty, nty, mty, kty = signature.args
-            to = _pointer(context, builder, dty, ity, args[0], args[1])
-            frm = _pointer(context, builder, sty, jty, args[2], args[3])
-            bar = _pointer(context, builder, mty, kty, args[5], args[6])
+            to = ptx.pointer(context, builder, dty, ity, args[0], args[1])
+            frm = ptx.pointer(context, builder, sty, jty, args[2], args[3])
+            bar = ptx.pointer(context, builder, mty, kty, args[5], args[6])
             size = context.cast(builder, args[4], nty, types.uint32)
             text = (
                 "{ .reg .u64 %sd, %sm; cvta.to.shared.u64 %sd, $1; cvta.to.shared.u64 %sm, $4; fence.proxy.async; "
@@ -267,7 +266,7 @@ else:
         visible to this thread."""
 
         def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            bar = _pointer(context, builder, signature.args[0], signature.args[1], args[0], args[1])
+            bar = ptx.pointer(context, builder, signature.args[0], signature.args[1], args[0], args[1])
             text = (
                 "{ .reg .u64 %sa; .reg .pred %p; cvta.to.shared.u64 %sa, $1; "
                 "mbarrier.try_wait.shared::cta.b64 %p, [%sa], $2; selp.u32 $0, 1, 0, %p; }"

@@ -102,135 +102,20 @@ if SIM:
     add_release_cta = add
 
 else:
-    from llvmlite import ir as llvm_ir
-    from numba import types
-    from numba.cuda import cgutils
-    from numba.cuda.extending import intrinsic
+    from gasync.runtime import ptxops as ptx  # the intrinsics' builders
 
-    def _pointer(context, builder, aryty, idxty, ary_val, idx_val):  # type: ignore[no-untyped-def]
-        ary = context.make_array(aryty)(context, builder, ary_val)
-        if isinstance(idxty, types.BaseTuple):
-            parts = cgutils.unpack_tuple(builder, idx_val, count=len(idxty))
-            inds = [context.cast(builder, v, t, types.intp) for v, t in zip(parts, idxty, strict=True)]
-        else:
-            inds = [context.cast(builder, idx_val, idxty, types.intp)]
-        return cgutils.get_item_pointer(context, builder, aryty, ary, inds, wraparound=False)
+    _fence_acq_rel = ptx.fence("fence.acq_rel.gpu;")
+    _fence_acquire = ptx.fence("fence.acquire.gpu;")
 
-    def _bits(context, builder, value, fromty, dtype):  # type: ignore[no-untyped-def]
-        """``value`` as the integer bits of one ``dtype`` word."""
-        v = context.cast(builder, value, fromty, dtype)
-        width = dtype.bitwidth
-        return builder.bitcast(v, llvm_ir.IntType(width)) if isinstance(dtype, types.Float) else v
-
-    def _unbits(builder, raw, dtype):  # type: ignore[no-untyped-def]
-        return (
-            builder.bitcast(raw, llvm_ir.DoubleType() if dtype.bitwidth == 64 else llvm_ir.FloatType())
-            if isinstance(dtype, types.Float)
-            else raw
-        )
-
-    def _reg(width):  # type: ignore[no-untyped-def]
-        return "r" if width == 32 else "l"
-
-    def _load(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
-        @intrinsic
-        def load(typingctx, arr, idx):  # type: ignore[no-untyped-def]
-            def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-                aryty, idxty = signature.args
-                ptr = _pointer(context, builder, aryty, idxty, *args)
-                w = aryty.dtype.bitwidth
-                fty = llvm_ir.FunctionType(llvm_ir.IntType(w), [ptr.type])
-                asm = llvm_ir.InlineAsm(fty, f"ld.{sem}.{scope}.b{w} $0, [$1];", f"={_reg(w)},l", side_effect=True)
-                return _unbits(builder, builder.call(asm, [ptr]), aryty.dtype)
-
-            return arr.dtype(arr, idx), codegen
-
-        return load
-
-    def _store(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
-        @intrinsic
-        def store(typingctx, arr, idx, value):  # type: ignore[no-untyped-def]
-            def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-                aryty, idxty, valty = signature.args
-                ptr = _pointer(context, builder, aryty, idxty, args[0], args[1])
-                w = aryty.dtype.bitwidth
-                v = _bits(context, builder, args[2], valty, aryty.dtype)
-                fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [ptr.type, llvm_ir.IntType(w)])
-                asm = llvm_ir.InlineAsm(
-                    fty, f"st.{sem}.{scope}.b{w} [$0], $1;", f"l,{_reg(w)},~{{memory}}", side_effect=True
-                )
-                builder.call(asm, [ptr, v])
-                return context.get_dummy_value()
-
-            return types.void(arr, idx, value), codegen
-
-        return store
-
-    def _rmw_codegen(op, sem, n_vals, scope="gpu.global"):  # type: ignore[no-untyped-def]
-        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            aryty, idxty, *valtys = signature.args
-            ptr = _pointer(context, builder, aryty, idxty, args[0], args[1])
-            w = aryty.dtype.bitwidth
-            vs = [_bits(context, builder, a, t, aryty.dtype) for a, t in zip(args[2:], valtys, strict=True)]
-            kind = f"{op}.b{w}" if op in ("cas", "exch") else f"{op}.u{w}"
-            operands = ", ".join(f"${k + 2}" for k in range(n_vals))
-            fty = llvm_ir.FunctionType(llvm_ir.IntType(w), [ptr.type] + [llvm_ir.IntType(w)] * n_vals)
-            cons = f"={_reg(w)},l," + ",".join(_reg(w) for _ in range(n_vals)) + ",~{memory}"
-            text = f"atom.{sem}.{scope}.{kind} $0, [$1], {operands};"
-            if scope == "cta.shared":  # a generic address of shared memory: its shared-window form,
-                # one ATOMS (a generic atom is a branch per state space it might be in)
-                text = (
-                    f"{{ .reg .u64 %sa; cvta.to.shared.u64 %sa, $1; "
-                    f"atom.{sem}.cta.shared::cta.{kind} $0, [%sa], {operands}; }}"
-                )
-            return _unbits(
-                builder, builder.call(llvm_ir.InlineAsm(fty, text, cons, side_effect=True), [ptr, *vs]), aryty.dtype
-            )
-
-        return codegen
-
-    def _rmw(op, sem):  # type: ignore[no-untyped-def]
-        """``atom.<sem>.gpu.global.<op>`` of one value, returning the old one."""
-
-        @intrinsic
-        def rmw(typingctx, arr, idx, value):  # type: ignore[no-untyped-def]
-            return arr.dtype(arr, idx, value), _rmw_codegen(op, sem, 1)
-
-        return rmw
-
-    def _cas(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
-        """``atom.<sem>.gpu.global.cas``: returns the old value."""
-
-        @intrinsic
-        def rmw(typingctx, arr, idx, old, new):  # type: ignore[no-untyped-def]
-            return arr.dtype(arr, idx, old, new), _rmw_codegen("cas", sem, 2, scope)
-
-        return rmw
-
-    def _fence(asm):  # type: ignore[no-untyped-def]
-        @intrinsic
-        def fence(typingctx):  # type: ignore[no-untyped-def]
-            def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-                fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [])
-                builder.call(llvm_ir.InlineAsm(fty, asm, "~{memory}", side_effect=True), [])
-                return context.get_dummy_value()
-
-            return types.void(), codegen
-
-        return fence
-
-    _fence_acq_rel = _fence("fence.acq_rel.gpu;")
-    _fence_acquire = _fence("fence.acquire.gpu;")
-
-    _ld_acquire = _load("acquire")
-    _ld_relaxed = _load("relaxed")
-    _st_release = _store("release")
-    _st_relaxed = _store("relaxed")
-    _cas_acq_rel = _cas("acq_rel")
-    _cas_release = _cas("release")
-    _exch_release = _rmw("exch", "release")
-    _add_release = _rmw("add", "release")
-    _add_acq_rel = _rmw("add", "acq_rel")
+    _ld_acquire = ptx.load("acquire")
+    _ld_relaxed = ptx.load("relaxed")
+    _st_release = ptx.store("release")
+    _st_relaxed = ptx.store("relaxed")
+    _cas_acq_rel = ptx.cas("acq_rel")
+    _cas_release = ptx.cas("release")
+    _exch_release = ptx.rmw("exch", "release")
+    _add_release = ptx.rmw("add", "release")
+    _add_acq_rel = ptx.rmw("add", "acq_rel")
 
     @INLINE
     def ld_acquire(arr, i):  # type: ignore[no-untyped-def]
@@ -332,14 +217,11 @@ else:
     # ---- .cta scope, generic addresses: a group's words in its block's shared memory
     # (runtime/devicegroups.py). A shared array returned by a device function is a generic
     # pointer, so these name no state space; the scope is the block's.
-    _ld_acquire_cta = _load("acquire", "cta")
-    _ld_relaxed_cta = _load("relaxed", "cta")
-    _st_release_cta = _store("release", "cta")
-    _cas_acq_rel_cta = _cas("acq_rel", "cta")
-
-    @intrinsic
-    def _add_release_cta(typingctx, arr, idx, value):  # type: ignore[no-untyped-def]
-        return arr.dtype(arr, idx, value), _rmw_codegen("add", "release", 1, "cta")
+    _ld_acquire_cta = ptx.load("acquire", "cta")
+    _ld_relaxed_cta = ptx.load("relaxed", "cta")
+    _st_release_cta = ptx.store("release", "cta")
+    _cas_acq_rel_cta = ptx.cas("acq_rel", "cta")
+    _add_release_cta = ptx.rmw("add", "release", "cta")
 
     # compute-sanitizer's racecheck reports a plain release and acquire of a flag in shared memory
     # as a race, and no atomic access (scripts/racecheck_probe.py: flag 2 hazards, atomflag 1,
@@ -352,29 +234,9 @@ else:
     CTA_ATOMIC_STORES = True
     CTA_ATOMIC_LOADS = False
 
-    # a read as an atomic: a compare-and-swap of 0 for 0 changes no word and returns it (one
-    # ATOMS.CAS.64, where a 64-bit OR of shared memory is a loop of them)
-    @intrinsic
-    def _read_acquire_cta(typingctx, arr, idx):  # type: ignore[no-untyped-def]
-        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            zero = context.get_constant(signature.return_type, 0)
-            sig = signature.return_type(*signature.args, signature.return_type, signature.return_type)
-            return _rmw_codegen("cas", "acquire", 2, "cta.shared")(context, builder, sig, [*args, zero, zero])
-
-        return arr.dtype(arr, idx), codegen
-
-    @intrinsic
-    def _read_relaxed_cta(typingctx, arr, idx):  # type: ignore[no-untyped-def]
-        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            zero = context.get_constant(signature.return_type, 0)
-            sig = signature.return_type(*signature.args, signature.return_type, signature.return_type)
-            return _rmw_codegen("cas", "relaxed", 2, "cta.shared")(context, builder, sig, [*args, zero, zero])
-
-        return arr.dtype(arr, idx), codegen
-
-    @intrinsic
-    def _exch_release_cta(typingctx, arr, idx, value):  # type: ignore[no-untyped-def]
-        return arr.dtype(arr, idx, value), _rmw_codegen("exch", "release", 1, "cta.shared")
+    _read_acquire_cta = ptx.read("acquire")
+    _read_relaxed_cta = ptx.read("relaxed")
+    _exch_release_cta = ptx.rmw("exch", "release", "cta.shared")
 
     @cuda.jit(device=True, inline=True)
     def ld_acquire_cta(arr, i):  # type: ignore[no-untyped-def]

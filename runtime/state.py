@@ -385,13 +385,10 @@ STATE_FIELDS = (*(name for name, _ in GROUPS), "TRACE")  # G's fields before the
 # not ready must see the second change the view, or the instance's stuck check (docs/groups.md,
 # invariant 6) took a hand-off in flight for a deadlock. Nothing in a group instance waits on
 # a wait list for a local channel: its task's warp polls it again.
-# After the sequence words come each slot's two mbarriers, ``pub`` then ``freed`` (cap words
-# each, runtime/devicembar.py): in a poll on all 32 lanes (codegen/warppoll.py) every lane of
-# the sender arrives at pub (lane 0 publishes after its own arrival), every lane of the
-# receiver waits for that phase, reads, and arrives at freed (lane 0 frees after its own), and
-# the next sender's lanes wait for freed's phase: the order the sequence words give, in the form
-# racecheck follows.
-# lch_reset starts them with each instance, lch_retire ends them after it (the block met).
+# After the sequences come each slot's mbarriers, ``pub`` then ``freed`` (cap words each): in a
+# poll on all lanes every lane passes the slot through them, the order the sequence words give in
+# the form racecheck follows (runtime/devicegroups.py lch_send_warp, lch_recv_warp; lch_reset
+# starts them with each instance, lch_retire ends them after it).
 BW_PICK, BW_STOP, BW_TURN, BW_WORDS = 0, 1, 2, 3
 GW_LIVE = 32  # the word after each warp's wait: the instance's warps still running a task instance
 GW_WORDS = GW_LIVE + 1  # GW's words (a shared array's size must be a constant name for Numba-CUDA)

@@ -24,6 +24,15 @@ log="$out/gpu-$part.log"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   python3 -c "import numba, numba_cuda, numpy; print('numba', numba.__version__, 'numba-cuda', numba_cuda.__version__, 'numpy', numpy.__version__)"
   in_part() { case " $* " in *" $part "*) return 0 ;; esac; return 1; }
+  # B7 and B8 with one step of a change undone (a stage NAME: FILE changed by a sed EXPRESSION),
+  # then as the tree is, in the same call; the tree's results file to OUTDIR/tree-b7-b8.json
+  b7_b8_beside() {
+    PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" "$1" B7,B8 "$2" "$3" 2>&1 \
+      | grep -E "== stage|ratio|wrote" | grep -v unchecked | cut -c1-160
+    timeout 200 python3 bench/run.py --reps 3 --only B7,B8 2>&1 | grep -E "ratio|GB/s|GFLOP|wrote" \
+      | grep -v unchecked | cut -c1-170
+    cp "$(ls -t bench/results/*-b7-b8.json | head -1)" "$out/tree-b7-b8.json" 2>/dev/null
+  }
   if in_part suite; then
   # the whole GPU suite at once, spread over processes (most of its time is Numba's
   # compiling, on the CPU: 16 cores there); pytest-xdist and execnet travel in .whl/
@@ -108,10 +117,7 @@ log="$out/gpu-$part.log"
   # a group task's poll on all 32 lanes (codegen/warppoll.py, twenty-sixth session): B7 and B8
   # with the lane-0 poll (a stage) beside the tree, then B7's loaders alone at the tree
   echo "== B7, B8 with the lane-0 poll (a stage), then as the tree is"
-  PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" lane0 B7,B8 codegen/warppoll.py \
-    's/^WARP_POLL = True/WARP_POLL = False/' 2>&1 | grep -E "== stage|ratio|wrote" | grep -v unchecked | cut -c1-160
-  timeout 200 python3 bench/run.py --reps 3 --only B7,B8 2>&1 | grep -E "ratio|GB/s|GFLOP|wrote" | grep -v unchecked | cut -c1-170
-  cp "$(ls -t bench/results/*-b7-b8.json | head -1)" "$out/tree-b7-b8.json" 2>/dev/null
+  b7_b8_beside lane0 codegen/warppoll.py 's/^WARP_POLL = True/WARP_POLL = False/'
   echo "-- the lanes together (scripts/converge_probe.py): in B8's compute loop, at a task's start, at its loop's top"
   for at in loop entry looptop; do timeout 100 python3 scripts/converge_probe.py --at $at 2>&1 | tail -1; done
   echo "-- B7's loaders alone, then the compute tasks alone"
@@ -124,10 +130,7 @@ log="$out/gpu-$part.log"
   # twenty-seventh session): B7 and B8 with lane 0's sequence words alone (a stage) beside the
   # tree (the groups part has racecheck on the samples and the probe's hand-offs)
   echo "== B7, B8 with the sequence words alone (a stage), then as the tree is"
-  PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" seqonly B7,B8 runtime/devicegroups.py \
-    's/^LCH_MBAR = True/LCH_MBAR = False/' 2>&1 | grep -E "== stage|ratio|wrote" | grep -v unchecked | cut -c1-160
-  timeout 200 python3 bench/run.py --reps 3 --only B7,B8 2>&1 | grep -E "ratio|GB/s|GFLOP|wrote" | grep -v unchecked | cut -c1-170
-  cp "$(ls -t bench/results/*-b7-b8.json | head -1)" "$out/tree-b7-b8.json" 2>/dev/null
+  b7_b8_beside seqonly runtime/devicegroups.py 's/^LCH_MBAR = True/LCH_MBAR = False/'
   fi
   if in_part racelines; then
   # racecheck on the group samples with line information: each reported pair by the generated

@@ -37,73 +37,21 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))  # the repository root is the package gasync
 
-from llvmlite import ir as llvm_ir  # noqa: E402
-from numba import cuda, float32, int64, types  # noqa: E402
-from numba.cuda.extending import intrinsic  # noqa: E402
+from numba import cuda, float32, int64  # noqa: E402
 
-from gasync.runtime.order import _ld_acquire_cta, _ld_relaxed_cta, _pointer, _st_release_cta  # noqa: E402
+from gasync.runtime import devicembar as mbar  # noqa: E402
+from gasync.runtime.order import _ld_acquire_cta, _ld_relaxed_cta, _st_release_cta  # noqa: E402
 
 ROUNDS, STAGES = 64, 2
 BARS = 2 * STAGES  # full[s] at s, empty[s] at STAGES + s
-
-
-def _asm(builder, ret, operands, text, constraints):  # type: ignore[no-untyped-def]
-    fty = llvm_ir.FunctionType(ret, [v.type for v in operands])
-    return builder.call(llvm_ir.InlineAsm(fty, text, constraints, side_effect=True), operands)
-
-
-def _shared(op, addr="$0"):  # type: ignore[no-untyped-def]
-    """PTX for ``op`` at ``[%sa]``, the shared-window form of the generic address ``addr``."""
-    return f"{{ .reg .u64 %sa; .reg .pred %p; cvta.to.shared.u64 %sa, {addr}; {op} }}"
-
-
-@intrinsic
-def mbar_init(typingctx, mb, slot, count):  # type: ignore[no-untyped-def]
-    """``mb[slot]`` made an mbarrier whose phase ``count`` arrivals complete."""
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        bar = _pointer(context, builder, signature.args[0], signature.args[1], args[0], args[1])
-        n = context.cast(builder, args[2], signature.args[2], types.uint32)
-        text = _shared("mbarrier.init.shared::cta.b64 [%sa], $1;")
-        _asm(builder, llvm_ir.VoidType(), [bar, n], text, "l,r,~{memory}")
-        return context.get_dummy_value()
-
-    return types.void(mb, slot, count), codegen
-
-
-@intrinsic
-def mbar_arrive(typingctx, mb, slot):  # type: ignore[no-untyped-def]
-    """One arrival at ``mb[slot]`` (release, .cta)."""
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        bar = _pointer(context, builder, signature.args[0], signature.args[1], args[0], args[1])
-        text = _shared("{ .reg .b64 %st; mbarrier.arrive.shared::cta.b64 %st, [%sa]; }")
-        _asm(builder, llvm_ir.VoidType(), [bar], text, "l,~{memory}")
-        return context.get_dummy_value()
-
-    return types.void(mb, slot), codegen
-
-
-@intrinsic
-def mbar_passed(typingctx, mb, slot, parity):  # type: ignore[no-untyped-def]
-    """Whether the phase of ``mb[slot]`` with ``parity`` has completed (acquire, .cta)."""
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        bar = _pointer(context, builder, signature.args[0], signature.args[1], args[0], args[1])
-        par = context.cast(builder, args[2], signature.args[2], types.uint32)
-        text = _shared("mbarrier.try_wait.parity.shared::cta.b64 %p, [%sa], $2; selp.u32 $0, 1, 0, %p;", "$1")
-        done = _asm(builder, llvm_ir.IntType(32), [bar, par], text, "=r,l,r,~{memory}")
-        return builder.icmp_unsigned("!=", done, llvm_ir.Constant(llvm_ir.IntType(32), 0))
-
-    return types.boolean(mb, slot, parity), codegen
+init_one = mbar.barrier_op("mbarrier.init.shared::cta.b64 [%sa], 1;")  # a phase of one arrival (mbar1)
 
 
 @cuda.jit(device=True, inline=True)
 def wait_phase(mb, slot, parity, lane, each):  # type: ignore[no-untyped-def]
     """Every lane waits (``each``), or lane 0 waits and the warp meets."""
     if each or lane == 0:
-        while not mbar_passed(mb, slot, parity):
-            pass
+        mbar.wait(mb, slot, parity)
     if not each:
         cuda.syncwarp()
 
@@ -114,7 +62,7 @@ def arrive(mb, slot, lane, each):  # type: ignore[no-untyped-def]
     if not each:
         cuda.syncwarp()
     if each or lane == 0:
-        mbar_arrive(mb, slot)
+        mbar.arrive(mb, slot)
 
 
 @cuda.jit
@@ -124,7 +72,10 @@ def by_mbarrier(out, each):  # type: ignore[no-untyped-def]
     t = cuda.threadIdx.x
     lane = t % 32
     if t < BARS:
-        mbar_init(mb, t, 32 if each else 1)
+        if each:
+            mbar.init(mb, t)  # a phase of 32 arrivals
+        else:
+            init_one(mb, t)
     cuda.syncthreads()  # (the barriers' start, before either warp runs)
     acc = float32(0.0)
     for r in range(ROUNDS):
@@ -144,7 +95,7 @@ def by_mbarrier(out, each):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit
-def by_flag(out):  # type: ignore[no-untyped-def]
+def by_flag(out, atomic_store, atomic_load):  # type: ignore[no-untyped-def]
     data = cuda.shared.array(32, float32)
     flag = cuda.shared.array(1, int64)
     t = cuda.threadIdx.x
@@ -156,57 +107,23 @@ def by_flag(out):  # type: ignore[no-untyped-def]
         data[lane] = float32(lane) * 2.0 + 1.0
         cuda.syncwarp()
         if lane == 0:
-            _st_release_cta(flag, 0, int64(1))  # plain st.release.cta (runtime/order.py's without CTA_ATOMS)
+            if atomic_store:
+                cuda.atomic.exch(flag, 0, int64(1))
+            else:
+                _st_release_cta(flag, 0, int64(1))  # a plain st.release.cta
     else:
         if lane == 0:
-            while _ld_acquire_cta(flag, 0) == 0:
-                pass
+            if atomic_load:
+                while cuda.atomic.add(flag, 0, int64(0)) == 0:
+                    pass
+            else:
+                while _ld_acquire_cta(flag, 0) == 0:
+                    pass
         cuda.syncwarp()
         out[lane] = data[lane]
 
 
-@cuda.jit
-def by_atomic_flag(out):  # type: ignore[no-untyped-def]
-    data = cuda.shared.array(32, float32)
-    flag = cuda.shared.array(1, int64)
-    t = cuda.threadIdx.x
-    lane = t % 32
-    if t == 0:
-        flag[0] = 0
-    cuda.syncthreads()
-    if t < 32:
-        data[lane] = float32(lane) * 2.0 + 1.0
-        cuda.syncwarp()
-        if lane == 0:
-            cuda.atomic.exch(flag, 0, int64(1))
-    else:
-        if lane == 0:
-            while cuda.atomic.add(flag, 0, int64(0)) == 0:
-                pass
-        cuda.syncwarp()
-        out[lane] = data[lane]
-
-
-@cuda.jit
-def by_exchange_flag(out):  # type: ignore[no-untyped-def]
-    data = cuda.shared.array(32, float32)
-    flag = cuda.shared.array(1, int64)
-    t = cuda.threadIdx.x
-    lane = t % 32
-    if t == 0:
-        flag[0] = 0
-    cuda.syncthreads()
-    if t < 32:
-        data[lane] = float32(lane) * 2.0 + 1.0
-        cuda.syncwarp()
-        if lane == 0:
-            cuda.atomic.exch(flag, 0, int64(1))
-    else:
-        if lane == 0:
-            while _ld_acquire_cta(flag, 0) == 0:
-                pass
-        cuda.syncwarp()
-        out[lane] = data[lane]
+FLAGS = {"flag": (False, False), "atomflag": (True, True), "exchflag": (True, False)}  # (store, loads) atomic
 
 
 @cuda.jit
@@ -243,9 +160,10 @@ def main() -> int:
     else:
         if which.startswith("samewarp"):
             by_same_value[1, 64](out, which == "samewarpmeet", which == "samewarpload")
+        elif which in FLAGS:
+            by_flag[1, 64](out, *FLAGS[which])
         else:
-            kernels = {"flag": by_flag, "atomflag": by_atomic_flag, "exchflag": by_exchange_flag, "barrier": by_barrier}
-            kernels[which][1, 64](out)
+            by_barrier[1, 64](out)
         want = np.arange(32, dtype=np.float32) * 2 + 1
     got = out.copy_to_host()
     ok = bool(np.array_equal(got, want))
