@@ -38,13 +38,19 @@ class FutureRenderer(ChannelPolls):
         return future_size(fut, sh.frames, sh.suspends)
 
     # ---- init ----
-    def init(self, fut: ir.Future, ci: str, cf: str) -> list[str]:
+    def init(self, fut: ir.Future, ci: str, cf: str, plain: bool = False) -> list[str]:
+        """``plain``: a local send's stores alone (without the meeting a poll on all lanes adds)."""
         if isinstance(fut, ir.AsyncCall):
             return self._init_call(fut, ci, cf)
         if isinstance(fut, ir.Sleep):  # negative until its first poll (_poll_Sleep)
             return [f"FI[fb_i + {ci}] = -dl.deadline_after({self.r(fut.ns)})"]  # type: ignore[attr-defined]
         if isinstance(fut, ir.Send):  # the value is computed once, when the send starts
             value = f"{NP[self._chan(fut.chan).elem]}({self.r(fut.value)})"  # type: ignore[attr-defined]
+            if groups.is_local(fut.chan) and self.warp and not plain:  # type: ignore[attr-defined]
+                # every lane stores it, then reads it back for the attempt: the lanes meet
+                # between (another lane's store of one word is a hazard to racecheck)
+                meet = "dl.lanes_ordered(G.exec.CMD, w)  # the lanes' stores of the value, before they read it back"
+                return [*self.init(fut, ci, cf, plain=True), meet]
             if self._chan(fut.chan).elem in ir.FLOATS:
                 return [f"FF[fb_f + {cf}] = float64({value})", f"FI[fb_i + {ci}] = 0"]
             c = fut.chan

@@ -38,7 +38,14 @@ from gasync.runtime.devicemath import (  # noqa: F401
     u64_word,
     word_u64,
 )
-from gasync.runtime.devicewarp import first, forget_warps, shfl_down, warp_command, warp_sync  # noqa: F401  (dl.*)
+from gasync.runtime.devicewarp import (  # noqa: F401  (dl.*)
+    first,
+    forget_warps,
+    lanes_ordered,
+    shfl_down,
+    warp_command,
+    warp_sync,
+)
 from gasync.runtime.order import (  # noqa: F401  (the generated code calls these through dl)
     INLINE,
     aand,

@@ -1,5 +1,5 @@
-"""The warp's lanes meet: ``warp_sync``, ``warp_command``, ``shfl_down``, ``first``, ``first2`` (re-exported by
-runtime/devicelib.py, which generated code calls them through as ``dl``).
+"""The warp's lanes meet: ``warp_sync``, ``lanes_ordered``, ``warp_command``, ``shfl_down``, ``first``,
+``first2`` (re-exported by runtime/devicelib.py, which generated code calls them through as ``dl``).
 
 Lanes 1..31 wait at warp_sync while lane 0 schedules; when lane 0 arrives, all
 32 run the command it left in CMD[w, 1] together (a parallel loop, a bulk
@@ -62,6 +62,10 @@ if SIM:
             barrier = _barriers.setdefault(key, threading.Barrier(32))
         barrier.wait(timeout=3600)
 
+    def lanes_ordered(cmd, w):  # type: ignore[no-untyped-def]
+        """The lanes' memory ordered among them: a meeting of the warp's threads here."""
+        warp_sync(cmd, w)
+
     def first(cmd, w, lane, value):  # type: ignore[no-untyped-def]
         """The lanes meet (warp_sync) and each gets lane 0's ``value`` (``shfl.sync`` from lane
         0), through one of two slots of the warp's own, taken in turn: lane 0 writes a slot
@@ -117,6 +121,13 @@ else:
         lanes together, then 32 with the vote: bench/NOTES.md)."""
         cuda.syncwarp()
         cuda.all_sync(0xFFFFFFFF, True)
+
+    @INLINE
+    def lanes_ordered(cmd, w):  # type: ignore[no-untyped-def]
+        """Each lane's shared-memory accesses before it ordered before every lane's after it
+        (``syncwarp`` alone, no vote: for lanes that run together already, where a word every
+        lane stored is read back, which racecheck counts as another lane's store)."""
+        cuda.syncwarp()
 
     @INLINE
     def warp_command(cmd, w, value):  # type: ignore[no-untyped-def]
