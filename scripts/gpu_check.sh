@@ -106,8 +106,10 @@ log="$out/gpu-$part.log"
   # tile costs ~1,000 instructions of task machinery), other loader/compute splits, tiles of 8 K
   # with 6 stages; then B7 itself beside the hand-written kernels
   echo "== B7's shapes (scripts/group_probe.py, 128 instances)"
-  for v in "--stages 8" "--stages 12" "--stages 13" "--stages 12 -D L=6 -D C=2" "--stages 12 -D L=5 -D C=3" \
-    "--tile 8192 --tiles 256 --stages 6"; do
+  # (and more warps a block, twenty-eighth session: the per-warp kernel keeps many more warps an SM
+  # streaming than B7's 8; 16 warps of 128 registers are an SM's 65,536)
+  for v in "--stages 8" "--stages 12 -D C=8" "--stages 13 -D L=8 -D C=8" "--stages 12 -D L=6 -D C=6" \
+    "--stages 13 -D C=12" "--tile 8192 --tiles 256 --stages 6 -D C=6"; do
     echo "-- $v"
     timeout 100 python3 scripts/group_probe.py --tiles 512 $v --runs 3 2>&1 | grep -v -i warn | tail -3
   done
