@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|warppoll|lchmbar|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|warppoll|lchmbar|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -133,6 +133,12 @@ log="$out/gpu-$part.log"
   # tree (the groups part has racecheck on the samples and the probe's hand-offs)
   echo "== B7, B8 with the sequence words alone (a stage), then as the tree is"
   b7_b8_beside seqonly runtime/devicegroups.py 's/^LCH_MBAR = True/LCH_MBAR = False/'
+  fi
+  if in_part atomloads; then
+  # the group words' loads as atomics too (runtime/order.py CTA_ATOMIC_LOADS, a stage: what racecheck
+  # may need, +6% instructions in B7's kernel) beside the tree
+  echo "== B7, B8 with the group words' loads as atomics (a stage), then as the tree is"
+  b7_b8_beside atomloads runtime/order.py 's/^    CTA_ATOMIC_LOADS = False/    CTA_ATOMIC_LOADS = True/'
   fi
   if in_part racelines; then
   # racecheck on the group samples with line information: each reported pair by the generated
