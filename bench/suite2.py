@@ -1,8 +1,9 @@
 """The benchmarks B2, B3, B4, B5 and T1, each measured beside its baseline (see suite.py for the conventions).
 
-B2: cross-warp hand-off latency (two tasks ping-pong over two channels) vs
-the hand-written limits (one word ping-ponged across SMs and within one SM,
-pingpong.py) and CUDA graph replay per node. B3: a data-dependent loop run to
+B2: cross-warp hand-off latency (two tasks ping-pong over two channels; also two
+tasks of a group over local channels, b2_group.gasync) vs the hand-written limits
+(one word ping-ponged across SMs and within one SM, pingpong.py) and CUDA graph
+replay per node. B3: a data-dependent loop run to
 convergence in one kernel, four ways (`parallel`/`bulk for`, `fetch_max` or
 `reduce max`), vs its hand-written peers (converge.py): the loop inside one
 persistent block, host loops (Numba, CuPy) and a CUDA graph WHILE loop. B4: one
@@ -62,6 +63,8 @@ def expect_pingpong(reps: int) -> Any:
 
     return check
 
+
+GROUP = "group (two warps of one block, local channels): "  # b2_group.gasync's row
 
 # Keyword arguments of Program.run that place B2's two tasks on different SMs: two executors,
 # each the one warp of its block (the block scheduler puts the two blocks on two SMs); the
@@ -129,6 +132,9 @@ def b2(cfg: Config) -> list[Row]:
     rows.append(gasync_handoff(off, reps, cfg, {}, "", UNCHECKED, checks))
     if CROSS_SM_RUN:
         rows.append(gasync_handoff(off, reps, cfg, CROSS_SM_RUN, "cross SM", UNCHECKED, checks))
+    # the same ping-pong between two tasks of a group: pinned to two warps of one block, local channels
+    group = gasync.compile(PROGRAMS / "b2_group.gasync")
+    rows.append(gasync_handoff(group, reps, cfg, {}, "same SM", GROUP))
     rows += hand_written_handoffs(cfg)
     nodes = 1000
     graph = [s * 1e6 for s in baselines.cupy_graph_per_node(nodes, cfg.reps)]

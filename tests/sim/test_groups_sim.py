@@ -297,3 +297,13 @@ def test_a_pinned_task_in_a_join_or_select_of_local_and_global_futures_names_eac
     lines = str(info.value).splitlines()
     assert "  task p in group gg waits on recv from local channel gg.loc and recv from channel glob" in lines
     assert "  task q in group gg waits on recv from local channel gg.loc and signal never" in lines
+
+
+@pytest.mark.timeout(180)
+def test_b2s_group_ping_pong_hands_the_value_back_and_forth() -> None:
+    """bench/programs/b2_group.gasync (B2's same-SM row in a group): each round trip's value
+    comes back one more, through two local channels of one slot."""
+    path = Path(__file__).parents[2] / "bench" / "programs" / "b2_group.gasync"
+    reps = 6
+    res = gasync.compile(path).run(backend="sim", inputs={"reps": np.array([reps], np.int64)}, timeout=120)
+    assert [int(v) for v in res.buffers["out"]] == [reps * (reps + 1) // 2, reps]
