@@ -23,7 +23,8 @@ from gasync.runtime import devicembar as mb
 LAPS = 5
 
 @cuda.jit
-def handoff(bars, data, out):
+def handoff(data, out):
+    bars = cuda.shared.array(2, int64)  # (an mbarrier is a word of shared memory)
     t = cuda.threadIdx.x
     lane = t % 32
     if t < 2:
@@ -47,8 +48,8 @@ def handoff(bars, data, out):
         mb.inval(bars, 0)
         mb.inval(bars, 1)
 
-bars, data, out = np.zeros(2, np.int64), np.zeros(32, np.int64), np.zeros((LAPS + 1, 32), np.int64)
-handoff[1, 64](bars, data, out)
+data, out = np.zeros(32, np.int64), np.zeros((LAPS + 1, 32), np.int64)
+handoff[1, 64](data, out)
 want = [[lap * 100 + lane for lane in range(32)] for lap in range(LAPS)]
 print(out[:LAPS].tolist() == want, out[LAPS, 0], out[LAPS, 1])
 """
