@@ -201,14 +201,19 @@ def close(name: str) -> str:
     return f"dgroups.lch_close(L.ch_{item(name)})"
 
 
-def send_lines(ch: ChannelDef, value: str, rdy: str, warp: bool = False) -> list[str]:
+LOCAL_TRIES = 64  # a lone local await's claims in a poll on all lanes before it returns pending
+
+
+def send_lines(ch: ChannelDef, value: str, rdy: str, warp: bool = False, alone: bool = False) -> list[str]:
     """One attempt to send the value the send's frame holds; ``rdy`` unless the ring is full.
-    ``warp``: the poll runs on all 32 lanes (codegen/warppoll.py): lane 0 sends, all learn how."""
+    ``warp``: the poll runs on all 32 lanes (codegen/warppoll.py): lane 0 sends, all learn how;
+    ``alone`` (awaited by itself) it claims up to LOCAL_TRIES times first: a wait in place, which
+    spares a hand-off the pinned loop's round (the poll's end, the nap, its frame read again)."""
     sent = f"sent_{rdy}"
     data = value if ch.elem in ir.FLOATS else f"int64({value})"
     ring_ = ring(ch.name).format(cap=ch.capacity)
     attempt = (
-        f"dgroups.lch_send_warp({ring_}, {data}, G.exec.CMD, w, lane)"
+        f"dgroups.lch_send_warp({ring_}, {data}, G.exec.CMD, w, lane, {LOCAL_TRIES if alone else 1})"
         if warp
         else f"dgroups.lch_try_send({ring_}, {data})"
     )
@@ -220,14 +225,18 @@ def send_lines(ch: ChannelDef, value: str, rdy: str, warp: bool = False) -> list
     ]
 
 
-def recv_lines(ch: ChannelDef, rdy: str, out_target: list[str], ended: str | None, warp: bool = False) -> list[str]:
+def recv_lines(
+    ch: ChannelDef, rdy: str, out_target: list[str], ended: str | None, warp: bool = False, alone: bool = False
+) -> list[str]:
     """One attempt to receive into the warp's scratch word (``warp``: into ``got_<rdy>``, lane 0's
-    take by shuffle, codegen/warppoll.py); ``ended``: closed and drained."""
+    take by shuffle, codegen/warppoll.py; ``alone``: up to LOCAL_TRIES claims, as send_lines);
+    ``ended``: closed and drained."""
     took = f"took_{rdy}"
     ring_ = ring(ch.name).format(cap=ch.capacity)
     if warp:
         zero = "float64(0.0)" if ch.elem in ir.FLOATS else "int64(0)"  # the value's type, no slot read for it
-        lines = [f"{took}, got_{rdy} = dgroups.lch_recv_warp({ring_}, {zero}, G.exec.CMD, w, lane)"]
+        tries = LOCAL_TRIES if alone else 1
+        lines = [f"{took}, got_{rdy} = dgroups.lch_recv_warp({ring_}, {zero}, G.exec.CMD, w, lane, {tries})"]
     else:
         scratch = "G.exec.SCRATCH_F" if ch.elem in ir.FLOATS else "G.exec.SCRATCH_I"
         lines = [f"{took} = dgroups.lch_try_recv({ring_}, {scratch}, w)"]

@@ -182,8 +182,10 @@ def lch_try_recv(ring, data, base, cap, out, w):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane):  # type: ignore[no-untyped-def]
-    """lch_try_recv for a poll that runs on all 32 lanes (codegen/warppoll.py): lane 0 claims,
+def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane, tries):  # type: ignore[no-untyped-def]
+    """lch_try_recv for a poll that runs on all 32 lanes (codegen/warppoll.py): lane 0 claims
+    (up to ``tries`` times while the ring is empty: a lone await waits in place a while, the
+    other lanes at the meeting, before its poll returns pending),
     every lane learns the outcome and the position (by shuffle), waits for the slot's ``pub``
     phase, reads the value and arrives at its ``freed``; lane 0 frees the slot after its own
     arrival (no meeting: the next sender's lanes wait for the phase, which the last lane's
@@ -194,6 +196,10 @@ def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane):  # type: ignore[no
     pos = int64(0)
     if lane == 0:
         code, pos = lch_claim(ring, cap)
+        k = 1
+        while code == LCH_NONE and k < tries:
+            code, pos = lch_claim(ring, cap)
+            k += 1
     value = zero
     if not LCH_MBAR:  # lane 0 reads and frees; its value to every lane
         if code == LCH_TOOK:
@@ -212,8 +218,9 @@ def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane):  # type: ignore[no
 
 
 @cuda.jit(device=True)
-def lch_send_warp(ring, data, base, cap, value, cmd, w, lane):  # type: ignore[no-untyped-def]
-    """lch_try_send for a poll that runs on all 32 lanes: lane 0 claims, every lane learns the
+def lch_send_warp(ring, data, base, cap, value, cmd, w, lane, tries):  # type: ignore[no-untyped-def]
+    """lch_try_send for a poll that runs on all 32 lanes: lane 0 claims (up to ``tries`` times
+    while the ring is full), every lane learns the
     outcome; with a slot, the lanes wait for its ``freed`` phase of the lap before (the
     receiver of ``pos - cap``, done reading), lane 0 writes the value, every lane arrives at
     ``pub`` (what each wrote before, a staged tile's part among it, goes with it), and lane 0
@@ -224,10 +231,18 @@ def lch_send_warp(ring, data, base, cap, value, cmd, w, lane):  # type: ignore[n
     if not LCH_MBAR:
         if lane == 0:
             code = lch_try_send(ring, data, base, cap, value)
+            k = 1
+            while code == LCH_FULL and k < tries:
+                code = lch_try_send(ring, data, base, cap, value)
+                k += 1
         return first(cmd, w, lane, code)
     pos = int64(0)
     if lane == 0:
         code, pos = lch_claim_send(ring, cap)
+        k = 1
+        while code == LCH_FULL and k < tries:
+            code, pos = lch_claim_send(ring, cap)
+            k += 1
     code, pos = first2(cmd, w, lane, code, pos)
     if code == LCH_SENT:
         j = pos % cap
