@@ -16,6 +16,7 @@ from __future__ import annotations
 from numba import config, cuda, int64
 
 from gasync.runtime import devicembar as mbar
+from gasync.runtime.devicelib import pause
 from gasync.runtime.devicewarp import first, first2
 from gasync.runtime.order import INLINE, add_release_cta, cas_acq_rel_cta, ld_acquire_cta, st_release_cta
 from gasync.runtime.state import LCH_CLOSED, LCH_DONE, LCH_RECV, LCH_SEND, LCH_WORDS
@@ -26,6 +27,10 @@ LCH_NONE, LCH_TOOK, LCH_ENDED = 0, 1, 2  # lch_try_recv's outcomes
 # racecheck then follows a local channel's hand-off (False: lane 0's sequence words alone, a
 # stage of scripts/gpu_check.sh)
 LCH_MBAR = True
+# A lone local await's claims (codegen/groups.py LOCAL_TRIES) nap this long between them, as the
+# pinned loop naps on the view (QUIET_NAP_NS): lane 0's waiting takes few of the issue slots its
+# block's working warps share, and the simulator's waiting thread lets the others run
+LCH_TRY_NAP_NS = 32
 
 if config.ENABLE_CUDASIM:
 
@@ -198,6 +203,7 @@ def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane, tries):  # type: ig
         code, pos = lch_claim(ring, cap)
         k = 1
         while code == LCH_NONE and k < tries:
+            pause(LCH_TRY_NAP_NS)
             code, pos = lch_claim(ring, cap)
             k += 1
     value = zero
@@ -233,6 +239,7 @@ def lch_send_warp(ring, data, base, cap, value, cmd, w, lane, tries):  # type: i
             code = lch_try_send(ring, data, base, cap, value)
             k = 1
             while code == LCH_FULL and k < tries:
+                pause(LCH_TRY_NAP_NS)
                 code = lch_try_send(ring, data, base, cap, value)
                 k += 1
         return first(cmd, w, lane, code)
@@ -241,6 +248,7 @@ def lch_send_warp(ring, data, base, cap, value, cmd, w, lane, tries):  # type: i
         code, pos = lch_claim_send(ring, cap)
         k = 1
         while code == LCH_FULL and k < tries:
+            pause(LCH_TRY_NAP_NS)
             code, pos = lch_claim_send(ring, cap)
             k += 1
     code, pos = first2(cmd, w, lane, code, pos)

@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|warppoll|lchmbar|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|warppoll|lchmbar|localwait|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -133,6 +133,16 @@ log="$out/gpu-$part.log"
   # tree (the groups part has racecheck on the samples and the probe's hand-offs)
   echo "== B7, B8 with the sequence words alone (a stage), then as the tree is"
   b7_b8_beside seqonly runtime/devicegroups.py 's/^LCH_MBAR = True/LCH_MBAR = False/'
+  fi
+  if in_part localwait; then
+  # a lone local await waits in place (codegen/groups.py LOCAL_TRIES, twenty-eighth session; not
+  # yet measured): B2 (its group row), B7 and B8 with one claim a poll (a stage) beside the tree
+  echo "== B2, B7, B8 with one claim a poll (a stage), then as the tree is"
+  PYTHONPATH=/tmp/site timeout 250 bash scripts/bench_stage.sh "$out" oneclaim B2,B7,B8 codegen/groups.py \
+    's/^LOCAL_TRIES = 64/LOCAL_TRIES = 1/' 2>&1 | grep -E "== stage|ratio|us/hand-off|wrote" | grep -v unchecked | cut -c1-160
+  timeout 250 python3 bench/run.py --reps 3 --only B2,B7,B8 2>&1 | grep -E "ratio|us/hand-off|wrote" \
+    | grep -v unchecked | cut -c1-170
+  cp "$(ls -t bench/results/*-b2-b7-b8.json | head -1)" "$out/tree-b2-b7-b8.json" 2>/dev/null
   fi
   if in_part atomloads; then
   # the group words' loads as atomics too (runtime/order.py CTA_ATOMIC_LOADS, a stage: what racecheck
