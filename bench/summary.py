@@ -15,9 +15,10 @@ values are already medians of the repetitions:
 - B2b, B6 and B6_cached are gasync's own figures, with no baseline.
 
 A figure that was not measured is ``null``, with a note saying why, never a
-guess. gasync's B2 has no cross-SM figure yet (its two tasks run in one
-block), so ``B2`` has ``"value": null`` and ``B2_same_sm`` carries gasync's
-number; suite2.CROSS_SM_RUN is where the cross-SM run option goes.
+guess (``B2`` is null, with ``B2_CROSS_SM_MISSING``, only if a run has no
+cross-SM row: suite2.CROSS_SM_RUN gives B2's two tasks two executors of one
+warp each, and the row says which SMs ran them; ``B2_same_sm`` is the run in
+one block).
 
 Only bench/run.py on a GPU writes the file, and not for ``--quick`` runs
 (their sizes are not the goals'). A run of some benchmarks (``--only``, as
