@@ -21,6 +21,9 @@ from gasync.codegen.machine import WAIT_ARGS
 from gasync.planner import ir
 from gasync.planner.frames import future_size
 
+# in a poll on all lanes, after a local send's value is in the frame (FutureRenderer.init)
+VALUE_STORED = "dl.lanes_ordered(G.exec.CMD, w)  # the lanes' stores of the value, before they read it back"
+
 
 class FutureRenderer(ChannelPolls):
     """Mixed into the poll emitter; needs ``self.r``, ``self.types``, ``self.shared``."""
@@ -38,27 +41,18 @@ class FutureRenderer(ChannelPolls):
         return future_size(fut, sh.frames, sh.suspends)
 
     # ---- init ----
-    def init(self, fut: ir.Future, ci: str, cf: str, plain: bool = False) -> list[str]:
-        """``plain``: a local send's stores alone (without the meeting a poll on all lanes adds)."""
+    def init(self, fut: ir.Future, ci: str, cf: str) -> list[str]:
         if isinstance(fut, ir.AsyncCall):
             return self._init_call(fut, ci, cf)
         if isinstance(fut, ir.Sleep):  # negative until its first poll (_poll_Sleep)
             return [f"FI[fb_i + {ci}] = -dl.deadline_after({self.r(fut.ns)})"]  # type: ignore[attr-defined]
-        if isinstance(fut, ir.Send):  # the value is computed once, when the send starts
-            value = f"{NP[self._chan(fut.chan).elem]}({self.r(fut.value)})"  # type: ignore[attr-defined]
-            if groups.is_local(fut.chan) and self.warp and not plain:  # type: ignore[attr-defined]
-                # every lane stores it, then reads it back for the attempt: the lanes meet
+        if isinstance(fut, ir.Send):
+            lines = self._init_send(fut, ci, cf)
+            if groups.is_local(fut.chan) and self.warp:  # type: ignore[attr-defined]
+                # every lane stored the value, and reads it back for the attempt: the lanes meet
                 # between (another lane's store of one word is a hazard to racecheck)
-                meet = "dl.lanes_ordered(G.exec.CMD, w)  # the lanes' stores of the value, before they read it back"
-                return [*self.init(fut, ci, cf, plain=True), meet]
-            if self._chan(fut.chan).elem in ir.FLOATS:
-                return [f"FF[fb_f + {cf}] = float64({value})", f"FI[fb_i + {ci}] = 0"]
-            c = fut.chan
-            if c in self.kept:  # type: ignore[attr-defined]
-                # kept in registers too: this poll's attempts send it without a load
-                keep = [f"sv_{c} = int64({value})", f"svok_{c} = True", f"FI[fb_i + {ci} + 1] = sv_{c}"]
-                return [*keep, f"FI[fb_i + {ci}] = 0"]
-            return [f"FI[fb_i + {ci} + 1] = int64({value})", f"FI[fb_i + {ci}] = 0"]
+                lines.append(VALUE_STORED)
+            return lines
         if isinstance(fut, ir.Join):
             lines = [f"FI[fb_i + {ci}] = 0"]
             for sub, (si, sf) in zip(fut.futures, self.join_offsets(fut, ci, cf), strict=True):
@@ -67,6 +61,18 @@ class FutureRenderer(ChannelPolls):
         if isinstance(fut, ir.AsyncBlock):
             return [f"FI[fb_i + {ci}] = 0"]
         return [f"FI[fb_i + {ci}] = 0"]  # yield_now, recv, wait
+
+    def _init_send(self, fut: ir.Send, ci: str, cf: str) -> list[str]:
+        """The send's value into its frame words (computed once, when the send starts)."""
+        value = f"{NP[self._chan(fut.chan).elem]}({self.r(fut.value)})"  # type: ignore[attr-defined]
+        if self._chan(fut.chan).elem in ir.FLOATS:
+            return [f"FF[fb_f + {cf}] = float64({value})", f"FI[fb_i + {ci}] = 0"]
+        c = fut.chan
+        if c in self.kept:  # type: ignore[attr-defined]
+            # kept in registers too: this poll's attempts send it without a load
+            keep = [f"sv_{c} = int64({value})", f"svok_{c} = True", f"FI[fb_i + {ci} + 1] = sv_{c}"]
+            return [*keep, f"FI[fb_i + {ci}] = 0"]
+        return [f"FI[fb_i + {ci} + 1] = int64({value})", f"FI[fb_i + {ci}] = 0"]
 
     def _init_call(self, fut: ir.AsyncCall, ci: str, cf: str) -> list[str]:
         sh = self.shared  # type: ignore[attr-defined]

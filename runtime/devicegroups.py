@@ -21,7 +21,7 @@ from gasync.runtime.devicewarp import first, first2
 from gasync.runtime.order import INLINE, add_release_cta, cas_acq_rel_cta, ld_acquire_cta, st_release_cta
 from gasync.runtime.state import LCH_CLOSED, LCH_DONE, LCH_RECV, LCH_SEND, LCH_WORDS
 
-LCH_FULL, LCH_SENT, LCH_CLOSED_SEND = 0, 1, 2  # lch_try_send's outcomes
+LCH_FULL, LCH_SENT, LCH_CLOSED_SEND = 0, 1, 2  # lch_try_send's outcomes (nothing for it: 0, as LCH_NONE)
 LCH_NONE, LCH_TOOK, LCH_ENDED = 0, 1, 2  # lch_try_recv's outcomes
 # A poll on all 32 lanes passes each slot through its two mbarriers (runtime/devicembar.py):
 # racecheck then follows a local channel's hand-off (False: lane 0's sequence words alone, a
@@ -170,6 +170,19 @@ def lch_claim(ring, cap):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
+def lch_claim_within(ring, cap, tries, send):  # type: ignore[no-untyped-def]
+    """lch_claim_send (``send``) or lch_claim, tried up to ``tries`` times, napping between, while
+    the ring has nothing for it (LCH_FULL and LCH_NONE are both 0)."""
+    k = 0
+    while True:
+        code, pos = lch_claim_send(ring, cap) if send else lch_claim(ring, cap)
+        k += 1
+        if code != 0 or k >= tries:
+            return code, pos
+        pause(LCH_TRY_NAP_NS)
+
+
+@cuda.jit(device=True)
 def lch_free(ring, cap, pos):  # type: ignore[no-untyped-def]
     """The slot of claimed position ``pos``, read: free for its next sender."""
     st_release_cta(ring, LCH_WORDS + pos % cap, 2 * (pos + cap))  # the slot, to the sender of pos + cap
@@ -200,12 +213,7 @@ def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane, tries):  # type: ig
     code = LCH_NONE
     pos = int64(0)
     if lane == 0:
-        code, pos = lch_claim(ring, cap)
-        k = 1
-        while code == LCH_NONE and k < tries:
-            pause(LCH_TRY_NAP_NS)
-            code, pos = lch_claim(ring, cap)
-            k += 1
+        code, pos = lch_claim_within(ring, cap, tries, False)
     value = zero
     if not LCH_MBAR:  # lane 0 reads and frees; its value to every lane
         if code == LCH_TOOK:
@@ -234,23 +242,14 @@ def lch_send_warp(ring, data, base, cap, value, cmd, w, lane, tries):  # type: i
     phase, which the last lane's arrival completes; the phases it may find are still this lap's
     or the one before, which one bit tells apart: runtime/devicembar.py)."""
     code = LCH_FULL
-    if not LCH_MBAR:
-        if lane == 0:
-            code = lch_try_send(ring, data, base, cap, value)
-            k = 1
-            while code == LCH_FULL and k < tries:
-                pause(LCH_TRY_NAP_NS)
-                code = lch_try_send(ring, data, base, cap, value)
-                k += 1
-        return first(cmd, w, lane, code)
     pos = int64(0)
     if lane == 0:
-        code, pos = lch_claim_send(ring, cap)
-        k = 1
-        while code == LCH_FULL and k < tries:
-            pause(LCH_TRY_NAP_NS)
-            code, pos = lch_claim_send(ring, cap)
-            k += 1
+        code, pos = lch_claim_within(ring, cap, tries, True)
+    if not LCH_MBAR:  # lane 0 writes and publishes; its outcome to every lane
+        if code == LCH_SENT:
+            data[base + pos % cap] = value
+            lch_publish(ring, cap, pos)
+        return first(cmd, w, lane, code)
     code, pos = first2(cmd, w, lane, code, pos)
     if code == LCH_SENT:
         j = pos % cap
