@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|warppoll|lchmbar|localwait|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -143,6 +143,27 @@ log="$out/gpu-$part.log"
   timeout 250 python3 bench/run.py --reps 3 --only B2,B7,B8 2>&1 | grep -E "ratio|us/hand-off|wrote" \
     | grep -v unchecked | cut -c1-170
   cp "$(ls -t bench/results/*-b2-b7-b8.json | head -1)" "$out/tree-b2-b7-b8.json" 2>/dev/null
+  fi
+  if in_part b2group; then
+  # B2 between two tasks of a group (bench/programs/b2_group.gasync) with one constant changed at a
+  # time, each in a fresh cache (scripts/handoff_probe.py --set): the wait in place's nap, the
+  # slots' mbarriers, the wait in place itself (twenty-ninth session: 1.39 us a hand-off, run 75)
+  echo "== B2 in a group: the tree, then one constant changed at a time"
+  for v in "" "--set runtime.devicegroups.LCH_TRY_NAP_NS=0" "--set runtime.devicegroups.LCH_MBAR=False" \
+    "--set codegen.groups.LOCAL_TRIES=1" \
+    "--set runtime.devicegroups.LCH_TRY_NAP_NS=0 --set runtime.devicegroups.LCH_MBAR=False"; do
+    echo "-- ${v:-the tree}"
+    timeout 100 python3 scripts/handoff_probe.py --group --reps 10000 --runs 3 $v 2>&1 | grep -v -i warn | tail -4
+  done
+  echo "== Nsight Compute: B2 in a group by SASS instruction (read with scripts/ncu_path.py)"
+  timeout 240 ncu --clock-control none --section SourceCounters --section WarpStateStats --section LaunchStats \
+    -k regex:gasync_kernel -c 1 -f -o "$out/b2g" python3 scripts/handoff_probe.py --group --lineinfo --reps 20000 \
+    > "$out/ncu-b2g.log" 2>&1
+  tail -3 "$out/ncu-b2g.log"
+  ncu --import "$out/b2g.ncu-rep" --page source --csv --print-source cuda,sass 2>/dev/null | gzip > "$out/ncu-b2g-src.csv.gz"
+  ncu --import "$out/b2g.ncu-rep" --page details --csv 2>/dev/null > "$out/ncu-b2g-details.csv"
+  grep -E "Duration|Warp Cycles Per Issued|Issued Warp|Stall" "$out/ncu-b2g-details.csv" | cut -c1-200 | head -30
+  rm -f "$out/b2g.ncu-rep"
   fi
   if in_part atomloads; then
   # the group words' loads as atomics too (runtime/order.py CTA_ATOMIC_LOADS, a stage: what racecheck
