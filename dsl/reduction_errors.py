@@ -70,6 +70,24 @@ def missing_reduce(tok: Token, before: list[Token]) -> ParseError | None:
     )
 
 
+def unnamed_reduction(tok: Token, before: list[Token]) -> ParseError | None:
+    """The ``reduce`` of a loop that is a statement of its own (``parallel for i in 0..n reduce
+    sum { x[i] };``), whose value would go nowhere, if ``tok`` is one (E0219)."""
+    head = _statement_loop(before)
+    if head is None or str(tok) != "reduce":
+        return None
+    return MisplacedReductionError(
+        f"a reduction ('{head} for ... reduce') gives a value, and this one goes nowhere",
+        span_of(tok),
+        (
+            Note(
+                f"name it ('let r = {head} for ... reduce OP {{ ... }};') or assign it; a loop run"
+                " for its effects alone has no 'reduce'"
+            ),
+        ),
+    )
+
+
 def reduction_in_expression(before: list[Token]) -> tuple[Note, ...]:
     """Where ';' alone may come next: a note if the tokens ``before`` end with a whole reduction,
     which the token found would put inside an expression (``let v = parallel ... { i } + 1;``)."""
@@ -119,6 +137,25 @@ def _reduction_head(before: list[Token]) -> str | None:
             follows = k + 1 < len(before) and before[k + 1].type == "FOR"
             assigned = k > 0 and before[k - 1].type in ("EQ", "ASSIGN_OP")
             return str(t) if follows and assigned else None
+    return None
+
+
+def _statement_loop(before: list[Token]) -> str | None:
+    """``parallel`` or ``bulk`` when the tokens ``before`` end inside the head of a loop that
+    starts a statement (after '{', '}' or ';'), else None."""
+    depth = 0
+    for k in range(len(before) - 1, -1, -1):
+        t = before[k]
+        if t.type in ("RPAR", "RSQB"):
+            depth += 1
+        elif t.type in ("LPAR", "LSQB"):
+            depth -= 1
+        elif t.type in ("LBRACE", "RBRACE", "SEMICOLON") or depth < 0:
+            return None
+        elif t.type in LOOPS and depth == 0:
+            follows = k + 1 < len(before) and before[k + 1].type == "FOR"
+            starts = k == 0 or before[k - 1].type in ("LBRACE", "RBRACE", "SEMICOLON")
+            return str(t) if follows and starts else None
     return None
 
 

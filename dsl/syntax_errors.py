@@ -42,7 +42,14 @@ from gasync.dsl.diagnostics import (
     UnterminatedStringError,
 )
 from gasync.dsl.lexed import Lexed
-from gasync.dsl.reduction_errors import LOOPS, let_value, loop_as_value, missing_reduce, reduction_in_expression
+from gasync.dsl.reduction_errors import (
+    LOOPS,
+    let_value,
+    loop_as_value,
+    missing_reduce,
+    reduction_in_expression,
+    unnamed_reduction,
+)
 
 KEYWORDS = (
     "after as async await break bulk buffer channel const continue else extern false fn for "
@@ -191,6 +198,8 @@ def _unexpected_token(exc: UnexpectedToken, lexed: Lexed) -> ParseError:
         )
     if tok.type == "LBRACE" and "NAME" in expected and (missing := missing_reduce(tok, before)) is not None:
         return missing
+    if tok.type == "NAME" and "LBRACE" in expected and (unnamed := unnamed_reduction(tok, before)) is not None:
+        return unnamed
     if tok.type == "IF" and "NUMBER" in expected:  # `let v = if c { 1 } else { 2 };` (decision 9)
         note = Note(f"'if' is a statement, not an expression: {IF_VALUE}")
         return UnexpectedTokenError(f"expected {_what(expected, tok, before)}, found keyword 'if'", span, (note,))

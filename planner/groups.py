@@ -125,14 +125,22 @@ def _members(
         else:
             out.append(ast.Channel(name, m.elem, m.capacity, m.span))
     renames = {n: qualified(group.name, n) for n in locs}
+    own = {t.name for t in group.tasks}
     for task in group.tasks:
         if task.after:
+            first = task.after[0].id
+            note = (
+                f"'{first}' is a task of group '{group.name}' too: let '{task.name}' wait for it on a local"
+                " channel ('.recv().await' what it sends when done)"
+                if first in own
+                else f"give 'after' to the group: 'group {group.name} ... after {first} {{'"
+            )
             errors.append(
                 GroupRuleError(
                     f"task '{task.name}' of group '{group.name}' cannot have 'after': the tasks of a group"
                     " instance start together",
                     task.after[0].span,
-                    (Note(f"give 'after' to the group: 'group {group.name} ... after {task.after[0].id} {{'"),),
+                    (Note(note),),
                 )
             )
         if group.var is not None and task.var == group.var:

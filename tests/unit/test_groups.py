@@ -188,6 +188,15 @@ def test_task_of_a_group_with_its_own_after() -> None:
         "t.gasync:3:18: error: task 'a' of group 'pipe' cannot have 'after': the tasks of a group instance start"
         " together"
     )
+    assert "note: give 'after' to the group: 'group pipe ... after init {'" in text
+
+
+def test_task_of_a_group_after_a_task_of_the_same_group() -> None:
+    # the group's own 'after a' would be a cycle: the note says what orders two tasks of one instance
+    kinds, text = diagnose("group pipe for g in 0..2 {\n    task a { }\n    task b after a { }\n}\n")
+    assert kinds == [E.GroupRuleError]
+    assert "note: 'a' is a task of group 'pipe' too: let 'b' wait for it on a local channel" in text
+    assert "give 'after' to the group" not in text
 
 
 def test_bulk_for_in_a_group() -> None:

@@ -102,6 +102,35 @@ def test_a_let_value_loop_without_reduce() -> None:
     )
 
 
+def test_a_reduction_as_a_statement_of_its_own() -> None:
+    assert _error("parallel for i in 0..4 reduce sum { i };") == (
+        MisplacedReductionError,
+        "E0219",
+        "r.gasync:3:28: error: a reduction ('parallel for ... reduce') gives a value, and this one goes nowhere\n"
+        "   |\n"
+        " 3 |     parallel for i in 0..4 reduce sum { i };\n"
+        "   |                            ^^^^^^\n"
+        "  = note: name it ('let r = parallel for ... reduce OP { ... };') or assign it; a loop run for its"
+        " effects alone has no 'reduce'",
+    )
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    ["o[0] = 1; bulk for i in 0..(2 * 2) reduce max { i }", "if o[0] == 0 { bulk for i in 0..4 reduce max { i } }"],
+)
+def test_a_bulk_reduction_as_a_statement_after_another(stmt: str) -> None:
+    cls, code, text = _error(stmt)
+    assert (cls, code) == (MisplacedReductionError, "E0219")
+    assert "error: a reduction ('bulk for ... reduce') gives a value, and this one goes nowhere" in text
+
+
+def test_another_word_where_a_loop_body_belongs() -> None:
+    cls, code, text = _error("parallel for i in 0..4 foo { o[i] = 1; }")
+    assert (cls, code) == (UnexpectedTokenError, "E0101")
+    assert text.startswith("r.gasync:3:28: error: expected '{', found identifier 'foo'\n")
+
+
 def test_an_operator_after_a_whole_reduction() -> None:
     assert _error("let v: i64 = parallel for i in 0..4 reduce sum { i } + 1;") == (
         UnexpectedTokenError,
