@@ -214,14 +214,15 @@ else:
         """min, a NaN being no candidate."""
         return cuda.atomic.nanmin(arr, i, value)
 
-    # ---- .cta scope, generic addresses: a group's words in its block's shared memory
-    # (runtime/devicegroups.py). A shared array returned by a device function is a generic
-    # pointer, so these name no state space; the scope is the block's.
-    _ld_acquire_cta = ptx.load("acquire", "cta")
-    _ld_relaxed_cta = ptx.load("relaxed", "cta")
-    _st_release_cta = ptx.store("release", "cta")
-    _cas_acq_rel_cta = ptx.cas("acq_rel", "cta")
-    _add_release_cta = ptx.rmw("add", "release", "cta")
+    # ---- .cta scope: a group's words in its block's shared memory (runtime/devicegroups.py).
+    # A shared array returned by a device function is a generic pointer; each access takes it to
+    # its shared-window form and names the state space (ptxops.shared_form): LDS, STS and ATOMS,
+    # not generic accesses the hardware must place first (a generic atom is a branch per space).
+    _ld_acquire_cta = ptx.load("acquire", "cta.shared")
+    _ld_relaxed_cta = ptx.load("relaxed", "cta.shared")
+    _st_release_cta = ptx.store("release", "cta.shared")
+    _cas_acq_rel_cta = ptx.cas("acq_rel", "cta.shared")
+    _add_release_cta = ptx.rmw("add", "release", "cta.shared")
 
     # compute-sanitizer's racecheck reports a plain release and acquire of a flag in shared memory
     # as a race, and no atomic access (scripts/racecheck_probe.py: flag 2 hazards, atomflag 1,

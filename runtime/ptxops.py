@@ -51,6 +51,18 @@ def reg(width):  # type: ignore[no-untyped-def]
     return "r" if width == 32 else "l"
 
 
+def shared_form(text: str, at: int) -> str:
+    """The instruction ``text`` as it is, or, where its scope is ``cta.shared`` (a generic address
+    of a word of the block's shared memory), on that address's shared-window form (operand ``$at``
+    taken there by ``cvta.to.shared``) with the state space named: ``ld.acquire.cta.shared::cta``
+    is one LDS, where the generic ``ld.acquire.cta`` is an LD the hardware must first place, and a
+    generic ``atom`` a branch per state space the address might be in."""
+    if ".cta.shared." not in text:
+        return text
+    named = text.replace(".cta.shared.", ".cta.shared::cta.").replace(f"[${at}]", "[%sa]")
+    return f"{{ .reg .u64 %sa; cvta.to.shared.u64 %sa, ${at}; {named} }}"
+
+
 def load(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
     """``ld.<sem>.<scope>`` of ``arr[idx]``."""
 
@@ -61,7 +73,7 @@ def load(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
             ptr = pointer(context, builder, aryty, idxty, *args)
             w = aryty.dtype.bitwidth
             fty = llvm_ir.FunctionType(llvm_ir.IntType(w), [ptr.type])
-            asm = llvm_ir.InlineAsm(fty, f"ld.{sem}.{scope}.b{w} $0, [$1];", f"={reg(w)},l", side_effect=True)
+            asm = llvm_ir.InlineAsm(fty, shared_form(f"ld.{sem}.{scope}.b{w} $0, [$1];", 1), f"={reg(w)},l", side_effect=True)
             return unbits(builder, builder.call(asm, [ptr]), aryty.dtype)
 
         return arr.dtype(arr, idx), codegen
@@ -80,7 +92,7 @@ def store(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
             w = aryty.dtype.bitwidth
             v = bits(context, builder, args[2], valty, aryty.dtype)
             fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [ptr.type, llvm_ir.IntType(w)])
-            text, cons = f"st.{sem}.{scope}.b{w} [$0], $1;", f"l,{reg(w)},~{{memory}}"
+            text, cons = shared_form(f"st.{sem}.{scope}.b{w} [$0], $1;", 0), f"l,{reg(w)},~{{memory}}"
             asm = llvm_ir.InlineAsm(fty, text, cons, side_effect=True)
             builder.call(asm, [ptr, v])
             return context.get_dummy_value()
@@ -102,12 +114,7 @@ def rmw_codegen(op, sem, n_vals, scope="gpu.global"):  # type: ignore[no-untyped
         operands = ", ".join(f"${k + 2}" for k in range(n_vals))
         fty = llvm_ir.FunctionType(llvm_ir.IntType(w), [ptr.type] + [llvm_ir.IntType(w)] * n_vals)
         cons = f"={reg(w)},l," + ",".join(reg(w) for _ in range(n_vals)) + ",~{memory}"
-        text = f"atom.{sem}.{scope}.{kind} $0, [$1], {operands};"
-        if scope == "cta.shared":  # a generic address of shared memory: its shared-window form
-            text = (
-                f"{{ .reg .u64 %sa; cvta.to.shared.u64 %sa, $1; "
-                f"atom.{sem}.cta.shared::cta.{kind} $0, [%sa], {operands}; }}"
-            )
+        text = shared_form(f"atom.{sem}.{scope}.{kind} $0, [$1], {operands};", 1)
         return unbits(
             builder, builder.call(llvm_ir.InlineAsm(fty, text, cons, side_effect=True), [ptr, *vs]), aryty.dtype
         )

@@ -12,48 +12,13 @@ types. Skipped, with the reason, where NVRTC or libdevice is missing
 
 from __future__ import annotations
 
-import os
 import re
-from functools import cache
-from typing import Any
 
 import pytest
-
-os.environ.setdefault("CUDA_HOME", "/usr/local/cuda-13.0")
-
-from types import SimpleNamespace  # noqa: E402
-
-from numba import cuda, types  # noqa: E402
-from numba.cuda import dispatcher  # noqa: E402
-
-# The device helpers they call are device functions of their own (runtime/order.py, INLINE:
-# NVVM inlines them), which Numba compiles for the current device: with no GPU here, an
-# sm_90 one, as scripts/ptx_check.py does.
-dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0))  # type: ignore[attr-defined]
+from numba import types
+from ptxtools import F32, ptx_of
 
 PINGPONG_SIG = (types.int32[::1], types.int64, types.int32[::1], types.int32[::1], types.int64)
-F32 = types.float32[::1]
-
-
-@cache
-def _toolchain() -> str:
-    """'' if a trivial kernel compiles to PTX here, else why not."""
-
-    def probe(a):  # type: ignore[no-untyped-def]
-        a[0] = 1.0
-
-    try:
-        cuda.compile_ptx(probe, (F32,), cc=(9, 0))
-    except Exception as exc:  # NVRTC or libdevice missing: a fact of the machine, not of the kernels
-        return f"{type(exc).__name__}: {str(exc)[:200]}"
-    return ""
-
-
-def ptx_of(kernel: Any, sig: tuple[Any, ...]) -> str:
-    if why := _toolchain():
-        pytest.skip(f"no PTX toolchain here ({why})")
-    ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
-    return str(ptx)
 
 
 def loops(ptx: str) -> list[list[str]]:

@@ -1,0 +1,47 @@
+"""PTX of a kernel for sm_90 on a machine without a GPU, for tests that read what the PTX does
+(tests/bench/test_baseline_ptx.py, tests/codegen/test_cta_shared_ptx.py). Skips the test, with
+the reason, where NVRTC or libdevice is missing (``pip install nvidia-cuda-nvrtc``; CUDA_HOME
+pointing at a toolkit, as scripts/ptx_check.py says)."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+os.environ.setdefault("CUDA_HOME", "/usr/local/cuda-13.0")
+
+from numba import cuda, types  # noqa: E402
+from numba.cuda import dispatcher  # noqa: E402
+
+# The device helpers kernels call are device functions of their own (runtime/order.py, INLINE:
+# NVVM inlines them), which Numba compiles for the current device: with no GPU here, an
+# sm_90 one, as scripts/ptx_check.py does.
+dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0))  # type: ignore[attr-defined]
+
+F32 = types.float32[::1]
+
+
+@cache
+def _toolchain() -> str:
+    """'' if a trivial kernel compiles to PTX here, else why not."""
+
+    def probe(a):  # type: ignore[no-untyped-def]
+        a[0] = 1.0
+
+    try:
+        cuda.compile_ptx(probe, (F32,), cc=(9, 0))
+    except Exception as exc:  # NVRTC or libdevice missing: a fact of the machine, not of the kernels
+        return f"{type(exc).__name__}: {str(exc)[:200]}"
+    return ""
+
+
+def ptx_of(kernel: Any, sig: tuple[Any, ...]) -> str:
+    """``kernel``'s PTX for sm_90 and the argument types ``sig`` (the test skipped without a toolchain)."""
+    if why := _toolchain():
+        pytest.skip(f"no PTX toolchain here ({why})")
+    ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
+    return str(ptx)
