@@ -73,7 +73,8 @@ def load(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
             ptr = pointer(context, builder, aryty, idxty, *args)
             w = aryty.dtype.bitwidth
             fty = llvm_ir.FunctionType(llvm_ir.IntType(w), [ptr.type])
-            asm = llvm_ir.InlineAsm(fty, shared_form(f"ld.{sem}.{scope}.b{w} $0, [$1];", 1), f"={reg(w)},l", side_effect=True)
+            text = shared_form(f"ld.{sem}.{scope}.b{w} $0, [$1];", 1)
+            asm = llvm_ir.InlineAsm(fty, text, f"={reg(w)},l", side_effect=True)
             return unbits(builder, builder.call(asm, [ptr]), aryty.dtype)
 
         return arr.dtype(arr, idx), codegen
