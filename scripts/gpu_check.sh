@@ -146,8 +146,9 @@ log="$out/gpu-$part.log"
   fi
   if in_part b2group; then
   # B2 between two tasks of a group (bench/programs/b2_group.gasync) with one constant changed at a
-  # time, each in a fresh cache (scripts/handoff_probe.py --set): the wait in place's nap, the
-  # slots' mbarriers, the wait in place itself (twenty-ninth session: 1.39 us a hand-off, run 75)
+  # time, each in a fresh cache (scripts/handoff_probe.py --set): the wait in place's first claims
+  # without naps, its naps, the slots' mbarriers, the wait in place itself (twenty-ninth session:
+  # 1.39 us a hand-off in run 75)
   # first B2, B7, B8 with the group words' accesses generic again (a stage: runtime/order.py's
   # _cta builders without the shared space, as before the twenty-ninth session) beside the tree
   echo "== B2, B7, B8 with generic accesses of the group words (a stage), then as the tree is"
@@ -158,7 +159,8 @@ log="$out/gpu-$part.log"
     | grep -v unchecked | cut -c1-170
   cp "$(ls -t bench/results/*-b2-b7-b8.json | head -1)" "$out/tree-b2-b7-b8.json" 2>/dev/null
   echo "== B2 in a group: the tree, then one constant changed at a time"
-  for v in "" "--set runtime.devicegroups.LCH_TRY_NAP_NS=0" "--set runtime.devicegroups.LCH_MBAR=False" \
+  for v in "" "--set runtime.devicegroups.LCH_SPIN_TRIES=0" "--set runtime.devicegroups.LCH_TRY_NAP_NS=0" \
+    "--set runtime.devicegroups.LCH_MBAR=False" \
     "--set codegen.groups.LOCAL_TRIES=1" \
     "--set runtime.devicegroups.LCH_TRY_NAP_NS=0 --set runtime.devicegroups.LCH_MBAR=False"; do
     echo "-- ${v:-the tree}"
