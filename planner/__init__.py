@@ -243,21 +243,25 @@ def _range(
     return str(lo.ty), int(lo.value), int(hi.value)
 
 
-def _bulk_spans(program: ast.Program, cg: nx.DiGraph) -> dict[str, ast.Span]:
-    """The first ``bulk for`` each task body runs, its callees' included."""
+def _bulk_spans(program: ast.Program, cg: nx.DiGraph) -> dict[str, tuple[ast.Span, str | None]]:
+    """The first ``bulk for`` each task body runs, its callees' included, and the async fn it is
+    in (None: the task's own body)."""
     fns = {i.name: i for i in program.items if isinstance(i, ast.FnDef)}
 
     def own(body: ast.Block) -> ast.Span | None:
         return next((n.span for n in graphs.ast_nodes(body) if isinstance(n, ast.For) and n.kind == "bulk"), None)
 
-    out = {}
+    out: dict[str, tuple[ast.Span, str | None]] = {}
     for t in (i for i in program.items if isinstance(i, ast.Task)):
         found = own(t.body)
+        if found is not None:
+            out[t.name] = (found, None)
+            continue
         called = {n.func for n in graphs.ast_nodes(t.body) if isinstance(n, ast.Call) and n.func in fns}
         for name in sorted(called | {d for c in called for d in nx.descendants(cg, c)}):
-            found = found or own(fns[name].body)
-        if found is not None:
-            out[t.name] = found
+            if (span := own(fns[name].body)) is not None:
+                out[t.name] = (span, name)
+                break
     return out
 
 

@@ -324,18 +324,22 @@ def fit_errors(
     return out
 
 
-def bulk_errors(group: GroupAst, bulk_spans: dict[str, ast.Span]) -> list[GasyncError]:
+def bulk_errors(group: GroupAst, bulk_spans: dict[str, tuple[ast.Span, str | None]]) -> list[GasyncError]:
     """A group's warps are pinned to it, so nothing would run a bulk loop's chunks (of every
-    task of the group, checked or not: ``bulk_spans`` come from the source)."""
+    task of the group, checked or not: ``bulk_spans`` come from the source, each with the async
+    fn it is in, if not the task's own body)."""
     out: list[GasyncError] = []
     for name in group.tasks:
-        span = bulk_spans.get(name)
-        if span is not None:
-            out.append(
-                GroupRuleError(
-                    f"task '{name}' of group '{group.item.name}' cannot run a 'bulk for': a group's warps stay with it",
-                    span,
-                    (Note("use 'parallel for' (the task's warp), or a task outside the group"),),
-                )
+        if name not in bulk_spans:
+            continue
+        span, fn = bulk_spans[name]
+        runs = f"the 'bulk for' is in async fn '{fn}', which task '{name}' runs"
+        via = () if fn is None else (Note(f"{runs} (it awaits it, or an async fn that does)"),)
+        out.append(
+            GroupRuleError(
+                f"task '{name}' of group '{group.item.name}' cannot run a 'bulk for': a group's warps stay with it",
+                span,
+                (*via, Note("use 'parallel for' (the task's warp), or a task outside the group")),
             )
+        )
     return out

@@ -209,6 +209,17 @@ def test_bulk_for_in_a_group() -> None:
     )
 
 
+def test_bulk_for_in_an_async_fn_a_group_task_reaches() -> None:
+    src = "buffer y: f32[64] = zeros;\nasync fn fill() { bulk for i in 0..64 { y[i] = 1.0; } }\n"
+    src += "async fn outer() { fill().await; }\ngroup pipe for g in 0..2 {\n    task a { outer().await; }\n}\n"
+    kinds, text = diagnose(src)
+    assert kinds == [E.GroupRuleError]
+    assert text.splitlines()[0] == (
+        "t.gasync:2:19: error: task 'a' of group 'pipe' cannot run a 'bulk for': a group's warps stay with it"
+    )
+    assert "note: the 'bulk for' is in async fn 'fill', which task 'a' runs (it awaits it, or an async fn that" in text
+
+
 def test_bulk_for_in_a_group_is_reported_beside_the_tasks_other_errors() -> None:
     # (E0222 was left out where the same body had another error, or its group's range failed)
     src = "const N: i64 = 2.5;\nbuffer y: f32[64] = zeros;\ngroup pipe for g in 0..N {\n"
