@@ -149,15 +149,6 @@ log="$out/gpu-$part.log"
   # time, each in a fresh cache (scripts/handoff_probe.py --set): the wait in place's first claims
   # without naps, its naps, the slots' mbarriers, the wait in place itself (twenty-ninth session:
   # 1.39 us a hand-off in run 75)
-  # first B2, B7, B8 with the group words' accesses generic again (a stage: runtime/order.py's
-  # _cta builders without the shared space, as before the twenty-ninth session) beside the tree
-  echo "== B2, B7, B8 with generic accesses of the group words (a stage), then as the tree is"
-  PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" generic B2,B7,B8 runtime/order.py \
-    '/^    _\(ld_acquire\|ld_relaxed\|st_release\|cas_acq_rel\|add_release\)_cta = /s/"cta.shared"/"cta"/' 2>&1 \
-    | grep -E "== stage|ratio|us/hand-off|wrote" | grep -v unchecked | cut -c1-160
-  timeout 200 python3 bench/run.py --reps 3 --only B2,B7,B8 2>&1 | grep -E "ratio|us/hand-off|wrote" \
-    | grep -v unchecked | cut -c1-170
-  cp "$(ls -t bench/results/*-b2-b7-b8.json | head -1)" "$out/tree-b2-b7-b8.json" 2>/dev/null
   echo "== B2 in a group: the tree, then one constant changed at a time"
   for v in "" "--set runtime.devicegroups.LCH_SPIN_TRIES=0" "--set runtime.devicegroups.LCH_TRY_NAP_NS=0" \
     "--set runtime.devicegroups.LCH_MBAR=False" \
@@ -166,6 +157,15 @@ log="$out/gpu-$part.log"
     echo "-- ${v:-the tree}"
     timeout 100 python3 scripts/handoff_probe.py --group --reps 10000 --runs 3 $v 2>&1 | grep -v -i warn | tail -4
   done
+  # then B2, B7, B8 with the group words' accesses generic again (a stage: runtime/order.py's
+  # _cta builders without the shared space, as before the twenty-ninth session) beside the tree
+  echo "== B2, B7, B8 with generic accesses of the group words (a stage), then as the tree is"
+  PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" generic B2,B7,B8 runtime/order.py \
+    '/^    _\(ld_acquire\|ld_relaxed\|st_release\|cas_acq_rel\|add_release\)_cta = /s/"cta.shared"/"cta"/' 2>&1 \
+    | grep -E "== stage|ratio|us/hand-off|wrote" | grep -v unchecked | cut -c1-160
+  timeout 200 python3 bench/run.py --reps 3 --only B2,B7,B8 2>&1 | grep -E "ratio|us/hand-off|wrote" \
+    | grep -v unchecked | cut -c1-170
+  cp "$(ls -t bench/results/*-b2-b7-b8.json | head -1)" "$out/tree-b2-b7-b8.json" 2>/dev/null
   echo "== Nsight Compute: B2 in a group by SASS instruction (read with scripts/ncu_path.py)"
   timeout 240 ncu --clock-control none --section SourceCounters --section WarpStateStats --section LaunchStats \
     -k regex:gasync_kernel -c 1 -f -o "$out/b2g" python3 scripts/handoff_probe.py --group --lineinfo --reps 20000 \
