@@ -18,7 +18,7 @@ from numba import config, cuda, int64
 from gasync.runtime import devicembar as mbar
 from gasync.runtime.devicelib import pause
 from gasync.runtime.devicewarp import first, first2
-from gasync.runtime.order import INLINE, SIM, add_release_cta, cas_acq_rel_cta, ld_acquire_cta, st_release_cta
+from gasync.runtime.order import INLINE, add_release_cta, cas_acq_rel_cta, ld_acquire_cta, st_release_cta
 from gasync.runtime.state import LCH_CLOSED, LCH_DONE, LCH_RECV, LCH_SEND, LCH_WORDS
 
 LCH_FULL, LCH_SENT, LCH_CLOSED_SEND = 0, 1, 2  # lch_try_send's outcomes (nothing for it: 0, as LCH_NONE)
@@ -31,10 +31,6 @@ LCH_MBAR = True
 # pinned loop naps on the view (QUIET_NAP_NS): lane 0's waiting takes few of the issue slots its
 # block's working warps share, and the simulator's waiting thread lets the others run
 LCH_TRY_NAP_NS = 32
-# ... after this many claims without a nap: a look at a shared word is ~30 cycles, a nap on the
-# GPU may be much longer than asked (bench/NOTES.md, twenty-ninth session), so a hand-off that
-# comes soon is seen at once (the executor's wait in place spins its first turns too)
-LCH_SPIN_TRIES = 16
 
 if config.ENABLE_CUDASIM:
 
@@ -183,8 +179,7 @@ def lch_claim_within(ring, cap, tries, send):  # type: ignore[no-untyped-def]
         k += 1
         if code != 0 or k >= tries:
             return code, pos
-        if k > LCH_SPIN_TRIES or SIM:
-            pause(LCH_TRY_NAP_NS)
+        pause(LCH_TRY_NAP_NS)
 
 
 @cuda.jit(device=True)
