@@ -18,7 +18,7 @@ from numba import config, cuda, int64
 from gasync.runtime import devicembar as mbar
 from gasync.runtime.devicelib import pause
 from gasync.runtime.devicewarp import first, first2
-from gasync.runtime.order import INLINE, add_release_cta, cas_acq_rel_cta, ld_acquire_cta, st_release_cta
+from gasync.runtime.order import INLINE, bump_release_cta, cas_acq_rel_cta, ld_acquire_cta, st_release_cta
 from gasync.runtime.state import LCH_CLOSED, LCH_DONE, LCH_RECV, LCH_SEND, LCH_WORDS
 
 LCH_FULL, LCH_SENT, LCH_CLOSED_SEND = 0, 1, 2  # lch_try_send's outcomes (nothing for it: 0, as LCH_NONE)
@@ -138,7 +138,7 @@ def lch_claim_send(ring, cap):  # type: ignore[no-untyped-def]
 def lch_publish(ring, cap, pos):  # type: ignore[no-untyped-def]
     """The slot of claimed position ``pos``, written: its value to its receiver."""
     st_release_cta(ring, LCH_WORDS + pos % cap, 2 * pos + 1)  # the value, to its receiver
-    add_release_cta(ring, LCH_DONE, int64(1))  # ... and to the view (state.py, DONE)
+    bump_release_cta(ring, LCH_DONE)  # ... and to the view (state.py, DONE)
 
 
 @cuda.jit(device=True)
@@ -186,7 +186,7 @@ def lch_claim_within(ring, cap, tries, send):  # type: ignore[no-untyped-def]
 def lch_free(ring, cap, pos):  # type: ignore[no-untyped-def]
     """The slot of claimed position ``pos``, read: free for its next sender."""
     st_release_cta(ring, LCH_WORDS + pos % cap, 2 * (pos + cap))  # the slot, to the sender of pos + cap
-    add_release_cta(ring, LCH_DONE, int64(1))  # ... and to the view (state.py, DONE)
+    bump_release_cta(ring, LCH_DONE)  # ... and to the view (state.py, DONE)
 
 
 @cuda.jit(device=True)

@@ -59,39 +59,40 @@ else:
     from gasync.runtime import ptxops as ptx
 
     def _call(builder, ret, operands, op, constraints):  # type: ignore[no-untyped-def]
-        """``op`` on ``[%sa]``, the shared-window form of the generic address ``$k`` in it."""
-        text = f"{{ .reg .u64 %sa; .reg .pred %p; {op} }}"
+        """``op``, its barrier's shared-window address an operand (runtime/ptxops.py, shared_address)."""
+        text = f"{{ .reg .pred %p; {op} }}"
         fty = llvm_ir.FunctionType(ret, [v.type for v in operands])
         return builder.call(llvm_ir.InlineAsm(fty, text, constraints, side_effect=True), operands)
 
+    def _barrier(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        """The shared-window address of barrier ``arr[i]`` (the first two arguments)."""
+        bar = ptx.pointer(context, builder, signature.args[0], signature.args[1], args[0], args[1])
+        return ptx.shared_address(builder, bar)
+
     def barrier_op(op):  # type: ignore[no-untyped-def]
-        """An intrinsic ``(arr, i)`` that runs ``op`` on barrier ``arr[i]`` (``[%sa]`` in ``op``)."""
+        """An intrinsic ``(arr, i)`` that runs ``op`` on barrier ``arr[i]`` (``[$0]`` in ``op``)."""
 
         @intrinsic
         def on_barrier(typingctx, arr, i):  # type: ignore[no-untyped-def]
             def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-                bar = ptx.pointer(context, builder, *signature.args, *args)
-                _call(builder, llvm_ir.VoidType(), [bar], f"cvta.to.shared.u64 %sa, $0; {op}", "l,~{memory}")
+                _call(builder, llvm_ir.VoidType(), [_barrier(context, builder, signature, args)], op, "r,~{memory}")
                 return context.get_dummy_value()
 
             return types.void(arr, i), codegen
 
         return on_barrier
 
-    _init = barrier_op(f"mbarrier.init.shared::cta.b64 [%sa], {LANES};")
-    _inval = barrier_op("mbarrier.inval.shared::cta.b64 [%sa];")
-    _arrive = barrier_op("{ .reg .b64 %st; mbarrier.arrive.shared::cta.b64 %st, [%sa]; }")
+    _init = barrier_op(f"mbarrier.init.shared::cta.b64 [$0], {LANES};")
+    _inval = barrier_op("mbarrier.inval.shared::cta.b64 [$0];")
+    _arrive = barrier_op("{ .reg .b64 %st; mbarrier.arrive.shared::cta.b64 %st, [$0]; }")
 
     @intrinsic
     def _passed(typingctx, arr, i, parity):  # type: ignore[no-untyped-def]
         def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            bar = ptx.pointer(context, builder, signature.args[0], signature.args[1], args[0], args[1])
+            bar = _barrier(context, builder, signature, args)
             par = context.cast(builder, args[2], signature.args[2], types.uint32)
-            op = (
-                "cvta.to.shared.u64 %sa, $1; mbarrier.try_wait.parity.shared::cta.b64 %p, [%sa], $2; "
-                "selp.u32 $0, 1, 0, %p;"
-            )
-            done = _call(builder, llvm_ir.IntType(32), [bar, par], op, "=r,l,r,~{memory}")
+            op = "mbarrier.try_wait.parity.shared::cta.b64 %p, [$1], $2; selp.u32 $0, 1, 0, %p;"
+            done = _call(builder, llvm_ir.IntType(32), [bar, par], op, "=r,r,r,~{memory}")
             return builder.icmp_unsigned("!=", done, llvm_ir.Constant(llvm_ir.IntType(32), 0))
 
         return types.boolean(arr, i, parity), codegen

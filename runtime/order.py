@@ -99,7 +99,9 @@ if SIM:
     ld_relaxed_cta = ld_relaxed
     st_release_cta = st_release
     cas_acq_rel_cta = cas
-    add_release_cta = add
+
+    def bump_release_cta(arr, i):  # type: ignore[no-untyped-def]
+        add(arr, i, 1)
 
 else:
     from gasync.runtime import ptxops as ptx  # the intrinsics' builders
@@ -216,13 +218,13 @@ else:
 
     # ---- .cta scope: a group's words in its block's shared memory (runtime/devicegroups.py).
     # A shared array returned by a device function is a generic pointer; each access takes it to
-    # its shared-window form and names the state space (ptxops.shared_form): LDS, STS and ATOMS,
+    # its shared-window form and names the state space (ptxops.on_shared): LDS, STS and ATOMS,
     # not generic accesses the hardware must place first (a generic atom is a branch per space).
     _ld_acquire_cta = ptx.load("acquire", "cta.shared")
     _ld_relaxed_cta = ptx.load("relaxed", "cta.shared")
     _st_release_cta = ptx.store("release", "cta.shared")
     _cas_acq_rel_cta = ptx.cas("acq_rel", "cta.shared")
-    _add_release_cta = ptx.rmw("add", "release", "cta.shared")
+    _bump_release_cta = ptx.bump("release", "cta.shared")
 
     # compute-sanitizer's racecheck reports a plain release and acquire of a flag in shared memory
     # as a race, and no atomic access (scripts/racecheck_probe.py: flag 2 hazards, atomflag 1,
@@ -268,6 +270,8 @@ else:
         return _cas_acq_rel_cta(arr, i, old, new)
 
     @cuda.jit(device=True, inline=True)
-    def add_release_cta(arr, i, value):  # type: ignore[no-untyped-def]
-        """A count of the block's warps raised after this warp's earlier shared-memory writes."""
-        return _add_release_cta(arr, i, value)
+    def bump_release_cta(arr, i):  # type: ignore[no-untyped-def]
+        """A count that the block's warps watch change (a view's word), raised by one after this warp's
+        earlier shared-memory writes: its low 32 bits (ptxops.bump), so that the view's sum of words
+        changes at each raise (it wraps there without carrying; the watchers look for a change)."""
+        _bump_release_cta(arr, i)

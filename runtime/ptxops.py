@@ -51,16 +51,24 @@ def reg(width):  # type: ignore[no-untyped-def]
     return "r" if width == 32 else "l"
 
 
-def shared_form(text: str, at: int) -> str:
-    """The instruction ``text`` as it is, or, where its scope is ``cta.shared`` (a generic address
-    of a word of the block's shared memory), on that address's shared-window form (operand ``$at``
-    taken there by ``cvta.to.shared``) with the state space named: ``ld.acquire.cta.shared::cta``
-    is one LDS, where the generic ``ld.acquire.cta`` is an LD the hardware must first place, and a
-    generic ``atom`` a branch per state space the address might be in."""
-    if ".cta.shared." not in text:
-        return text
-    named = text.replace(".cta.shared.", ".cta.shared::cta.").replace(f"[${at}]", "[%sa]")
-    return f"{{ .reg .u64 %sa; cvta.to.shared.u64 %sa, ${at}; {named} }}"
+def shared_address(builder, ptr):  # type: ignore[no-untyped-def]
+    """The 32-bit shared-window address of ``ptr``, a generic pointer into the block's shared memory:
+    an ``addrspacecast`` NVVM sees (so that one ``cvta.to.shared`` of an array serves each of its
+    accesses, where one inside every instruction's asm was recomputed each time) and its low word."""
+    pointee = ptr.type.pointee
+    shared = builder.addrspacecast(ptr, llvm_ir.PointerType(pointee, addrspace=3))
+    return builder.ptrtoint(shared, llvm_ir.IntType(32))
+
+
+def on_shared(scope, builder, ptr):  # type: ignore[no-untyped-def]
+    """The instruction's address operand and its constraint: ``ptr`` itself (``l``), or, for the scope
+    ``cta.shared`` (a generic address of a word of the block's shared memory), its shared-window
+    address (``r``) for an instruction that names the state space (``.cta.shared::cta``: one LDS,
+    STS or ATOMS, where a generic access is one the hardware must place first, and a generic
+    ``atom`` a branch per state space)."""
+    if scope == "cta.shared":
+        return "cta.shared::cta", shared_address(builder, ptr), "r"
+    return scope, ptr, "l"
 
 
 def load(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
@@ -70,12 +78,11 @@ def load(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
     def ld(typingctx, arr, idx):  # type: ignore[no-untyped-def]
         def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
             aryty, idxty = signature.args
-            ptr = pointer(context, builder, aryty, idxty, *args)
+            space, addr, a = on_shared(scope, builder, pointer(context, builder, aryty, idxty, *args))
             w = aryty.dtype.bitwidth
-            fty = llvm_ir.FunctionType(llvm_ir.IntType(w), [ptr.type])
-            text = shared_form(f"ld.{sem}.{scope}.b{w} $0, [$1];", 1)
-            asm = llvm_ir.InlineAsm(fty, text, f"={reg(w)},l", side_effect=True)
-            return unbits(builder, builder.call(asm, [ptr]), aryty.dtype)
+            fty = llvm_ir.FunctionType(llvm_ir.IntType(w), [addr.type])
+            asm = llvm_ir.InlineAsm(fty, f"ld.{sem}.{space}.b{w} $0, [$1];", f"={reg(w)},{a}", side_effect=True)
+            return unbits(builder, builder.call(asm, [addr]), aryty.dtype)
 
         return arr.dtype(arr, idx), codegen
 
@@ -89,13 +96,13 @@ def store(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
     def st(typingctx, arr, idx, value):  # type: ignore[no-untyped-def]
         def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
             aryty, idxty, valty = signature.args
-            ptr = pointer(context, builder, aryty, idxty, args[0], args[1])
+            space, addr, a = on_shared(scope, builder, pointer(context, builder, aryty, idxty, args[0], args[1]))
             w = aryty.dtype.bitwidth
             v = bits(context, builder, args[2], valty, aryty.dtype)
-            fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [ptr.type, llvm_ir.IntType(w)])
-            text, cons = shared_form(f"st.{sem}.{scope}.b{w} [$0], $1;", 0), f"l,{reg(w)},~{{memory}}"
+            fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [addr.type, llvm_ir.IntType(w)])
+            text, cons = f"st.{sem}.{space}.b{w} [$0], $1;", f"{a},{reg(w)},~{{memory}}"
             asm = llvm_ir.InlineAsm(fty, text, cons, side_effect=True)
-            builder.call(asm, [ptr, v])
+            builder.call(asm, [addr, v])
             return context.get_dummy_value()
 
         return types.void(arr, idx, value), codegen
@@ -108,16 +115,16 @@ def rmw_codegen(op, sem, n_vals, scope="gpu.global"):  # type: ignore[no-untyped
 
     def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
         aryty, idxty, *valtys = signature.args
-        ptr = pointer(context, builder, aryty, idxty, args[0], args[1])
+        space, addr, a = on_shared(scope, builder, pointer(context, builder, aryty, idxty, args[0], args[1]))
         w = aryty.dtype.bitwidth
-        vs = [bits(context, builder, a, t, aryty.dtype) for a, t in zip(args[2:], valtys, strict=True)]
+        vs = [bits(context, builder, v, t, aryty.dtype) for v, t in zip(args[2:], valtys, strict=True)]
         kind = f"{op}.b{w}" if op in ("cas", "exch") else f"{op}.u{w}"
         operands = ", ".join(f"${k + 2}" for k in range(n_vals))
-        fty = llvm_ir.FunctionType(llvm_ir.IntType(w), [ptr.type] + [llvm_ir.IntType(w)] * n_vals)
-        cons = f"={reg(w)},l," + ",".join(reg(w) for _ in range(n_vals)) + ",~{memory}"
-        text = shared_form(f"atom.{sem}.{scope}.{kind} $0, [$1], {operands};", 1)
+        fty = llvm_ir.FunctionType(llvm_ir.IntType(w), [addr.type] + [llvm_ir.IntType(w)] * n_vals)
+        cons = f"={reg(w)},{a}," + ",".join(reg(w) for _ in range(n_vals)) + ",~{memory}"
+        text = f"atom.{sem}.{space}.{kind} $0, [$1], {operands};"
         return unbits(
-            builder, builder.call(llvm_ir.InlineAsm(fty, text, cons, side_effect=True), [ptr, *vs]), aryty.dtype
+            builder, builder.call(llvm_ir.InlineAsm(fty, text, cons, side_effect=True), [addr, *vs]), aryty.dtype
         )
 
     return codegen
@@ -141,6 +148,25 @@ def cas(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
         return arr.dtype(arr, idx, old, new), rmw_codegen("cas", sem, 2, scope)
 
     return atom
+
+
+def bump(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
+    """``red.<sem>.<scope>.add.u32`` of 1 on the low 32 bits of ``arr[idx]`` (a little-endian word's
+    first four bytes), nothing back: a count that others only watch change. On shared memory one
+    ``ATOMS.ADD``/``RED``, where a 64-bit add is a compare-and-swap loop."""
+
+    @intrinsic
+    def red(typingctx, arr, idx):  # type: ignore[no-untyped-def]
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+            space, addr, a = on_shared(scope, builder, pointer(context, builder, *signature.args, *args))
+            fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [addr.type])
+            text = f"red.{sem}.{space}.add.u32 [$0], 1;"
+            builder.call(llvm_ir.InlineAsm(fty, text, f"{a},~{{memory}}", side_effect=True), [addr])
+            return context.get_dummy_value()
+
+        return types.void(arr, idx), codegen
+
+    return red
 
 
 def read(sem, scope="cta.shared"):  # type: ignore[no-untyped-def]

@@ -380,7 +380,7 @@ STATE_FIELDS = (*(name for name, _ in GROUPS), "TRACE")  # G's fields before the
 # st_release_cta(seq, 2(p + cap)), which the sender of p + cap acquires. close is
 # st_release_cta(CLOSED, 1): a receiver that finds the ring empty acquires it and ends only
 # when no sender has claimed a position it has not seen (SEND == RECV). DONE counts the
-# publishes and frees, each an add_release_cta after its sequence's store: a claim and its
+# publishes and frees, each a bump_release_cta after its sequence's store: a claim and its
 # publish (or free) are two moments, and a warp that polled between them and found its slot
 # not ready must see the second change the view, or the instance's stuck check (docs/groups.md,
 # invariant 6) took a hand-off in flight for a deadlock. Nothing in a group instance waits on

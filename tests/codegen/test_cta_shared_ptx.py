@@ -23,9 +23,9 @@ def _kernel(out):  # type: ignore[no-untyped-def]
     a = order.ld_acquire_cta(ring, 1)
     b = order.ld_relaxed_cta(ring, 2)
     c = order.cas_acq_rel_cta(ring, 3, a, b + 1)
-    d = order.add_release_cta(ring, 4, int64(1))
-    order.st_release_cta(ring, 5, c + d)
-    out[t] = a + b + c + d
+    order.bump_release_cta(ring, 4)
+    order.st_release_cta(ring, 5, c)
+    out[t] = a + b + c
 
 
 def test_every_cta_access_names_the_shared_space() -> None:
@@ -34,12 +34,15 @@ def test_every_cta_access_names_the_shared_space() -> None:
         "ld.acquire.cta.shared::cta.b64": 1,
         "ld.relaxed.cta.shared::cta.b64": 1,
         "atom.acq_rel.cta.shared::cta.cas.b64": 1,
-        "atom.release.cta.shared::cta.add.u64": 1,
+        "red.release.cta.shared::cta.add.u32": 1,
     }
     for text, n in named.items():
         assert ptx.count(text) == n, text
     # the store: an exchange (order.CTA_ATOMIC_STORES, what racecheck needs) or a plain store
     assert ptx.count("atom.release.cta.shared::cta.exch.b64") + ptx.count("st.release.cta.shared::cta.b64") == 1
-    assert ptx.count("cvta.to.shared.u64") == 5
-    # no generic access at the block's scope is left
-    assert not re.search(r"\b(ld|st|atom)\.(acquire|relaxed|release|acq_rel)\.cta\.(b|u|cas|add|exch)", ptx)
+    # the shared-window address is an addrspacecast NVVM sees, not one inside each instruction's asm:
+    # here, where the array is the kernel's own, NVVM takes it from the array's symbol (no cvta at
+    # all); an array passed through device functions gets one cvta that its accesses share. And no
+    # generic access at the block's scope is left
+    assert ptx.count("cvta.to.shared.u64") == 0
+    assert not re.search(r"\b(ld|st|atom|red)\.(acquire|relaxed|release|acq_rel)\.cta\.(b|u|cas|add|exch)", ptx)
