@@ -160,7 +160,7 @@ log="$out/gpu-$part.log"
   # _cta builders without the shared space, as before the twenty-ninth session) beside the tree
   echo "== B2, B7, B8 with generic accesses of the group words (a stage), then as the tree is"
   PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" generic B2,B7,B8 runtime/order.py \
-    '/^    _\(ld_acquire\|ld_relaxed\|st_release\|cas_acq_rel\|add_release\)_cta = /s/"cta.shared"/"cta"/' 2>&1 \
+    '/^    _\(ld_acquire\|ld_relaxed\|st_release\|cas_acq_rel\|bump_release\)_cta = /s/"cta.shared"/"cta"/' 2>&1 \
     | grep -E "== stage|ratio|us/hand-off|wrote" | grep -v unchecked | cut -c1-160
   timeout 200 python3 bench/run.py --reps 3 --only B2,B7,B8 2>&1 | grep -E "ratio|us/hand-off|wrote" \
     | grep -v unchecked | cut -c1-170
