@@ -3,12 +3,14 @@ intrinsics (GPU only: Numba's simulator runs Python, and order.py gives it plain
 
 Each builder returns a Numba ``@intrinsic`` whose code is one inline-asm instruction on the
 address of an array element: ``load(sem, scope)`` (``ld.<sem>.<scope>``), ``store``, ``rmw(op,
-sem, scope)`` (``atom``: the old value back), ``cas``, ``read`` (an atomic read: a compare-and-swap
-of 0 for 0, which changes no word), ``fence``. A scope of ``cta.shared`` takes the generic
-address of a shared-memory word to its shared-window form first: a generic ``atom`` is a branch
-per state space the address might be in (bench/NOTES.md, twenty-seventh session). ``pointer``,
-``bits``, ``unbits`` and ``reg`` serve other intrinsics too (runtime/devicevec.py,
-devicembar.py).
+sem, scope)`` (``atom``: the old value back), ``cas``, ``bump`` (``red``: a count raised, nothing
+back), ``read`` (an atomic read: a compare-and-swap of 0 for 0, which changes no word), ``fence``.
+A scope of ``cta.shared`` takes the generic address of a shared-memory word to its 32-bit
+shared-window form (``shared_address``: an ``addrspacecast`` NVVM sees and shares among an
+array's accesses) and names the state space: a generic access is one the hardware must place
+first, and a generic ``atom`` a branch per state space the address might be in (bench/NOTES.md,
+twenty-seventh and twenty-ninth sessions). ``pointer``, ``shared_address``, ``bits``, ``unbits``
+and ``reg`` serve other intrinsics too (runtime/devicevec.py, devicembar.py).
 """
 
 from __future__ import annotations
