@@ -37,7 +37,7 @@ def independent_errors(
     bodies: dict[str, TaskDef],
     group_asts: tuple[groups.GroupAst, ...],
     ranges: dict[str, tuple[str, int, int]],
-    bulk: dict[str, ast.Span],
+    bulk: dict[str, tuple[ast.Span, str | None]],
 ) -> list[GasyncError]:
     """The errors of these checks that do not depend on the parts that failed."""
     return [
@@ -67,7 +67,7 @@ def group_errors(
     bodies: dict[str, TaskDef],
     group_asts: tuple[groups.GroupAst, ...],
     ranges: dict[str, tuple[str, int, int]],
-    bulk: dict[str, ast.Span],
+    bulk: dict[str, tuple[ast.Span, str | None]],
 ) -> list[GasyncError]:
     """E0221 of the groups whose range is known, over their checked tasks; E0222 of every group."""
     known = tuple(g for g in group_asts if g.item.name in ranges)
