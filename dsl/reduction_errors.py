@@ -121,9 +121,10 @@ def _is_reduction(lexed: Lexed, kw: Token) -> bool:
     return False
 
 
-def _reduction_head(before: list[Token]) -> str | None:
-    """``parallel`` or ``bulk`` when the tokens ``before`` end inside the head of a loop that is
-    the value of a ``let`` or an assignment (``let v = parallel for i in 0..n``), else None."""
+def _loop_head(before: list[Token]) -> tuple[str, str] | None:
+    """``(keyword, what precedes it)`` when the tokens ``before`` end inside the head of a
+    ``parallel for`` or ``bulk for`` (its keyword, then the type of the token before that, "" at
+    the start), else None."""
     depth = 0
     for k in range(len(before) - 1, -1, -1):
         t = before[k]
@@ -134,29 +135,24 @@ def _reduction_head(before: list[Token]) -> str | None:
         elif t.type in ("LBRACE", "RBRACE", "SEMICOLON") or depth < 0:
             return None
         elif t.type in LOOPS and depth == 0:
-            follows = k + 1 < len(before) and before[k + 1].type == "FOR"
-            assigned = k > 0 and before[k - 1].type in ("EQ", "ASSIGN_OP")
-            return str(t) if follows and assigned else None
+            if k + 1 < len(before) and before[k + 1].type == "FOR":
+                return str(t), before[k - 1].type if k > 0 else ""
+            return None
     return None
+
+
+def _reduction_head(before: list[Token]) -> str | None:
+    """``parallel`` or ``bulk`` when the tokens ``before`` end inside the head of a loop that is
+    the value of a ``let`` or an assignment (``let v = parallel for i in 0..n``), else None."""
+    head = _loop_head(before)
+    return head[0] if head is not None and head[1] in ("EQ", "ASSIGN_OP") else None
 
 
 def _statement_loop(before: list[Token]) -> str | None:
     """``parallel`` or ``bulk`` when the tokens ``before`` end inside the head of a loop that
     starts a statement (after '{', '}' or ';'), else None."""
-    depth = 0
-    for k in range(len(before) - 1, -1, -1):
-        t = before[k]
-        if t.type in ("RPAR", "RSQB"):
-            depth += 1
-        elif t.type in ("LPAR", "LSQB"):
-            depth -= 1
-        elif t.type in ("LBRACE", "RBRACE", "SEMICOLON") or depth < 0:
-            return None
-        elif t.type in LOOPS and depth == 0:
-            follows = k + 1 < len(before) and before[k + 1].type == "FOR"
-            starts = k == 0 or before[k - 1].type in ("LBRACE", "RBRACE", "SEMICOLON")
-            return str(t) if follows and starts else None
-    return None
+    head = _loop_head(before)
+    return head[0] if head is not None and head[1] in ("", "LBRACE", "RBRACE", "SEMICOLON") else None
 
 
 def _ends_reduction(before: list[Token]) -> bool:
