@@ -105,7 +105,11 @@ def test_b2b_and_b6_are_gasyncs_own_figures_without_a_baseline(synthetic_doc: di
     synthetic_doc["rows"].append({"bench": "B6", "case": "stencil2d cached: compile_s", "value": 0.6, "unit": "s"})
     del synthetic_doc["errors"]["B6"]
     b = build(synthetic_doc, SOURCE)["benchmarks"]
-    assert (b["B6"]["value"], b["B6_cached"]["value"]) == (9.0, 0.6) and b["B6"]["met"] is None
+    assert (b["B6"]["value"], b["B6_cached"]["value"]) == (9.0, 0.6)
+    # issue 12's goals: <= 2 s cold, <= 0.3 s cached
+    assert (b["B6"]["goal"], b["B6"]["met"], b["B6_cached"]["goal"]) == ("<= 2", False, "<= 0.3")
+    synthetic_doc["rows"][-1]["value"] = 0.004
+    assert build(synthetic_doc, SOURCE)["benchmarks"]["B6_cached"]["met"] is True
 
 
 def test_checked_and_unchecked_entries_sit_beside_the_headline_keys(synthetic_doc: dict[str, Any]) -> None:
