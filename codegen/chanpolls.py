@@ -135,12 +135,12 @@ class ChannelPolls:
         """Receive into ``target``; with ``ended``, also detect a closed, drained channel.
         The future's frame word ``ci`` (0 when it starts) is set once it waits in line;
         ``alone``: awaited by itself, so it may wait in place first (see ``poll``)."""
+        sh = self.shared  # type: ignore[attr-defined]
         if groups.is_local(c):  # one attempt (alone: a few); the pinned warp polls again (codegen/groups.py)
             ch = self._chan(c)
             warp = self.warp
             into = self.out_target(target, groups.scratch(ch, rdy, warp))
-            return groups.recv_lines(ch, rdy, into, ended, warp, alone)
-        sh = self.shared  # type: ignore[attr-defined]
+            return groups.recv_lines(ch, rdy, into, ended, warp, alone, sh.local_how(c))
         counted = sh.counted(c)
         if counted is not None:
             assert ended is not None  # (a counted channel's every receive is a for await)

@@ -107,7 +107,8 @@ class FutureRenderer(ChannelPolls):
         a channel send or receive may wait in place before it suspends."""
         if isinstance(fut, ir.Send) and groups.is_local(fut.chan):
             value = f"FF[fb_f + {cf}]" if self._chan(fut.chan).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
-            return groups.send_lines(self._chan(fut.chan), value, rdy, self.warp, alone)
+            how = self.shared.local_how(fut.chan)  # type: ignore[attr-defined]
+            return groups.send_lines(self._chan(fut.chan), value, rdy, self.warp, alone, how)
         if isinstance(fut, ir.Send):
             return self._poll_Send(fut, ci, cf, rdy, target, alone)
         if isinstance(fut, ir.Recv):

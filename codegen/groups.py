@@ -204,18 +204,21 @@ def close(name: str) -> str:
 LOCAL_TRIES = 64  # a lone local await's claims in a poll on all lanes before it returns pending
 
 
-def send_lines(ch: ChannelDef, value: str, rdy: str, warp: bool = False, alone: bool = False) -> list[str]:
+def send_lines(
+    ch: ChannelDef, value: str, rdy: str, warp: bool = False, alone: bool = False, how: str = "0"
+) -> list[str]:
     """One attempt to send the value the send's frame holds; ``rdy`` unless the ring is full.
     ``warp``: the poll runs on all 32 lanes (codegen/warppoll.py): lane 0 sends, all learn how;
     ``alone`` (awaited by itself) it claims up to LOCAL_TRIES times first: a wait in place, which
-    spares a hand-off the pinned loop's round (the poll's end, the nap, its frame read again)."""
+    spares a hand-off the pinned loop's round (the poll's end, the nap, its frame read again);
+    ``how``: the channel's LCH_ bits as the call passes them (codegen/shapes.py, local_how)."""
     sent = f"sent_{rdy}"
     data = value if ch.elem in ir.FLOATS else f"int64({value})"
     ring_ = ring(ch.name).format(cap=ch.capacity)
     attempt = (
-        f"dgroups.lch_send_warp({ring_}, {data}, G.exec.CMD, w, lane, {LOCAL_TRIES if alone else 1})"
+        f"dgroups.lch_send_warp({ring_}, {data}, G.exec.CMD, w, lane, {LOCAL_TRIES if alone else 1}, {how})"
         if warp
-        else f"dgroups.lch_try_send({ring_}, {data})"
+        else f"dgroups.lch_try_send({ring_}, {data}, {how})"
     )
     return [
         f"{sent} = {attempt}",
@@ -226,7 +229,13 @@ def send_lines(ch: ChannelDef, value: str, rdy: str, warp: bool = False, alone: 
 
 
 def recv_lines(
-    ch: ChannelDef, rdy: str, out_target: list[str], ended: str | None, warp: bool = False, alone: bool = False
+    ch: ChannelDef,
+    rdy: str,
+    out_target: list[str],
+    ended: str | None,
+    warp: bool = False,
+    alone: bool = False,
+    how: str = "0",
 ) -> list[str]:
     """One attempt to receive into the warp's scratch word (``warp``: into ``got_<rdy>``, lane 0's
     take by shuffle, codegen/warppoll.py; ``alone``: up to LOCAL_TRIES claims, as send_lines);
@@ -236,10 +245,10 @@ def recv_lines(
     if warp:
         zero = "float64(0.0)" if ch.elem in ir.FLOATS else "int64(0)"  # the value's type, no slot read for it
         tries = LOCAL_TRIES if alone else 1
-        lines = [f"{took}, got_{rdy} = dgroups.lch_recv_warp({ring_}, {zero}, G.exec.CMD, w, lane, {tries})"]
+        lines = [f"{took}, got_{rdy} = dgroups.lch_recv_warp({ring_}, {zero}, G.exec.CMD, w, lane, {tries}, {how})"]
     else:
         scratch = "G.exec.SCRATCH_F" if ch.elem in ir.FLOATS else "G.exec.SCRATCH_I"
-        lines = [f"{took} = dgroups.lch_try_recv({ring_}, {scratch}, w)"]
+        lines = [f"{took} = dgroups.lch_try_recv({ring_}, {scratch}, w, {how})"]
     if ended is not None:
         lines.append(f"{ended} = {took} == dgroups.LCH_ENDED")
     lines += [f"{rdy} = {took} == dgroups.LCH_TOOK"]

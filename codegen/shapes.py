@@ -72,6 +72,36 @@ def all_ops(st: ir.Stmt) -> list[tuple[str, str]]:
     return []
 
 
+# a local channel's claims (runtime/devicegroups.py, the same values): one warp of each group
+# instance sends (receives) on it; no task closes it
+LCH_LONE_SEND, LCH_LONE_RECV, LCH_OPEN = 1, 2, 4
+LCH_NAMES = (("LCH_LONE_SEND", LCH_LONE_SEND), ("LCH_LONE_RECV", LCH_LONE_RECV), ("LCH_OPEN", LCH_OPEN))
+
+
+def local_how(plan: Plan, effects: dict[str, Effects]) -> dict[str, int]:
+    """Each local channel's LCH_ bits (runtime/state.py, groups). An end is lone where one task of
+    the group, of one warp an instance, reaches it (its async fns' operations count as its own):
+    that warp alone writes the end's position word, so it claims with a store, not a cas."""
+    out = {}
+    for g in plan.groups:
+        tasks = [t for t in plan.tasks if t.name in g.tasks]
+        for ch in g.channels:
+            how = 0
+            for bit, ends in ((LCH_LONE_SEND, "sends"), (LCH_LONE_RECV, "recvs")):
+                users = [t for t in tasks if ch.name in getattr(effects[t.name], ends)]
+                if len(users) == 1 and users[0].per_copy == 1:
+                    how |= bit
+            if not any(ch.name in e.closes for e in effects.values()):
+                how |= LCH_OPEN
+            out[ch.name] = how
+    return out
+
+
+def lch_how(how: int) -> str:
+    """A local channel's bits as the generated call passes them: the runtime's names, or 0."""
+    return " | ".join(f"dgroups.{n}" for n, bit in LCH_NAMES if how & bit) or "0"
+
+
 def _alone_op(st: ir.Stmt) -> tuple[str, str] | None:
     if isinstance(st, ir.AwaitS) and isinstance(st.future, ir.Send | ir.Recv):
         return _ops(st.future)[0]
@@ -89,6 +119,7 @@ class ChannelShapes:
     deferring: dict[str, tuple[str, ...]] = field(default_factory=dict)  # task -> the channels it defers on
     crediting: dict[str, tuple[str, ...]] = field(default_factory=dict)  # task -> its channels with a cursor
     counted: dict[str, Counted] = field(default_factory=dict)  # channel -> its values by ticket (codegen/counted.py)
+    local_how: dict[str, int] = field(default_factory=dict)  # local channel -> its LCH_ bits (local_how)
 
     @staticmethod
     def of(plan: Plan) -> ChannelShapes:
@@ -130,7 +161,7 @@ class ChannelShapes:
             if bits & CREDITS:
                 crediting[sender] = (*crediting.get(sender, ()), name)
         how_set = {k: v for k, v in how.items() if v}
-        return ChannelShapes(lone, bells, tickets, how_set, deferring, crediting, counted)
+        return ChannelShapes(lone, bells, tickets, how_set, deferring, crediting, counted, local_how(plan, effects))
 
     def defers(self, chan: str) -> bool:
         """Whether the sender of ``chan`` defers its looks for waiting ticket holders."""

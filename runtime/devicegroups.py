@@ -18,11 +18,22 @@ from numba import config, cuda, int64
 from gasync.runtime import devicembar as mbar
 from gasync.runtime.devicelib import pause
 from gasync.runtime.devicewarp import first, first2
-from gasync.runtime.order import INLINE, bump_release_cta, cas_acq_rel_cta, ld_acquire_cta, st_release_cta
+from gasync.runtime.order import (
+    INLINE,
+    bump_release_cta,
+    cas_acq_rel_cta,
+    ld_acquire_cta,
+    ld_relaxed_cta,
+    st_relaxed_cta,
+    st_release_cta,
+)
 from gasync.runtime.state import LCH_CLOSED, LCH_DONE, LCH_RECV, LCH_SEND, LCH_WORDS
 
 LCH_FULL, LCH_SENT, LCH_CLOSED_SEND = 0, 1, 2  # lch_try_send's outcomes (nothing for it: 0, as LCH_NONE)
 LCH_NONE, LCH_TOOK, LCH_ENDED = 0, 1, 2  # lch_try_recv's outcomes
+# HOW a local channel's ends claim, from the plan (codegen/shapes.py local_how; runtime/state.py,
+# groups): one sending (receiving) warp takes its positions without a cas; no task closes it
+LCH_LONE_SEND, LCH_LONE_RECV, LCH_OPEN = 1, 2, 4
 # A poll on all 32 lanes passes each slot through its two mbarriers (runtime/devicembar.py):
 # racecheck then follows a local channel's hand-off (False: lane 0's sequence words alone, a
 # stage of scripts/gpu_check.sh)
@@ -118,12 +129,18 @@ def lch_freed(cap, j):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def lch_claim_send(ring, cap):  # type: ignore[no-untyped-def]
+def lch_claim_send(ring, cap, how):  # type: ignore[no-untyped-def]
     """Claim the next free position to send at: (LCH_SENT, pos), (LCH_FULL, 0), or
     (LCH_CLOSED_SEND, 0) (the value dropped). The claimer writes slot ``pos % cap`` and then
-    publishes it (lch_publish)."""
-    if ld_acquire_cta(ring, LCH_CLOSED) != 0:
+    publishes it (lch_publish). ``how``: LCH_LONE_SEND, LCH_OPEN (a constant of the call)."""
+    if not how & LCH_OPEN and ld_acquire_cta(ring, LCH_CLOSED) != 0:
         return LCH_CLOSED_SEND, int64(0)
+    if how & LCH_LONE_SEND:  # SEND is this warp's own word: no cas
+        pos = ld_relaxed_cta(ring, LCH_SEND)
+        if ld_acquire_cta(ring, LCH_WORDS + pos % cap) == 2 * pos:  # pairs with the receiver's free
+            st_relaxed_cta(ring, LCH_SEND, pos + 1)
+            return LCH_SENT, pos
+        return LCH_FULL, int64(0)
     while True:
         pos = ld_acquire_cta(ring, LCH_SEND)
         seq = ld_acquire_cta(ring, LCH_WORDS + pos % cap)  # pairs with the receiver's free of the slot
@@ -142,9 +159,9 @@ def lch_publish(ring, cap, pos):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def lch_try_send(ring, data, base, cap, value):  # type: ignore[no-untyped-def]
+def lch_try_send(ring, data, base, cap, value, how):  # type: ignore[no-untyped-def]
     """Put ``value`` in the next free slot: LCH_SENT, LCH_FULL, or LCH_CLOSED_SEND (dropped)."""
-    code, pos = lch_claim_send(ring, cap)
+    code, pos = lch_claim_send(ring, cap, how)
     if code == LCH_SENT:
         data[base + pos % cap] = value
         lch_publish(ring, cap, pos)
@@ -152,30 +169,37 @@ def lch_try_send(ring, data, base, cap, value):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def lch_claim(ring, cap):  # type: ignore[no-untyped-def]
+def lch_claim(ring, cap, how):  # type: ignore[no-untyped-def]
     """Claim the oldest value's position: (LCH_TOOK, pos), (LCH_NONE, 0), or (LCH_ENDED, 0)
-    (closed and drained). The taker reads slot ``pos % cap`` and then frees it (lch_free)."""
+    (closed and drained). The taker reads slot ``pos % cap`` and then frees it (lch_free).
+    ``how``: LCH_LONE_RECV, LCH_OPEN (a constant of the call)."""
     while True:
-        pos = ld_acquire_cta(ring, LCH_RECV)
+        lone = how & LCH_LONE_RECV  # RECV is this warp's own word: no cas
+        pos = ld_relaxed_cta(ring, LCH_RECV) if lone else ld_acquire_cta(ring, LCH_RECV)
         seq = ld_acquire_cta(ring, LCH_WORDS + pos % cap)  # pairs with the sender's publish
         if seq == 2 * pos + 1:
+            if lone:
+                st_relaxed_cta(ring, LCH_RECV, pos + 1)
+                return LCH_TOOK, pos
             if cas_acq_rel_cta(ring, LCH_RECV, pos, pos + 1) == pos:
                 return LCH_TOOK, pos
-        elif seq < 2 * pos + 1:
+        elif seq < 2 * pos + 1 or lone:  # (a lone receiver's slot never runs ahead of RECV)
             # empty at pos: ended once closed (the acquire pairs with lch_close) and no sender
             # holds a claimed position beyond what this receiver saw
+            if how & LCH_OPEN:
+                return LCH_NONE, int64(0)
             if ld_acquire_cta(ring, LCH_CLOSED) != 0 and ld_acquire_cta(ring, LCH_SEND) == pos:
                 return LCH_ENDED, int64(0)
             return LCH_NONE, int64(0)
 
 
 @cuda.jit(device=True)
-def lch_claim_within(ring, cap, tries, send):  # type: ignore[no-untyped-def]
+def lch_claim_within(ring, cap, tries, send, how):  # type: ignore[no-untyped-def]
     """lch_claim_send (``send``) or lch_claim, tried up to ``tries`` times, napping between, while
     the ring has nothing for it (LCH_FULL and LCH_NONE are both 0)."""
     k = 0
     while True:
-        code, pos = lch_claim_send(ring, cap) if send else lch_claim(ring, cap)
+        code, pos = lch_claim_send(ring, cap, how) if send else lch_claim(ring, cap, how)
         k += 1
         if code != 0 or k >= tries:
             return code, pos
@@ -190,9 +214,9 @@ def lch_free(ring, cap, pos):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def lch_try_recv(ring, data, base, cap, out, w):  # type: ignore[no-untyped-def]
+def lch_try_recv(ring, data, base, cap, out, w, how):  # type: ignore[no-untyped-def]
     """Take the oldest value into ``out[w]``: LCH_TOOK, LCH_NONE, or LCH_ENDED (closed and drained)."""
-    code, pos = lch_claim(ring, cap)
+    code, pos = lch_claim(ring, cap, how)
     if code == LCH_TOOK:
         out[w] = data[base + pos % cap]
         lch_free(ring, cap, pos)
@@ -200,7 +224,7 @@ def lch_try_recv(ring, data, base, cap, out, w):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
-def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane, tries):  # type: ignore[no-untyped-def]
+def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane, tries, how):  # type: ignore[no-untyped-def]
     """lch_try_recv for a poll that runs on all 32 lanes (codegen/warppoll.py): lane 0 claims
     (up to ``tries`` times while the ring is empty: a lone await waits in place a while, the
     other lanes at the meeting, before its poll returns pending),
@@ -213,7 +237,7 @@ def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane, tries):  # type: ig
     code = LCH_NONE
     pos = int64(0)
     if lane == 0:
-        code, pos = lch_claim_within(ring, cap, tries, False)
+        code, pos = lch_claim_within(ring, cap, tries, False, how)
     value = zero
     if not LCH_MBAR:  # lane 0 reads and frees; its value to every lane
         if code == LCH_TOOK:
@@ -232,7 +256,7 @@ def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane, tries):  # type: ig
 
 
 @cuda.jit(device=True)
-def lch_send_warp(ring, data, base, cap, value, cmd, w, lane, tries):  # type: ignore[no-untyped-def]
+def lch_send_warp(ring, data, base, cap, value, cmd, w, lane, tries, how):  # type: ignore[no-untyped-def]
     """lch_try_send for a poll that runs on all 32 lanes: lane 0 claims (up to ``tries`` times
     while the ring is full), every lane learns the
     outcome; with a slot, the lanes wait for its ``freed`` phase of the lap before (the
@@ -244,7 +268,7 @@ def lch_send_warp(ring, data, base, cap, value, cmd, w, lane, tries):  # type: i
     code = LCH_FULL
     pos = int64(0)
     if lane == 0:
-        code, pos = lch_claim_within(ring, cap, tries, True)
+        code, pos = lch_claim_within(ring, cap, tries, True, how)
     if not LCH_MBAR:  # lane 0 writes and publishes; its outcome to every lane
         if code == LCH_SENT:
             data[base + pos % cap] = value

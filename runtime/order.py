@@ -98,6 +98,7 @@ if SIM:
     ld_acquire_cta = ld_acquire
     ld_relaxed_cta = ld_relaxed
     st_release_cta = st_release
+    st_relaxed_cta = st_relaxed
     cas_acq_rel_cta = cas
 
     def bump_release_cta(arr, i):  # type: ignore[no-untyped-def]
@@ -223,6 +224,7 @@ else:
     _ld_acquire_cta = ptx.load("acquire", "cta.shared")
     _ld_relaxed_cta = ptx.load("relaxed", "cta.shared")
     _st_release_cta = ptx.store("release", "cta.shared")
+    _st_relaxed_cta = ptx.store("relaxed", "cta.shared")
     _cas_acq_rel_cta = ptx.cas("acq_rel", "cta.shared")
     _bump_release_cta = ptx.bump("release", "cta.shared")
 
@@ -240,6 +242,7 @@ else:
     _read_acquire_cta = ptx.read("acquire")
     _read_relaxed_cta = ptx.read("relaxed")
     _exch_release_cta = ptx.rmw("exch", "release", "cta.shared")
+    _exch_relaxed_cta = ptx.rmw("exch", "relaxed", "cta.shared")
 
     @cuda.jit(device=True, inline=True)
     def ld_acquire_cta(arr, i):  # type: ignore[no-untyped-def]
@@ -263,6 +266,15 @@ else:
             _exch_release_cta(arr, i, value)
         else:
             _st_release_cta(arr, i, value)
+
+    @cuda.jit(device=True, inline=True)
+    def st_relaxed_cta(arr, i, value):  # type: ignore[no-untyped-def]
+        """A word that only this warp writes and others watch (a lone end's position), ordering
+        nothing: an exchange where racecheck is to see no plain write (CTA_ATOMIC_STORES)."""
+        if CTA_ATOMIC_STORES:
+            _exch_relaxed_cta(arr, i, value)
+        else:
+            _st_relaxed_cta(arr, i, value)
 
     @cuda.jit(device=True, inline=True)
     def cas_acq_rel_cta(arr, i, old, new):  # type: ignore[no-untyped-def]

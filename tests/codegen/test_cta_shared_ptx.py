@@ -11,6 +11,7 @@ import re
 from numba import cuda, int64, types
 from ptxtools import ptx_of
 
+from gasync.runtime import devicegroups as dg
 from gasync.runtime import order
 
 
@@ -46,3 +47,34 @@ def test_every_cta_access_names_the_shared_space() -> None:
     # generic access at the block's scope is left
     assert ptx.count("cvta.to.shared.u64") == 0
     assert not re.search(r"\b(ld|st|atom|red)\.(acquire|relaxed|release|acq_rel)\.cta\.(b|u|cas|add|exch)", ptx)
+
+
+@cuda.jit(device=True)
+def _claims(out, how_send, how_recv):  # type: ignore[no-untyped-def]
+    ring = cuda.shared.array(16, int64)
+    t = cuda.threadIdx.x
+    if t < 16:
+        ring[t] = 0
+    cuda.syncthreads()
+    code, pos = dg.lch_claim_send(ring, 2, how_send)
+    took, at = dg.lch_claim(ring, 2, how_recv)
+    out[t] = code + pos + took + at
+
+
+def _lone_open(out):  # type: ignore[no-untyped-def]
+    _claims(out, dg.LCH_LONE_SEND | dg.LCH_OPEN, dg.LCH_LONE_RECV | dg.LCH_OPEN)
+
+
+def _crowds(out):  # type: ignore[no-untyped-def]
+    _claims(out, 0, 0)
+
+
+def test_a_lone_end_of_an_open_ring_claims_without_a_cas_or_a_look_at_closed() -> None:
+    """runtime/devicegroups.py: the bits are constants of the call, and what they leave out is
+    not in the PTX (the claimed ends' cas and closed looks are, in the same helpers)."""
+    lone = ptx_of(cuda.jit(_lone_open), (types.int64[::1],))
+    crowd = ptx_of(cuda.jit(_crowds), (types.int64[::1],))
+    assert "cas" not in lone and "atom.acq_rel.cta.shared::cta.cas.b64" in crowd
+    # each claim's one acquire: its slot's sequence (the position is its own word, read relaxed)
+    assert lone.count("ld.acquire.cta.shared::cta.b64") == 2
+    assert crowd.count("ld.acquire.cta.shared::cta.b64") >= 5  # CLOSED, the positions, the sequences

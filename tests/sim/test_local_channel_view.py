@@ -26,9 +26,9 @@ CAP = 2
 def steps(ring, data, out, views):
     dg.lch_reset(ring, CAP, 0, 1)
     views[0] = ring[0] + ring[1] + ring[2] + ring[3]
-    out[1] = dg.lch_try_send(ring, data, 0, CAP, 7)
+    out[1] = dg.lch_try_send(ring, data, 0, CAP, 7, 0)
     views[1] = ring[0] + ring[1] + ring[2] + ring[3]
-    out[2] = dg.lch_try_recv(ring, data, 0, CAP, out, 0)
+    out[2] = dg.lch_try_recv(ring, data, 0, CAP, out, 0, 0)
     views[2] = ring[0] + ring[1] + ring[2] + ring[3]
     dg.lch_close(ring)
     views[3] = ring[0] + ring[1] + ring[2] + ring[3]

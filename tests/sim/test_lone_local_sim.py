@@ -1,0 +1,88 @@
+"""A local channel's lone ends (codegen/shapes.py ``local_how``; runtime/state.py, groups): which
+ends the plan finds lone, and programs whose lone ends claim with a store, on the simulator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import gasync
+from gasync.codegen import generate
+from gasync.codegen.shapes import LCH_LONE_RECV, LCH_LONE_SEND, LCH_OPEN, ChannelShapes
+
+pytestmark = [pytest.mark.sim]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# one sender and one receiver a group instance, the sender closes: lone both ways, not open
+CLOSED_PAIR = """\
+const N: i64 = 40;
+buffer out: i64[4] = zeros;
+group pair for g in 0..2 {
+    local channel c: i64[2];
+    task a {
+        for k in 0..N { c.send(k * 3 + (g as i64)).await; }
+        c.close();
+    }
+    task b {
+        let s: i64 = 0;
+        let n: i64 = 0;
+        for await v in c { s = s + v; n = n + 1; }
+        out[2 * (g as i64)] = s;
+        out[2 * (g as i64) + 1] = n;
+    }
+}
+"""
+
+# two senders (a task of two warps) and a lone receiver, one of whose receives is in a join
+CROWD_TO_ONE = """\
+buffer out: i64[2] = zeros;
+group fan {
+    local channel c: i64[1];
+    local channel done: i64[1];
+    task s for k in 0..2 {
+        for j in 0..10 { c.send((k as i64) * 100 + (j as i64)).await; }
+        done.send(1).await;
+    }
+    task r {
+        let s: i64 = 0;
+        for j in 0..20 { s = s + c.recv().await; }
+        out[0] = s;
+        let (x, y) = join(done.recv(), done.recv()).await;
+        out[1] = x + y;
+    }
+}
+"""
+
+
+def _how(src: str) -> dict[str, int]:
+    return ChannelShapes.of(gasync.compile_source(src, "t.gasync").plan).local_how
+
+
+def test_the_plan_finds_lone_ends_open_rings_and_crowds() -> None:
+    assert _how(CLOSED_PAIR) == {"pair.c": LCH_LONE_SEND | LCH_LONE_RECV}
+    # task s has two warps an instance: no lone sender
+    assert _how(CROWD_TO_ONE) == {"fan.c": LCH_LONE_RECV | LCH_OPEN, "fan.done": LCH_LONE_RECV | LCH_OPEN}
+    spec = ChannelShapes.of(gasync.compile(ROOT / "samples" / "staged_pipeline.gasync").plan).local_how
+    assert spec == {"pipe.full": LCH_LONE_SEND, "pipe.free": LCH_LONE_RECV | LCH_OPEN}
+
+
+def test_generated_calls_name_the_bits() -> None:
+    src = generate(gasync.compile_source(CLOSED_PAIR, "t.gasync").plan).source
+    assert src.count("dgroups.LCH_LONE_SEND | dgroups.LCH_LONE_RECV)") == 2  # the send and the receive
+    assert "LCH_OPEN" not in src
+
+
+@pytest.mark.timeout(240)
+def test_lone_ends_hand_over_every_value_and_end_at_the_close() -> None:
+    res = gasync.compile_source(CLOSED_PAIR, "t.gasync").run(backend="sim", timeout=200)
+    want = [sum(k * 3 + g for k in range(40)) for g in range(2)]
+    np.testing.assert_array_equal(res.buffers["out"], [want[0], 40, want[1], 40])
+
+
+@pytest.mark.timeout(240)
+def test_a_lone_receiver_takes_from_a_crowd_of_senders() -> None:
+    res = gasync.compile_source(CROWD_TO_ONE, "t.gasync").run(backend="sim", timeout=200)
+    np.testing.assert_array_equal(res.buffers["out"], [sum(range(10)) * 2 + 100 * 10, 2])
