@@ -76,14 +76,15 @@ def all_ops(st: ir.Stmt) -> list[tuple[str, str]]:
 # instance sends (receives) on it; no task closes it
 LCH_LONE_SEND, LCH_LONE_RECV, LCH_OPEN = 1, 2, 4
 LCH_NAMES = (("LCH_LONE_SEND", LCH_LONE_SEND), ("LCH_LONE_RECV", LCH_LONE_RECV), ("LCH_OPEN", LCH_OPEN))
+LOCAL_BITS = True  # False: every local end claims with a cas and looks at CLOSED (a stage of gpu_check.sh)
 
 
 def local_how(plan: Plan, effects: dict[str, Effects]) -> dict[str, int]:
     """Each local channel's LCH_ bits (runtime/state.py, groups). An end is lone where one task of
     the group, of one warp an instance, reaches it (its async fns' operations count as its own):
     that warp alone writes the end's position word, so it claims with a store, not a cas."""
-    out = {}
-    for g in plan.groups:
+    out: dict[str, int] = {}
+    for g in plan.groups if LOCAL_BITS else ():
         tasks = [t for t in plan.tasks if t.name in g.tasks]
         for ch in g.channels:
             how = 0

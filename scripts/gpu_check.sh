@@ -146,22 +146,16 @@ log="$out/gpu-$part.log"
   fi
   if in_part b2group; then
   # B2 between two tasks of a group (bench/programs/b2_group.gasync) with one constant changed at a
-  # time, each in a fresh cache (scripts/handoff_probe.py --set): the wait in place's naps, the
-  # slots' mbarriers, the wait in place itself (twenty-ninth session, run 77: 1.30 us a hand-off,
-  # 1.29 without naps, 1.16 without mbarriers, 1.59 without the wait in place)
+  # time, each in a fresh cache (scripts/handoff_probe.py --set): the lone ends' claims by store
+  # (codegen/shapes.py LOCAL_BITS, thirtieth session), the slots' mbarriers (run 77: 1.30 us a
+  # hand-off, 1.16 without mbarriers, 1.59 without the wait in place)
   echo "== B2 in a group: the tree, then one constant changed at a time"
-  for v in "" "--set runtime.devicegroups.LCH_TRY_NAP_NS=0" "--set runtime.devicegroups.LCH_MBAR=False" \
-    "--set codegen.groups.LOCAL_TRIES=1" \
-    "--set runtime.devicegroups.LCH_TRY_NAP_NS=0 --set runtime.devicegroups.LCH_MBAR=False"; do
+  for v in "" "--set codegen.shapes.LOCAL_BITS=False" "--set runtime.devicegroups.LCH_MBAR=False" \
+    "--set codegen.shapes.LOCAL_BITS=False --set runtime.devicegroups.LCH_MBAR=False"; do
     echo "-- ${v:-the tree}"
     timeout 100 python3 scripts/handoff_probe.py --group --reps 10000 --runs 3 $v 2>&1 | grep -v -i warn | tail -4
   done
-  # then B2, B7, B8 with the group words' accesses generic again (a stage: runtime/order.py's
-  # _cta builders without the shared space, as before the twenty-ninth session) beside the tree
-  echo "== B2, B7, B8 with generic accesses of the group words (a stage), then as the tree is"
-  PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" generic B2,B7,B8 runtime/order.py \
-    '/^    _\(ld_acquire\|ld_relaxed\|st_release\|cas_acq_rel\|bump_release\)_cta = /s/"cta.shared"/"cta"/' 2>&1 \
-    | grep -E "== stage|ratio|us/hand-off|wrote" | grep -v unchecked | cut -c1-160
+  echo "== B2, B7, B8 as the tree is"
   timeout 200 python3 bench/run.py --reps 3 --only B2,B7,B8 2>&1 | grep -E "ratio|us/hand-off|wrote" \
     | grep -v unchecked | cut -c1-170
   cp "$(ls -t bench/results/*-b2-b7-b8.json | head -1)" "$out/tree-b2-b7-b8.json" 2>/dev/null
