@@ -73,16 +73,24 @@ def all_ops(st: ir.Stmt) -> list[tuple[str, str]]:
 
 
 # a local channel's claims (runtime/devicegroups.py, the same values): one warp of each group
-# instance sends (receives) on it; no task closes it
-LCH_LONE_SEND, LCH_LONE_RECV, LCH_OPEN = 1, 2, 4
-LCH_NAMES = (("LCH_LONE_SEND", LCH_LONE_SEND), ("LCH_LONE_RECV", LCH_LONE_RECV), ("LCH_OPEN", LCH_OPEN))
+# instance sends (receives) on it; no task closes it; no sender writes a local buffer
+LCH_LONE_SEND, LCH_LONE_RECV, LCH_OPEN, LCH_LANE0 = 1, 2, 4, 8
+LCH_NAMES = (
+    ("LCH_LONE_SEND", LCH_LONE_SEND),
+    ("LCH_LONE_RECV", LCH_LONE_RECV),
+    ("LCH_OPEN", LCH_OPEN),
+    ("LCH_LANE0", LCH_LANE0),
+)
 LOCAL_BITS = True  # False: every local end claims with a cas and looks at CLOSED (a stage of gpu_check.sh)
 
 
 def local_how(plan: Plan, effects: dict[str, Effects]) -> dict[str, int]:
     """Each local channel's LCH_ bits (runtime/state.py, groups). An end is lone where one task of
     the group, of one warp an instance, reaches it (its async fns' operations count as its own):
-    that warp alone writes the end's position word, so it claims with a store, not a cas."""
+    that warp alone writes the end's position word, so it claims with a store, not a cas. Where
+    no task that sends on the channel writes a local buffer, what a send publishes is lane 0's
+    value alone (global memory is ordered by the lanes' meeting and lane 0's release; a staged
+    tile's lanes' writes go through the slot's mbarriers, which racecheck follows)."""
     out: dict[str, int] = {}
     for g in plan.groups if LOCAL_BITS else ():
         tasks = [t for t in plan.tasks if t.name in g.tasks]
@@ -94,6 +102,9 @@ def local_how(plan: Plan, effects: dict[str, Effects]) -> dict[str, int]:
                     how |= bit
             if not any(ch.name in e.closes for e in effects.values()):
                 how |= LCH_OPEN
+            senders = [effects[t.name] for t in tasks if ch.name in effects[t.name].sends]
+            if not any(groups.is_local(b) for e in senders for b in (*e.writes, *e.updates)):
+                how |= LCH_LANE0
             out[ch.name] = how
     return out
 

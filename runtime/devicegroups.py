@@ -32,8 +32,10 @@ from gasync.runtime.state import LCH_CLOSED, LCH_DONE, LCH_RECV, LCH_SEND, LCH_W
 LCH_FULL, LCH_SENT, LCH_CLOSED_SEND = 0, 1, 2  # lch_try_send's outcomes (nothing for it: 0, as LCH_NONE)
 LCH_NONE, LCH_TOOK, LCH_ENDED = 0, 1, 2  # lch_try_recv's outcomes
 # HOW a local channel's ends claim, from the plan (codegen/shapes.py local_how; runtime/state.py,
-# groups): one sending (receiving) warp takes its positions without a cas; no task closes it
-LCH_LONE_SEND, LCH_LONE_RECV, LCH_OPEN = 1, 2, 4
+# groups): one sending (receiving) warp takes its positions without a cas; no task closes it;
+# no sender writes a local buffer, so no lane's shared-memory writes ride on a send: lane 0
+# alone passes the slot, without its mbarriers (the value to the other lanes by shuffle)
+LCH_LONE_SEND, LCH_LONE_RECV, LCH_OPEN, LCH_LANE0 = 1, 2, 4, 8
 # A poll on all 32 lanes passes each slot through its two mbarriers (runtime/devicembar.py):
 # racecheck then follows a local channel's hand-off (False: lane 0's sequence words alone, a
 # stage of scripts/gpu_check.sh)
@@ -239,7 +241,7 @@ def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane, tries, how):  # typ
     if lane == 0:
         code, pos = lch_claim_within(ring, cap, tries, False, how)
     value = zero
-    if not LCH_MBAR:  # lane 0 reads and frees; its value to every lane
+    if not LCH_MBAR or how & LCH_LANE0:  # lane 0 reads and frees; its value to every lane
         if code == LCH_TOOK:
             value = data[base + pos % cap]
             lch_free(ring, cap, pos)
@@ -269,9 +271,9 @@ def lch_send_warp(ring, data, base, cap, value, cmd, w, lane, tries, how):  # ty
     pos = int64(0)
     if lane == 0:
         code, pos = lch_claim_within(ring, cap, tries, True, how)
-    if not LCH_MBAR:  # lane 0 writes and publishes; its outcome to every lane
+    if not LCH_MBAR or how & LCH_LANE0:  # lane 0 writes and publishes; its outcome to every lane
         if code == LCH_SENT:
-            data[base + pos % cap] = value
+            st_relaxed_cta(data, base + pos % cap, value)  # (an exchange: racecheck sees no plain write)
             lch_publish(ring, cap, pos)
         return first(cmd, w, lane, code)
     code, pos = first2(cmd, w, lane, code, pos)

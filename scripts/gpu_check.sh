@@ -146,11 +146,12 @@ log="$out/gpu-$part.log"
   fi
   if in_part b2group; then
   # B2 between two tasks of a group (bench/programs/b2_group.gasync) with one constant changed at a
-  # time, each in a fresh cache (scripts/handoff_probe.py --set): the lone ends' claims by store
-  # (codegen/shapes.py LOCAL_BITS, thirtieth session), the slots' mbarriers (run 77: 1.30 us a
-  # hand-off, 1.16 without mbarriers, 1.59 without the wait in place)
+  # time, each in a fresh cache (scripts/handoff_probe.py --set): without the local channels' bits
+  # (codegen/shapes.py LOCAL_BITS, thirtieth session: every end claims with a cas, looks at CLOSED
+  # and passes the slots' mbarriers, as at run 77: 1.30 us a hand-off, 1.16 without mbarriers),
+  # then that without mbarriers (the bits' lane-0 slot, but with cas claims)
   echo "== B2 in a group: the tree, then one constant changed at a time"
-  for v in "" "--set codegen.shapes.LOCAL_BITS=False" "--set runtime.devicegroups.LCH_MBAR=False" \
+  for v in "" "--set codegen.shapes.LOCAL_BITS=False" \
     "--set codegen.shapes.LOCAL_BITS=False --set runtime.devicegroups.LCH_MBAR=False"; do
     echo "-- ${v:-the tree}"
     timeout 100 python3 scripts/handoff_probe.py --group --reps 10000 --runs 3 $v 2>&1 | grep -v -i warn | tail -4

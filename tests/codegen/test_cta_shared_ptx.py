@@ -78,3 +78,30 @@ def test_a_lone_end_of_an_open_ring_claims_without_a_cas_or_a_look_at_closed() -
     # each claim's one acquire: its slot's sequence (the position is its own word, read relaxed)
     assert lone.count("ld.acquire.cta.shared::cta.b64") == 2
     assert crowd.count("ld.acquire.cta.shared::cta.b64") >= 5  # CLOSED, the positions, the sequences
+
+
+@cuda.jit(device=True)
+def _hand_off(out, how):  # type: ignore[no-untyped-def]
+    ring = cuda.shared.array(16, int64)
+    data = cuda.shared.array(2, int64)
+    lane = cuda.threadIdx.x % 32
+    sent = dg.lch_send_warp(ring, data, 0, 2, int64(7), out, 0, lane, 1, how)
+    took, value = dg.lch_recv_warp(ring, data, 0, 2, int64(0), out, 0, lane, 1, how)
+    out[lane, 0] = sent + took + value
+
+
+def _by_lane0(out):  # type: ignore[no-untyped-def]
+    _hand_off(out, dg.LCH_LONE_SEND | dg.LCH_LONE_RECV | dg.LCH_OPEN | dg.LCH_LANE0)
+
+
+def _by_every_lane(out):  # type: ignore[no-untyped-def]
+    _hand_off(out, dg.LCH_LONE_SEND | dg.LCH_LONE_RECV | dg.LCH_OPEN)
+
+
+def test_a_slot_no_lane_wrote_for_passes_without_its_mbarriers() -> None:
+    """LCH_LANE0 (no sender writes a local buffer): lane 0 writes the value with an exchange and
+    reads it, the other lanes take it by shuffle; otherwise every lane passes the slot's mbarriers."""
+    lane0 = ptx_of(cuda.jit(_by_lane0), (types.int64[:, ::1],))
+    every = ptx_of(cuda.jit(_by_every_lane), (types.int64[:, ::1],))
+    assert "mbarrier" not in lane0 and "mbarrier.arrive" in every and "mbarrier.try_wait" in every
+    assert "shfl.sync.idx" in lane0

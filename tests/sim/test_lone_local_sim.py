@@ -10,7 +10,7 @@ import pytest
 
 import gasync
 from gasync.codegen import generate
-from gasync.codegen.shapes import LCH_LONE_RECV, LCH_LONE_SEND, LCH_OPEN, ChannelShapes
+from gasync.codegen.shapes import LCH_LANE0, LCH_LONE_RECV, LCH_LONE_SEND, LCH_OPEN, ChannelShapes
 
 pytestmark = [pytest.mark.sim]
 
@@ -62,16 +62,20 @@ def _how(src: str) -> dict[str, int]:
 
 
 def test_the_plan_finds_lone_ends_open_rings_and_crowds() -> None:
-    assert _how(CLOSED_PAIR) == {"pair.c": LCH_LONE_SEND | LCH_LONE_RECV}
+    # no sender writes a local buffer in these two: lane 0 alone passes each slot (LCH_LANE0)
+    assert _how(CLOSED_PAIR) == {"pair.c": LCH_LONE_SEND | LCH_LONE_RECV | LCH_LANE0}
     # task s has two warps an instance: no lone sender
-    assert _how(CROWD_TO_ONE) == {"fan.c": LCH_LONE_RECV | LCH_OPEN, "fan.done": LCH_LONE_RECV | LCH_OPEN}
+    crowd = LCH_LONE_RECV | LCH_OPEN | LCH_LANE0
+    assert _how(CROWD_TO_ONE) == {"fan.c": crowd, "fan.done": crowd}
+    # the spec's loader writes its stages before it sends: every lane's writes go with the slot
     spec = ChannelShapes.of(gasync.compile(ROOT / "samples" / "staged_pipeline.gasync").plan).local_how
     assert spec == {"pipe.full": LCH_LONE_SEND, "pipe.free": LCH_LONE_RECV | LCH_OPEN}
 
 
 def test_generated_calls_name_the_bits() -> None:
     src = generate(gasync.compile_source(CLOSED_PAIR, "t.gasync").plan).source
-    assert src.count("dgroups.LCH_LONE_SEND | dgroups.LCH_LONE_RECV)") == 2  # the send and the receive
+    bits = "dgroups.LCH_LONE_SEND | dgroups.LCH_LONE_RECV | dgroups.LCH_LANE0)"
+    assert src.count(bits) == 2  # the send and the receive
     assert "LCH_OPEN" not in src
 
 
