@@ -4,7 +4,7 @@
 Each entry comes from the rows of one run (bench/run.py's results JSON), whose
 values are already medians of the repetitions:
 
-- a **time** entry (B1, B2, B2_same_sm) is gasync's figure itself; its
+- a **time** entry (B1, B2, B2_same_sm, B2_group) is gasync's figure itself; its
   baseline is the best (lowest) of the rows it is compared with;
 - a **ratio** entry (B4, B4_cap64, B5, B5a) is gasync's throughput divided by
   the best (highest) hand-written kernel of the same work in that run, and its
@@ -89,6 +89,15 @@ HEADLINES = (
         "us per hand-off on one SM",
         "B2",
         "gasync ping-pong hand-off, same SM",
+        ("hand-written ping-pong, same SM",),
+        "us/hand-off",
+        "< 0.3",
+    ),
+    Headline(
+        "B2_group",
+        "us per hand-off between two warps of a group (one block, local channels)",
+        "B2",
+        "group (two warps of one block, local channels): gasync ping-pong hand-off",
         ("hand-written ping-pong, same SM",),
         "us/hand-off",
         "< 0.3",

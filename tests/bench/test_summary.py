@@ -20,6 +20,15 @@ def test_time_entries_are_gasyncs_figure_beside_the_best_baseline(synthetic_doc:
     same = b["B2_same_sm"]
     assert same["value"] == 6.0 and same["baseline"] == 0.05  # the faster of the two same-SM waits
     assert same["baseline_case"] == "hand-written ping-pong, same SM, load poll + exch"
+    group = b["B2_group"]  # the group's row (suite2.GROUP's prefix), beside the same limit
+    assert (group["value"], group["baseline"], group["goal"], group["met"]) == (1.2, 0.05, "< 0.3", False)
+
+
+def test_the_group_entry_reads_the_row_suite2_writes() -> None:
+    import suite2
+
+    (h,) = [h for h in HEADLINES if h.key == "B2_group"]
+    assert h.gasync.startswith(suite2.GROUP)
 
 
 def test_b2_has_no_cross_sm_gasync_figure_but_keeps_the_cross_sm_limit(synthetic_doc: dict[str, Any]) -> None:
@@ -118,6 +127,7 @@ def test_checked_and_unchecked_entries_sit_beside_the_headline_keys(synthetic_do
         "B1",
         "B2",
         "B2_same_sm",
+        "B2_group",
         "B2b",
         "B3",
         "B4",
