@@ -17,7 +17,7 @@ from numba import config, cuda, int64
 
 from gasync.runtime import devicembar as mbar
 from gasync.runtime.devicelib import pause
-from gasync.runtime.devicewarp import first, first2
+from gasync.runtime.devicewarp import first, first2, lanes_ordered, vote_all
 from gasync.runtime.order import (
     INLINE,
     bump_release_cta,
@@ -209,6 +209,37 @@ def lch_claim_within(ring, cap, tries, send, how):  # type: ignore[no-untyped-de
 
 
 @cuda.jit(device=True)
+def lch_claim_lanes(ring, cap, tries, send, cmd, w, lane):  # type: ignore[no-untyped-def]
+    """A lone end of an open ring (LCH_LONE_SEND or LCH_LONE_RECV, with LCH_OPEN) claims on all 32
+    lanes, as lch_claim_within does on lane 0: after a meeting that shows every lane the position
+    lane 0 took last, each lane reads the position and the slot's sequence (one broadcast load
+    each, the sequence with its acquire), the lanes agree by one vote that the slot is ready (a
+    lane that looked a moment earlier may have found it not yet: then no lane claims this try),
+    and lane 0 takes the position. (code, pos), the same in every lane: no lane-0 region, no
+    shuffle."""
+    word = LCH_SEND if send else LCH_RECV
+    ready = 0 if send else 1  # the sequence of a slot free for pos is 2 pos, holding it 2 pos + 1
+    lanes_ordered(cmd, w)
+    k = 0
+    while True:
+        pos = ld_relaxed_cta(ring, word)
+        if vote_all(cmd, w, lane, ld_acquire_cta(ring, LCH_WORDS + pos % cap) == 2 * pos + ready):
+            if lane == 0:
+                st_relaxed_cta(ring, word, pos + 1)
+            return LCH_SENT, pos  # (LCH_SENT is LCH_TOOK)
+        k += 1
+        if k >= tries:
+            return LCH_FULL, int64(0)  # (LCH_FULL is LCH_NONE)
+        pause(LCH_TRY_NAP_NS)
+
+
+@INLINE
+def lanes_claim(how, send):  # type: ignore[no-untyped-def]
+    """Whether the claims of this end (``send``: the sending one) are lch_claim_lanes'."""
+    return how & LCH_OPEN and how & (LCH_LONE_SEND if send else LCH_LONE_RECV)
+
+
+@cuda.jit(device=True)
 def lch_free(ring, cap, pos):  # type: ignore[no-untyped-def]
     """The slot of claimed position ``pos``, read: free for its next sender."""
     st_release_cta(ring, LCH_WORDS + pos % cap, 2 * (pos + cap))  # the slot, to the sender of pos + cap
@@ -235,18 +266,30 @@ def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane, tries, how):  # typ
     arrival (no meeting: the next sender's lanes wait for the phase, which the last lane's
     arrival completes). Returns (code, value); ``zero`` is a value of the slots' type, given
     where nothing was taken (no lane reads a slot it has not claimed: racecheck saw that read
-    race a send)."""
+    race a send). A lone receiver of an open ring claims on every lane instead (lch_claim_lanes);
+    with LCH_LANE0 every lane then reads the value, and lane 0 frees the slot after they meet."""
+    lanes = lanes_claim(how, False)
     code = LCH_NONE
     pos = int64(0)
-    if lane == 0:
+    if lanes:
+        code, pos = lch_claim_lanes(ring, cap, tries, False, cmd, w, lane)
+    elif lane == 0:
         code, pos = lch_claim_within(ring, cap, tries, False, how)
     value = zero
+    if (not LCH_MBAR or how & LCH_LANE0) and lanes:  # every lane reads; lane 0 frees after them
+        if code == LCH_TOOK:
+            value = data[base + pos % cap]
+            lanes_ordered(cmd, w)
+            if lane == 0:
+                lch_free(ring, cap, pos)
+        return code, value
     if not LCH_MBAR or how & LCH_LANE0:  # lane 0 reads and frees; its value to every lane
         if code == LCH_TOOK:
             value = data[base + pos % cap]
             lch_free(ring, cap, pos)
         return first2(cmd, w, lane, code, value)
-    code, pos = first2(cmd, w, lane, code, pos)
+    if not lanes:
+        code, pos = first2(cmd, w, lane, code, pos)
     if code == LCH_TOOK:
         j = pos % cap
         mbar.wait(ring, lch_pub(cap, j), (pos // cap) % 2)  # the sender's lanes, done with it
@@ -266,17 +309,22 @@ def lch_send_warp(ring, data, base, cap, value, cmd, w, lane, tries, how):  # ty
     ``pub`` (what each wrote before, a staged tile's part among it, goes with it), and lane 0
     publishes after its own arrival (no meeting: a receiver that sees the publish waits for the
     phase, which the last lane's arrival completes; the phases it may find are still this lap's
-    or the one before, which one bit tells apart: runtime/devicembar.py)."""
+    or the one before, which one bit tells apart: runtime/devicembar.py). A lone sender of an
+    open ring claims on every lane instead (lch_claim_lanes)."""
+    lanes = lanes_claim(how, True)
     code = LCH_FULL
     pos = int64(0)
-    if lane == 0:
+    if lanes:
+        code, pos = lch_claim_lanes(ring, cap, tries, True, cmd, w, lane)
+    elif lane == 0:
         code, pos = lch_claim_within(ring, cap, tries, True, how)
     if not LCH_MBAR or how & LCH_LANE0:  # lane 0 writes and publishes; its outcome to every lane
-        if code == LCH_SENT:
+        if code == LCH_SENT and lane == 0:
             st_relaxed_cta(data, base + pos % cap, value)  # (an exchange: racecheck sees no plain write)
             lch_publish(ring, cap, pos)
-        return first(cmd, w, lane, code)
-    code, pos = first2(cmd, w, lane, code, pos)
+        return code if lanes else first(cmd, w, lane, code)
+    if not lanes:
+        code, pos = first2(cmd, w, lane, code, pos)
     if code == LCH_SENT:
         j = pos % cap
         if pos >= cap:

@@ -1,5 +1,5 @@
 """The warp's lanes meet: ``warp_sync``, ``lanes_ordered``, ``warp_command``, ``shfl_down``, ``first``,
-``first2`` (re-exported by runtime/devicelib.py, which generated code calls them through as ``dl``).
+``first2``, ``vote_all`` (re-exported by runtime/devicelib.py, which generated code calls them through as ``dl``).
 
 Lanes 1..31 wait at warp_sync while lane 0 schedules; when lane 0 arrives, all
 32 run the command it left in CMD[w, 1] together (a parallel loop, a bulk
@@ -28,6 +28,7 @@ if SIM:
 
     _rows: dict[tuple[int, int], list[object]] = {}
     _firsts: dict[tuple[int, int], list[object]] = {}
+    _votes: dict[tuple[int, int], list[bool]] = {}
 
     def forget_warps(abort: bool = False) -> None:
         """Drop the barriers of earlier runs (a warm simulator worker runs many); with
@@ -42,6 +43,7 @@ if SIM:
             _barriers.clear()
             _rows.clear()
             _firsts.clear()
+            _votes.clear()
 
     def shfl_down(cmd, w, lane, value, off):  # type: ignore[no-untyped-def]
         """Lane ``lane + off``'s ``value`` (its own past lane 31), as ``shfl.sync.down``: the
@@ -84,6 +86,18 @@ if SIM:
         """``first`` of two values at one meeting."""
         return first(cmd, w, lane, (a, b))
 
+    def vote_all(cmd, w, lane, pred):  # type: ignore[no-untyped-def]
+        """Whether ``pred`` holds in every lane, the same answer in each (``vote.sync.all``): the
+        warp's 32 threads meet at a row of its own, as in shfl_down."""
+        key = (id(cmd), int(w))
+        with _barriers_lock:
+            row = _votes.setdefault(key, [False] * 32)
+        row[lane] = bool(pred)
+        warp_sync(cmd, w)
+        got = all(row)
+        warp_sync(cmd, w)  # every lane has read before any writes the next vote
+        return got
+
     def warp_command(cmd, w, value):  # type: ignore[no-untyped-def]
         """The lanes meet (warp_sync) and each gets lane 0's ``value``, the command lane 0 left
         in ``cmd[w, CMD_COMMAND]`` before it came (the simulator's lanes read it there)."""
@@ -111,6 +125,11 @@ else:
         """``first`` of two values at one meeting: two shuffles after it."""
         warp_sync(cmd, w)
         return cuda.shfl_sync(0xFFFFFFFF, a, 0), cuda.shfl_sync(0xFFFFFFFF, b, 0)
+
+    @INLINE
+    def vote_all(cmd, w, lane, pred):  # type: ignore[no-untyped-def]
+        """Whether ``pred`` holds in every lane, the same answer in each (``vote.sync.all``)."""
+        return cuda.all_sync(0xFFFFFFFF, pred)
 
     @INLINE
     def warp_sync(cmd, w):  # type: ignore[no-untyped-def]

@@ -90,18 +90,25 @@ def _hand_off(out, how):  # type: ignore[no-untyped-def]
     out[lane, 0] = sent + took + value
 
 
-def _by_lane0(out):  # type: ignore[no-untyped-def]
+def _lone_lane0(out):  # type: ignore[no-untyped-def]
     _hand_off(out, dg.LCH_LONE_SEND | dg.LCH_LONE_RECV | dg.LCH_OPEN | dg.LCH_LANE0)
 
 
-def _by_every_lane(out):  # type: ignore[no-untyped-def]
+def _crowd_lane0(out):  # type: ignore[no-untyped-def]
+    _hand_off(out, dg.LCH_OPEN | dg.LCH_LANE0)
+
+
+def _lone_every_lane(out):  # type: ignore[no-untyped-def]
     _hand_off(out, dg.LCH_LONE_SEND | dg.LCH_LONE_RECV | dg.LCH_OPEN)
 
 
 def test_a_slot_no_lane_wrote_for_passes_without_its_mbarriers() -> None:
     """LCH_LANE0 (no sender writes a local buffer): lane 0 writes the value with an exchange and
-    reads it, the other lanes take it by shuffle; otherwise every lane passes the slot's mbarriers."""
-    lane0 = ptx_of(cuda.jit(_by_lane0), (types.int64[:, ::1],))
-    every = ptx_of(cuda.jit(_by_every_lane), (types.int64[:, ::1],))
-    assert "mbarrier" not in lane0 and "mbarrier.arrive" in every and "mbarrier.try_wait" in every
-    assert "shfl.sync.idx" in lane0
+    no lane passes the slot's mbarriers; otherwise every lane passes them. A lone end of an open
+    ring claims on every lane (a vote, no shuffle); a crowd's end claims on lane 0 and shuffles."""
+    sig = (types.int64[:, ::1],)
+    lone, crowd, every = (ptx_of(cuda.jit(k), sig) for k in (_lone_lane0, _crowd_lane0, _lone_every_lane))
+    assert "mbarrier" not in lone and "mbarrier" not in crowd
+    assert "mbarrier.arrive" in every and "mbarrier.try_wait" in every
+    assert "vote.sync.all" in lone and "shfl.sync" not in lone and "cas" not in lone
+    assert "shfl.sync.idx" in crowd and "atom.acq_rel.cta.shared::cta.cas.b64" in crowd
