@@ -331,6 +331,16 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
       echo "exit $? $(grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool-$b.log" | tail -1)"
     done
   done
+  # B2's ping-pong in a group: local channels whose lone ends claim on all lanes and whose slots
+  # lane 0 alone passes (no mbarriers: codegen/shapes.py local_how), which the samples do not take
+  python3 -c "import numpy; numpy.save('$out/reps.npy', numpy.array([200], dtype=numpy.int64))"
+  for tool in racecheck synccheck; do
+    printf '%s b2_group: ' "$tool"
+    timeout 120 /usr/local/cuda/bin/compute-sanitizer --tool "$tool" --report-api-errors no \
+      python3 -m gasync run bench/programs/b2_group.gasync --input "reps=$out/reps.npy" --backend cuda -q \
+      > "$out/$tool-b2_group.log" 2>&1
+    echo "exit $? $(grep -h -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool-b2_group.log" | tail -1)"
+  done
   # racecheck beside a correct release/acquire hand-off (reported too) and a barrier one (not):
   # what racecheck can see (docs/groups.md, Known limits)
   for k in flag barrier mbar1 mbar32; do
