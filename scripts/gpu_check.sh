@@ -108,8 +108,11 @@ log="$out/gpu-$part.log"
   echo "== B7's shapes (scripts/group_probe.py, 128 instances)"
   # (and more warps a block, twenty-eighth session: the per-warp kernel keeps many more warps an SM
   # streaming than B7's 8; 16 warps of 128 registers are an SM's 65,536)
-  for v in "--stages 8" "--stages 12 -D C=8" "--stages 13 -D L=8 -D C=8" "--stages 12 -D L=6 -D C=6" \
-    "--stages 13 -D C=12" "--tile 8192 --tiles 256 --stages 6 -D C=6"; do
+  # (and, thirtieth session, more group instances of fewer warps: a lone loader and a lone compute
+  # task take their local channels' claims without a cas, on all lanes where a ring is open)
+  for v in "--stages 8" "--stages 12 -D C=8" "--stages 13 -D L=8 -D C=8" \
+    "--stages 3 -D L=1 -D C=1 -D GROUPS=512" "--stages 6 -D L=2 -D C=2 -D GROUPS=256" \
+    "--stages 4 -D L=1 -D C=2 -D GROUPS=384"; do
     echo "-- $v"
     timeout 100 python3 scripts/group_probe.py --tiles 512 $v --runs 3 2>&1 | grep -v -i warn | tail -3
   done
