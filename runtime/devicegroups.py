@@ -233,10 +233,15 @@ def lch_claim_lanes(ring, cap, tries, send, cmd, w, lane):  # type: ignore[no-un
         pause(LCH_TRY_NAP_NS)
 
 
+# A lone end of an open ring claims on all lanes (lch_claim_lanes; False: on lane 0, its outcome
+# by shuffle, as before the thirtieth session: a stage of scripts/gpu_check.sh)
+LANES_CLAIM = True
+
+
 @INLINE
 def lanes_claim(how, send):  # type: ignore[no-untyped-def]
     """Whether the claims of this end (``send``: the sending one) are lch_claim_lanes'."""
-    return how & LCH_OPEN and how & (LCH_LONE_SEND if send else LCH_LONE_RECV)
+    return LANES_CLAIM and how & LCH_OPEN and how & (LCH_LONE_SEND if send else LCH_LONE_RECV)
 
 
 @cuda.jit(device=True)

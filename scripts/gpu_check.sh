@@ -152,9 +152,10 @@ log="$out/gpu-$part.log"
   # time, each in a fresh cache (scripts/handoff_probe.py --set): without the local channels' bits
   # (codegen/shapes.py LOCAL_BITS, thirtieth session: every end claims with a cas, looks at CLOSED
   # and passes the slots' mbarriers, as at run 77: 1.30 us a hand-off, 1.16 without mbarriers),
-  # then that without mbarriers (the bits' lane-0 slot, but with cas claims)
+  # then that without mbarriers (the bits' lane-0 slot, but with cas claims); and the lone ends'
+  # claims on lane 0 again (LANES_CLAIM=False: as at run 79, before lch_claim_lanes)
   echo "== B2 in a group: the tree, then one constant changed at a time"
-  for v in "" "--set codegen.shapes.LOCAL_BITS=False" \
+  for v in "" "--set runtime.devicegroups.LANES_CLAIM=False" "--set codegen.shapes.LOCAL_BITS=False" \
     "--set codegen.shapes.LOCAL_BITS=False --set runtime.devicegroups.LCH_MBAR=False"; do
     echo "-- ${v:-the tree}"
     timeout 100 python3 scripts/handoff_probe.py --group --reps 10000 --runs 3 $v 2>&1 | grep -v -i warn | tail -4
