@@ -35,6 +35,16 @@ from gasync.planner import ir
 from gasync.planner.model import BufferDef, ChannelDef, GroupDef, Plan, TaskDef
 
 LCH_WORDS = 4  # runtime/state.py's LCH_WORDS (a test keeps them equal): a ring's words before its sequences
+# a local channel's claims (runtime/devicegroups.py, the same values: a test keeps them equal;
+# codegen/shapes.py local_how): one warp of each group instance sends (receives) on it; no task
+# closes it; no sender writes a local buffer
+LCH_LONE_SEND, LCH_LONE_RECV, LCH_OPEN, LCH_LANE0 = 1, 2, 4, 8
+LCH_NAMES = (
+    ("LCH_LONE_SEND", LCH_LONE_SEND),
+    ("LCH_LONE_RECV", LCH_LONE_RECV),
+    ("LCH_OPEN", LCH_OPEN),
+    ("LCH_LANE0", LCH_LANE0),
+)
 NUMBA = {"bool": "boolean", "i32": "int32", "i64": "int64", "u32": "uint32", "u64": "uint64"}
 NUMBA |= {"f32": "float32", "f64": "float64"}
 STATIC_SHARED = 48 * 1024  # what a kernel's static shared arrays may hold (ptxas)
@@ -204,25 +214,33 @@ def close(name: str) -> str:
 LOCAL_TRIES = 64  # a lone local await's claims in a poll on all lanes before it returns pending
 
 
+def lch_how(how: int) -> str:
+    """A local channel's bits as the generated call passes them: the runtime's names, or 0."""
+    return " | ".join(f"dgroups.{n}" for n, bit in LCH_NAMES if how & bit) or "0"
+
+
 def send_lines(
-    ch: ChannelDef, value: str, rdy: str, warp: bool = False, alone: bool = False, how: str = "0"
+    ch: ChannelDef, value: str, rdy: str, warp: bool = False, alone: bool = False, how: int = 0
 ) -> list[str]:
     """One attempt to send the value the send's frame holds; ``rdy`` unless the ring is full.
     ``warp``: the poll runs on all 32 lanes (codegen/warppoll.py): lane 0 sends, all learn how;
     ``alone`` (awaited by itself) it claims up to LOCAL_TRIES times first: a wait in place, which
     spares a hand-off the pinned loop's round (the poll's end, the nap, its frame read again);
-    ``how``: the channel's LCH_ bits as the call passes them (codegen/shapes.py, local_how)."""
+    ``how``: the channel's LCH_ bits (codegen/shapes.py, local_how)."""
     sent = f"sent_{rdy}"
     data = value if ch.elem in ir.FLOATS else f"int64({value})"
     ring_ = ring(ch.name).format(cap=ch.capacity)
+    bits = lch_how(how)
     attempt = (
-        f"dgroups.lch_send_warp({ring_}, {data}, G.exec.CMD, w, lane, {LOCAL_TRIES if alone else 1}, {how})"
+        f"dgroups.lch_send_warp({ring_}, {data}, G.exec.CMD, w, lane, {LOCAL_TRIES if alone else 1}, {bits})"
         if warp
-        else f"dgroups.lch_try_send({ring_}, {data}, {how})"
+        else f"dgroups.lch_try_send({ring_}, {data}, {bits})"
     )
+    lines = [f"{sent} = {attempt}", f"{rdy} = {sent} != dgroups.LCH_FULL"]
+    if how & LCH_OPEN:  # (no task closes it: no send finds it closed)
+        return lines
     return [
-        f"{sent} = {attempt}",
-        f"{rdy} = {sent} != dgroups.LCH_FULL",
+        *lines,
         f"if {sent} == dgroups.LCH_CLOSED_SEND{' and lane == 0' if warp else ''}:",
         "    dl.add(G.sched.CTL, dsync.CTL_CLOSED_SENDS, int64(1))  # the value is dropped",
     ]
@@ -235,7 +253,7 @@ def recv_lines(
     ended: str | None,
     warp: bool = False,
     alone: bool = False,
-    how: str = "0",
+    how: int = 0,
 ) -> list[str]:
     """One attempt to receive into the warp's scratch word (``warp``: into ``got_<rdy>``, lane 0's
     take by shuffle, codegen/warppoll.py; ``alone``: up to LOCAL_TRIES claims, as send_lines);
@@ -245,10 +263,11 @@ def recv_lines(
     if warp:
         zero = "float64(0.0)" if ch.elem in ir.FLOATS else "int64(0)"  # the value's type, no slot read for it
         tries = LOCAL_TRIES if alone else 1
-        lines = [f"{took}, got_{rdy} = dgroups.lch_recv_warp({ring_}, {zero}, G.exec.CMD, w, lane, {tries}, {how})"]
+        call = f"dgroups.lch_recv_warp({ring_}, {zero}, G.exec.CMD, w, lane, {tries}, {lch_how(how)})"
+        lines = [f"{took}, got_{rdy} = {call}"]
     else:
         scratch = "G.exec.SCRATCH_F" if ch.elem in ir.FLOATS else "G.exec.SCRATCH_I"
-        lines = [f"{took} = dgroups.lch_try_recv({ring_}, {scratch}, w, {how})"]
+        lines = [f"{took} = dgroups.lch_try_recv({ring_}, {scratch}, w, {lch_how(how)})"]
     if ended is not None:
         lines.append(f"{ended} = {took} == dgroups.LCH_ENDED")
     lines += [f"{rdy} = {took} == dgroups.LCH_TOOK"]

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 
 from gasync.codegen import groups
 from gasync.codegen.counted import Counted, counted_channels
+from gasync.codegen.groups import LCH_LANE0, LCH_LONE_RECV, LCH_LONE_SEND, LCH_OPEN
 from gasync.planner import ir
 from gasync.planner.effects import Effects, direct_effects, task_effects, transitive_effects
 from gasync.planner.model import ChannelDef, Plan, TaskDef
@@ -72,15 +73,6 @@ def all_ops(st: ir.Stmt) -> list[tuple[str, str]]:
     return []
 
 
-# a local channel's claims (runtime/devicegroups.py, the same values): one warp of each group
-# instance sends (receives) on it; no task closes it; no sender writes a local buffer
-LCH_LONE_SEND, LCH_LONE_RECV, LCH_OPEN, LCH_LANE0 = 1, 2, 4, 8
-LCH_NAMES = (
-    ("LCH_LONE_SEND", LCH_LONE_SEND),
-    ("LCH_LONE_RECV", LCH_LONE_RECV),
-    ("LCH_OPEN", LCH_OPEN),
-    ("LCH_LANE0", LCH_LANE0),
-)
 LOCAL_BITS = True  # False: every local end claims with a cas and looks at CLOSED (a stage of gpu_check.sh)
 
 
@@ -107,11 +99,6 @@ def local_how(plan: Plan, effects: dict[str, Effects]) -> dict[str, int]:
                 how |= LCH_LANE0
             out[ch.name] = how
     return out
-
-
-def lch_how(how: int) -> str:
-    """A local channel's bits as the generated call passes them: the runtime's names, or 0."""
-    return " | ".join(f"dgroups.{n}" for n, bit in LCH_NAMES if how & bit) or "0"
 
 
 def _alone_op(st: ir.Stmt) -> tuple[str, str] | None:

@@ -10,7 +10,7 @@ from gasync.codegen import groups
 from gasync.codegen.bounds import Checks
 from gasync.codegen.counted import Counted
 from gasync.codegen.jobs import JobWidths
-from gasync.codegen.shapes import OPEN, ChannelShapes, lch_how
+from gasync.codegen.shapes import OPEN, ChannelShapes
 from gasync.planner import ir
 from gasync.planner.model import FrameLayout, Plan
 
@@ -142,10 +142,10 @@ class Shared:
         marked = [f"{flag} = 1"] if self.wake_one_ok else []
         return [*marked, f"dsync.register({WAIT_ARGS}, RES_{side}_{c}, inst, G.sched.CTL)"]
 
-    def local_how(self, c: str) -> str:
-        """How local channel ``c``'s ends claim, as its calls pass it (codegen/shapes.py local_how;
-        without shapes, every end claims with a cas and looks for a close)."""
-        return lch_how(self.shapes.local_how.get(c, 0) if self.shapes is not None else 0)
+    def local_how(self, c: str) -> int:
+        """How local channel ``c``'s ends claim: its LCH_ bits (codegen/shapes.py local_how;
+        without shapes, 0: every end claims with a cas and looks for a close)."""
+        return self.shapes.local_how.get(c, 0) if self.shapes is not None else 0
 
     def has_tickets(self, c: str) -> bool:
         """Whether channel ``c``'s receives take tickets (codegen/shapes.py): none waits in line."""

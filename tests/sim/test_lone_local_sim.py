@@ -10,7 +10,8 @@ import pytest
 
 import gasync
 from gasync.codegen import generate
-from gasync.codegen.shapes import LCH_LANE0, LCH_LONE_RECV, LCH_LONE_SEND, LCH_OPEN, ChannelShapes
+from gasync.codegen.groups import LCH_LANE0, LCH_LONE_RECV, LCH_LONE_SEND, LCH_NAMES, LCH_OPEN
+from gasync.codegen.shapes import ChannelShapes
 
 pytestmark = [pytest.mark.sim]
 
@@ -72,11 +73,20 @@ def test_the_plan_finds_lone_ends_open_rings_and_crowds() -> None:
     assert spec == {"pipe.full": LCH_LONE_SEND, "pipe.free": LCH_LONE_RECV | LCH_OPEN}
 
 
+def test_codegen_and_runtime_give_the_bits_one_meaning() -> None:
+    from gasync.runtime import devicegroups as dg
+
+    for name, bit in LCH_NAMES:
+        assert getattr(dg, name) == bit, name
+
+
 def test_generated_calls_name_the_bits() -> None:
     src = generate(gasync.compile_source(CLOSED_PAIR, "t.gasync").plan).source
     bits = "dgroups.LCH_LONE_SEND | dgroups.LCH_LONE_RECV | dgroups.LCH_LANE0)"
     assert src.count(bits) == 2  # the send and the receive
-    assert "LCH_OPEN" not in src
+    assert "LCH_OPEN" not in src and "LCH_CLOSED_SEND" in src  # (a send may find it closed)
+    crowd = generate(gasync.compile_source(CROWD_TO_ONE, "t.gasync").plan).source
+    assert "LCH_OPEN" in crowd and "LCH_CLOSED_SEND" not in crowd  # open rings: no closed sends to count
 
 
 @pytest.mark.timeout(240)
