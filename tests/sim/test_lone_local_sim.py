@@ -100,3 +100,46 @@ def test_lone_ends_hand_over_every_value_and_end_at_the_close() -> None:
 def test_a_lone_receiver_takes_from_a_crowd_of_senders() -> None:
     res = gasync.compile_source(CROWD_TO_ONE, "t.gasync").run(backend="sim", timeout=200)
     np.testing.assert_array_equal(res.buffers["out"], [sum(range(10)) * 2 + 100 * 10, 2])
+
+
+# lone ends of open rings both ways: every claim on all lanes (runtime/devicegroups.py,
+# lch_claim_lanes); ``tile``'s writer sends on ``full``, so that ring keeps its mbarriers
+STAGED_PAIR = """\
+buffer out: i64[2] = zeros;
+group duo {
+    local buffer tile: i64[2, 64];
+    local channel full: i64[2];
+    local channel free: i64[2];
+    task make {
+        for k in 0..30 {
+            let s = k % 2;
+            if k >= 2 { let _f = free.recv().await; }
+            parallel for i in 0..64 { tile[s, i] = k * 100 + i; }
+            full.send(s).await;
+        }
+    }
+    task take {
+        let acc: i64 = 0;
+        for k in 0..30 {
+            let s = full.recv().await;
+            acc = acc + tile[s, 63] - tile[s, 0];
+            out[1] = out[1] + tile[s, 5];
+            free.send(s).await;
+        }
+        out[0] = acc;
+    }
+}
+"""
+
+
+@pytest.mark.timeout(240)
+def test_lone_ends_of_open_rings_claim_on_every_lane_with_and_without_mbarriers() -> None:
+    assert _how(STAGED_PAIR) == {
+        "duo.full": LCH_LONE_SEND | LCH_LONE_RECV | LCH_OPEN,
+        "duo.free": LCH_LONE_SEND | LCH_LONE_RECV | LCH_OPEN | LCH_LANE0,
+    }
+    res = gasync.compile_source(STAGED_PAIR, "t.gasync").run(backend="sim", timeout=200)
+    np.testing.assert_array_equal(res.buffers["out"], [30 * 63, sum(k * 100 + 5 for k in range(30))])
+    path = ROOT / "bench" / "programs" / "b2_group.gasync"
+    res = gasync.compile(path).run(backend="sim", inputs={"reps": np.array([25], np.int64)}, timeout=200)
+    np.testing.assert_array_equal(res.buffers["out"], [sum(range(1, 26)), 25])
