@@ -175,8 +175,8 @@ def lch_claim(ring, cap, how):  # type: ignore[no-untyped-def]
     """Claim the oldest value's position: (LCH_TOOK, pos), (LCH_NONE, 0), or (LCH_ENDED, 0)
     (closed and drained). The taker reads slot ``pos % cap`` and then frees it (lch_free).
     ``how``: LCH_LONE_RECV, LCH_OPEN (a constant of the call)."""
+    lone = how & LCH_LONE_RECV  # RECV is this warp's own word: no cas
     while True:
-        lone = how & LCH_LONE_RECV  # RECV is this warp's own word: no cas
         pos = ld_relaxed_cta(ring, LCH_RECV) if lone else ld_acquire_cta(ring, LCH_RECV)
         seq = ld_acquire_cta(ring, LCH_WORDS + pos % cap)  # pairs with the sender's publish
         if seq == 2 * pos + 1:
@@ -245,6 +245,17 @@ def lanes_claim(how, send):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
+def lch_claim_warp(ring, cap, tries, send, how, cmd, w, lane):  # type: ignore[no-untyped-def]
+    """The claim of a poll on all 32 lanes: (code, pos) in every lane where the end claims on all
+    lanes (lanes_claim), else lane 0's (the other lanes' code says nothing was claimed)."""
+    if lanes_claim(how, send):
+        return lch_claim_lanes(ring, cap, tries, send, cmd, w, lane)
+    if lane == 0:
+        return lch_claim_within(ring, cap, tries, send, how)
+    return LCH_FULL, int64(0)  # (LCH_FULL is LCH_NONE)
+
+
+@cuda.jit(device=True)
 def lch_free(ring, cap, pos):  # type: ignore[no-untyped-def]
     """The slot of claimed position ``pos``, read: free for its next sender."""
     st_release_cta(ring, LCH_WORDS + pos % cap, 2 * (pos + cap))  # the slot, to the sender of pos + cap
@@ -274,25 +285,16 @@ def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane, tries, how):  # typ
     race a send). A lone receiver of an open ring claims on every lane instead (lch_claim_lanes);
     with LCH_LANE0 every lane then reads the value, and lane 0 frees the slot after they meet."""
     lanes = lanes_claim(how, False)
-    code = LCH_NONE
-    pos = int64(0)
-    if lanes:
-        code, pos = lch_claim_lanes(ring, cap, tries, False, cmd, w, lane)
-    elif lane == 0:
-        code, pos = lch_claim_within(ring, cap, tries, False, how)
+    code, pos = lch_claim_warp(ring, cap, tries, False, how, cmd, w, lane)
     value = zero
-    if (not LCH_MBAR or how & LCH_LANE0) and lanes:  # every lane reads; lane 0 frees after them
-        if code == LCH_TOOK:
+    if not LCH_MBAR or how & LCH_LANE0:  # lane 0 frees; the value to every lane
+        if code == LCH_TOOK:  # (every lane where they claimed together, else lane 0 alone)
             value = data[base + pos % cap]
-            lanes_ordered(cmd, w)
+            if lanes:
+                lanes_ordered(cmd, w)  # every lane has read before lane 0 frees the slot
             if lane == 0:
                 lch_free(ring, cap, pos)
-        return code, value
-    if not LCH_MBAR or how & LCH_LANE0:  # lane 0 reads and frees; its value to every lane
-        if code == LCH_TOOK:
-            value = data[base + pos % cap]
-            lch_free(ring, cap, pos)
-        return first2(cmd, w, lane, code, value)
+        return (code, value) if lanes else first2(cmd, w, lane, code, value)
     if not lanes:
         code, pos = first2(cmd, w, lane, code, pos)
     if code == LCH_TOOK:
@@ -317,12 +319,7 @@ def lch_send_warp(ring, data, base, cap, value, cmd, w, lane, tries, how):  # ty
     or the one before, which one bit tells apart: runtime/devicembar.py). A lone sender of an
     open ring claims on every lane instead (lch_claim_lanes)."""
     lanes = lanes_claim(how, True)
-    code = LCH_FULL
-    pos = int64(0)
-    if lanes:
-        code, pos = lch_claim_lanes(ring, cap, tries, True, cmd, w, lane)
-    elif lane == 0:
-        code, pos = lch_claim_within(ring, cap, tries, True, how)
+    code, pos = lch_claim_warp(ring, cap, tries, True, how, cmd, w, lane)
     if not LCH_MBAR or how & LCH_LANE0:  # lane 0 writes and publishes; its outcome to every lane
         if code == LCH_SENT and lane == 0:
             st_relaxed_cta(data, base + pos % cap, value)  # (an exchange: racecheck sees no plain write)

@@ -385,12 +385,7 @@ STATE_FIELDS = (*(name for name, _ in GROUPS), "TRACE")  # G's fields before the
 # not ready must see the second change the view, or the instance's stuck check (docs/groups.md,
 # invariant 6) took a hand-off in flight for a deadlock. Nothing in a group instance waits on
 # a wait list for a local channel: its task's warp polls it again.
-# A *lone* end (codegen/shapes.py ``local_how``: one task of the group sends, or receives, with
-# one warp an instance) claims without a cas: SEND (or RECV) is its own word, which no other
-# warp writes, so it reads it relaxed, checks the slot's sequence with the same acquire, and
-# takes the position with st_relaxed_cta(SEND, p + 1) (LCH_LONE_SEND, LCH_LONE_RECV). A ring no
-# task closes (LCH_OPEN) is never looked at for CLOSED. Where no sender writes a local buffer
-# (LCH_LANE0), lane 0 alone writes and reads the slot's value and no lane passes its mbarriers.
+# A lone end takes its own SEND (RECV) by st_relaxed_cta, no cas (LCH_ bits: docs/groups.md).
 # After the sequences come each slot's mbarriers, ``pub`` then ``freed`` (cap words each): in a
 # poll on all lanes every lane passes the slot through them, the order the sequence words give in
 # the form racecheck follows (runtime/devicegroups.py lch_send_warp, lch_recv_warp; lch_reset
