@@ -212,18 +212,19 @@ def lch_claim_within(ring, cap, tries, send, how):  # type: ignore[no-untyped-de
 def lch_claim_lanes(ring, cap, tries, send, cmd, w, lane):  # type: ignore[no-untyped-def]
     """A lone end of an open ring (LCH_LONE_SEND or LCH_LONE_RECV, with LCH_OPEN) claims on all 32
     lanes, as lch_claim_within does on lane 0: after a meeting that shows every lane the position
-    lane 0 took last, each lane reads the position and the slot's sequence (one broadcast load
-    each, the sequence with its acquire), the lanes agree by one vote that the slot is ready (a
-    lane that looked a moment earlier may have found it not yet: then no lane claims this try),
-    and lane 0 takes the position. (code, pos), the same in every lane: no lane-0 region, no
-    shuffle."""
+    lane 0 took last, each lane reads the position once (a broadcast load: the word is this warp's
+    alone, so it does not move while the warp waits) and, each try, the slot's sequence (with its
+    acquire); the lanes agree by one vote that the slot is ready (a lane that looked a moment
+    earlier may have found it not yet: then no lane claims this try), and lane 0 takes the
+    position. (code, pos), the same in every lane: no lane-0 region, no shuffle."""
     word = LCH_SEND if send else LCH_RECV
     ready = 0 if send else 1  # the sequence of a slot free for pos is 2 pos, holding it 2 pos + 1
     lanes_ordered(cmd, w)
+    pos = ld_relaxed_cta(ring, word)  # this warp's own word: no other warp moves it while it waits
+    seq = LCH_WORDS + pos % cap
     k = 0
     while True:
-        pos = ld_relaxed_cta(ring, word)
-        if vote_all(cmd, w, lane, ld_acquire_cta(ring, LCH_WORDS + pos % cap) == 2 * pos + ready):
+        if vote_all(cmd, w, lane, ld_acquire_cta(ring, seq) == 2 * pos + ready):
             if lane == 0:
                 st_relaxed_cta(ring, word, pos + 1)
             return LCH_SENT, pos  # (LCH_SENT is LCH_TOOK)
