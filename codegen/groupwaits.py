@@ -82,15 +82,12 @@ def local_wait(shared: Shared, g: GroupDef) -> list[str]:
 
 
 def stuck(g: GroupDef) -> list[str]:
-    view = (
-        " + ".join(f"ordr.ld_relaxed_cta(L.ch_{groups.item(c.name)}, {k})" for c in g.channels for k in range(4)) or "0"
-    )
+    view = " + ".join(f"dgroups.lch_view(L.ch_{groups.item(c.name)}, {c.capacity})" for c in g.channels) or "0"
     return [
         "@cuda.jit(device=True)",
         f"def view_{g.name}(L):",
-        "    # every local channel's positions, closed flag and count of publishes and frees",
-        "    # (runtime/state.py, DONE): each step of a local operation changes the sum",
-        "    # (each word read afresh, so that a nap's look at it is never hoisted out of its loop)",
+        "    # every local channel's positions, closed flag and slots' sequences: each step of a",
+        "    # local operation raises the sum (runtime/devicegroups.py lch_view)",
         f"    return int64({view})",
         "",
         "",

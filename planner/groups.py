@@ -31,7 +31,7 @@ MAX_GROUP_WARPS = 32  # a CUDA block holds at most 1024 threads
 # 227 KiB (gpu-notes.md); the limit when no device is known.
 H200_SHARED_PER_BLOCK = 227 * 1024
 H200_REGISTERS_PER_BLOCK = 64 * 1024
-LOCAL_CHANNEL_WORDS = 4  # head, tail, closed, spare: see runtime/devicegroups.py
+LOCAL_CHANNEL_WORDS = 4  # send, recv, closed, spare: runtime/state.py's LCH_WORDS
 RENAMED_FIELDS = ("id", "name", "var", "binding")
 
 

@@ -20,14 +20,13 @@ from gasync.runtime.devicelib import pause
 from gasync.runtime.devicewarp import first, first2, lanes_ordered, vote_all
 from gasync.runtime.order import (
     INLINE,
-    bump_release_cta,
     cas_acq_rel_cta,
     ld_acquire_cta,
     ld_relaxed_cta,
     st_relaxed_cta,
     st_release_cta,
 )
-from gasync.runtime.state import LCH_CLOSED, LCH_DONE, LCH_RECV, LCH_SEND, LCH_WORDS
+from gasync.runtime.state import LCH_CLOSED, LCH_RECV, LCH_SEND, LCH_WORDS
 
 LCH_FULL, LCH_SENT, LCH_CLOSED_SEND = 0, 1, 2  # lch_try_send's outcomes (nothing for it: 0, as LCH_NONE)
 LCH_NONE, LCH_TOOK, LCH_ENDED = 0, 1, 2  # lch_try_recv's outcomes
@@ -131,6 +130,19 @@ def lch_freed(cap, j):  # type: ignore[no-untyped-def]
 
 
 @cuda.jit(device=True)
+def lch_view(ring, cap):  # type: ignore[no-untyped-def]
+    """The sum of the ring's positions, closed flag and slots' sequences: every step of a local
+    operation raises it (a claim its position, a publish or a free its slot's sequence, a close
+    the flag), so a warp that saw one sum and sees it again has seen no step in between
+    (runtime/state.py, groups; docs/groups.md, invariant 6). Each word is read afresh (a relaxed
+    load), so that a nap's look is never hoisted out of its loop."""
+    v = ld_relaxed_cta(ring, LCH_SEND) + ld_relaxed_cta(ring, LCH_RECV) + ld_relaxed_cta(ring, LCH_CLOSED)
+    for j in range(cap):
+        v += ld_relaxed_cta(ring, LCH_WORDS + j)
+    return v
+
+
+@cuda.jit(device=True)
 def lch_claim_send(ring, cap, how):  # type: ignore[no-untyped-def]
     """Claim the next free position to send at: (LCH_SENT, pos), (LCH_FULL, 0), or
     (LCH_CLOSED_SEND, 0) (the value dropped). The claimer writes slot ``pos % cap`` and then
@@ -156,8 +168,7 @@ def lch_claim_send(ring, cap, how):  # type: ignore[no-untyped-def]
 @cuda.jit(device=True)
 def lch_publish(ring, cap, pos):  # type: ignore[no-untyped-def]
     """The slot of claimed position ``pos``, written: its value to its receiver."""
-    st_release_cta(ring, LCH_WORDS + pos % cap, 2 * pos + 1)  # the value, to its receiver
-    bump_release_cta(ring, LCH_DONE)  # ... and to the view (state.py, DONE)
+    st_release_cta(ring, LCH_WORDS + pos % cap, 2 * pos + 1)  # the value, to its receiver (and the view)
 
 
 @cuda.jit(device=True)
@@ -260,7 +271,6 @@ def lch_claim_warp(ring, cap, tries, send, how, cmd, w, lane):  # type: ignore[n
 def lch_free(ring, cap, pos):  # type: ignore[no-untyped-def]
     """The slot of claimed position ``pos``, read: free for its next sender."""
     st_release_cta(ring, LCH_WORDS + pos % cap, 2 * (pos + cap))  # the slot, to the sender of pos + cap
-    bump_release_cta(ring, LCH_DONE)  # ... and to the view (state.py, DONE)
 
 
 @cuda.jit(device=True)

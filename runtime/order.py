@@ -101,9 +101,6 @@ if SIM:
     st_relaxed_cta = st_relaxed
     cas_acq_rel_cta = cas
 
-    def bump_release_cta(arr, i):  # type: ignore[no-untyped-def]
-        add(arr, i, 1)
-
 else:
     from gasync.runtime import ptxops as ptx  # the intrinsics' builders
 
@@ -226,7 +223,6 @@ else:
     _st_release_cta = ptx.store("release", "cta.shared")
     _st_relaxed_cta = ptx.store("relaxed", "cta.shared")
     _cas_acq_rel_cta = ptx.cas("acq_rel", "cta.shared")
-    _bump_release_cta = ptx.bump("release", "cta.shared")
 
     # compute-sanitizer's racecheck reports a plain release and acquire of a flag in shared memory
     # as a race, and no atomic access (scripts/racecheck_probe.py: flag 2 hazards, atomflag 1,
@@ -280,10 +276,3 @@ else:
     def cas_acq_rel_cta(arr, i, old, new):  # type: ignore[no-untyped-def]
         """A position claimed among the block's warps: acquires the previous claimer's release."""
         return _cas_acq_rel_cta(arr, i, old, new)
-
-    @cuda.jit(device=True, inline=True)
-    def bump_release_cta(arr, i):  # type: ignore[no-untyped-def]
-        """A count that the block's warps watch change (a view's word), raised by one after this warp's
-        earlier shared-memory writes: its low 32 bits (ptxops.bump), so that the view's sum of words
-        changes at each raise (it wraps there without carrying; the watchers look for a change)."""
-        _bump_release_cta(arr, i)

@@ -3,8 +3,8 @@ intrinsics (GPU only: Numba's simulator runs Python, and order.py gives it plain
 
 Each builder returns a Numba ``@intrinsic`` whose code is one inline-asm instruction on the
 address of an array element: ``load(sem, scope)`` (``ld.<sem>.<scope>``), ``store``, ``rmw(op,
-sem, scope)`` (``atom``: the old value back), ``cas``, ``bump`` (``red``: a count raised, nothing
-back), ``read`` (an atomic read: a compare-and-swap of 0 for 0, which changes no word), ``fence``.
+sem, scope)`` (``atom``: the old value back), ``cas``, ``read`` (an atomic read: a compare-and-swap
+of 0 for 0, which changes no word), ``fence``.
 A scope of ``cta.shared`` takes the generic address of a shared-memory word to its 32-bit
 shared-window form (``shared_address``: an ``addrspacecast`` NVVM sees and shares among an
 array's accesses) and names the state space: a generic access is one the hardware must place
@@ -150,25 +150,6 @@ def cas(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
         return arr.dtype(arr, idx, old, new), rmw_codegen("cas", sem, 2, scope)
 
     return atom
-
-
-def bump(sem, scope="gpu.global"):  # type: ignore[no-untyped-def]
-    """``red.<sem>.<scope>.add.u32`` of 1 on the low 32 bits of ``arr[idx]`` (a little-endian word's
-    first four bytes), nothing back: a count that others only watch change. On shared memory one
-    ``ATOMS.ADD``/``RED``, where a 64-bit add is a compare-and-swap loop."""
-
-    @intrinsic
-    def red(typingctx, arr, idx):  # type: ignore[no-untyped-def]
-        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-            space, addr, a = on_shared(scope, builder, pointer(context, builder, *signature.args, *args))
-            fty = llvm_ir.FunctionType(llvm_ir.VoidType(), [addr.type])
-            text = f"red.{sem}.{space}.add.u32 [$0], 1;"
-            builder.call(llvm_ir.InlineAsm(fty, text, f"{a},~{{memory}}", side_effect=True), [addr])
-            return context.get_dummy_value()
-
-        return types.void(arr, idx), codegen
-
-    return red
 
 
 def read(sem, scope="cta.shared"):  # type: ignore[no-untyped-def]

@@ -379,11 +379,11 @@ STATE_FIELDS = (*(name for name, _ in GROUPS), "TRACE")  # G's fields before the
 # RECV when the sequence is 2p + 1, reads the value and frees the slot with
 # st_release_cta(seq, 2(p + cap)), which the sender of p + cap acquires. close is
 # st_release_cta(CLOSED, 1): a receiver that finds the ring empty acquires it and ends only
-# when no sender has claimed a position it has not seen (SEND == RECV). DONE counts the
-# publishes and frees, each a bump_release_cta after its sequence's store: a claim and its
-# publish (or free) are two moments, and a warp that polled between them and found its slot
-# not ready must see the second change the view, or the instance's stuck check (docs/groups.md,
-# invariant 6) took a hand-off in flight for a deadlock. Nothing in a group instance waits on
+# when no sender has claimed a position it has not seen (SEND == RECV). The view (lch_view)
+# sums the positions, CLOSED and the sequences, which only grow: a claim and its publish (or
+# free) are two moments, and a warp that polled between them and found its slot not ready must
+# see the second change the view, or the instance's stuck check (docs/groups.md, invariant 6)
+# took a hand-off in flight for a deadlock. Nothing in a group instance waits on
 # a wait list for a local channel: its task's warp polls it again.
 # A lone end takes its own SEND (RECV) by st_relaxed_cta, no cas (LCH_ bits: docs/groups.md).
 # After the sequences come each slot's mbarriers, ``pub`` then ``freed`` (cap words each): in a
@@ -395,6 +395,6 @@ GW_LIVE = 32  # the word after each warp's wait: the instance's warps still runn
 GW_WORDS = GW_LIVE + 1  # GW's words (a shared array's size must be a constant name for Numba-CUDA)
 MB_WORDS = 32  # MB: each warp's mbarrier for its bulk copies (runtime/devicevec.py), a block's 32 at most
 WANT_BUSY = 2  # WANT while the block runs a group instance: its spare warps ask for no other
-LCH_SEND, LCH_RECV, LCH_CLOSED, LCH_DONE, LCH_WORDS = 0, 1, 2, 3, 4
+LCH_SEND, LCH_RECV, LCH_CLOSED, LCH_WORDS = 0, 1, 2, 4  # (word 3 spare)
 CMD_GROUPS = -2  # an executor's command: leave for the block's group phase
 GAVE_UP = -1  # CTL's DETAIL with Exit.TIMEOUT: a loop outside any poll gave up at the deadline
