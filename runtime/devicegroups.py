@@ -131,15 +131,19 @@ def lch_freed(cap, j):  # type: ignore[no-untyped-def]
 
 @cuda.jit(device=True)
 def lch_view(ring, cap):  # type: ignore[no-untyped-def]
-    """The sum of the ring's positions, closed flag and slots' sequences: every step of a local
-    operation raises it (a claim its position, a publish or a free its slot's sequence, a close
-    the flag), so a warp that saw one sum and sees it again has seen no step in between
-    (runtime/state.py, groups; docs/groups.md, invariant 6). Each word is read afresh (a relaxed
-    load), so that a nap's look is never hoisted out of its loop."""
-    v = ld_relaxed_cta(ring, LCH_SEND) + ld_relaxed_cta(ring, LCH_RECV) + ld_relaxed_cta(ring, LCH_CLOSED)
-    for j in range(cap):
-        v += ld_relaxed_cta(ring, LCH_WORDS + j)
-    return v
+    """A number that grows at every step a waiter of this ring waits for, and never falls: four
+    times its positions and CLOSED (a claim, a close), plus 1 while SEND's slot is free for it
+    (the free a waiting sender waits for) and 2 while RECV's slot holds its value (the publish
+    a waiting receiver waits for). A claim raises the positions by one and may clear its bit:
+    +4 - 1 or +4 - 2 at least. A publish or free of any other slot is one no warp waits for
+    (every claim publishes or frees in the same call, before its warp waits on anything), so
+    the view need not see it (runtime/state.py, groups; docs/groups.md, invariant 6). Five
+    relaxed loads, each afresh, so that a nap's look is never hoisted out of its loop."""
+    send = ld_relaxed_cta(ring, LCH_SEND)
+    recv = ld_relaxed_cta(ring, LCH_RECV)
+    free = ld_relaxed_cta(ring, LCH_WORDS + send % cap) == 2 * send
+    holds = ld_relaxed_cta(ring, LCH_WORDS + recv % cap) == 2 * recv + 1
+    return 4 * (send + recv + ld_relaxed_cta(ring, LCH_CLOSED)) + int64(free) + 2 * int64(holds)
 
 
 @cuda.jit(device=True)

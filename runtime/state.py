@@ -380,11 +380,11 @@ STATE_FIELDS = (*(name for name, _ in GROUPS), "TRACE")  # G's fields before the
 # st_release_cta(seq, 2(p + cap)), which the sender of p + cap acquires. close is
 # st_release_cta(CLOSED, 1): a receiver that finds the ring empty acquires it and ends only
 # when no sender has claimed a position it has not seen (SEND == RECV). The view (lch_view)
-# sums the positions, CLOSED and the sequences, which only grow: a claim and its publish (or
-# free) are two moments, and a warp that polled between them and found its slot not ready must
-# see the second change the view, or the instance's stuck check (docs/groups.md, invariant 6)
-# took a hand-off in flight for a deadlock. Nothing in a group instance waits on
-# a wait list for a local channel: its task's warp polls it again.
+# grows at each claim, close, free of SEND's slot and publish of RECV's, and never falls: a
+# claim and its publish (or free) are two moments, and a warp that polled between them and found
+# its slot not ready must see the second change the view, or the instance's stuck check
+# (docs/groups.md, invariant 6) took a hand-off in flight for a deadlock. Nothing waits on
+# a wait list for a local channel in a group instance: its task's warp polls it again.
 # A lone end takes its own SEND (RECV) by st_relaxed_cta, no cas (LCH_ bits: docs/groups.md).
 # After the sequences come each slot's mbarriers, ``pub`` then ``freed`` (cap words each): in a
 # poll on all lanes every lane passes the slot through them, the order the sequence words give in
