@@ -86,8 +86,8 @@ def stuck(g: GroupDef) -> list[str]:
     return [
         "@cuda.jit(device=True)",
         f"def view_{g.name}(L):",
-        "    # every local channel's positions, closed flag and slots' sequences: each step of a",
-        "    # local operation raises the sum (runtime/devicegroups.py lch_view)",
+        "    # what the instance's waiters wait for, on each of its local channels: it rises at",
+        "    # every step one waits for and never falls (runtime/devicegroups.py lch_view)",
         f"    return int64({view})",
         "",
         "",

@@ -172,7 +172,7 @@ def lch_claim_send(ring, cap, how):  # type: ignore[no-untyped-def]
 @cuda.jit(device=True)
 def lch_publish(ring, cap, pos):  # type: ignore[no-untyped-def]
     """The slot of claimed position ``pos``, written: its value to its receiver."""
-    st_release_cta(ring, LCH_WORDS + pos % cap, 2 * pos + 1)  # the value, to its receiver (and the view)
+    st_release_cta(ring, LCH_WORDS + pos % cap, 2 * pos + 1)  # the value, to its receiver
 
 
 @cuda.jit(device=True)
