@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -146,6 +146,12 @@ log="$out/gpu-$part.log"
   timeout 250 python3 bench/run.py --reps 3 --only B2,B7,B8 2>&1 | grep -E "ratio|us/hand-off|wrote" \
     | grep -v unchecked | cut -c1-170
   cp "$(ls -t bench/results/*-b2-b7-b8.json | head -1)" "$out/tree-b2-b7-b8.json" 2>/dev/null
+  fi
+  if in_part commits; then
+  # commits side by side (scripts/commits_bench.sh): every tree carried as build/tree-NAME
+  # (`git archive COMMIT | tar -x -C build/tree-NAME` here), B2 in a group and COMMITS_ONLY in each
+  echo "== commits side by side: $(ls -d build/tree-* 2>/dev/null | tr '\n' ' ')"
+  timeout 540 bash scripts/commits_bench.sh "$out" "${COMMITS_ONLY:-B2,B7,B8}" build/tree-*
   fi
   if in_part b2group; then
   # B2 between two tasks of a group (bench/programs/b2_group.gasync) with one constant changed at a
