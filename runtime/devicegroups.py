@@ -230,8 +230,10 @@ def lch_claim_lanes(ring, cap, tries, send, cmd, w, lane):  # type: ignore[no-un
     lane 0 took last, each lane reads the position once (a broadcast load: the word is this warp's
     alone, so it does not move while the warp waits) and, each try, the slot's sequence (with its
     acquire); the lanes agree by one vote that the slot is ready (a lane that looked a moment
-    earlier may have found it not yet: then no lane claims this try), and lane 0 takes the
-    position. (code, pos), the same in every lane: no lane-0 region, no shuffle."""
+    earlier may have found it not yet: then no lane claims this try). (code, pos), the same in
+    every lane: no lane-0 region, no shuffle. Lane 0 takes the position later (lch_take), in the
+    region where it publishes or frees the slot: one lane-0 region a hand-off, not two (an
+    atomic's region costs its branch and reconvergence: bench/NOTES.md run 81)."""
     word = LCH_SEND if send else LCH_RECV
     ready = 0 if send else 1  # the sequence of a slot free for pos is 2 pos, holding it 2 pos + 1
     lanes_ordered(cmd, w)
@@ -240,8 +242,6 @@ def lch_claim_lanes(ring, cap, tries, send, cmd, w, lane):  # type: ignore[no-un
     k = 0
     while True:
         if vote_all(cmd, w, lane, ld_acquire_cta(ring, seq) == 2 * pos + ready):
-            if lane == 0:
-                st_relaxed_cta(ring, word, pos + 1)
             return LCH_SENT, pos  # (LCH_SENT is LCH_TOOK)
         k += 1
         if k >= tries:
@@ -252,6 +252,15 @@ def lch_claim_lanes(ring, cap, tries, send, cmd, w, lane):  # type: ignore[no-un
 # A lone end of an open ring claims on all lanes (lch_claim_lanes; False: on lane 0, its outcome
 # by shuffle, as before the thirtieth session: a stage of scripts/gpu_check.sh)
 LANES_CLAIM = True
+
+
+@INLINE
+def lch_take(ring, word, pos, lanes):  # type: ignore[no-untyped-def]
+    """Lane 0 takes the position its lanes' claim found ready (``lanes``: lch_claim_lanes), before
+    its publish or free of the slot, so that the view never falls (lch_view: the position's 4
+    come before the slot's bit goes)."""
+    if lanes:
+        st_relaxed_cta(ring, word, pos + 1)
 
 
 @INLINE
@@ -308,6 +317,7 @@ def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane, tries, how):  # typ
             if lanes:
                 lanes_ordered(cmd, w)  # every lane has read before lane 0 frees the slot
             if lane == 0:
+                lch_take(ring, LCH_RECV, pos, lanes)
                 lch_free(ring, cap, pos)
         return (code, value) if lanes else first2(cmd, w, lane, code, value)
     if not lanes:
@@ -318,6 +328,7 @@ def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane, tries, how):  # typ
         value = data[base + j]
         mbar.arrive(ring, lch_freed(cap, j))
         if lane == 0:
+            lch_take(ring, LCH_RECV, pos, lanes)
             lch_free(ring, cap, pos)
     return code, value
 
@@ -337,6 +348,7 @@ def lch_send_warp(ring, data, base, cap, value, cmd, w, lane, tries, how):  # ty
     code, pos = lch_claim_warp(ring, cap, tries, True, how, cmd, w, lane)
     if not LCH_MBAR or how & LCH_LANE0:  # lane 0 writes and publishes; its outcome to every lane
         if code == LCH_SENT and lane == 0:
+            lch_take(ring, LCH_SEND, pos, lanes)
             st_relaxed_cta(data, base + pos % cap, value)  # (an exchange: racecheck sees no plain write)
             lch_publish(ring, cap, pos)
         return code if lanes else first(cmd, w, lane, code)
@@ -350,6 +362,7 @@ def lch_send_warp(ring, data, base, cap, value, cmd, w, lane, tries, how):  # ty
             data[base + j] = value
         mbar.arrive(ring, lch_pub(cap, j))
         if lane == 0:
+            lch_take(ring, LCH_SEND, pos, lanes)
             lch_publish(ring, cap, pos)
     return code
 
