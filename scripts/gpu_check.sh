@@ -152,6 +152,14 @@ log="$out/gpu-$part.log"
   # (`git archive COMMIT | tar -x -C build/tree-NAME` here), B2 in a group and COMMITS_ONLY in each
   echo "== commits side by side: $(ls -d build/tree-* 2>/dev/null | tr '\n' ' ')"
   timeout 540 bash scripts/commits_bench.sh "$out" "${COMMITS_ONLY:-B2,B7,B8}" build/tree-*
+  # then B2 in a group at the working tree with one constant changed (scripts/handoff_probe.py --set),
+  # each of COMMITS_SET's words in turn (a word's commas join constants changed together), e.g.
+  # COMMITS_SET="runtime.devicegroups.LCH_TRY_NAP_NS=0 codegen.groups.LOCAL_TRIES=512,runtime.devicegroups.LCH_TRY_NAP_NS=0"
+  for v in ${COMMITS_SET:-}; do
+    echo "-- the working tree with $v"
+    timeout 60 python3 scripts/handoff_probe.py --group --reps 10000 --runs 3 $(printf -- '--set %s ' ${v//,/ }) 2>&1 \
+      | grep -v -i warn | tail -3
+  done
   fi
   if in_part b2group; then
   # B2 between two tasks of a group (bench/programs/b2_group.gasync) with one constant changed at a
