@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -11,7 +12,7 @@ import typer
 from gasync.cli.common import CacheDirOpt, CacheMaxOpt, DebugOpt, QuietOpt
 from gasync.cli.params import verbosity
 from gasync.cli.report import Reporter
-from gasync.runtime import cache
+from gasync.runtime import cache, linked
 
 app = typer.Typer(
     name="cache",
@@ -39,28 +40,44 @@ def info(
     rep = Reporter(debug, as_json=as_json)
     try:
         got = cache.info(cache.root_of(cache_dir), cache_max)
+        helpers = linked.entries()
+        helper_bytes = sum(_size(f) for f in helpers)
     except OSError as exc:
         rep.usage(f"cannot read the cache {cache.root_of(cache_dir)}: {exc.strerror}")
         rep.finish()
+    store = linked.store_dir()
     if as_json:
-        doc = {"dir": str(got.root), "programs": got.programs, "bytes": got.size, "max_bytes": got.max_bytes}
+        doc = {"dir": str(got.root), "programs": got.programs, "bytes": got.size, "max_bytes": got.max_bytes,
+               "helpers": {"dir": str(store), "entries": len(helpers), "bytes": helper_bytes}}  # fmt: skip
         sys.stdout.write(json.dumps(doc) + "\n")
     else:
         print(f"cache:    {got.root}{'' if got.root.is_dir() else ' (not created yet)'}")
         print(f"programs: {got.programs}")
         print(f"size:     {human(got.size)} of at most {human(got.max_bytes)}")
+        print(f"helpers:  {len(helpers)} compiled, {human(helper_bytes)} in {store} (gasync's own, for every program)")
     rep.finish()
+
+
+def _size(f: Path) -> int:
+    try:
+        return f.stat().st_size
+    except FileNotFoundError:  # removed meanwhile by another process
+        return 0
 
 
 @app.command()
 def clear(cache_dir: CacheDirOpt = None, quiet: QuietOpt = False, debug: DebugOpt = False) -> None:
-    """Remove every cached program (only gasync's own files)."""
+    """Remove every cached program (only gasync's own files), and gasync's compiled helpers."""
     rep = Reporter(debug, verbosity(quiet, False))
     root = cache.root_of(cache_dir)
     try:
         programs, size = cache.clear(root)
+        helpers, helper_bytes = linked.clear()
     except OSError as exc:
         rep.usage(f"cannot clear the cache {root}: {exc.strerror}")
     else:
         rep.ok(f"removed {programs} program{'' if programs == 1 else 's'} ({human(size)}) from {root}")
+        if helpers:
+            rep.ok(f"removed {helpers} compiled helper{'' if helpers == 1 else 's'} ({human(helper_bytes)}) "
+                   f"from {linked.store_dir()}")  # fmt: skip
     rep.finish()

@@ -186,6 +186,9 @@ def _phases(rep: Reporter, src: Source, args: Args, phases: progress.Phases) -> 
     phases.enter("compiling and running" if chosen == "cuda" else "running on the simulator")
     result = run_generated(generated, options)
     rep.say(progress.compiled_line(front_s + float(result.stats.get("compile_s", 0.0)), cached))
+    if helpers := result.stats.get("helpers"):
+        rep.detail(f"gasync's helpers: {helpers['read']} read from the store, {helpers['compiled']} compiled into it, "
+                   f"{helpers['numba']} compiled by Numba alone (runtime/linked.py)")  # fmt: skip
     _say_other_executors(rep, args.executors, plan, result)
     return plan, result
 

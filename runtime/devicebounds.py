@@ -12,8 +12,9 @@ and ``bounds_fault`` counts it and stops the run, naming the first one
 
 from __future__ import annotations
 
-from numba import cuda, int64, uint64
+from numba import int64, uint64
 
+from gasync.runtime import linked
 from gasync.runtime.devicelib import fail
 from gasync.runtime.order import INLINE, aand, add, amax, amin, aor, sub
 from gasync.runtime.words import CTL_FAULT_DIM, CTL_FAULT_INDEX, CTL_FAULT_SITE, CTL_FAULTS, EXIT_BOUNDS
@@ -21,7 +22,7 @@ from gasync.runtime.words import CTL_FAULT_DIM, CTL_FAULT_INDEX, CTL_FAULT_SITE,
 RMW_ADD, RMW_SUB, RMW_MAX, RMW_MIN, RMW_AND, RMW_OR = 0, 1, 2, 3, 4, 5  # the atomics of rmw (codegen/exprs.py RMW_OF)
 
 
-@cuda.jit(device=True)
+@linked.device
 def bounds_fault(ctl, site, dim, index, inst):  # type: ignore[no-untyped-def]
     """Index ``index`` of check ``site`` fell outside dimension ``dim``: count it, and stop
     the run naming it and instance ``inst`` if it is the first (state.py: the FAULT words)."""

@@ -6,8 +6,9 @@ wake, gives each protocol; devicesync.py re-exports these for the generated code
 
 from __future__ import annotations
 
-from numba import cuda, int32, int64
+from numba import int32, int64
 
+from gasync.runtime import linked
 from gasync.runtime.devicelib import ld
 from gasync.runtime.order import (
     add,
@@ -59,7 +60,7 @@ HALF = (1 << 32) - 1
 PREREAD = 1 << 61  # on a receive's ticket: the wait in place already put its flagged value in out[k]
 
 
-@cuda.jit(device=True)
+@linked.device
 def seq_of(chan, c, slot, calm):  # type: ignore[no-untyped-def]
     """Slot ``slot``'s sequence, read as an acquire that pairs with the other end's release of
     it; relaxed where ``calm`` (HOW_c's CALM_RECV or CALM_SEND for this end: the other end's
@@ -69,7 +70,7 @@ def seq_of(chan, c, slot, calm):  # type: ignore[no-untyped-def]
     return (ld(chan.CSEQ, at) if calm else ld_acquire(chan.CSEQ, at)) & SEQ_MASK
 
 
-@cuda.jit(device=True)
+@linked.device
 def chan_look(chan, c, cap):  # type: ignore[no-untyped-def]
     """The lone sender's early look at the sequence of its next send's slot (relaxed), which
     its poll takes as it completes a receive (codegen/futures.py, early looks): in flight
@@ -83,7 +84,7 @@ def chan_look(chan, c, cap):  # type: ignore[no-untyped-def]
     return seq if seq == 2 * pos else int64(-1)
 
 
-@cuda.jit(device=True)
+@linked.device
 def spin_look(chan, c, cap, got):  # type: ignore[no-untyped-def]
     """The early look at channel ``c`` as a receive's wait in place ends: where the wait looked
     at that send's slot in its last turn, beside the sequence it waited on, and saw it free,
@@ -95,7 +96,7 @@ def spin_look(chan, c, cap, got):  # type: ignore[no-untyped-def]
     return chan_look(chan, c, cap)
 
 
-@cuda.jit(device=True)
+@linked.device
 def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how, ring, seen, owed, oring):  # type: ignore[no-untyped-def]
     """Append ``value`` to channel ``c`` if it is open and has room: SEND_DONE if it did,
     SEND_CLOSED if the channel is closed (the value is dropped), SEND_FULL if it has no room.
@@ -141,7 +142,7 @@ def chan_try_send(chan, c, cap, data, value, lone, bell, tickets, how, ring, see
             return SEND_FULL
 
 
-@cuda.jit(device=True)
+@linked.device
 def chan_put(chan, c, cap, data, value, pos, bell, tickets, how, ring, owed, oring):  # type: ignore[no-untyped-def]
     """The lone sender's send with ticket ``pos``, whose slot it saw free (an acquire of its
     sequence): it takes the ticket with a store (``owed``, ``oring``: as in chan_try_send)."""
@@ -149,12 +150,12 @@ def chan_put(chan, c, cap, data, value, pos, bell, tickets, how, ring, owed, ori
     return _put(chan, c, cap, data, value, pos, bell, tickets, how, ring, owed, oring)
 
 
-@cuda.jit(device=True)
+@linked.device
 def _tagged(tag, half):  # type: ignore[no-untyped-def]
     return (int64(tag) << 32) | (int64(half) & HALF)
 
 
-@cuda.jit(device=True)
+@linked.device
 def _write_seq(chan, c, slot, seq, relaxed, bell, ring):  # type: ignore[no-untyped-def]
     """Write slot ``slot``'s sequence: relaxed, or as a release. A bell end's side exchanges
     it, one RMW both ends meet on, and leaves the old word in ``ring[0]`` (a local of the
@@ -170,7 +171,7 @@ def _write_seq(chan, c, slot, seq, relaxed, bell, ring):  # type: ignore[no-unty
         st_release(chan.CSEQ, at, seq)
 
 
-@cuda.jit(device=True)
+@linked.device
 def _put(chan, c, cap, data, value, pos, bell, tickets, how, ring, owed, oring):  # type: ignore[no-untyped-def]
     """The value and sequence of ticket ``pos``'s slot, whose ticket the caller holds."""
     slot = pos % cap
@@ -202,7 +203,7 @@ def _put(chan, c, cap, data, value, pos, bell, tickets, how, ring, owed, oring):
     return SEND_DONE
 
 
-@cuda.jit(device=True)
+@linked.device
 def chan_try_recv(chan, c, cap, data, out, k, lone, bell, how, ring, later=False):  # type: ignore[no-untyped-def]
     """Take the oldest value of channel ``c`` (from its slots ``data``, CHI or CHF) into
     ``out[k]``: RECV_TOOK if there was one, else RECV_NONE. ``lone``: one receiving instance,
@@ -221,7 +222,7 @@ def chan_try_recv(chan, c, cap, data, out, k, lone, bell, how, ring, later=False
             return RECV_NONE
 
 
-@cuda.jit(device=True)
+@linked.device
 def chan_take(chan, c, cap, data, out, k, pos, bell, how, ring, later=False):  # type: ignore[no-untyped-def]
     """The lone receiver's receive of ticket ``pos``, whose value it saw there (an acquire of
     its sequence): it takes the ticket with a store (``later``: as in chan_try_recv)."""
@@ -229,7 +230,7 @@ def chan_take(chan, c, cap, data, out, k, pos, bell, how, ring, later=False):  #
     return _take(chan, c, cap, data, out, k, pos, bell, how, ring, later)
 
 
-@cuda.jit(device=True)
+@linked.device
 def chan_free(chan, c, cap, how, ring):  # type: ignore[no-untyped-def]
     """The free of the slot that the lone receiver of channel ``c`` took last, where its poll
     still owes it (``ring[1]``: one past its ticket, 0: none; runtime/state.py, Deferred
@@ -243,7 +244,7 @@ def chan_free(chan, c, cap, how, ring):  # type: ignore[no-untyped-def]
 NO_FREE = (-1, 1, 0)  # a send with no deferred free to make before its publish (free_first)
 
 
-@cuda.jit(device=True)
+@linked.device
 def free_first(chan, owed, oring):  # type: ignore[no-untyped-def]
     """A deferred free made right before a publish (runtime/state.py, Deferred frees), so that
     both exchanges are in flight at once: ``owed`` is (channel, capacity, HOW) of the lone
@@ -259,14 +260,14 @@ def free_first(chan, owed, oring):  # type: ignore[no-untyped-def]
     oring[1] = 0
 
 
-@cuda.jit(device=True)
+@linked.device
 def halves_carry(lo, hi, t):  # type: ignore[no-untyped-def]
     """Whether flagged halves ``lo`` and ``hi`` both carry ticket ``t``'s tag."""
     tag = (2 * t + 1) & TAG_MASK
     return (lo >> 32) == tag and (hi >> 32) == tag
 
 
-@cuda.jit(device=True)
+@linked.device
 def joined(lo, hi):  # type: ignore[no-untyped-def]
     """The value of flagged halves ``lo`` and ``hi``."""
     top = hi & HALF
@@ -275,7 +276,7 @@ def joined(lo, hi):  # type: ignore[no-untyped-def]
     return (top << 32) | (lo & HALF)
 
 
-@cuda.jit(device=True)
+@linked.device
 def _halves(chan, c, slot, tag):  # type: ignore[no-untyped-def]
     """A flagged value, once both halves carry ``tag`` (the sender stored them before the
     sequence that was seen, so they arrive; until then a half may still be the slot's last)."""
@@ -286,7 +287,7 @@ def _halves(chan, c, slot, tag):  # type: ignore[no-untyped-def]
             return joined(lo, hi)
 
 
-@cuda.jit(device=True)
+@linked.device
 def _take(chan, c, cap, data, out, k, pos, bell, how, ring, later):  # type: ignore[no-untyped-def]
     preread = pos & PREREAD
     pos &= ~PREREAD
@@ -310,7 +311,7 @@ def _take(chan, c, cap, data, out, k, pos, bell, how, ring, later):  # type: ign
     return RECV_TOOK
 
 
-@cuda.jit(device=True)
+@linked.device
 def ring_me(chan, waiton, c, cap, side, inst, r):  # type: ignore[no-untyped-def]
     """A bell end's registration: ``inst`` waits for the next write of the slot of its own
     ticket (side 0: a receive waits for the value, 1: a send for the free slot). It sets
@@ -323,21 +324,21 @@ def ring_me(chan, waiton, c, cap, side, inst, r):  # type: ignore[no-untyped-def
     return old == 2 * t + 1 - side
 
 
-@cuda.jit(device=True)
+@linked.device
 def chan_can_recv(chan, c, cap):  # type: ignore[no-untyped-def]
     """Whether channel ``c`` holds a value for the next receive (a hint: it may change)."""
     pos = ld(chan.CHHT, (c, HEAD))
     return (ld(chan.CSEQ, (c, (pos % cap) * SLOT_WORDS)) & SEQ_MASK) == 2 * pos + 1
 
 
-@cuda.jit(device=True)
+@linked.device
 def chan_can_send(chan, c, cap):  # type: ignore[no-untyped-def]
     """Whether channel ``c`` has a free slot for the next send (a hint: it may change)."""
     pos = ld(chan.CHHT, (c, TAIL))
     return (ld(chan.CSEQ, (c, (pos % cap) * SLOT_WORDS)) & SEQ_MASK) == 2 * pos
 
 
-@cuda.jit(device=True)
+@linked.device
 def chan_closed(closed, c):  # type: ignore[no-untyped-def]
     """Whether channel ``c`` is closed; the acquire pairs with ``chan_close``'s release."""
     return ld_acquire(closed, c) != 0
@@ -346,7 +347,7 @@ def chan_closed(closed, c):  # type: ignore[no-untyped-def]
 # ---- counted channels (codegen/counted.py) ------------------------------------------
 
 
-@cuda.jit(device=True)
+@linked.device
 def counted_take(chan, c):  # type: ignore[no-untyped-def]
     """A receive of counted channel ``c``: its ticket, one atomic add on the head (the caller
     computes the ticket's value). The receiver of ticket ``need - 1`` then fences and wakes
@@ -354,7 +355,7 @@ def counted_take(chan, c):  # type: ignore[no-untyped-def]
     return add(chan.CHHT, (c, HEAD), int64(1))
 
 
-@cuda.jit(device=True)
+@linked.device
 def counted_room(chan, c, need):  # type: ignore[no-untyped-def]
     """Whether counted channel ``c``'s receivers have taken ``need`` tickets, so its sender's
     last send would have found room. A sender that registered in its line before this look

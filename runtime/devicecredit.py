@@ -8,8 +8,9 @@ code (``dsync``).
 
 from __future__ import annotations
 
-from numba import cuda, int64
+from numba import int64
 
+from gasync.runtime import linked
 from gasync.runtime.devicechan import (
     DEFER,
     NO_FREE,
@@ -26,7 +27,7 @@ from gasync.runtime.state import SLOT_WORDS
 from gasync.runtime.words import CH_CHECKED, CH_CREDIT, CH_REGISTERED, TAIL
 
 
-@cuda.jit(device=True)
+@linked.device
 def credited_send(sched, qmask, chan, c, cap, value, bell, tickets, how, cur, ring):  # type: ignore[no-untyped-def]
     """A crediting sender's send (how & CREDITS): below its credit the slot is known free and
     the channel was open when it was last read, so the send reads nothing (state.py, Credits).
@@ -48,7 +49,7 @@ def credited_send(sched, qmask, chan, c, cap, value, bell, tickets, how, cur, ri
     return chan_put(chan, c, cap, chan.CHI, value, pos, bell, tickets, how, ring, NO_FREE, ring)
 
 
-@cuda.jit(device=True)
+@linked.device
 def put_credited(chan, c, cap, value, tickets, how, cur):  # type: ignore[no-untyped-def]
     """A send of a row of sends below the credit (codegen/sendloops.py, _send_run): the caller saw
     ``cur[0] < cur[1]``, so the slot is free and nothing is read; a deferring sender's
@@ -58,7 +59,7 @@ def put_credited(chan, c, cap, value, tickets, how, cur):  # type: ignore[no-unt
     chan_put(chan, c, cap, chan.CHI, value, pos, False, tickets, how, cur, NO_FREE, cur)  # (no bell: no ring word)
 
 
-@cuda.jit(device=True)
+@linked.device
 def credited_put(chan, c, cap, data, value, pos, bell, tickets, how, cur, ring):  # type: ignore[no-untyped-def]
     """chan_put for a crediting sender that waited in place for ticket ``pos``: its cursor is
     read again at its next send."""
@@ -66,14 +67,14 @@ def credited_put(chan, c, cap, data, value, pos, bell, tickets, how, cur, ring):
     return chan_put(chan, c, cap, data, value, pos, bell, tickets, how, ring, NO_FREE, ring)
 
 
-@cuda.jit(device=True)
+@linked.device
 def forget_credit(chan, c):  # type: ignore[no-untyped-def]
     """At a close: the crediting sender's next send reads the closed flag (if the sender closed
     it, its next sends are dropped; a close by another task is concurrent with them anyway)."""
     chan.CHHT[c, CH_CREDIT] = 0
 
 
-@cuda.jit(device=True)
+@linked.device
 def _credit(sched, qmask, chan, c, cap, pos, how):  # type: ignore[no-untyped-def]
     """How many slots from ticket ``pos`` on are free, in a row (0: none), or -1 if the
     channel is closed: CREDIT_RUN sequences read at once (one round trip: no load waits for

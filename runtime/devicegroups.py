@@ -13,9 +13,10 @@ the block's dynamic shared memory instead (codegen/groups.py, ``dynamic_shared``
 
 from __future__ import annotations
 
-from numba import config, cuda, int64
+from numba import config, int64
 
 from gasync.runtime import devicembar as mbar
+from gasync.runtime import linked
 from gasync.runtime.devicelib import pause
 from gasync.runtime.devicewarp import first, first2, lanes_ordered, vote_all
 from gasync.runtime.order import (
@@ -95,7 +96,7 @@ else:
         return types.int64(), codegen
 
 
-@cuda.jit(device=True)
+@linked.device
 def lch_reset(ring, cap, t, nt):  # type: ignore[no-untyped-def]
     """Thread ``t`` of ``nt`` empties a ring for a new group instance and starts its slots'
     barriers (the block meets after). A ring is its words, each slot's sequence, then each
@@ -109,7 +110,7 @@ def lch_reset(ring, cap, t, nt):  # type: ignore[no-untyped-def]
             mbar.init(ring, k)
 
 
-@cuda.jit(device=True)
+@linked.device
 def lch_retire(ring, cap, t, nt):  # type: ignore[no-untyped-def]
     """Thread ``t`` of ``nt`` ends the ring's barriers once its instance has ended and the block
     has met (the memory may hold another group's locals next)."""
@@ -129,7 +130,7 @@ def lch_freed(cap, j):  # type: ignore[no-untyped-def]
     return LCH_WORDS + 2 * cap + j
 
 
-@cuda.jit(device=True)
+@linked.device
 def lch_view(ring, cap):  # type: ignore[no-untyped-def]
     """A number that grows at every step a waiter of this ring waits for, and never falls: four
     times its positions and CLOSED (a claim, a close), plus 1 while SEND's slot is free for it
@@ -146,7 +147,7 @@ def lch_view(ring, cap):  # type: ignore[no-untyped-def]
     return 4 * (send + recv + ld_relaxed_cta(ring, LCH_CLOSED)) + int64(free) + 2 * int64(holds)
 
 
-@cuda.jit(device=True)
+@linked.device
 def lch_claim_send(ring, cap, how):  # type: ignore[no-untyped-def]
     """Claim the next free position to send at: (LCH_SENT, pos), (LCH_FULL, 0), or
     (LCH_CLOSED_SEND, 0) (the value dropped). The claimer writes slot ``pos % cap`` and then
@@ -169,13 +170,13 @@ def lch_claim_send(ring, cap, how):  # type: ignore[no-untyped-def]
             return LCH_FULL, int64(0)  # the slot still holds the value sent cap positions ago
 
 
-@cuda.jit(device=True)
+@linked.device
 def lch_publish(ring, cap, pos):  # type: ignore[no-untyped-def]
     """The slot of claimed position ``pos``, written: its value to its receiver."""
     st_release_cta(ring, LCH_WORDS + pos % cap, 2 * pos + 1)  # the value, to its receiver
 
 
-@cuda.jit(device=True)
+@linked.device
 def lch_try_send(ring, data, base, cap, value, how):  # type: ignore[no-untyped-def]
     """Put ``value`` in the next free slot: LCH_SENT, LCH_FULL, or LCH_CLOSED_SEND (dropped)."""
     code, pos = lch_claim_send(ring, cap, how)
@@ -185,7 +186,7 @@ def lch_try_send(ring, data, base, cap, value, how):  # type: ignore[no-untyped-
     return code
 
 
-@cuda.jit(device=True)
+@linked.device
 def lch_claim(ring, cap, how):  # type: ignore[no-untyped-def]
     """Claim the oldest value's position: (LCH_TOOK, pos), (LCH_NONE, 0), or (LCH_ENDED, 0)
     (closed and drained). The taker reads slot ``pos % cap`` and then frees it (lch_free).
@@ -210,7 +211,7 @@ def lch_claim(ring, cap, how):  # type: ignore[no-untyped-def]
             return LCH_NONE, int64(0)
 
 
-@cuda.jit(device=True)
+@linked.device
 def lch_claim_within(ring, cap, tries, send, how):  # type: ignore[no-untyped-def]
     """lch_claim_send (``send``) or lch_claim, tried up to ``tries`` times, napping between, while
     the ring has nothing for it (LCH_FULL and LCH_NONE are both 0)."""
@@ -223,7 +224,7 @@ def lch_claim_within(ring, cap, tries, send, how):  # type: ignore[no-untyped-de
         pause(LCH_TRY_NAP_NS)
 
 
-@cuda.jit(device=True)
+@linked.device
 def lch_claim_lanes(ring, cap, tries, send, cmd, w, lane):  # type: ignore[no-untyped-def]
     """A lone end of an open ring (LCH_LONE_SEND or LCH_LONE_RECV, with LCH_OPEN) claims on all 32
     lanes, as lch_claim_within does on lane 0: after a meeting that shows every lane the position
@@ -269,7 +270,7 @@ def lanes_claim(how, send):  # type: ignore[no-untyped-def]
     return LANES_CLAIM and how & LCH_OPEN and how & (LCH_LONE_SEND if send else LCH_LONE_RECV)
 
 
-@cuda.jit(device=True)
+@linked.device
 def lch_claim_warp(ring, cap, tries, send, how, cmd, w, lane):  # type: ignore[no-untyped-def]
     """The claim of a poll on all 32 lanes: (code, pos) in every lane where the end claims on all
     lanes (lanes_claim), else lane 0's (the other lanes' code says nothing was claimed)."""
@@ -280,13 +281,13 @@ def lch_claim_warp(ring, cap, tries, send, how, cmd, w, lane):  # type: ignore[n
     return LCH_FULL, int64(0)  # (LCH_FULL is LCH_NONE)
 
 
-@cuda.jit(device=True)
+@linked.device
 def lch_free(ring, cap, pos):  # type: ignore[no-untyped-def]
     """The slot of claimed position ``pos``, read: free for its next sender."""
     st_release_cta(ring, LCH_WORDS + pos % cap, 2 * (pos + cap))  # the slot, to the sender of pos + cap
 
 
-@cuda.jit(device=True)
+@linked.device
 def lch_try_recv(ring, data, base, cap, out, w, how):  # type: ignore[no-untyped-def]
     """Take the oldest value into ``out[w]``: LCH_TOOK, LCH_NONE, or LCH_ENDED (closed and drained)."""
     code, pos = lch_claim(ring, cap, how)
@@ -296,7 +297,7 @@ def lch_try_recv(ring, data, base, cap, out, w, how):  # type: ignore[no-untyped
     return code
 
 
-@cuda.jit(device=True)
+@linked.device
 def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane, tries, how):  # type: ignore[no-untyped-def]
     """lch_try_recv for a poll that runs on all 32 lanes (codegen/warppoll.py): lane 0 claims
     (up to ``tries`` times while the ring is empty: a lone await waits in place a while, the
@@ -333,7 +334,7 @@ def lch_recv_warp(ring, data, base, cap, zero, cmd, w, lane, tries, how):  # typ
     return code, value
 
 
-@cuda.jit(device=True)
+@linked.device
 def lch_send_warp(ring, data, base, cap, value, cmd, w, lane, tries, how):  # type: ignore[no-untyped-def]
     """lch_try_send for a poll that runs on all 32 lanes: lane 0 claims (up to ``tries`` times
     while the ring is full), every lane learns the
@@ -367,6 +368,6 @@ def lch_send_warp(ring, data, base, cap, value, cmd, w, lane, tries, how):  # ty
     return code
 
 
-@cuda.jit(device=True)
+@linked.device
 def lch_close(ring):  # type: ignore[no-untyped-def]
     st_release_cta(ring, LCH_CLOSED, int64(1))  # the closer's sends, to the receiver that ends

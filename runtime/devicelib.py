@@ -23,6 +23,7 @@ import time
 
 from numba import config, cuda, int32, int64, uint64
 
+from gasync.runtime import linked
 from gasync.runtime.devicemath import (  # noqa: F401
     TURNS_BELOW,
     f2i,
@@ -254,7 +255,7 @@ def overdue(ctl):  # type: ignore[no-untyped-def]
     return d > 0 and now_ns() > d
 
 
-@cuda.jit(device=True)
+@linked.device
 def overdue_warp(ctl, cmd, w, lane):  # type: ignore[no-untyped-def]
     """``overdue`` as lane 0 saw it, in every lane: a poll that runs on all 32 lanes
     (codegen/warppoll.py) gives up on all of them or on none."""
@@ -264,7 +265,7 @@ def overdue_warp(ctl, cmd, w, lane):  # type: ignore[no-untyped-def]
     return first(cmd, w, lane, late) != 0
 
 
-@cuda.jit(device=True)
+@linked.device
 def stop_overdue(ctl):  # type: ignore[no-untyped-def]
     """After ``overdue`` inside a loop that gives up: the run ends at its deadline, unless it
     had stopped already (the first exit code wins). A deadline an executor saw first is the
@@ -287,7 +288,7 @@ def signal_is_set(sig, k):  # type: ignore[no-untyped-def]
 # (state.py: the ring's protocol and the pairing of each acquire and release)
 
 
-@cuda.jit(device=True)
+@linked.device
 def fail(ctl, code, detail):  # type: ignore[no-untyped-def]
     """Stop the run with exit ``code`` about ``detail``; True for the first failure, which wins."""
     if cas(ctl, CTL_EXIT, int64(0), int64(code)) == 0:
@@ -296,7 +297,7 @@ def fail(ctl, code, detail):  # type: ignore[no-untyped-def]
     return False
 
 
-@cuda.jit(device=True)
+@linked.device
 def queue_push(qseq, qdata, qht, mask, value, ctl, code):  # type: ignore[no-untyped-def]
     """Append ``value``. A full ring is a gasync bug: after ``FULL_NS`` of waiting for a
     slot it stops the run with exit ``code`` naming ``value``, and returns False."""
@@ -319,13 +320,13 @@ def queue_push(qseq, qdata, qht, mask, value, ctl, code):  # type: ignore[no-unt
             pause(64)
 
 
-@cuda.jit(device=True)
+@linked.device
 def queue_pop(qseq, qdata, qht, mask):  # type: ignore[no-untyped-def]
     """Take the oldest value, or -1 if the ring is empty."""
     return queue_pop_before(qseq, qdata, qht, mask, int64(9223372036854775807))
 
 
-@cuda.jit(device=True)
+@linked.device
 def queue_pop_before(qseq, qdata, qht, mask, limit):  # type: ignore[no-untyped-def]
     """Take the oldest value if it was pushed before ticket ``limit``, else -1."""
     while True:
@@ -345,7 +346,7 @@ def queue_pop_before(qseq, qdata, qht, mask, limit):  # type: ignore[no-untyped-
             return int32(-1)
 
 
-@cuda.jit(device=True)
+@linked.device
 def wake(sched, mask, inst):  # type: ignore[no-untyped-def]
     """Make instance ``inst`` runnable: queue it if idle, flag it if it is running.
 
@@ -365,7 +366,7 @@ def wake(sched, mask, inst):  # type: ignore[no-untyped-def]
             return
 
 
-@cuda.jit(device=True)
+@linked.device
 def after_poll(sched, mask, inst):  # type: ignore[no-untyped-def]
     """After a PENDING poll: idle the instance, or requeue it if it was woken meanwhile."""
     # releases the poll's frame stores to the waker's acquiring cas in wake

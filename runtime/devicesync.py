@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from numba import cuda, int32, int64, uint64
 
+from gasync.runtime import linked
 from gasync.runtime.devicechan import (  # noqa: F401  (the generated code calls them through dsync)
     CALM_RECV,
     CALM_SEND,
@@ -142,7 +143,7 @@ REG_WAITING = 1
 REG_STALE = 2
 
 
-@cuda.jit(device=True)
+@linked.device
 def register(wait, n, wmask, r, inst, ctl):  # type: ignore[no-untyped-def]
     """Put ``inst`` on resource ``r``'s wait list (once); ``wait`` is G.wait (state.WaitLists)."""
     wait.WAITON[inst] = r + 1
@@ -158,7 +159,7 @@ def register(wait, n, wmask, r, inst, ctl):  # type: ignore[no-untyped-def]
             return  # its old entry is still on the list: it counts again
 
 
-@cuda.jit(device=True)
+@linked.device
 def deregister(wreg, n, r, inst):  # type: ignore[no-untyped-def]
     """``inst``'s await that may have registered on ``r`` completed: mark its entry stale.
 
@@ -167,7 +168,7 @@ def deregister(wreg, n, r, inst):  # type: ignore[no-untyped-def]
     return cas(wreg, r * n + inst, int32(REG_WAITING), int32(REG_STALE))
 
 
-@cuda.jit(device=True)
+@linked.device
 def next_waiter(wait, n, wmask, r, end):  # type: ignore[no-untyped-def]
     """Take the next waiting instance off resource ``r``'s wait list (one registered
     before ticket ``end``), skipping stale entries, and clear its flag, so it may
@@ -180,7 +181,7 @@ def next_waiter(wait, n, wmask, r, end):  # type: ignore[no-untyped-def]
             return inst
 
 
-@cuda.jit(device=True)
+@linked.device
 def wake_waiters(sched, qmask, wait, n, wmask, r, most):  # type: ignore[no-untyped-def]
     """Wake up to ``most`` instances waiting on resource ``r``, oldest first.
 
@@ -204,7 +205,7 @@ def wake_waiters(sched, qmask, wait, n, wmask, r, most):  # type: ignore[no-unty
 # ---- signals ------------------------------------------------------------------
 
 
-@cuda.jit(device=True)
+@linked.device
 def set_signal(sig, k):  # type: ignore[no-untyped-def]
     """Set signal ``k``; True if this call set it, so its waiters must be woken.
 
@@ -213,7 +214,7 @@ def set_signal(sig, k):  # type: ignore[no-untyped-def]
     return exch_release(sig, k, int32(1)) == 0
 
 
-@cuda.jit(device=True)
+@linked.device
 def host_signal_pending(signals, k):  # type: ignore[no-untyped-def]
     """True while the host has scheduled signal ``k`` and it has not arrived (``signals``:
     G.signals, state.Signals)."""
@@ -223,7 +224,7 @@ def host_signal_pending(signals, k):  # type: ignore[no-untyped-def]
 # ---- sleepers -----------------------------------------------------------------
 
 
-@cuda.jit(device=True)
+@linked.device
 def sleep_register(sleep, smask, ctl, inst, deadline):  # type: ignore[no-untyped-def]
     """Put a running instance on the sleepers' ring (``sleep``: G.sleep, state.Sleepers)
     until ``deadline``.
@@ -246,7 +247,7 @@ def sleep_register(sleep, smask, ctl, inst, deadline):  # type: ignore[no-untype
         cas(sleep.UNTIL, inst, deadline, old)
 
 
-@cuda.jit(device=True)
+@linked.device
 def due_sleeper(sleep, smask, ctl, t):  # type: ignore[no-untyped-def]
     """Take one sleeper off the ring: its id if it is due at time ``t`` (it no longer
     sleeps; the caller wakes it, then takes it off CTL_INFLIGHT), -2 if it is not due
@@ -261,7 +262,7 @@ def due_sleeper(sleep, smask, ctl, t):  # type: ignore[no-untyped-def]
     return int64(-2)
 
 
-@cuda.jit(device=True)
+@linked.device
 def wake_sleepers(sched, qmask, sleep, smask, budget):  # type: ignore[no-untyped-def]
     """Look at up to ``budget`` sleepers: wake the due ones, put the others back."""
     t = now_ns()
@@ -283,7 +284,7 @@ BULK_CHUNKS_PER_EXECUTOR = 1  # was 4 (chunks handed out dynamically); bench/NOT
 # each run a bulk for).
 
 
-@cuda.jit(device=True)
+@linked.device
 def bulk_post(jobs, ctl, j, parent, gid, lo, hi, executors):  # type: ignore[no-untyped-def]
     """Create job ``j`` over lo..hi for instance ``parent`` (``jobs``: G.jobs, state.BulkJobs);
     returns False if every slot is taken."""
@@ -318,12 +319,12 @@ def bulk_post(jobs, ctl, j, parent, gid, lo, hi, executors):  # type: ignore[no-
     return False
 
 
-@cuda.jit(device=True)
+@linked.device
 def bulk_done(job, j):  # type: ignore[no-untyped-def]
     return ld(job, (j, JOB_DONE)) >= job[j, JOB_CHUNKS]
 
 
-@cuda.jit(device=True)
+@linked.device
 def bulk_rows_done(job, j, n):  # type: ignore[no-untyped-def]
     """Whether jobs ``j .. j + n - 1`` have all finished (a row never posted has)."""
     for r in range(n):
@@ -342,7 +343,7 @@ from gasync.runtime.devicetrace import (  # noqa: E402, F401  (the generated cod
 )
 
 
-@cuda.jit(device=True)
+@linked.device
 def wake_waiters_traced(sched, qmask, wait, n, wmask, r, most, trace, w, waker):  # type: ignore[no-untyped-def]
     end = ld(wait.WHT, (r, TAIL))  # only those waiting now (see wake_waiters)
     for _ in range(most):
@@ -352,7 +353,7 @@ def wake_waiters_traced(sched, qmask, wait, n, wmask, r, most, trace, w, waker):
         wake_traced(sched, qmask, trace, w, waker, inst)
 
 
-@cuda.jit(device=True)
+@linked.device
 def wake_sleepers_traced(sched, qmask, sleep, smask, budget, trace, w):  # type: ignore[no-untyped-def]
     t = now_ns()
     for _ in range(budget):

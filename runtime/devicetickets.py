@@ -6,8 +6,9 @@ generated code (``dsync``).
 
 from __future__ import annotations
 
-from numba import cuda, int32, int64
+from numba import int32, int64
 
+from gasync.runtime import linked
 from gasync.runtime.devicechan import CALM_RECV, PREREAD, RECV_NONE, SEQ_MASK, _take, seq_of
 from gasync.runtime.devicelib import ld, wake
 from gasync.runtime.order import add, exch, fence_sc, ld_acquire, sub
@@ -15,7 +16,7 @@ from gasync.runtime.state import SLOT_WORDS
 from gasync.runtime.words import CH_CHECKED, CH_REGISTERED, HEAD, TAIL
 
 
-@cuda.jit(device=True)
+@linked.device
 def look_for_holders(sched, qmask, chan, c):  # type: ignore[no-untyped-def]
     """A deferring sender's look at the tickets it sent since its last look (CHECKED to TAIL):
     wake each holder that waits (state.py, Flagged words, credits, deferred looks)."""
@@ -29,7 +30,7 @@ def look_for_holders(sched, qmask, chan, c):  # type: ignore[no-untyped-def]
         wake_holders(sched, qmask, chan, c, lo, hi)
 
 
-@cuda.jit(device=True)
+@linked.device
 def wake_holders(sched, qmask, chan, c, lo, hi):  # type: ignore[no-untyped-def]
     """Wake each holder of a ticket in [lo, hi) that waits (after the looker's fence.sc, or
     after a close: then every ticket no send took)."""
@@ -40,7 +41,7 @@ def wake_holders(sched, qmask, chan, c, lo, hi):  # type: ignore[no-untyped-def]
             wake(sched, qmask, holder - 1)
 
 
-@cuda.jit(device=True)
+@linked.device
 def chan_take_ticket(chan, c, cap, data, out, k, t, bell, how, ring):  # type: ignore[no-untyped-def]
     """Ticket ``t``'s receive (runtime/state.py, Tickets): RECV_TOOK if its value is there,
     else RECV_NONE."""
@@ -51,7 +52,7 @@ def chan_take_ticket(chan, c, cap, data, out, k, t, bell, how, ring):  # type: i
     return RECV_NONE
 
 
-@cuda.jit(device=True)
+@linked.device
 def ticket_wait(chan, waiton, c, cap, t, inst, r):  # type: ignore[no-untyped-def]
     """Ticket ``t``'s holder ``inst`` waits: it writes itself into the ticket's table word,
     then looks at the slot again (True: the value is there, take it now)."""
@@ -62,13 +63,13 @@ def ticket_wait(chan, waiton, c, cap, t, inst, r):  # type: ignore[no-untyped-de
     return (ld_acquire(chan.CSEQ, (c, (t % cap) * SLOT_WORDS)) & SEQ_MASK) == 2 * t + 1
 
 
-@cuda.jit(device=True)
+@linked.device
 def ticket_ended(chan, c, t):  # type: ignore[no-untyped-def]
     """Whether ticket ``t`` will never be served: its channel is closed and no send took it."""
     return ld_acquire(chan.CHCLOSED, c) != 0 and t >= ld(chan.CHHT, (c, TAIL))
 
 
-@cuda.jit(device=True)
+@linked.device
 def wake_tickets(sched, qmask, chan, c):  # type: ignore[no-untyped-def]
     """After a close: wake the holders of every ticket no send took (they see the end)."""
     wake_holders(sched, qmask, chan, c, ld(chan.CHHT, (c, TAIL)), ld(chan.CHHT, (c, HEAD)))

@@ -5,8 +5,9 @@ count - capacity). devicesync.py re-exports these for the generated code (``dsyn
 
 from __future__ import annotations
 
-from numba import cuda, int64
+from numba import int64
 
+from gasync.runtime import linked
 from gasync.runtime.devicelib import ld, now_ns, wake
 from gasync.runtime.order import add
 from gasync.runtime.words import (
@@ -30,7 +31,7 @@ from gasync.runtime.words import (
 )
 
 
-@cuda.jit(device=True)
+@linked.device
 def trace_event(trace, ctl, kind, w, inst, a, b, t0, t1, c):  # type: ignore[no-untyped-def]
     """Record one event; returns its row (one at or past ``trace.shape[0]`` was dropped)."""
     k = add(ctl, CTL_TRACE_N, int64(1))
@@ -46,7 +47,7 @@ def trace_event(trace, ctl, kind, w, inst, a, b, t0, t1, c):  # type: ignore[no-
     return k
 
 
-@cuda.jit(device=True)
+@linked.device
 def trace_poll(trace, sched, w, inst, a, b, t0, c):  # type: ignore[no-untyped-def]
     """Record a poll of ``inst`` from state ``a`` to ``b`` that began at ``t0`` and ends now,
     with the run queue's length and CTL[INFLIGHT] as it ends; returns its row.
@@ -63,7 +64,7 @@ def trace_poll(trace, sched, w, inst, a, b, t0, c):  # type: ignore[no-untyped-d
     return k
 
 
-@cuda.jit(device=True)
+@linked.device
 def trace_occupancy(trace, k, j, chan, c):  # type: ignore[no-untyped-def]
     """Into row ``k`` (a poll's, from trace_poll), the values channel ``c`` holds now: its
     tail less its head (send and receive tickets taken), as the poll's task's ``j``-th
@@ -73,7 +74,7 @@ def trace_occupancy(trace, k, j, chan, c):  # type: ignore[no-untyped-def]
         trace[k, TR_CHANNELS + j] = ld(chan.CHHT, (c, TAIL)) - head
 
 
-@cuda.jit(device=True)
+@linked.device
 def wake_traced(sched, qmask, trace, w, waker, inst):  # type: ignore[no-untyped-def]
     t = now_ns()
     trace_event(trace, sched.CTL, TRACE_WAKE, w, inst, waker, 0, t, t, 0)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from gasync.codegen import LANES, Generated
-from gasync.runtime import cubins, groupgrid, hostgc, kernelargs, outputs, prepared, simmath, slab
+from gasync.runtime import cubins, groupgrid, hostgc, kernelargs, linked, outputs, prepared, simmath, slab
 from gasync.runtime.errors import InputError, RunError, worded
 from gasync.runtime.exits import check_exit, is_out_of_memory, out_of_memory
 from gasync.runtime.hoststate import device_state, host_arrays  # noqa: F401  (launch.host_arrays: scripts, prepared.py)
@@ -302,6 +302,7 @@ def _collect(
         stats["launch_path"] = run.path
         stats["launch_call"] = run.call or "the compiled kernel's own launch"
         stats["kernel_from"] = run.kernel_from or "Numba"
+        stats["helpers"] = dict(linked.STATS)  # gasync's helper signatures read, compiled, or Numba's alone
     try:
         check_exit(gen, back, options, sites, blocks)
     except RunError as exc:  # the trace up to the stop goes with it (gasync run --trace writes it)

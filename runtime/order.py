@@ -20,12 +20,14 @@ import threading
 
 from numba import config, cuda
 
+from gasync.runtime import linked
+
 SIM = bool(config.ENABLE_CUDASIM)
 # A small helper that every caller gets inlined: NVVM inlines it (``forceinline``), and
-# Numba types and lowers it once per signature, where ``inline=True`` (Numba's own
-# inlining) types its body again at every call site: a cold compile spent that much longer.
-# The simulator's jit has no forceinline (nor needs one).
-INLINE = cuda.jit(device=True) if SIM else cuda.jit(device=True, forceinline=True)
+# Numba types and lowers it once per signature (kept on disk: runtime/linked.py), where
+# ``inline=True`` (Numba's own inlining) types its body again at every call site: a cold
+# compile spent that much longer. The simulator's jit has no forceinline (nor needs one).
+INLINE = linked.inline
 
 if SIM:
     _lock = threading.Lock()

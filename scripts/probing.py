@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -31,4 +32,8 @@ def cache_for(lineinfo: bool) -> str | None:
     from numba import cuda
 
     cuda.jit = functools.partial(cuda.jit, lineinfo=True)
+    # gasync's helpers compiled here too, each with its lines (runtime/linked.py keeps none with them)
+    os.environ["GASYNC_LINKED"] = "0"
+    if "gasync.runtime.linked" in sys.modules:
+        sys.modules["gasync.runtime.linked"].ENABLED = False
     return tempfile.mkdtemp(prefix="gasync-lineinfo-")

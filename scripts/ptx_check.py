@@ -36,7 +36,7 @@ from numba.cuda import dispatcher  # noqa: E402
 
 import gasync  # noqa: E402
 from gasync.codegen import generate  # noqa: E402
-from gasync.runtime import buffers, launch, module  # noqa: E402
+from gasync.runtime import buffers, launch, linked, module  # noqa: E402
 
 # no device here: tell Numba it compiles for an sm_90 one
 dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0))  # type: ignore[attr-defined]
@@ -93,6 +93,7 @@ def main(paths: list[str]) -> int:
     paths = [p for p in paths if p not in ("--registers", "--lineinfo")]
     if LINEINFO:  # every device function's lines, not the kernel's alone (before any module loads)
         cuda.jit = functools.partial(cuda.jit, lineinfo=True)
+        linked.ENABLED = False  # gasync's helpers compiled here with theirs (runtime/linked.py keeps none)
     if "--ptx" in paths:
         k = paths.index("--ptx")
         PTX_DIR = Path(paths[k + 1])

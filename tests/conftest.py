@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,9 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 if str(TESTS) not in sys.path:
     sys.path.insert(0, str(TESTS))
+# gasync's compiled helpers (runtime/linked.py) go to a store of the tests' own, never the user's
+# cache; one for every run and worker on this machine (entries are written whole, then moved)
+os.environ.setdefault("GASYNC_LINKED_DIR", str(Path(tempfile.gettempdir()) / f"gasync-test-helpers-{os.getuid()}"))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -18,7 +18,7 @@ from gasync.runtime import cache
 def gasync(*args: str, cache_dir: Path, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "gasync", *args], capture_output=True, text=True, timeout=60,
-        env=dict(os.environ, GASYNC_CACHE_DIR=str(cache_dir), **env),
+        env=dict(os.environ, GASYNC_CACHE_DIR=str(cache_dir), GASYNC_LINKED_DIR=f"{cache_dir}-helpers", **env),
     )  # fmt: skip
 
 
@@ -41,6 +41,7 @@ def test_info_of_an_empty_cache(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stderr
     assert res.stdout == (
         f"cache:    {tmp_path / 'c'} (not created yet)\nprograms: 0\nsize:     0 B of at most 1.0 GiB\n"
+        f"helpers:  0 compiled, 0 B in {tmp_path / 'c'}-helpers (gasync's own, for every program)\n"
     )
 
 
@@ -50,7 +51,10 @@ def test_info_counts_programs_and_bytes(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("not ours")
     res = gasync("cache", "info", "--json", cache_dir=tmp_path, GASYNC_CACHE_MAX="10MB")
     assert res.returncode == 0, res.stderr
-    assert json.loads(res.stdout) == {"dir": str(tmp_path), "programs": 2, "bytes": 9000, "max_bytes": 10**7}
+    helpers = {"dir": f"{tmp_path}-helpers", "entries": 0, "bytes": 0}
+    assert json.loads(res.stdout) == {
+        "dir": str(tmp_path), "programs": 2, "bytes": 9000, "max_bytes": 10**7, "helpers": helpers,
+    }  # fmt: skip
     text = gasync("cache", "info", cache_dir=tmp_path).stdout
     assert "programs: 2\nsize:     8.8 KiB of at most 1.0 GiB\n" in text
 
@@ -142,3 +146,17 @@ def test_an_empty_cache_dir_is_a_usage_error(tmp_path: Path) -> None:
             "gasync: error: Invalid value for '--cache-dir' (env var: 'GASYNC_CACHE_DIR'):"
             " an empty path names no folder"
         ), res.stderr
+
+
+def test_compiled_helpers_are_counted_and_cleared_with_the_programs(tmp_path: Path) -> None:
+    store = Path(f"{tmp_path}-helpers")  # (the gasync helper above points GASYNC_LINKED_DIR there)
+    store.mkdir()
+    for name in ("a" * 40, "b" * 40):
+        (store / f"{name}.gxl").write_bytes(b"#" * 100)
+    (store / "notes.txt").write_text("not ours")
+    doc = json.loads(gasync("cache", "info", "--json", cache_dir=tmp_path).stdout)
+    assert doc["helpers"] == {"dir": str(store), "entries": 2, "bytes": 200}
+    res = gasync("cache", "clear", cache_dir=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr == f"removed 0 programs (0 B) from {tmp_path}\nremoved 2 compiled helpers (200 B) from {store}\n"
+    assert [p.name for p in store.iterdir()] == ["notes.txt"]

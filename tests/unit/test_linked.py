@@ -1,0 +1,133 @@
+"""gasync's own device helpers kept as LLVM IR between processes (runtime/linked.py).
+
+A kernel compiled with its helpers' entries read from the store has the same PTX as one whose
+helpers Numba compiled in the process (the entries' own symbols and Numba's unused environment
+pointers aside); the store survives damage; a changed constant makes other entries. Each compile
+runs in a fresh process (a helper's lowering is registered once a process). PTX needs NVVM
+(tests/ptxtools.py skips without it)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ptxtools import ptx_of
+
+from gasync.runtime import linked
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPILE = """
+import sys
+from types import SimpleNamespace
+import numpy as np
+from numba import cuda, typeof, types
+from numba.cuda import dispatcher
+dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0))
+import gasync
+from gasync.codegen import generate
+from gasync.runtime import buffers, launch, linked, module
+program = gasync.compile(sys.argv[1])
+gen = generate(program.plan)
+mod, _ = module.load(gen, None)
+given = {b.name: np.zeros(b.shape, buffers.dtype_of(b.elem)) for b in program.plan.buffers if b.init == "input"}
+host = launch.host_arrays(gen, 4, given)
+sig = (typeof(launch.device_state(mod, host)), types.int64, types.int64)
+ptx, _ = cuda.compile_ptx(mod.gasync_kernel.py_func, sig, cc=(9, 0))
+print(ptx)
+print(linked.STATS, file=sys.stderr)
+"""
+
+
+def _ptx(program: str, store: Path, on: bool) -> tuple[str, dict[str, int]]:
+    env = dict(os.environ, GASYNC_LINKED="1" if on else "0", GASYNC_LINKED_DIR=str(store))
+    got = subprocess.run(
+        [sys.executable, "-c", COMPILE, str(ROOT / program)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert got.returncode == 0, got.stderr[-2000:]
+    return got.stdout, ast.literal_eval(got.stderr.strip().splitlines()[-1])
+
+
+def _normal(ptx: str) -> str:
+    """The PTX without what may differ: symbols' names, Numba's unused environment pointers."""
+    lines = [ln for ln in ptx.splitlines() if not ln.startswith("//") and not ln.startswith(".common .global")]
+    text = "\n".join(lines)
+    return re.sub(r"\$L__BB[0-9_]+", "BB", re.sub(r"_ZN[A-Za-z0-9_]+|gxp?_[0-9a-f_]+", "K", text))
+
+
+@pytest.mark.parametrize("program", ["samples/stencil2d.gasync", "bench/programs/b2_group.gasync"])
+def test_a_kernel_is_the_same_with_its_helpers_read_from_the_store(program: str, tmp_path: Path) -> None:
+    ptx_of(_probe_kernel(), _PROBE_SIG)  # skips where no NVVM is here
+    alone, by_numba = _ptx(program, tmp_path / "unused", on=False)
+    cold, compiled = _ptx(program, tmp_path / "store", on=True)  # every helper compiled, and written
+    kept = len(linked.entries(tmp_path / "store"))
+    warm, read = _ptx(program, tmp_path / "store", on=True)  # every helper read
+    assert by_numba["read"] == by_numba["compiled"] == 0 and by_numba["numba"] > 10
+    assert compiled["read"] == 0 and compiled["compiled"] == kept > 10
+    # only the helpers generated code calls are typed: those they call come with their entries
+    assert read["compiled"] == 0 and 0 < read["read"] <= compiled["compiled"]
+    assert read["numba"] == compiled["numba"] == 0  # no helper defines a variable of its own
+    assert len(linked.entries(tmp_path / "store")) == kept
+    assert ".extern .func" not in warm  # each entry defined where it is called (and inlined)
+    assert _normal(alone) == _normal(cold) == _normal(warm)
+
+
+def test_a_damaged_entry_counts_as_absent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GASYNC_LINKED_DIR", str(tmp_path))
+    if linked.SIM:
+        pytest.skip("the simulator keeps no entries")
+    entry = linked.Entry("gx_x", None, ("; a module",), (), True)
+    linked._write("ab" * 20, entry)
+    assert linked._read("ab" * 20) == entry
+    (tmp_path / f"{'ab' * 20}{linked.SUFFIX}").write_bytes(b"not a pickle")
+    assert linked._read("ab" * 20) is None
+    assert linked._read("cd" * 20) is None
+    assert linked.clear(tmp_path) == (1, len(b"not a pickle"))
+    assert linked.entries(tmp_path) == []
+
+
+def test_a_changed_constant_makes_another_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    if linked.SIM:
+        pytest.skip("the simulator keeps no entries")
+    from numba import types
+
+    from gasync.runtime import devicegroups, devicelib
+
+    ptx_of(_probe_kernel(), _PROBE_SIG)  # (the device the digest names: tests/ptxtools.py's sm_90)
+    args = (types.int64[::1], types.int64)
+    before = devicelib.ld.digest(args)
+    assert devicelib.ld.digest(args) == before
+    assert devicelib.ld.digest((types.int32[::1], types.int64)) != before
+    monkeypatch.setattr(devicegroups, "LCH_TRY_NAP_NS", devicegroups.LCH_TRY_NAP_NS + 1)
+    assert devicelib.ld.digest(args) != before
+
+
+def test_a_helper_that_defines_a_variable_is_not_kept() -> None:
+    assert linked._VARIABLE.search('@"s" = internal addrspace(3) global [8 x i64] undef')
+    assert linked._VARIABLE.search('@"g" = addrspace(1) global i64 0')
+    assert not linked._VARIABLE.search('@"e" = common global i8* null')
+    assert not linked._VARIABLE.search('@"c" = internal unnamed_addr constant [4 x i8] c"abc\\00"')
+
+
+_PROBE_SIG: tuple[object, ...] = ()
+
+
+def _probe_kernel():  # type: ignore[no-untyped-def]
+    from numba import cuda, types
+
+    global _PROBE_SIG
+    _PROBE_SIG = (types.float32[::1],)
+
+    def probe(a):  # type: ignore[no-untyped-def]
+        a[0] = 1.0
+
+    return cuda.jit(probe)
