@@ -65,10 +65,20 @@ def early_looks(shared: Shared, body: tuple[ir.Stmt, ...]) -> tuple[str, ...]:
     return tuple(sends) if receives else ()
 
 
-def kept_sends(shared: Shared, body: tuple[ir.Stmt, ...], cursors: frozenset[str], keep: bool) -> tuple[str, ...]:
+def kept_names(c: str) -> tuple[str, str]:
+    """The two registers of channel ``c``'s kept send (kept_sends): its value, and whether it
+    holds it (``svl_``/``svlok_`` and the item's name for a group's local channel)."""
+    return (f"svl_{groups.item(c)}", f"svlok_{groups.item(c)}") if groups.is_local(c) else (f"sv_{c}", f"svok_{c}")
+
+
+def kept_sends(
+    shared: Shared, body: tuple[ir.Stmt, ...], cursors: frozenset[str], keep: bool, warp: bool = False
+) -> tuple[str, ...]:
     """The channels whose send's value a poll of ``body`` keeps in a register from the send's
     start to its attempts (``sv_<c>``, ``svok_<c>``; ``keep``: chanpolls.SEND_VALUE_KEPT): a
-    crediting sender's (``cursors``), and each global integer channel it sends on once."""
+    crediting sender's (``cursors``), and each integer channel it sends on once, global, or
+    local in a poll on all lanes (``warp``: each lane computed the value; no lane reads back
+    the frame word every lane stored, so the lanes need not meet between)."""
     if not keep:
         return ()
     count: dict[str, int] = {}
@@ -76,7 +86,10 @@ def kept_sends(shared: Shared, body: tuple[ir.Stmt, ...], cursors: frozenset[str
         for side, c in all_ops(st):
             if side == "SEND":
                 count[c] = count.get(c, 0) + 1
-    once = (c for c, n in count.items() if n == 1 and not groups.is_local(c) and shared.counted(c) is None)
+    once = (
+        c for c, n in count.items()
+        if n == 1 and (warp or not groups.is_local(c)) and shared.counted(c) is None
+    )  # fmt: skip
     ints = (c for c in once if shared.plan.channel(c).elem not in ir.FLOATS)
     return tuple(dict.fromkeys((*sorted(cursors), *ints)))
 

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 
 from gasync.codegen import groups
 from gasync.codegen.chanpolls import ChannelPolls
+from gasync.codegen.ends import kept_names
 from gasync.codegen.exprs import NP, fn_call, local, wrap
 from gasync.codegen.machine import WAIT_ARGS
 from gasync.planner import ir
@@ -48,7 +49,8 @@ class FutureRenderer(ChannelPolls):
             return [f"FI[fb_i + {ci}] = -dl.deadline_after({self.r(fut.ns)})"]  # type: ignore[attr-defined]
         if isinstance(fut, ir.Send):
             lines = self._init_send(fut, ci, cf)
-            if groups.is_local(fut.chan) and self.warp:  # type: ignore[attr-defined]
+            kept = fut.chan in self.kept  # type: ignore[attr-defined]
+            if groups.is_local(fut.chan) and self.warp and not kept:  # type: ignore[attr-defined]
                 # every lane stored the value, and reads it back for the attempt: the lanes meet
                 # between (another lane's store of one word is a hazard to racecheck)
                 lines.append(VALUE_STORED)
@@ -70,7 +72,8 @@ class FutureRenderer(ChannelPolls):
         c = fut.chan
         if c in self.kept:  # type: ignore[attr-defined]
             # kept in registers too: this poll's attempts send it without a load
-            keep = [f"sv_{c} = int64({value})", f"svok_{c} = True", f"FI[fb_i + {ci} + 1] = sv_{c}"]
+            sv, ok = kept_names(c)
+            keep = [f"{sv} = int64({value})", f"{ok} = True", f"FI[fb_i + {ci} + 1] = {sv}"]
             return [*keep, f"FI[fb_i + {ci}] = 0"]
         return [f"FI[fb_i + {ci} + 1] = int64({value})", f"FI[fb_i + {ci}] = 0"]
 
@@ -107,6 +110,8 @@ class FutureRenderer(ChannelPolls):
         a channel send or receive may wait in place before it suspends."""
         if isinstance(fut, ir.Send) and groups.is_local(fut.chan):
             value = f"FF[fb_f + {cf}]" if self._chan(fut.chan).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
+            if fut.chan in self.kept:  # type: ignore[attr-defined]  # this poll's start of it, else (resumed) the frame's
+                value = "({} if {} else {})".format(*kept_names(fut.chan), value)
             how = self.shared.local_how(fut.chan)  # type: ignore[attr-defined]
             return groups.send_lines(self._chan(fut.chan), value, rdy, self.warp, alone, how)
         if isinstance(fut, ir.Send):

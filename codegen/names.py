@@ -72,6 +72,8 @@ TAGS: dict[str, str] = {
     "sv": "a channel send's value kept in the poll",
     "rv": "a channel receive's value (and the early look its wait took), in the poll",
     "svok": "whether sv_ holds it",
+    "svl": "a local channel's send value kept in a poll on all lanes (its item name)",
+    "svlok": "whether svl_ holds it",
     "seen": "a channel's early look at its next send's slot",
     "ring_recv": "a channel's receive end to ring",
     "ring_send": "a channel's send end to ring",

@@ -23,7 +23,7 @@ from gasync.codegen.awaits import AwaitBlocks
 from gasync.codegen.blocks import expr_reads, owned
 from gasync.codegen.bounds import TURN_LOOK
 from gasync.codegen.chanpolls import SEND_VALUE_KEPT
-from gasync.codegen.ends import deferred_frees, early_looks, kept_sends, late_rings, recv_values
+from gasync.codegen.ends import deferred_frees, early_looks, kept_names, kept_sends, late_rings, recv_values
 from gasync.codegen.exprs import NP, literal, local, wrap
 from gasync.codegen.liveness import live_at_states
 from gasync.codegen.machine import (
@@ -95,7 +95,7 @@ class PollEmitter(SendLoops, AwaitBlocks):
         self.takes_args = task is None and block is None  # an async fn: first poll's arguments
         self.rings = late_rings(shared, body)
         self.looks = early_looks(shared, body)
-        self.kept = kept_sends(shared, body, self.r.cursors, SEND_VALUE_KEPT)
+        self.kept = kept_sends(shared, body, self.r.cursors, SEND_VALUE_KEPT, self.warp)
         self.values = recv_values(shared, body)
         self.frees, self.riders = deferred_frees(shared, body)
 
@@ -280,8 +280,9 @@ class PollEmitter(SendLoops, AwaitBlocks):
             em.line(f"cur_{c} = cuda.local.array(2, int64)  # channel {c}'s tail and credit, read at its first send")
             em.line(f"cur_{c}[0] = -1")
         for c in self.kept:  # (registers): codegen/ends.py, kept_sends
-            em.line(f"sv_{c} = int64(0)  # the value of its send started in this poll")
-            em.line(f"svok_{c} = False")
+            sv, ok = kept_names(c)
+            em.line(f"{sv} = int64(0)  # the value of its send started in this poll")
+            em.line(f"{ok} = False")
         em.line("turns = 0")
         em.line("lbl = 0")
         # one that never suspends starts at 0 without reading its state word (a load
