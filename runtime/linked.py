@@ -12,7 +12,9 @@ from the store, or compiled by Numba-CUDA alone under a fixed symbol ``gx_<diges
 own calling convention) and written to it. A call then lowers to a call of that symbol, and the
 entry's LLVM IR modules (its own, and the entries it calls) join the kernel's NVVM compile, as
 the library of one of Numba's device functions would: NVVM inlines across them as before, and
-the PTX is the same (tests/unit/test_linked.py compares it).
+the PTX is the same whether the entries were read or compiled in the process (tests/unit/
+test_linked.py; against Numba's own dispatchers, the same for programs without groups, a few
+instructions scheduled otherwise with them: bench/NOTES.md, the thirty-second session).
 
 What keys an entry: the helper's module and name, whether it is inlined, its argument types, the
 compute capability, Numba's and numba-cuda's versions, a digest of gasync's runtime sources and
@@ -284,21 +286,25 @@ else:
             return f"<gasync linked helper {self._where}>"
 
         def resolve(self, args: tuple[Any, ...], kws: dict[str, Any]) -> Any:
-            """The signature of a call with ``args``, its lowering registered with Numba."""
-            args = tuple(types.unliteral(a) for a in args)
-            if kws:
-                return None  # (no helper is called with keywords: Numba says the call is invalid)
+            """The signature of a call with ``args`` and ``kws``, its lowering registered with
+            Numba: keywords and defaults folded as Numba's dispatcher folds them (a default's
+            type is ``Omitted``), the signature carrying the Python one for the call's lowering."""
+            pysig, folded = self._numba_dispatcher().fold_argument_types(args, kws)
+            args = tuple(types.unliteral(a) for a in folded)
             got = self._sigs.get(args)
             if got is None:
                 got = self._sigs[args] = self._entry(args) if ENABLED else self._numba(args)
-            return got
+            return got.replace(pysig=pysig)
+
+        def _numba_dispatcher(self) -> Any:
+            if self._dispatcher is None:
+                self._dispatcher = cuda.jit(device=True, forceinline=self.forceinline)(self.py_func)
+            return self._dispatcher
 
         def _numba(self, args: tuple[Any, ...]) -> Any:
             """Compiled by Numba in this process, as a device function of its own."""
-            if self._dispatcher is None:
-                self._dispatcher = cuda.jit(device=True, forceinline=self.forceinline)(self.py_func)
             STATS["numba"] += 1
-            cres = self._dispatcher.compile_device(args)
+            cres = self._numba_dispatcher().compile_device(args)
             cuda_target.target_context.insert_user_function(self, cres.fndesc, [cres.library])
             return cres.signature
 
