@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -12,7 +11,7 @@ import typer
 from gasync.cli.common import CacheDirOpt, CacheMaxOpt, DebugOpt, QuietOpt
 from gasync.cli.params import verbosity
 from gasync.cli.report import Reporter
-from gasync.runtime import cache, linked
+from gasync.runtime import cache
 
 app = typer.Typer(
     name="cache",
@@ -40,29 +39,21 @@ def info(
     rep = Reporter(debug, as_json=as_json)
     try:
         got = cache.info(cache.root_of(cache_dir), cache_max)
-        helpers = linked.entries()
-        helper_bytes = sum(_size(f) for f in helpers)
+        helpers, helper_bytes = cache.helper_info()
     except OSError as exc:
         rep.usage(f"cannot read the cache {cache.root_of(cache_dir)}: {exc.strerror}")
         rep.finish()
-    store = linked.store_dir()
+    store = cache.helper_dir()
     if as_json:
         doc = {"dir": str(got.root), "programs": got.programs, "bytes": got.size, "max_bytes": got.max_bytes,
-               "helpers": {"dir": str(store), "entries": len(helpers), "bytes": helper_bytes}}  # fmt: skip
+               "helpers": {"dir": str(store), "entries": helpers, "bytes": helper_bytes}}  # fmt: skip
         sys.stdout.write(json.dumps(doc) + "\n")
     else:
         print(f"cache:    {got.root}{'' if got.root.is_dir() else ' (not created yet)'}")
         print(f"programs: {got.programs}")
         print(f"size:     {human(got.size)} of at most {human(got.max_bytes)}")
-        print(f"helpers:  {len(helpers)} compiled, {human(helper_bytes)} in {store} (gasync's own, for every program)")
+        print(f"helpers:  {helpers} compiled, {human(helper_bytes)} in {store} (gasync's own, for every program)")
     rep.finish()
-
-
-def _size(f: Path) -> int:
-    try:
-        return f.stat().st_size
-    except FileNotFoundError:  # removed meanwhile by another process
-        return 0
 
 
 @app.command()
@@ -72,12 +63,12 @@ def clear(cache_dir: CacheDirOpt = None, quiet: QuietOpt = False, debug: DebugOp
     root = cache.root_of(cache_dir)
     try:
         programs, size = cache.clear(root)
-        helpers, helper_bytes = linked.clear()
+        helpers, helper_bytes = cache.clear_helpers()
     except OSError as exc:
         rep.usage(f"cannot clear the cache {root}: {exc.strerror}")
     else:
         rep.ok(f"removed {programs} program{'' if programs == 1 else 's'} ({human(size)}) from {root}")
         if helpers:
             rep.ok(f"removed {helpers} compiled helper{'' if helpers == 1 else 's'} ({human(helper_bytes)}) "
-                   f"from {linked.store_dir()}")  # fmt: skip
+                   f"from {cache.helper_dir()}")  # fmt: skip
     rep.finish()

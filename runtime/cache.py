@@ -104,6 +104,42 @@ def root_of(cache_dir: str | os.PathLike[str] | None) -> Path:
     return Path(cache_dir) if cache_dir else default_dir()
 
 
+# gasync's compiled helpers (runtime/linked.py): one store for every program, whatever a
+# program's cache directory, its entries ``<digest>.gxl``
+HELPER_SUFFIX = ".gxl"
+
+
+def helper_dir() -> Path:
+    """Where gasync's compiled helpers are kept: ``$GASYNC_LINKED_DIR``, else ``<default>/linked``."""
+    given = os.environ.get("GASYNC_LINKED_DIR")
+    return Path(given) if given else default_dir() / "linked"
+
+
+def helper_entries(root: Path | None = None) -> list[Path]:
+    """Every helper entry in the store."""
+    root = helper_dir() if root is None else root
+    return sorted(root.glob(f"*{HELPER_SUFFIX}")) if root.is_dir() else []
+
+
+def helper_info(root: Path | None = None) -> tuple[int, int]:
+    """(entries, bytes) of the helper store."""
+    files = helper_entries(root)
+    return len(files), sum(_size(f) for f in files)
+
+
+def clear_helpers(root: Path | None = None) -> tuple[int, int]:
+    """Remove every helper entry of the store; (entries, bytes) removed."""
+    n = size = 0
+    for f in helper_entries(root):
+        size += _size(f)
+        try:
+            f.unlink()
+            n += 1
+        except FileNotFoundError:  # removed meanwhile by another process
+            continue
+    return n, size
+
+
 def entries(root: Path) -> list[Entry]:
     """Every cached program under ``root``, oldest first."""
     pycache = root / "__pycache__"

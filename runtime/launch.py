@@ -2,10 +2,9 @@
 
 This code is the same for both backends: it runs in a process where Numba's
 CUDA target is either the GPU or the simulator, decided before Numba was
-imported (runtime/backends.py). On the GPU the grid is co-resident (no more
-blocks than ``max_cooperative_grid_blocks``), since executors spin on each
-other; the simulator runs one block, since it runs blocks one after another.
-"""
+imported (runtime/backends.py). On the GPU the grid is co-resident (no more blocks than
+``max_cooperative_grid_blocks``), since executors spin on each other; the simulator runs one
+block, since it runs blocks one after another."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from gasync.codegen import LANES, Generated
-from gasync.runtime import cubins, groupgrid, hostgc, kernelargs, linked, outputs, prepared, simmath, slab
+from gasync.runtime import cubins, groupgrid, hostgc, kernelargs, outputs, prepared, simmath, slab
 from gasync.runtime.errors import InputError, RunError, worded
 from gasync.runtime.exits import check_exit, is_out_of_memory, out_of_memory
 from gasync.runtime.hoststate import device_state, host_arrays  # noqa: F401  (launch.host_arrays: scripts, prepared.py)
@@ -302,6 +301,8 @@ def _collect(
         stats["launch_path"] = run.path
         stats["launch_call"] = run.call or "the compiled kernel's own launch"
         stats["kernel_from"] = run.kernel_from or "Numba"
+        from gasync.runtime import linked  # (imported here: a simulated run's process never loads Numba's compiler)
+
         stats["helpers"] = dict(linked.STATS)  # gasync's helper signatures read, compiled, or Numba's alone
     try:
         check_exit(gen, back, options, sites, blocks)

@@ -44,10 +44,12 @@ from typing import Any
 
 from numba import config, cuda
 
+from gasync.runtime.cache import HELPER_SUFFIX, clear_helpers, helper_dir, helper_entries
+
 SIM = bool(config.ENABLE_CUDASIM)
 ENABLED = os.environ.get("GASYNC_LINKED", "1") != "0"
 FORMAT = 1  # an entry's own layout
-SUFFIX = ".gxl"
+SUFFIX = HELPER_SUFFIX
 KEEP_AT_MOST = 4000  # entries in the store; past it the oldest half goes (other versions' mostly)
 _DEFINED = re.compile(r'^(?:define [^@\n]*@"([^"]+)"\(|@"([^"]+)" = )', re.M)
 # Numba's environment pointer of a function (unused on the GPU): dropped where nothing reads it
@@ -62,33 +64,7 @@ _VARIABLE = re.compile(r'^@"[^"]+" = (?!common global i8\* null$)(?![^\n]*\bcons
 STATS = {"read": 0, "compiled": 0, "numba": 0}
 
 
-def store_dir() -> Path:
-    """Where entries are kept: ``$GASYNC_LINKED_DIR``, else ``<default cache>/linked``."""
-    given = os.environ.get("GASYNC_LINKED_DIR")
-    if given:
-        return Path(given)
-    from gasync.runtime.cache import default_dir
-
-    return default_dir() / "linked"
-
-
-def entries(root: Path | None = None) -> list[Path]:
-    """Every entry file in the store."""
-    root = store_dir() if root is None else root
-    return sorted(root.glob(f"*{SUFFIX}")) if root.is_dir() else []
-
-
-def clear(root: Path | None = None) -> tuple[int, int]:
-    """Remove every entry of the store; (entries, bytes) removed."""
-    n = size = 0
-    for f in entries(root):
-        try:
-            size += f.stat().st_size
-            f.unlink()
-            n += 1
-        except FileNotFoundError:
-            continue
-    return n, size
+store_dir, entries, clear = helper_dir, helper_entries, clear_helpers  # (runtime/cache.py: no Numba there)
 
 
 @dataclass(frozen=True)
