@@ -21,7 +21,8 @@ compute capability, Numba's and numba-cuda's versions, a digest of gasync's runt
 one of the runtime modules' constants now (a probe's ``--set`` makes entries of its own; as for
 Numba's device functions, a constant changed later in the same process is not seen). Not kept,
 compiled by Numba in the process as before: a helper whose IR defines shared memory (each module
-would get its own copy), one that Numba cannot compile by itself, a call with keywords.
+would get its own copy), one that Numba cannot compile by itself. Keywords and defaults are
+folded as Numba's dispatcher folds them.
 
 The store: ``$GASYNC_LINKED_DIR``, else ``linked/`` in the default cache (runtime/cache.py); a
 program's own ``--cache-dir`` does not move it, since an entry serves every program. Entries are
@@ -82,8 +83,11 @@ if SIM:
     device = cuda.jit(device=True)
     inline = cuda.jit(device=True)
 else:
+    import numba
+    import numba_cuda
     from numba.core import types
     from numba.core.typing import signature
+    from numba.cuda import dispatcher as numba_dispatcher  # (its get_current_device, read at each call)
     from numba.cuda.codegen import CUDACodeLibrary, ExternalCodeLibrary
     from numba.cuda.compiler import compile_cuda
     from numba.cuda.core import funcdesc
@@ -137,6 +141,7 @@ else:
             return []
 
     _LIBS: dict[str, IRLibrary] = {}  # digest -> its library, once a process
+    _VERSIONS = (numba.__version__, numba_cuda.__version__)
     _SOURCES: list[str] = []  # the runtime sources' digest, once a process
 
     def _sources_digest() -> str:
@@ -285,22 +290,9 @@ else:
             return cres.signature
 
         def digest(self, args: tuple[Any, ...]) -> str:
-            import numba
-            import numba_cuda
-            from numba.cuda.dispatcher import get_current_device
-
-            cc = get_current_device().compute_capability
-            parts = (
-                FORMAT,
-                self._where,
-                self.forceinline,
-                tuple(cc),
-                [_type_key(a) for a in args],
-                numba.__version__,
-                numba_cuda.__version__,
-                _sources_digest(),
-                _constants_digest(),
-            )
+            cc = tuple(numba_dispatcher.get_current_device().compute_capability)
+            parts = (FORMAT, self._where, self.forceinline, cc, [_type_key(a) for a in args], *_VERSIONS,
+                     _sources_digest(), _constants_digest())  # fmt: skip
             return hashlib.sha256(repr(parts).encode()).hexdigest()[:40]
 
         def _entry(self, args: tuple[Any, ...]) -> Any:
@@ -327,8 +319,6 @@ else:
             return signature(entry.restype, *args)
 
         def _compile(self, args: tuple[Any, ...], digest: str) -> Entry | None:
-            from numba.cuda.dispatcher import get_current_device
-
             name = f"gx_{digest}"
             try:
                 cres = compile_cuda(
@@ -339,7 +329,7 @@ else:
                     abi="numba",
                     abi_info={"abi_name": name},
                     nvvm_options={"opt": 3, "fastmath": False},
-                    cc=get_current_device().compute_capability,
+                    cc=numba_dispatcher.get_current_device().compute_capability,
                 )
                 texts, deps = _texts(cres, name, digest)
             except Exception:  # noqa: BLE001  (Numba raises many kinds: its own path reports them)

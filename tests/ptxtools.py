@@ -39,6 +39,12 @@ def _toolchain() -> str:
     return ""
 
 
+def skip_without_toolchain() -> None:
+    """Skip the test, with the reason, where no PTX can be made here."""
+    if why := _toolchain():
+        pytest.skip(f"no PTX toolchain here ({why})")
+
+
 def ptx_of(kernel: Any, sig: tuple[Any, ...]) -> str:
     """``kernel``'s PTX for sm_90 and the argument types ``sig`` (the test skipped without a toolchain)."""
     if why := _toolchain():

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from ptxtools import ptx_of
+from ptxtools import skip_without_toolchain
 
 from gasync.runtime import linked
 
@@ -69,7 +69,7 @@ def _normal(ptx: str) -> str:
     "program", ["samples/stencil2d.gasync", "bench/programs/b2_group.gasync", "samples/join_select.gasync"]
 )
 def test_a_kernel_is_the_same_with_its_helpers_read_from_the_store(program: str, tmp_path: Path) -> None:
-    ptx_of(_probe_kernel(), _PROBE_SIG)  # skips where no NVVM is here
+    skip_without_toolchain()
     alone, by_numba = _ptx(program, tmp_path / "unused", on=False)
     cold, compiled = _ptx(program, tmp_path / "store", on=True)  # every helper compiled, and written
     kept = len(linked.entries(tmp_path / "store"))
@@ -105,7 +105,7 @@ def test_a_changed_constant_makes_another_entry(monkeypatch: pytest.MonkeyPatch)
 
     from gasync.runtime import devicegroups, devicelib
 
-    ptx_of(_probe_kernel(), _PROBE_SIG)  # (the device the digest names: tests/ptxtools.py's sm_90)
+    skip_without_toolchain()  # (and the device the digest names: tests/ptxtools.py's sm_90)
     args = (types.int64[::1], types.int64)
     before = devicelib.ld.digest(args)
     assert devicelib.ld.digest(args) == before
@@ -119,18 +119,3 @@ def test_a_helper_that_defines_a_variable_is_not_kept() -> None:
     assert linked._VARIABLE.search('@"g" = addrspace(1) global i64 0')
     assert not linked._VARIABLE.search('@"e" = common global i8* null')
     assert not linked._VARIABLE.search('@"c" = internal unnamed_addr constant [4 x i8] c"abc\\00"')
-
-
-_PROBE_SIG: tuple[object, ...] = ()
-
-
-def _probe_kernel():  # type: ignore[no-untyped-def]
-    from numba import cuda, types
-
-    global _PROBE_SIG
-    _PROBE_SIG = (types.float32[::1],)
-
-    def probe(a):  # type: ignore[no-untyped-def]
-        a[0] = 1.0
-
-    return cuda.jit(probe)
