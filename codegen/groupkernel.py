@@ -258,7 +258,7 @@ def pinned_{g}(inst, w, lane, G, L, GW):
                 command = dl.CMD_EXIT
             else:
                 spins += 1
-                if spins % 64 == 0:
+                if spins % dl.SPIN_LOOK_EVERY == 0:
                     if HAS_SERVICE: service(w, G)
                     if dl.overdue(CTL):
                         dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))

@@ -120,6 +120,10 @@ SIM = bool(config.ENABLE_CUDASIM)
 # the simulator's threads turn ~10,000 times slower, and --timeout must still end its runs soon
 STOP_EVERY = 64 if SIM else 4096
 STOP_MASK = STOP_EVERY - 1  # (a power of two: a count of turns, never negative, looks when its low bits are 0)
+# pending polls of a pinned group task between its looks at the timers, the host, the run's exit
+# and deadline (codegen/groupkernel.py): a poll that waits is microseconds on the GPU, and on the
+# simulator up to a second (its lanes are 32 Python threads that meet at each try)
+SPIN_LOOK_EVERY = 1 if SIM else 64
 # how long a push waits for a slot of a full ring before it reports the ring full (a slot
 # is busy only while a consumer is between its take and its release: nanoseconds on the
 # GPU, but a simulated thread can wait a long time for the GIL there)
