@@ -174,6 +174,9 @@ def sim_worker_pid() -> int | None:
 
 
 def _run_sim(gen: Generated, options: RunOptions, timeout_given: bool = True) -> Result:
+    from gasync.runtime.exits import sim_state_check
+
+    sim_state_check(gen)
     # the child gets host copies and gives back NumPy arrays (runtime/outputs.py)
     inputs = {name: outputs.to_host(x) for name, x in options.inputs.items()}
     cache_dir = os.path.abspath(options.cache_dir) if options.cache_dir else options.cache_dir

@@ -98,17 +98,45 @@ def is_out_of_memory(exc: BaseException) -> bool:
     return isinstance(exc, MemoryError) or "CUDA_ERROR_OUT_OF_MEMORY" in str(exc)
 
 
-def out_of_memory(gen: Generated, exc: BaseException) -> DeviceError:
-    """A run whose state did not fit in memory (the host's for the simulator, the device's
-    on a GPU), naming the program's largest buffers, channels and tasks' frames (a task of
-    many instances: a mutated group or range size, which no buffer shows)."""
+def state_sizes(gen: Generated) -> list[tuple[int, str]]:
+    """Bytes of the run's state by what holds them, largest first: each buffer, channel and
+    task's frames (a task of many instances: a mutated group or range size, which no buffer shows)."""
     plan = gen.plan
     sizes = [(b.size * np.dtype(DTYPES[b.elem]).itemsize, f"buffer '{b.name}'") for b in plan.buffers]
     sizes += [(c.capacity * CHANNEL_SLOT_BYTES, f"channel '{c.name}'") for c in plan.channels]
     sizes += [(plan.task_frame_bytes(t), f"task '{t.name}' ({t.count:,} instances)") for t in plan.tasks]
-    largest = ", ".join(f"{what}: {n / 2**30:.1f} GiB" for n, what in sorted(sizes, reverse=True)[:3] if n >= 1 << 20)
+    return sorted(sizes, reverse=True)
+
+
+def largest_state(sizes: list[tuple[int, str]]) -> str:
+    """The three largest of ``state_sizes`` of a MiB or more, in GiB (empty if none is)."""
+    return ", ".join(f"{what}: {n / 2**30:.1f} GiB" for n, what in sizes[:3] if n >= 1 << 20)
+
+
+def out_of_memory(gen: Generated, exc: BaseException) -> DeviceError:
+    """A run whose state did not fit in memory (the host's for the simulator, the device's
+    on a GPU), naming the program's largest buffers, channels and tasks' frames."""
+    largest = largest_state(state_sizes(gen))
     where = f"; the largest: {largest}" if largest else ""
     return DeviceError(f"not enough memory for the run's state ({type(exc).__name__}){where}")
+
+
+# The most state a simulated run may have: its buffers are copied to the simulated device, back,
+# and through a pickle to the caller's process, each in host memory, by one thread; past this a
+# run would take minutes to end (or the machine's memory), so it is refused before it starts
+SIM_MAX_STATE_BYTES = 1 << 30
+
+
+def sim_state_check(gen: Generated) -> None:
+    """A DeviceError before a simulated run whose state is over SIM_MAX_STATE_BYTES."""
+    sizes = state_sizes(gen)
+    total = sum(n for n, _ in sizes)
+    if total > SIM_MAX_STATE_BYTES:
+        raise DeviceError(
+            f"not enough memory for the run's state on the simulator: {total / 2**30:.1f} GiB, over its "
+            f"{SIM_MAX_STATE_BYTES / 2**30:g} GiB; the largest: {largest_state(sizes)}",
+            notes=(Note("run it on a GPU (--backend cuda), or make it smaller (-D NAME=VALUE sets a const)"),),
+        )
 
 
 def _bounds_error(gen: Generated, ctl: np.ndarray[Any, Any], site: tuple[Any, ...]) -> BoundsError:
