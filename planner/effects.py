@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from gasync.planner import ir
 from gasync.planner.footprints import Write, loop_ranges, store_write
 from gasync.planner.model import Function, GroupDef, Plan, TaskDef
-from gasync.planner.walk import LOOPS, exprs_of, stmts_in, subexprs
+from gasync.planner.walk import LOOPS, exprs_of, stmts_in_loops, subexprs
 
 
 @dataclass
@@ -58,7 +58,7 @@ def direct_effects(fn: Function, instance: tuple[tuple[str, int, int], ...] | No
     ``instance`` is a task's (instance variable, start, stop) and its group's."""
     eff = Effects()
     env = loop_ranges(fn, instance)
-    for s in stmts_in(fn.body):
+    for s, in_loop in stmts_in_loops(fn.body):
         if isinstance(s, ir.Store):
             eff.writes.setdefault(s.buf, {})[store_write(s, env)] = None
         elif isinstance(s, ir.ForAwait):
@@ -70,10 +70,9 @@ def direct_effects(fn: Function, instance: tuple[tuple[str, int, int], ...] | No
                 _future(arm.future, eff, firm=len(s.arms) == 1)
         for e in exprs_of(s):
             _expr(e, eff)
-        if isinstance(s, LOOPS):  # an is_set() a loop tests again and again waits for the signal
-            for inner in (s, *stmts_in(s.body)):
-                for e in exprs_of(inner):
-                    eff.firm.update(sub.name for sub in subexprs(e) if isinstance(sub, ir.SignalOp) and sub.op != "set")
+        if in_loop or isinstance(s, LOOPS):  # an is_set() a loop tests again and again waits for the signal
+            for e in exprs_of(s):
+                eff.firm.update(sub.name for sub in subexprs(e) if isinstance(sub, ir.SignalOp) and sub.op != "set")
     return eff
 
 

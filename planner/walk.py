@@ -58,6 +58,23 @@ def stmts_in(body: tuple[ir.Stmt, ...], into_loops: bool = True, into_futures: b
             stack.extend(iter(sub) for sub in reversed(subs))
 
 
+def stmts_in_loops(body: tuple[ir.Stmt, ...]) -> Iterator[tuple[ir.Stmt, bool]]:
+    """``stmts_in(body)``'s statements, each with whether a loop holds it (in its body, at any
+    depth, async blocks included): one walk, where asking each loop for its own statements
+    again took time quadratic in the nesting."""
+    stack: list[tuple[Iterator[ir.Stmt], bool]] = [(iter(body), False)]
+    while stack:
+        it, inside = stack[-1]
+        s = next(it, None)
+        if s is None:
+            stack.pop()
+            continue
+        yield s, inside
+        below = inside or isinstance(s, LOOPS)
+        subs = list(children(s))
+        stack.extend((iter(sub), below) for sub in reversed(subs))
+
+
 def always_returns(body: tuple[ir.Stmt, ...]) -> bool:
     """Whether every path through ``body`` ends in a ``return`` (or a loop that never breaks)."""
     if not body:
