@@ -247,6 +247,8 @@ class ChannelEnds(Emitter):
     def turn_flush(self, body: tuple[ir.Stmt, ...]) -> list[str]:
         """A loop's turn: the late rings of the ends that no operation in the loop's ``body``
         rings (those ring again in each turn, and flush their own word first)."""
+        if not self.rings:  # (no walk of the loop's body: loops nested N deep walked N^2 statements)
+            return []
         inside = late_rings(self.shared, body)
         return self.ring_flush(tuple(r for r in self.rings if r not in inside))
 
