@@ -55,7 +55,7 @@ VARIANTS: dict[str, list[tuple[str, str]]] = {
     # no naps between looks at a local channel (codegen/groupkernel.py QUIET_NAPS)
     "nonaps": [("QUIET_NAPS = 32\n", "QUIET_NAPS = 0\n")],
     # no service or deadline look every 64 pending polls
-    "nospin": [("                if spins % 64 == 0:\n", "                if False:\n")],
+    "nospin": [("                if spins % dl.SPIN_LOOK_EVERY == 0:\n", "                if False:\n")],
     # the end of the run leaves the loop by break, not return
     "break": [(EXIT_AT + "return\n", EXIT_AT + "break\n")],
 }
