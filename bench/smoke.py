@@ -100,7 +100,7 @@ def _b5() -> None:
 
 
 def _b7() -> None:
-    n = 1024  # 16 tiles dealt round 3 groups (6, 5 and 5), or in runs (6, 6 and 4)
+    n = 640  # 10 tiles dealt round 3 groups (4, 3 and 3), or in runs (4, 4 and 2)
     defines = {"N": n, "GROUPS": 3, "TILE": 64, "STAGES": 2, "L": 2, "C": 2}
     prog = gasync.compile(PROGRAMS / "b7_staged.gasync", defines=defines)
     runs = gasync.compile(PROGRAMS / "b7_staged.gasync", defines={**defines, "RUNS": 1})
