@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -33,6 +33,21 @@ log="$out/gpu-$part.log"
       | grep -v unchecked | cut -c1-170
     cp "$(ls -t bench/results/*-b7-b8.json | head -1)" "$out/tree-b7-b8.json" 2>/dev/null
   }
+  if in_part first; then
+  # a session's first call, where machines are scarce (~480 s): B2, B7, B8 and B6 as the tree is
+  # (summary.json and the results files to OUTDIR), B6 without the kept helpers, B2 in a group in
+  # each build/tree-* carried, then the whole GPU suite in what is left of the call
+  BENCH_PARTS="170 B2,B7,B8;100 B6" bash "$0" "$out" bench | grep -E "ratio|us/hand-off|GB/s|GFLOP|compile_s|wrote" \
+    | grep -v unchecked | cut -c1-170
+  echo "== B6 without the kept helpers (GASYNC_LINKED=0)"
+  GASYNC_LINKED=0 timeout 100 python3 bench/run.py --reps 3 --only B6 2>&1 | grep -E "compile_s|wrote" | cut -c1-170
+  cp "$(ls -t bench/results/*-b6.json | head -1)" "$out/b6-unlinked.json" 2>/dev/null
+  COMMITS_ONLY=- timeout 100 bash "$0" "$out" commits | grep -v "^numba\|^name\|^NVIDIA"
+  echo "== the whole GPU suite over 10 processes"
+  timeout 200 python3 -m pytest -q -m gpu tests/gpu -n 10 -p no:cacheprovider -W ignore -rf \
+    > "$out/pytest-gpu-suite.log" 2>&1
+  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-suite.log" | tail -30
+  fi
   if in_part suite; then
   # the whole GPU suite at once, spread over processes (most of its time is Numba's
   # compiling, on the CPU: 16 cores there); pytest-xdist and execnet travel in .whl/
