@@ -79,5 +79,6 @@ def test_a_loop_that_breaks_looks_at_the_deadline_in_every_turn() -> None:
 def test_a_tasks_chunked_loop_too_long_to_end_stops_at_the_deadline() -> None:
     program = gasync.compile_source(SOURCE, "chunks.gasync")
     inputs = {"lo": np.array([0], np.int64), "hi": np.array([M], np.int64)}
-    with pytest.raises(RunTimeoutError):
+    with pytest.raises(RunTimeoutError) as info:
         program.run(backend="sim", timeout=2, inputs=inputs)
+    assert "the run exceeded its timeout of 2s" in str(info.value)  # its deadline, not the hard limit
