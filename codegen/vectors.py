@@ -292,6 +292,7 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
     red = s.reduce
     assert red is None or not helper  # a reducing loop has no iteration helper
     values: list[str] = []  # a reducing loop's values of the turn, in order
+    rest = _helper_args(shared, loop) if helper else []  # (once: it walks the loop's body)
     for u in range(VEC_STEPS):
         at = f"vk + {u * vec} * LANES"
         vals: dict[Access, list[str]] = {a: [] for a in stores}
@@ -299,7 +300,7 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
             given = {a: f"{vector_register(names[a], u)}[{j}]" for a in loads}
             if helper:
                 targets = [f"val_{u}_{j}_{n}" for n, _ in kept]
-                args = [f"int64({at} + {j})", *given.values(), *_helper_args(shared, loop)]
+                args = [f"int64({at} + {j})", *given.values(), *rest]
                 target = ", ".join(targets) + ("," if len(targets) == 1 else "")
                 out.append(f"            {target} = {helper_name(shared, 'vit', loop.gid)}({', '.join(args)})")
                 for name, (_, st) in zip(targets, kept, strict=True):
