@@ -44,8 +44,8 @@ LCH_MBAR = True
 # pinned loop naps on the view (QUIET_NAP_NS): lane 0's waiting takes few of the issue slots its
 # block's working warps share, and the simulator's waiting thread lets the others run
 LCH_TRY_NAP_NS = 32
-# On the simulator a lone local await claims at most this many times a poll (0: as many as the
-# generated call says: the GPU, where Numba folds the test away). A try there is two meetings of
+# On the simulator a lone local await claims at most this many times a poll (lch_claim_warp; 0: as
+# many as the generated call says: the GPU, where Numba drops the test). A try there is two meetings of
 # 32 Python threads (~50 ms), so 64 of them made each pending poll of a group ~3 s long, and a
 # program waiting on a local channel took minutes to reach its deadline (the pinned loop looks at
 # it between polls)
@@ -225,7 +225,7 @@ def lch_claim_within(ring, cap, tries, send, how):  # type: ignore[no-untyped-de
     while True:
         code, pos = lch_claim_send(ring, cap, how) if send else lch_claim(ring, cap, how)
         k += 1
-        if code != 0 or k >= tries or (SIM_TRIES and k >= SIM_TRIES):
+        if code != 0 or k >= tries:
             return code, pos
         pause(LCH_TRY_NAP_NS)
 
@@ -251,7 +251,7 @@ def lch_claim_lanes(ring, cap, tries, send, cmd, w, lane):  # type: ignore[no-un
         if vote_all(cmd, w, lane, ld_acquire_cta(ring, seq) == 2 * pos + ready):
             return LCH_SENT, pos  # (LCH_SENT is LCH_TOOK)
         k += 1
-        if k >= tries or (SIM_TRIES and k >= SIM_TRIES):
+        if k >= tries:
             return LCH_FULL, int64(0)  # (LCH_FULL is LCH_NONE)
         pause(LCH_TRY_NAP_NS)
 
@@ -280,6 +280,8 @@ def lanes_claim(how, send):  # type: ignore[no-untyped-def]
 def lch_claim_warp(ring, cap, tries, send, how, cmd, w, lane):  # type: ignore[no-untyped-def]
     """The claim of a poll on all 32 lanes: (code, pos) in every lane where the end claims on all
     lanes (lanes_claim), else lane 0's (the other lanes' code says nothing was claimed)."""
+    if SIM_TRIES:  # (0 on the GPU: Numba drops the branch)
+        tries = min(tries, SIM_TRIES)
     if lanes_claim(how, send):
         return lch_claim_lanes(ring, cap, tries, send, cmd, w, lane)
     if lane == 0:

@@ -45,12 +45,11 @@ from typing import Any
 
 from numba import config, cuda
 
-from gasync.runtime.cache import HELPER_SUFFIX, clear_helpers, helper_dir, helper_entries
+from gasync.runtime.cache import HELPER_SUFFIX, helper_dir, helper_entries
 
 SIM = bool(config.ENABLE_CUDASIM)
 ENABLED = os.environ.get("GASYNC_LINKED", "1") != "0"
 FORMAT = 1  # an entry's own layout
-SUFFIX = HELPER_SUFFIX
 KEEP_AT_MOST = 4000  # entries in the store; past it the oldest half goes (other versions' mostly)
 _DEFINED = re.compile(r'^(?:define [^@\n]*@"([^"]+)"\(|@"([^"]+)" = )', re.M)
 # Numba's environment pointer of a function (unused on the GPU): dropped where nothing reads it
@@ -63,9 +62,6 @@ _VARIABLE = re.compile(r'^@"[^"]+" = (?!common global i8\* null$)(?![^\n]*\bcons
 # this process's helper signatures: read from the store, compiled and written, or compiled by
 # Numba alone (not kept, or linking off)
 STATS = {"read": 0, "compiled": 0, "numba": 0}
-
-
-store_dir, entries, clear = helper_dir, helper_entries, clear_helpers  # (runtime/cache.py: no Numba there)
 
 
 @dataclass(frozen=True)
@@ -174,26 +170,26 @@ else:
 
     def _read(digest: str) -> Entry | None:
         try:
-            with open(store_dir() / f"{digest}{SUFFIX}", "rb") as f:
+            with open(helper_dir() / f"{digest}{HELPER_SUFFIX}", "rb") as f:
                 fmt, entry = pickle.load(f)
         except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
             return None  # absent, damaged, or of a type no longer there: compiled again
         return entry if fmt == FORMAT and isinstance(entry, Entry) else None
 
     def _write(digest: str, entry: Entry) -> None:
-        root = store_dir()
+        root = helper_dir()
         try:
             root.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=root, prefix=f".{digest}.", suffix=".tmp")
             with os.fdopen(fd, "wb") as f:
                 pickle.dump((FORMAT, entry), f, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, root / f"{digest}{SUFFIX}")
+            os.replace(tmp, root / f"{digest}{HELPER_SUFFIX}")
         except (OSError, pickle.PicklingError, AttributeError, TypeError):
             return  # a store that cannot be written: this process compiled it, the next one will too
         _bound(root)
 
     def _bound(root: Path) -> None:
-        files = entries(root)
+        files = helper_entries(root)
         if len(files) > KEEP_AT_MOST:
             dated = []
             for f in files:

@@ -55,6 +55,14 @@ def test_float_builtins_outside_their_domain_give_nan_and_inf_as_on_the_gpu() ->
     np.testing.assert_array_equal(want.buffers["z"], z)  # the reference interpreter agrees
 
 
+def _device_limit(source: str, path: str, timeout: float = 120) -> DeviceError:
+    """The E0305 error a simulated run of ``source`` stops with."""
+    with pytest.raises(DeviceError) as info:
+        gasync.compile_source(source, path).run(backend="sim", timeout=timeout)
+    assert info.value.code == "E0305"
+    return info.value
+
+
 def test_a_state_over_the_simulators_limit_is_refused_before_the_run() -> None:
     # a fuzzer mutant (2026-12-07): an 8 GiB buffer of zeros ran, then its copy back and the
     # pickle to the caller outlived the simulator's hard limit (32 s), where it was stopped
@@ -62,14 +70,12 @@ def test_a_state_over_the_simulators_limit_is_refused_before_the_run() -> None:
         "buffer a: i32[8] = zeros;\nbuffer b: i32[2147483647] = zeros;\n"
         "task main { bulk for i in 0..8 { b[i] = 2; } }\n"
     )
-    with pytest.raises(DeviceError) as info:
-        gasync.compile_source(source, "big.gasync").run(backend="sim", timeout=2)
-    assert info.value.code == "E0305"
-    assert str(info.value) == (
+    error = _device_limit(source, "big.gasync", timeout=2)
+    assert str(error) == (
         "big.gasync: error[E0305]: not enough memory for the run's state on the simulator: 8.0 GiB, "
         "over its 1 GiB; the largest: buffer 'b': 8.0 GiB"
     )
-    assert [n.message for n in info.value.notes] == [
+    assert [n.message for n in error.notes] == [
         "run it on a GPU (--backend cuda), or make it smaller (-D NAME=VALUE sets a const)"
     ]
 
@@ -85,10 +91,7 @@ def no_sim_limit(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.usefixtures("no_sim_limit")
 def test_a_state_too_large_for_memory_is_a_device_limit_naming_the_largest_buffers() -> None:
     source = "buffer big: f64[34359738368] = zeros;\nbuffer out: i32[1] = zeros;\ntask main { out[0] = 1; }\n"
-    with pytest.raises(DeviceError) as info:
-        gasync.compile_source(source, "big.gasync").run(backend="sim", timeout=120)
-    assert info.value.code == "E0305"
-    assert str(info.value) == (
+    assert str(_device_limit(source, "big.gasync")) == (
         "big.gasync: error[E0305]: not enough memory for the run's state (MemoryError); "
         "the largest: buffer 'big': 256.0 GiB"
     )
@@ -104,10 +107,7 @@ def test_a_state_too_large_for_memory_names_a_task_of_too_many_instances() -> No
         "group gg for g in 0..W { task t { out[0] = 1.0; } }\n"
         "task main after gg { out[0] = 2.0; }\n"
     )
-    with pytest.raises(DeviceError) as info:
-        gasync.compile_source(source, "many.gasync").run(backend="sim", timeout=120)
-    assert info.value.code == "E0305"
-    assert str(info.value).startswith(
+    assert str(_device_limit(source, "many.gasync")).startswith(
         "many.gasync: error[E0305]: not enough memory for the run's state (MemoryError); "
         "the largest: task 't' (928,549,085,083 instances): "
     )

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from ptxtools import skip_without_toolchain
 
-from gasync.runtime import linked
+from gasync.runtime import cache, linked
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPILE = """
@@ -72,14 +72,14 @@ def test_a_kernel_is_the_same_with_its_helpers_read_from_the_store(program: str,
     skip_without_toolchain()
     alone, by_numba = _ptx(program, tmp_path / "unused", on=False)
     cold, compiled = _ptx(program, tmp_path / "store", on=True)  # every helper compiled, and written
-    kept = len(linked.entries(tmp_path / "store"))
+    kept = len(cache.helper_entries(tmp_path / "store"))
     warm, read = _ptx(program, tmp_path / "store", on=True)  # every helper read
     assert by_numba["read"] == by_numba["compiled"] == 0 and by_numba["numba"] > 10
     assert compiled["read"] == 0 and compiled["compiled"] == kept > 10
     # only the helpers generated code calls are typed: those they call come with their entries
     assert read["compiled"] == 0 and 0 < read["read"] <= compiled["compiled"]
     assert read["numba"] == compiled["numba"] == 0  # no helper defines a variable of its own
-    assert len(linked.entries(tmp_path / "store")) == kept
+    assert len(cache.helper_entries(tmp_path / "store")) == kept
     assert ".extern .func" not in warm  # each entry defined where it is called (and inlined)
     assert _normal(alone) == _normal(cold) == _normal(warm)
 
@@ -91,11 +91,11 @@ def test_a_damaged_entry_counts_as_absent(tmp_path: Path, monkeypatch: pytest.Mo
     entry = linked.Entry("gx_x", None, ("; a module",), (), True)
     linked._write("ab" * 20, entry)
     assert linked._read("ab" * 20) == entry
-    (tmp_path / f"{'ab' * 20}{linked.SUFFIX}").write_bytes(b"not a pickle")
+    (tmp_path / f"{'ab' * 20}{cache.HELPER_SUFFIX}").write_bytes(b"not a pickle")
     assert linked._read("ab" * 20) is None
     assert linked._read("cd" * 20) is None
-    assert linked.clear(tmp_path) == (1, len(b"not a pickle"))
-    assert linked.entries(tmp_path) == []
+    assert cache.clear_helpers(tmp_path) == (1, len(b"not a pickle"))
+    assert cache.helper_entries(tmp_path) == []
 
 
 def test_a_changed_constant_makes_another_entry(monkeypatch: pytest.MonkeyPatch) -> None:
