@@ -24,7 +24,6 @@ from gasync.codegen.names import source_line_text
 from gasync.planner.model import GroupDef, Plan, TaskDef
 
 LANES = 32
-SERVICE = "if HAS_SERVICE: service(w, G)"
 # a pinned warp whose task waits on a local channel naps (up to QUIET_NAPS naps of QUIET_NAP_NS)
 # until another warp moves one, before it polls again; 0: it polls again at once (bench/NOTES.md)
 QUIET_NAPS = 32
@@ -248,8 +247,8 @@ def pinned_{g}(inst, w, lane, G, L, GW):
                 pass
             elif r == {ready}:
                 G.sched.ST[inst] = dl.DONE
-                complete(inst, G.sched)
-                flush_done(int64(1), G.sched)
+                dx.complete(inst, G.sched, TASKS, SUCC)
+                dx.flush_done(int64(1), G.sched)
                 command = dl.CMD_EXIT
             elif r == {fork}:
                 command = CMD[w, dl.CMD_COMMAND]
@@ -362,14 +361,8 @@ MBARRIERS = (
 
 
 def with_groups(plan: Plan, executor_text: str) -> str:
-    """The executor of kernel.py, leaving for its block's group phase at each service point,
-    and this module's kernel in place of the plain one."""
-    out = executor_text
-    for ind in ("                ", "            "):
-        old = f"{ind}{SERVICE}\n{ind}if dl.ld(CTL, dl.CTL_EXIT) != 0:\n{ind}    break\n"
-        new = f"{ind}{SERVICE}\n{ind}if group_wanted(w, G):\n{ind}    command = CMD_GROUPS\n{ind}    break\n"
-        assert out.count(old) == 1, ind
-        out = out.replace(old, new + f"{ind}if dl.ld(CTL, dl.CTL_EXIT) != 0:\n{ind}    break\n")
+    """The executors of kernel.py with this module's kernel in place of the plain one."""
+    out = executor_text  # (its service point asks group_wanted: codegen/kernel.py, executor_fn)
     cut = out.index("@cuda.jit(cache=True)\ndef gasync_kernel")
     lines = groups.alloc_lines(plan, "    ")
     alloc = "\n".join([MBARRIERS[0], *lines, *MBARRIERS[1:]] if groups.BULK_COPY else lines)

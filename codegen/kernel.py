@@ -1,5 +1,5 @@
 """The executor: the per-warp scheduler loop and the kernel (codegen/tasktable.py has the
-per-task tables it calls: dispatch, completion, claim).
+program's tables it reads: dispatch, and the tasks' rows that claim and completion read).
 
 Lane 0 of every warp is an executor. It takes work from, in order: its
 claimed range of fresh instances, the fresh instances of tasks whose
@@ -10,6 +10,10 @@ counter reaches zero becomes claimable. When nothing is ready it backs off
 (``nanosleep``), and leaves when every instance is done, on the deadline, or
 when nothing is ready or running while instances remain (a deadlock). Lanes
 1..31 wait for ``parallel for`` commands from their lane 0.
+
+What it decides is runtime/deviceexec.py's, compiled once for every program (B6): the
+generated ``executor`` is a loop around its ``ex_next`` and ``ex_polled``, with the program's own poll
+(``dispatch``) and service point (``service``, ``group_wanted``).
 """
 
 from __future__ import annotations
@@ -17,180 +21,47 @@ from __future__ import annotations
 from gasync.codegen import groups
 from gasync.codegen.machine import ABORT, FORK, READY, Shared
 
+# Lane 0's scheduler is runtime/deviceexec.py's ex_next and ex_polled, the same code in every program (compiled
+# once and kept): this loop polls what it picks and runs the program's service point when asked.
 EXECUTOR = """
 @cuda.jit(device=True)
 def executor(w, G, timeout_ns):
-    # Lane 0's scheduler. It returns to the kernel's loop (which runs CMD[w, COMMAND] on all 32
-    # lanes) when a poll forks a parallel loop, when it takes a bulk chunk, and at the end;
-    # its own variables wait in EXS[w] meanwhile.
-    CTL, ST = G.sched.CTL, G.sched.ST
-    CMD, EXS, STATS = G.exec.CMD, G.exec.EXS, G.exec.STATS
-    lo = EXS[w, dl.EXS_LO]
-    hi = EXS[w, dl.EXS_HI]
-    polls = EXS[w, dl.EXS_POLLS]
-    idle = EXS[w, dl.EXS_IDLE]
-    start = EXS[w, dl.EXS_START]
-    resume = EXS[w, dl.EXS_RESUME]
-    done = EXS[w, dl.EXS_DONE]
-    backoff = EXS[w, dl.EXS_BACKOFF]
-    fresh = EXS[w, dl.EXS_FRESH]  # 0 once every task's instances have all been claimed: stop asking
-    epoch = EXS[w, dl.EXS_EPOCH]  # the job epoch whose slots it last scanned in vain
-    if start == 0:
-        start = dl.now_ns()
-        STATS[w, dl.STAT_SMID] = dl.smid()
-        if timeout_ns > 0:
-            dl.cas(CTL, dl.CTL_DEADLINE, int64(0), start + timeout_ns)
-        if HAS_SERVICE: service(w, G)  # host signals set at launch (--signal s=0), before any poll
-    if HAS_BULK and CMD[w, dl.CMD_JOB] >= 0:  # (Numba drops the branch where there is no bulk for)
-        bulk_chunk_done(w, CMD[w, dl.CMD_JOB], G)
-        CMD[w, dl.CMD_JOB] = -1
-    command = dl.CMD_EXIT
+    # Lane 0's scheduler: ex_next (runtime/deviceexec.py, the same in every program) says what
+    # to do next. It returns to the kernel's loop (which runs the command on all 32 lanes) when
+    # a poll forks a parallel loop, when it takes a bulk chunk, and at the end; its own
+    # variables wait in EXS[w] meanwhile.
+    X = ex_enter(w, G.sched, G.exec, G.jobs, G.TRACE, timeout_ns, EX)
+    r = int64(0)
     while True:
-        inst = int64(-1)
-        if resume >= 0:
-            inst = resume  # it forked a parallel loop, which has run: poll it again
-            resume = -1
-        else:
-            if lo >= hi and fresh != 0:
-                # fresh instances first: a task that keeps yielding must not starve unstarted ones
-                lo, hi, fresh = claim(G.sched)
-            if lo < hi:
-                inst = lo  # FRESH until now, whatever woke it (state.py, ST)
-                lo += 1
-                ST[inst] = dl.RUNNING
-            else:
-                inst = int64(dl.queue_pop(G.sched.QSEQ, G.sched.QDATA, G.sched.QHT, QMASK))
-                if inst >= 0:
-                    ST[inst] = dl.RUNNING  # QUEUED by its waker: this executor's now
-                if inst < 0 and done > 0:
-                    done = flush_done(done, G.sched)
-                if inst < 0 and HAS_BULK:
-                    # one word to look at (relaxed: no invalidation of L1 at each look); the
-                    # slots only when a job was posted since the last scan that found nothing
-                    now_epoch = dl.ld(CTL, dsync.CTL_JOB_EPOCH)
-                    if now_epoch != epoch:
-                        dl.fence_acquire()  # pairs with bulk_post's release of the epoch
-                        gid = bulk_claim(w, G)
-                        if gid > 0:
-                            command = gid
-                            break
-                        epoch = now_epoch
-        if inst >= 0:  # (a forked one is still RUNNING, or NOTIFIED by a wake meanwhile)
-            backoff = 32
-            polls += 1
-            if WAIT_IN_PLACE:
-                # its channel awaits may wait in place while it has nothing else to run: no
-                # claimed fresh instance of its own (state.py, Waiting in place)
-                EXS[w, dl.EXS_SPIN] = 1 if lo >= hi else 0
-            r = dispatch(inst, w, G)
-            if r == {fork}:
-                resume = inst
-                command = CMD[w, dl.CMD_COMMAND]
-                break
-            if r == {abort}:
-                dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_TIMEOUT))
-                break
-            if r == {ready}:
-                ST[inst] = dl.DONE
-                complete(inst, G.sched)
-                done += 1
-                if done >= 256:
-                    done = flush_done(done, G.sched)
-            else:
-                dl.after_poll(G.sched, QMASK, inst)
-            if polls % 64 == 0:
-                # a busy executor still honours the deadline, another's exit, timers and the host
-                if HAS_SERVICE: service(w, G)
-                if dl.ld(CTL, dl.CTL_EXIT) != 0:
-                    break
-                if dl.past_deadline(CTL, start, timeout_ns):
-                    break
-            continue
-        # nothing to run: look at the queue again soon, and at the rest (timers, the host,
-        # the end, the deadline, a deadlock) every 8th time, as each look costs atomics
-        idle += 1
-        if idle % 8 == 0:
-            if HAS_SERVICE: service(w, G)
-            if dl.ld(CTL, dl.CTL_EXIT) != 0:
-                break
-            if dl.ld(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
-                dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_OK))
-                break
-            if dl.past_deadline(CTL, start, timeout_ns):
-                break
-            if dl.ld(CTL, dl.CTL_INFLIGHT) == 0 and not host_pending(G.signals):
-                # nothing ready, running or asleep, no host signal to come, yet instances left:
-                # nothing can ever wake them. In flight is read again after the host signals,
-                # as one that arrived meanwhile counts in it until its waiters are woken.
-                cuda.threadfence()  # a full fence, off the hot path: the two reads of in flight stay apart
-                if dl.ld(CTL, dl.CTL_INFLIGHT) == 0 and dl.ld(CTL, dl.CTL_DONE) < TOTAL_INSTANCES:
-                    dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_DEADLOCK))
-                    break
-        dl.pause(backoff)
-        if backoff < IDLE_BACKOFF_MAX:
-            backoff *= 2
-    if command == dl.CMD_EXIT:
-        flush_done(done, G.sched)
-        done = 0
-        STATS[w, dl.STAT_POLLS] = polls
-        STATS[w, dl.STAT_IDLE] = idle
-        STATS[w, dl.STAT_ELAPSED_NS] = dl.now_ns() - start
-    CMD[w, dl.CMD_COMMAND] = command
-    EXS[w, dl.EXS_LO] = lo
-    EXS[w, dl.EXS_HI] = hi
-    EXS[w, dl.EXS_POLLS] = polls
-    EXS[w, dl.EXS_IDLE] = idle
-    EXS[w, dl.EXS_START] = start
-    EXS[w, dl.EXS_RESUME] = resume
-    EXS[w, dl.EXS_DONE] = done
-    EXS[w, dl.EXS_BACKOFF] = backoff
-    EXS[w, dl.EXS_FRESH] = fresh
-    EXS[w, dl.EXS_EPOCH] = epoch
-    return command
+        X, ask = ex_next(w, X, r, G.sched, G.exec, G.jobs, G.signals, timeout_ns, TASKS, EX)
+        if ask >= 0:  # an instance to poll
+            X = ex_polled(w, X, ask, dispatch(ask, w, G), G.sched, G.exec, timeout_ns, TASKS, SUCC, EX)
+        elif ask == dx.ASK_LEAVE:
+            return X[dx.X_COMMAND]{point}
+"""
+
+# the service point's branch, where the program has one (EX_POINT): host signals and due
+# sleepers (service), and with groups whether the block leaves for its group phase
+POINT = """
+        else:  # its service point ({what})"""
 
 
-@cuda.jit(device=True)
-def flush_done(done, sched):
-    # finished instances are counted in batches: one atomic per batch, not per instance
-    dl.add(sched.CTL, dl.CTL_DONE, done)
-    dl.add(sched.CTL, dl.CTL_INFLIGHT, -done)
-    return int64(0)
+def executor_fn(has_service: bool, has_groups: bool) -> str:
+    """The generated executor: a loop around deviceexec.ex_next and ex_polled."""
+    if not (has_service or has_groups):
+        return EXECUTOR.format(point="")
+    what = " and ".join(w for w, on in (("service", has_service), ("group_wanted", has_groups)) if on)
+    body = POINT.format(what=what)
+    if has_service:
+        body += "\n            service(w, G)"
+    if has_groups:
+        body += "\n            r = int64(1) if ask == dx.ASK_POINT and group_wanted(w, G) else int64(0)"
+    else:
+        body += "\n            r = int64(0)"
+    return EXECUTOR.format(point=body)
 
 
-@cuda.jit(device=True)
-def bulk_claim(w, G):
-    # take one chunk of a posted bulk job for this warp: returns its loop id, or 0
-    JOB, JOBSLOTS = G.jobs.JOB, G.jobs.JOBSLOTS
-    for s in range(JOBSLOTS.shape[0]):
-        j = dl.ld_acquire(JOBSLOTS, s)  # pairs with bulk_post's release: the job's fields and arguments
-        if j >= 0:
-            c = dl.add(JOB, (j, dsync.JOB_NEXT), int64(1))
-            if c < dl.ld(JOB, (j, dsync.JOB_CHUNKS)):
-                chunk = dl.ld(JOB, (j, dsync.JOB_CHUNK))
-                lo = dl.ld(JOB, (j, dsync.JOB_LO)) + c * chunk
-                G.exec.PARGS_I[w, 0] = lo
-                end = dl.ld(JOB, (j, dsync.JOB_HI))
-                G.exec.PARGS_I[w, 1] = lo + chunk if end - lo > chunk else end  # no lo + chunk past 2^63 - 1
-                G.exec.CMD[w, dl.CMD_JOB] = j
-                return dl.ld(JOB, (j, dsync.JOB_LOOP))
-    return int64(0)
-
-
-@cuda.jit(device=True)
-def bulk_chunk_done(w, j, G):
-    # after the warp ran a chunk of job j: the last chunk wakes the waiting task. The
-    # lanes met at warp_sync after their stores, so lane 0's acquire-release add carries
-    # them; the last chunk's add acquires every other chunk's, and the wake releases them
-    # all to the parent's next poll.
-    JOB, JOBSLOTS = G.jobs.JOB, G.jobs.JOBSLOTS
-    if dl.add_acq_rel(JOB, (j, dsync.JOB_DONE), int64(1)) == dl.ld(JOB, (j, dsync.JOB_CHUNKS)) - 1:
-        for s in range(JOBSLOTS.shape[0]):
-            dl.cas(JOBSLOTS, s, j, int64(-1))
-        parent = dl.ld(JOB, (j, dsync.JOB_PARENT))
-        {wake_parent}
-        dl.add(G.sched.CTL, dl.CTL_INFLIGHT, int64(-1))
-
-
+SPIN_EXECUTOR = """
 @cuda.jit(device=True)
 def spin_executor(w, G, timeout_ns, executors):
     # The naive baseline: poll every unfinished instance of mine (w, w + E, ...) in turn,
@@ -208,8 +79,11 @@ def spin_executor(w, G, timeout_ns, executors):
             dl.cas(CTL, dl.CTL_DEADLINE, int64(0), start + timeout_ns)
         if HAS_SERVICE: service(w, G)  # host signals set at launch (--signal s=0), before any poll
     if HAS_BULK and CMD[w, dl.CMD_JOB] >= 0:  # (Numba drops the branch where there is no bulk for)
-        bulk_chunk_done(w, CMD[w, dl.CMD_JOB], G)
+        parent = dx.bulk_chunk_done(CMD[w, dl.CMD_JOB], G.jobs)
         CMD[w, dl.CMD_JOB] = -1
+        if parent >= 0:
+            {wake_parent}
+            dl.add(CTL, dl.CTL_INFLIGHT, int64(-1))
     command = dl.CMD_EXIT
     while dl.ld(CTL, dl.CTL_DONE) < TOTAL_INSTANCES and dl.ld(CTL, dl.CTL_EXIT) == 0:
         if inst >= TOTAL_INSTANCES:
@@ -217,7 +91,7 @@ def spin_executor(w, G, timeout_ns, executors):
             if HAS_SERVICE: service(w, G)
             dl.past_deadline(CTL, start, timeout_ns)
             if HAS_BULK:
-                gid = bulk_claim(w, G)
+                gid = dx.bulk_claim(w, G.exec, G.jobs)
                 if gid > 0:
                     command = gid
                     break
@@ -225,7 +99,7 @@ def spin_executor(w, G, timeout_ns, executors):
                 dl.pause(256)
                 continue
         # the acquire pairs with complete's decrements: the predecessors' writes
-        if ST[inst] != dl.DONE and dl.ld_acquire(G.sched.PRED, task_of(inst)) == 0:
+        if ST[inst] != dl.DONE and dl.ld_acquire(G.sched.PRED, dx.task_of(inst, TASKS)) == 0:
             if ST[inst] == dl.FRESH:
                 # started: a wake now flags it (NOTIFIED), which no one reads here, and never
                 # queues it; the timeout's report reads what it waits on (runtime/exits.py)
@@ -240,8 +114,8 @@ def spin_executor(w, G, timeout_ns, executors):
                 break
             if r == {ready}:
                 ST[inst] = dl.DONE
-                complete(inst, G.sched)
-                flush_done(int64(1), G.sched)
+                dx.complete(inst, G.sched, TASKS, SUCC)
+                dx.flush_done(int64(1), G.sched)
         inst += executors
     if command == dl.CMD_EXIT:
         if dl.ld(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
@@ -317,6 +191,9 @@ def run_parallel(shared: Shared) -> list[str]:
 
 def executor(shared: Shared) -> str:
     """The executors, their helpers and the kernels."""
-    out = EXECUTOR.format(ready=READY, fork=FORK, abort=ABORT, wake_parent=shared.wake("parent", "int64(-1)"))
+    has_service = bool(shared.plan.signals) or shared.has_sleep
+    out = executor_fn(has_service, bool(shared.plan.groups))
+    wake_parent = shared.wake("parent", "int64(-1)")
+    out += "\n" + SPIN_EXECUTOR.format(ready=READY, fork=FORK, abort=ABORT, wake_parent=wake_parent)
     kernels = [KERNEL.format(name=name, how=how, call=call, meet=meet(" " * 8)) for name, how, call in KERNELS]
     return out + "\n".join(kernels)

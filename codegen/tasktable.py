@@ -1,34 +1,12 @@
-"""The generated module's per-task tables, which the executor (codegen/kernel.py) calls:
-which task an instance belongs to, the poll of an instance (``dispatch``), what an
-instance's end releases (``complete``: its task's successors' predecessor counters), and
-the claim of fresh instances in chunks (``claim``)."""
+"""The generated module's per-task tables, which the executor (codegen/kernel.py) reads: the
+poll of an instance (``dispatch``), and the rows of TASKS and SUCC from which
+runtime/deviceexec.py claims fresh instances and counts an instance's end (its task's
+successors' predecessor counters)."""
 
 from __future__ import annotations
 
 from gasync.codegen.machine import READY, Shared
-from gasync.planner.model import TaskDef
-
-
-def chunk_of(task: TaskDef) -> str:
-    """How many fresh instances one claim takes, as device code.
-
-    A quarter of a fair share (count / executors), at least 1 and at most 1024:
-    large arrays are claimed with few atomics on their cursor (one counter that
-    every executor hits), small ones still spread over many warps.
-    """
-    if task.count < 64:
-        return "int64(1)"
-    return f"max(int64(1), min(int64(1024), int64({task.count}) // (4 * sched.CTL[dl.CTL_EXECUTORS])))"
-
-
-def task_of(tasks: tuple[TaskDef, ...]) -> list[str]:
-    out = ["@cuda.jit(device=True)", "def task_of(inst):"]
-    for t in tasks:
-        if t.count:
-            out.append(f"    if inst < {t.first_instance + t.count}:")
-            out.append(f"        return {t.index}")
-    out.append("    return 0")
-    return out
+from gasync.planner.model import Plan, TaskDef
 
 
 def task_dispatch(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
@@ -72,46 +50,49 @@ def traced_poll_end(shared: Shared, task: TaskDef) -> list[str]:
     return out
 
 
-def completion(shared: Shared, tasks: tuple[TaskDef, ...]) -> list[str]:
-    # these take the one group of G they read: a call passing G costs compiling (scripts/typing_probe.py)
-    out = ["@cuda.jit(device=True)", "def complete(inst, sched):"]
-    index = {t.name: t for t in tasks}
-    for t in tasks:
-        succs = [s for s in tasks if t.name in s.after]
-        if not succs or t.count == 0:
-            continue
-        end = t.first_instance + t.count
-        out.append(f"    if {t.first_instance} <= inst < {end}:  # task {t.name}")
-        # acquire-release: the last predecessor's decrement carries every predecessor's
-        # writes to claim's acquire of PRED (a task with no successor needs none: the
-        # kernel's end publishes its writes to the host)
-        for s in succs:
-            out.append(f"        if dl.add_acq_rel(sched.PRED, {s.index}, int64(-1)) == 1:  # {s.name} may start")
-            out.append(f"            dl.add(sched.CTL, dl.CTL_INFLIGHT, int64({index[s.name].count}))")
-    out.append("    return  # the executor counts finished instances in batches (flush_done)")
+# the executor's numbers (runtime/deviceexec.py: EX_*, in this order; tests/unit/test_deviceexec.py)
+EX_NAMES = ("TOTAL_INSTANCES", "QMASK", "IDLE_BACKOFF_MAX")
+# a row of TASKS (deviceexec.TASK_*): first instance, count, where its successors start in SUCC
+# (a list ended by -1), claimed by the executor
+TASK_COLUMNS = ("first", "count", "succ", "claimed")
+
+
+def tables(plan: Plan, *, has_service: bool, traced: bool) -> list[str]:
+    """The executor's constants and tables (runtime/deviceexec.py): the program's own part of
+    the loop that is compiled once for every program, as arguments of fixed types."""
+    out = [
+        "# the executor's constants and tables (runtime/deviceexec.py: EX_*, TASK_*), the program's",
+        "# own part of a loop that is compiled once for every program",
+        f"EX = ({', '.join(EX_NAMES)})",
+        f"HAS_POINT = {has_service or bool(plan.groups)}  # a service point: signals, sleepers or groups",
+        f"TRACED = {traced}",
+        "ex_enter, ex_next, ex_polled = dx.executor_for(",
+        "    bulk=HAS_BULK, spin=WAIT_IN_PLACE, point=HAS_POINT, service=HAS_SERVICE, traced=TRACED",
+        ")",
+        f"TASKS = np.array(  # a row per task: {', '.join(TASK_COLUMNS)}",
+        "    [",
+    ]
+    succ = [-1]  # row 0: no successor
+    for row, t in enumerate(plan.tasks):
+        assert t.index == row, (t.name, t.index, row)  # CURSOR's and PRED's index
+        after = [s for s in plan.tasks if t.name in s.after]
+        at = len(succ) if after else 0
+        if after:
+            succ += [*(s.index for s in after), -1]
+        claimed = int(t.group is None and t.count > 0)  # a group's instances are claimed by group_claim
+        then = f": then {', '.join(s.name for s in after)}" if after else ""
+        out.append(f"        [{t.first_instance}, {t.count}, {at}, {claimed}],  # task {t.name}{then}")
+    if not plan.tasks:
+        out.append("        [0, 0, 0, 0],  # (no task: a row all the same)")
+    out += ["    ],", "    dtype=np.int64,", ")"]
+    out.append(
+        f"SUCC = np.array([{', '.join(map(str, succ))}], dtype=np.int64)  # each task's successors, -1 after each list"
+    )
     return out
 
 
-def claim(tasks: tuple[TaskDef, ...]) -> list[str]:
-    out = [
-        "@cuda.jit(device=True)",
-        "def claim(sched):",
-        "    # (lo, hi, left): a range of fresh instances of a task that may start (or an empty",
-        "    # one), and whether any task still has unclaimed instances (0 once all are taken)",
-    ]
-    out.append("    CURSOR, PRED = sched.CURSOR, sched.PRED")
-    for t in tasks:
-        if t.count == 0:
-            continue
-        # the acquire of PRED pairs with complete's decrements: the predecessors' writes
-        out.append(f"    if dl.ld(CURSOR, {t.index}) < {t.count} and dl.ld_acquire(PRED, {t.index}) == 0:")
-        out.append(f"        n = {chunk_of(t)}")
-        out.append(f"        lo = dl.add(CURSOR, {t.index}, n)")
-        out.append(f"        if lo < {t.count}:")
-        out.append(f"            return {t.first_instance} + lo, {t.first_instance} + min(lo + n, {t.count}), int64(1)")
-    left = " or ".join(f"dl.ld(CURSOR, {t.index}) < {t.count}" for t in tasks if t.count) or "False"
-    out.append(f"    return int64(0), int64(0), int64(1) if {left} else int64(0)")
-    out += ["", "", "@cuda.jit(device=True)", "def claimable(sched):"]
+def claimable(tasks: tuple[TaskDef, ...]) -> list[str]:
+    out = ["@cuda.jit(device=True)", "def claimable(sched):"]
     out += [
         "    # (claims so far, whether a task that may start has unclaimed instances): a hint for",
         "    # an await waiting in place, which lets fresh instances wait only while others claim",

@@ -62,6 +62,7 @@ _VARIABLE = re.compile(r'^@"[^"]+" = (?!common global i8\* null$)(?![^\n]*\bcons
 # this process's helper signatures: read from the store, compiled and written, or compiled by
 # Numba alone (not kept, or linking off)
 STATS = {"read": 0, "compiled": 0, "numba": 0}
+HOW: dict[str, str] = {}  # each helper's last signature, by its module and name: which of STATS's ways
 
 
 @dataclass(frozen=True)
@@ -281,6 +282,7 @@ else:
         def _numba(self, args: tuple[Any, ...]) -> Any:
             """Compiled by Numba in this process, as a device function of its own."""
             STATS["numba"] += 1
+            HOW[self._where] = "numba"
             cres = self._numba_dispatcher().compile_device(args)
             cuda_target.target_context.insert_user_function(self, cres.fndesc, [cres.library])
             return cres.signature
@@ -300,8 +302,10 @@ else:
                     return self._numba(args)
                 _write(digest, entry)
                 STATS["compiled"] += 1
+                HOW[self._where] = "compiled"
             else:
                 STATS["read"] += 1
+                HOW[self._where] = "read"
             if not entry.kept:
                 return self._numba(args)
             try:

@@ -6,6 +6,8 @@ pointing at a toolkit, as scripts/ptx_check.py says)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from functools import cache
 from types import SimpleNamespace
 from typing import Any
@@ -51,3 +53,40 @@ def ptx_of(kernel: Any, sig: tuple[Any, ...]) -> str:
         pytest.skip(f"no PTX toolchain here ({why})")
     ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
     return str(ptx)
+
+
+# a program's kernel compiled to PTX for sm_90 in a fresh process (a helper's lowering is
+# registered once a process: tests/unit/test_linked.py), leaving ``ptx``; a test adds what it prints
+COMPILE = """
+import sys
+from types import SimpleNamespace
+import numpy as np
+from numba import cuda, typeof, types
+from numba.cuda import dispatcher
+dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0))
+import gasync
+from gasync.codegen import generate
+from gasync.runtime import buffers, launch, linked, module
+program = gasync.compile(sys.argv[1])
+gen = generate(program.plan)
+mod, _ = module.load(gen, None)
+given = {b.name: np.zeros(b.shape, buffers.dtype_of(b.elem)) for b in program.plan.buffers if b.init == "input"}
+host = launch.host_arrays(gen, 4, given)
+sig = (typeof(launch.device_state(mod, host)), types.int64, types.int64)
+ptx, _ = cuda.compile_ptx(mod.gasync_kernel.py_func, sig, cc=(9, 0))
+"""
+
+
+def compile_in_process(then: str, program: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run COMPILE and then ``then`` on ``program`` (a path) in a fresh process with ``env``;
+    fails the test with its stderr's end where the process fails."""
+    got = subprocess.run(
+        [sys.executable, "-c", COMPILE + then, program],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    assert got.returncode == 0, got.stderr[-2000:]
+    return got

@@ -11,49 +11,19 @@ from __future__ import annotations
 import ast
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from ptxtools import skip_without_toolchain
+from ptxtools import compile_in_process, skip_without_toolchain
 
 from gasync.runtime import cache, linked
 
 ROOT = Path(__file__).resolve().parents[2]
-COMPILE = """
-import sys
-from types import SimpleNamespace
-import numpy as np
-from numba import cuda, typeof, types
-from numba.cuda import dispatcher
-dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0))
-import gasync
-from gasync.codegen import generate
-from gasync.runtime import buffers, launch, linked, module
-program = gasync.compile(sys.argv[1])
-gen = generate(program.plan)
-mod, _ = module.load(gen, None)
-given = {b.name: np.zeros(b.shape, buffers.dtype_of(b.elem)) for b in program.plan.buffers if b.init == "input"}
-host = launch.host_arrays(gen, 4, given)
-sig = (typeof(launch.device_state(mod, host)), types.int64, types.int64)
-ptx, _ = cuda.compile_ptx(mod.gasync_kernel.py_func, sig, cc=(9, 0))
-print(ptx)
-print(linked.STATS, file=sys.stderr)
-"""
 
 
 def _ptx(program: str, store: Path, on: bool) -> tuple[str, dict[str, int]]:
     env = dict(os.environ, GASYNC_LINKED="1" if on else "0", GASYNC_LINKED_DIR=str(store))
-    got = subprocess.run(
-        [sys.executable, "-c", COMPILE, str(ROOT / program)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        check=False,
-    )
-    assert got.returncode == 0, got.stderr[-2000:]
+    got = compile_in_process("print(ptx)\nprint(linked.STATS, file=sys.stderr)", str(ROOT / program), env)
     return got.stdout, ast.literal_eval(got.stderr.strip().splitlines()[-1])
 
 
