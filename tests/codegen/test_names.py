@@ -64,7 +64,8 @@ def test_the_tags_are_prefix_free_and_tag_of_finds_them() -> None:
 
 def test_the_fixed_names_include_the_executors_and_helpers() -> None:
     top, inner = fixed_names()
-    assert {"dispatch", "executor", "claim", "gasync_kernel", "dl", "cuda", "int64", "State", "math"} <= top
+    assert {"dispatch", "executor", "claimable", "gasync_kernel", "dl", "cuda", "int64", "State", "math"} <= top
+    assert {"dx", "np", "EX", "TASKS", "SUCC", "ex_enter", "ex_next", "ex_polled", "HAS_POINT", "TRACED"} <= top
     assert {"group_claim", "group_want", "group_wanted", "run_group", "namedtuple"} <= top
     assert {"inst", "w", "lane", "k", "hi", "G", "lbl"} <= inner
     assert len(candidates()) > 300

@@ -34,7 +34,7 @@ def test_every_runtime_module_the_generated_code_imports_is_hashed() -> None:
     source = gasync.compile(SAMPLE).source
     names = {p.name for p in device_layer(source)}
     imported = {m.rsplit(".", 1)[1] + ".py" for m in imported_modules(source) if m.startswith("gasync.runtime.")}
-    assert imported == {"devicelib.py", "devicesync.py", "devicevec.py"}
+    assert imported == {"deviceexec.py", "devicelib.py", "devicesync.py", "devicevec.py"}
     assert imported <= names
 
 
