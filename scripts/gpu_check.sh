@@ -39,10 +39,13 @@ log="$out/gpu-$part.log"
   # each build/tree-* carried, then the whole GPU suite in what is left of the call
   BENCH_PARTS="170 B2,B7,B8;100 B6" bash "$0" "$out" bench | grep -E "ratio|us/hand-off|GB/s|GFLOP|compile_s|wrote" \
     | grep -v unchecked | cut -c1-170
+  if [ "${FIRST_UNLINKED:-1}" != 0 ]; then
   echo "== B6 without the kept helpers (GASYNC_LINKED=0)"
   GASYNC_LINKED=0 timeout 100 python3 bench/run.py --reps 3 --only B6 2>&1 | grep -E "compile_s|wrote" | cut -c1-170
   cp "$(ls -t bench/results/*-b6.json | head -1)" "$out/b6-unlinked.json" 2>/dev/null
-  COMMITS_ONLY=- timeout 100 bash "$0" "$out" commits | grep -v "^numba\|^name\|^NVIDIA"
+  fi
+  # (FIRST_COMMITS_ONLY=B6: each carried tree's B6 too, the code before a compile-time change)
+  COMMITS_ONLY=${FIRST_COMMITS_ONLY:--} timeout 160 bash "$0" "$out" commits | grep -v "^numba\|^name\|^NVIDIA"
   echo "== the whole GPU suite over 10 processes"
   timeout 200 python3 -m pytest -q -m gpu tests/gpu -n 10 -p no:cacheprovider -W ignore -rf \
     > "$out/pytest-gpu-suite.log" 2>&1
