@@ -21,8 +21,6 @@ from __future__ import annotations
 from gasync.codegen import groups
 from gasync.codegen.machine import ABORT, FORK, READY, Shared
 
-# Lane 0's scheduler is runtime/deviceexec.py's ex_next and ex_polled, the same code in every program (compiled
-# once and kept): this loop polls what it picks and runs the program's service point when asked.
 EXECUTOR = """
 @cuda.jit(device=True)
 def executor(w, G, timeout_ns):
@@ -40,7 +38,7 @@ def executor(w, G, timeout_ns):
             return X[dx.X_COMMAND]{point}
 """
 
-# the service point's branch, where the program has one (EX_POINT): host signals and due
+# the service point's branch, where the program has one (deviceexec's POINT): host signals and due
 # sleepers (service), and with groups whether the block leaves for its group phase
 POINT = """
         else:  # its service point ({what})"""
