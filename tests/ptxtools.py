@@ -1,5 +1,6 @@
 """PTX of a kernel for sm_90 on a machine without a GPU, for tests that read what the PTX does
-(tests/bench/test_baseline_ptx.py, tests/codegen/test_cta_shared_ptx.py). Skips the test, with
+(tests/bench/test_baseline_ptx.py, tests/codegen/test_cta_shared_ptx.py), in this process or a
+fresh one (``compile_in_process``: tests/unit/test_linked.py, test_deviceexec.py). Skips the test, with
 the reason, where NVRTC or libdevice is missing (``pip install nvidia-cuda-nvrtc``; CUDA_HOME
 pointing at a toolkit, as scripts/ptx_check.py says)."""
 
