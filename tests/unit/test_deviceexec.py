@@ -114,12 +114,11 @@ def test_one_variant_per_set_of_switches() -> None:
 
 
 def _how(program: str, store: Path) -> dict[str, str]:
-    """How each of deviceexec's helpers came to a compile of ``program`` with ``store``: "read"
-    from it, or "compiled" (and written)."""
+    """How each of deviceexec's and devicetasks' helpers came to a compile of ``program`` with
+    ``store``: "read" from it, or "compiled" (and written)."""
     env = dict(os.environ, GASYNC_LINKED="1", GASYNC_LINKED_DIR=str(store))
-    then = (
-        "print({k.rsplit('.', 1)[1]: v for k, v in linked.HOW.items() if k.startswith('gasync.runtime.deviceexec.')})"
-    )
+    ours = "('gasync.runtime.deviceexec.', 'gasync.runtime.devicetasks.')"
+    then = f"print({{k.rsplit('.', 1)[1]: v for k, v in linked.HOW.items() if k.startswith({ours})}})"
     got = compile_in_process(then, str(ROOT / program), env)
     return ast.literal_eval(got.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
