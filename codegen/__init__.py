@@ -136,7 +136,7 @@ def generate(plan: Plan, trace: bool = False, checked: bool = True, ring_capacit
         *kernel.run_parallel(shared),
         "",
         "",
-        *tasktable.tables(plan, has_service=bool(plan.signals) or shared.has_sleep, traced=trace),
+        *tasktable.tables(plan, has_service=shared.has_service, traced=trace),
         "",
     ]
     if plan.groups:

@@ -189,8 +189,7 @@ def run_parallel(shared: Shared) -> list[str]:
 
 def executor(shared: Shared) -> str:
     """The executors, their helpers and the kernels."""
-    has_service = bool(shared.plan.signals) or shared.has_sleep
-    out = executor_fn(has_service, bool(shared.plan.groups))
+    out = executor_fn(shared.has_service, bool(shared.plan.groups))
     wake_parent = shared.wake("parent", "int64(-1)")
     out += "\n" + SPIN_EXECUTOR.format(ready=READY, fork=FORK, abort=ABORT, wake_parent=wake_parent)
     kernels = [KERNEL.format(name=name, how=how, call=call, meet=meet(" " * 8)) for name, how, call in KERNELS]

@@ -115,6 +115,11 @@ class Shared:
         """The bulk job row that starts at ``jb`` (the poll function's own by default)."""
         return "inst" if self.job_width == 1 else f"inst * {self.job_width} + {jb}"
 
+    @property
+    def has_service(self) -> bool:
+        """Whether ``service`` has work: host signals or sleepers (the module's HAS_SERVICE)."""
+        return bool(self.plan.signals) or self.has_sleep
+
     def wake(self, inst: str, waker: str) -> str:
         """A call that makes ``inst`` runnable (recording it when tracing)."""
         if self.trace:
