@@ -170,6 +170,19 @@ def _leave(w, X, command, sched, exe):  # type: ignore[no-untyped-def]
 
 
 @linked.device
+def _busy_stop(ctl, start, timeout_ns):  # type: ignore[no-untyped-def]
+    """A busy executor's looks at the rest: another's exit, the deadline. True: leave."""
+    return dl.ld(ctl, CTL_EXIT) != 0 or dl.past_deadline(ctl, start, timeout_ns)
+
+
+@linked.device
+def _paused(backoff, most):  # type: ignore[no-untyped-def]
+    """An idle executor's pause of ``backoff`` ns: the next one twice as long, up to ``most``."""
+    dl.pause(backoff)
+    return backoff * 2 if backoff < most else backoff
+
+
+@linked.device
 def _idle_stop(sched, signals, start, timeout_ns, total):  # type: ignore[no-untyped-def]
     """An idle executor's looks at the rest: another's exit, the end, the deadline, a deadlock.
     True: leave."""
@@ -220,7 +233,7 @@ def ex_polled(w, X, inst, r, sched, exe, timeout_ns, TASKS, SUCC, EX):  # type: 
             # a busy executor still honours the deadline, another's exit, timers and the host
             if POINT:
                 last = int64(LAST_DUE)
-            elif dl.ld(CTL, CTL_EXIT) != 0 or dl.past_deadline(CTL, start, timeout_ns):
+            elif _busy_stop(CTL, start, timeout_ns):
                 last = int64(LAST_STOP)
     return (lo, hi, polls, idle, start, resume, done, backoff, fresh, epoch, last, command)
 
@@ -248,7 +261,7 @@ def ex_next(w, X, r, sched, exe, jobs, signals, timeout_ns, TASKS, EX):  # type:
             command = int64(CMD_GROUPS)
             stop = True
         else:
-            stop = dl.ld(CTL, CTL_EXIT) != 0 or dl.past_deadline(CTL, start, timeout_ns)
+            stop = _busy_stop(CTL, start, timeout_ns)
     if POINT and last == LAST_IDLE:
         if r != 0:
             command = int64(CMD_GROUPS)
@@ -256,9 +269,7 @@ def ex_next(w, X, r, sched, exe, jobs, signals, timeout_ns, TASKS, EX):  # type:
         else:
             stop = _idle_stop(sched, signals, start, timeout_ns, EX[EX_TOTAL])
         if not stop:
-            dl.pause(backoff)
-            if backoff < EX[EX_BACKOFF_MAX]:
-                backoff *= 2
+            backoff = _paused(backoff, EX[EX_BACKOFF_MAX])
     while not stop:
         inst = int64(-1)
         if resume >= 0:
@@ -318,9 +329,7 @@ def ex_next(w, X, r, sched, exe, jobs, signals, timeout_ns, TASKS, EX):  # type:
                 ), int64(ASK_POINT)
             if _idle_stop(sched, signals, start, timeout_ns, EX[EX_TOTAL]):
                 break
-        dl.pause(backoff)
-        if backoff < EX[EX_BACKOFF_MAX]:
-            backoff *= 2
+        backoff = _paused(backoff, EX[EX_BACKOFF_MAX])
     X = (lo, hi, polls, idle, start, resume, done, backoff, fresh, epoch, last, command)
     return _leave(w, X, command, sched, exe), int64(ASK_LEAVE)
 
