@@ -22,7 +22,7 @@ import keyword
 from dataclasses import dataclass
 
 from gasync import __version__
-from gasync.codegen import groupkernel, groups, kernel, services, tasktable, warppoll
+from gasync.codegen import groupkernel, groups, kernel, narrow, services, tasktable, warppoll
 from gasync.codegen.blocks import emit_plain
 from gasync.codegen.bounds import Checks
 from gasync.codegen.flatten import flatten_plan
@@ -143,7 +143,7 @@ def generate(plan: Plan, trace: bool = False, checked: bool = True, ring_capacit
         tail += [*groupkernel.module_parts(shared), "", "", groupkernel.with_groups(plan, kernel.executor(shared))]
     else:
         tail.append(kernel.executor(shared))
-    source = "\n".join([*head, *body, *tail]).rstrip() + "\n"
+    source = narrow.narrow_state("\n".join([*head, *body, *tail]).rstrip() + "\n")
     digest = hashlib.sha256(source.encode()).hexdigest()[:20]
     resources = len(plan.signals) + 2 * len(plan.channels)
     return Generated(
@@ -253,7 +253,7 @@ def _functions(shared: Shared) -> list[str]:
         done += 1
     for loop in shared.parallel:
         out += [*emit_parallel_body(shared, loop), "", ""]
-    return warppoll.with_states(shared, out)
+    return out
 
 
 def _frame_bases(plan: Plan, frames: dict[str, FrameLayout]) -> tuple[list[tuple[str, int, int]], int, int]:

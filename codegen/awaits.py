@@ -10,7 +10,7 @@ target written there (codegen/liveness.py).
 
 from __future__ import annotations
 
-from gasync.codegen import groups, reduce, warppoll
+from gasync.codegen import groups, reduce
 from gasync.codegen.blocks import BlockEmitter, expr_reads, reads
 from gasync.codegen.exprs import NP, literal, local, wrap
 from gasync.codegen.futures import FutureRenderer
@@ -189,7 +189,7 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
             args.append("inst")
         lines = [
             f"# parallel for {s.var} -> par_{loop.gid}, on this warp's 32 lanes here",
-            f"par_{loop.gid}(w, lane, {', '.join(args)}, {warppoll.state_mark(loop.gid)}, L)",
+            f"par_{loop.gid}(w, lane, {', '.join(args)}, G, L)",
             "dl.warp_sync(G.exec.CMD, w)  # the lanes' stores, before what follows publishes them",
         ]
         self.add(lines, loop_reads(s, loop))

@@ -78,9 +78,8 @@ def _run_parallel(shared: Shared, g: GroupDef) -> list[str]:
         if loop.bulk or loop.inline or (owner is not None and owner.name != g.name):
             continue  # (an inline loop's poll calls it itself: codegen/warppoll.py)
         out.append(f"    if command == {loop.gid}:")
-        state = shared.par_g(loop.gid)
         locals_ = ", L" if owner else ""
-        out.append(f"        par_{loop.gid}(w, lane, G.exec.PARGS_I[w], G.exec.PARGS_F[w], {state}{locals_})")
+        out.append(f"        par_{loop.gid}(w, lane, G.exec.PARGS_I[w], G.exec.PARGS_F[w], G{locals_})")
     out.append("    return")
     return out
 

@@ -178,11 +178,9 @@ def run_parallel(shared: Shared) -> list[str]:
         out.append(f"    if command == {loop.gid}:")
         if loop.bulk:
             out.append("        j = G.exec.CMD[w, dl.CMD_JOB]")
-            state = shared.par_g(loop.gid)
-            out.append(f"        par_{loop.gid}(w, lane, G.jobs.JOBARGS_I[j], G.jobs.JOBARGS_F[j], {state})")
+            out.append(f"        par_{loop.gid}(w, lane, G.jobs.JOBARGS_I[j], G.jobs.JOBARGS_F[j], G)")
         else:
-            state = shared.par_g(loop.gid)
-            out.append(f"        par_{loop.gid}(w, lane, G.exec.PARGS_I[w], G.exec.PARGS_F[w], {state})")
+            out.append(f"        par_{loop.gid}(w, lane, G.exec.PARGS_I[w], G.exec.PARGS_F[w], G)")
     out.append("    return")
     return out
 

@@ -213,7 +213,7 @@ def iteration_helper(
     if any(isinstance(st, ir.Eval) for st in body):
         return []
     name = helper_name(shared, "it", loop.gid)
-    out = ["@dl.INLINE", f"def {name}({', '.join(_helper_params(shared, loop))}):"]
+    out = ["@dl.PROGRAM_INLINE", f"def {name}({', '.join(_helper_params(shared, loop))}):"]
     out.append(f"    {source_line(shared.plan, s.span)}  (one iteration)")
     values = []
     with _given_arrays(shared, loop, em):

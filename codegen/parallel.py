@@ -9,8 +9,6 @@ the body, and the warp issues one atomic per target after the loop.
 
 from __future__ import annotations
 
-import re
-
 from gasync.codegen import combined, groups, hoist, jam, reduce
 from gasync.codegen.bounds import long_range, stop_lines
 from gasync.codegen.exprs import local
@@ -95,7 +93,7 @@ def emit_parallel_body(shared: Shared, loop: ParallelLoop) -> list[str]:
         assert loop.result is not None
         out += reduce.warp_lines(red.op, red.ty, "    ")
         out += reduce.store_lines(red, loop.result, loop.bulk, "    ")
-    return narrowed_state(shared, loop, out)
+    return out
 
 
 def _params(shared: Shared, loop: ParallelLoop) -> str:
@@ -106,27 +104,6 @@ def _params(shared: Shared, loop: ParallelLoop) -> str:
         return f"w, lane, AI, AF, G{lp}"
     inst = ["inst"] if loop.inst_word is not None else []
     return ", ".join(["w", "lane", "lo", "hi", *(local(name) for name, _ in loop.captured), *inst, f"G{lp}"])
-
-
-NARROW = True  # False: every parallel body takes all of G (what bench/NOTES.md measured against)
-_G_FIELD = re.compile(r"\bG\.(\w+)")
-_G_WHOLE = re.compile(r"\bG\b(?!\.)")
-
-
-def narrowed_state(shared: Shared, loop: ParallelLoop, out: list[str]) -> list[str]:
-    """``par_<gid>``'s ``G`` narrowed to the fields of G its body uses (a namedtuple of them,
-    ``P_<gid>``, that its callers build: shared.par_g): Numba types and lowers every function
-    and call that takes G by all of its arrays, some 45 (scripts/typing_probe.py). A body that
-    passes G on whole keeps it."""
-    start = next(k for k, line in enumerate(out) if line.startswith(f"def par_{loop.gid}("))
-    body = out[start + 1 :]
-    if not NARROW or any(_G_WHOLE.search(line.split("#")[0]) for line in body):
-        return out
-    fields = list(dict.fromkeys(m for line in body for m in _G_FIELD.findall(line)))
-    name = f"P_{loop.gid}"
-    shared.par_state[loop.gid] = f"{name}({', '.join(f'G.{f}' for f in fields)})"
-    note = f"{name} = namedtuple({name!r}, {tuple(fields)!r})  # what of G par_{loop.gid} uses"
-    return [*out[: start - 1], note, "", "", *out[start - 1 :]]
 
 
 def _loops(

@@ -72,13 +72,6 @@ class Shared:
     # (task, state, what) for the states of a task's own word that are no await site: a
     # parallel or bulk for, a select waiting for its losing arms' bulk chunks
     internal_states: list[tuple[str, int, str]] = field(default_factory=list)
-    # a parallel loop's gid -> what its calls pass for G: the few of G's fields its body uses
-    # (codegen/parallel.py, narrowed_state), or G itself
-    par_state: dict[int, str] = field(default_factory=dict)
-
-    def par_g(self, gid: int) -> str:
-        """What a call of ``par_<gid>`` passes as its ``G``."""
-        return self.par_state.get(gid, "G")
 
     @property
     def wait_in_place(self) -> bool:

@@ -227,7 +227,7 @@ def vector_helper(shared: Shared, loop: ParallelLoop, em: Emitter) -> list[str]:
     loads, _, _ = found
     names = _names(loads)
     params = [local(s.var), *(f"e_{names[a]}" for a in loads), *_helper_params(shared, loop)[1:]]
-    out = ["@dl.INLINE", f"def {helper_name(shared, 'vit', loop.gid)}({', '.join(params)}):"]
+    out = ["@dl.PROGRAM_INLINE", f"def {helper_name(shared, 'vit', loop.gid)}({', '.join(params)}):"]
     out.append(f"    {source_line(shared.plan, s.span)}  (one element of a 16-byte step)")
     em.r.vector_loads = {a: f"e_{names[a]}" for a in loads}
     with _given_arrays(shared, loop, em):

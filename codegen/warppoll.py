@@ -32,7 +32,6 @@ slot of the warp's own and a barrier of its 32 threads (runtime/devicewarp.py).
 from __future__ import annotations
 
 from gasync.codegen import groups
-from gasync.codegen.shared import Shared
 from gasync.planner import ir
 from gasync.planner.model import Plan, TaskDef
 from gasync.planner.walk import exprs_of, subexprs
@@ -42,26 +41,6 @@ WARP_POLL = True  # False: every group task is polled by lane 0 (what bench/NOTE
 OVERDUE_WARP = "dl.overdue_warp(G.sched.CTL, G.exec.CMD, w, lane)"
 MEET = "dl.warp_sync(G.exec.CMD, w)  # the lanes meet: each sees what lane 0 did"
 LANE = "lane = cuda.threadIdx.x % LANES  # the poll runs on every lane of its warp (codegen/warppoll.py)"
-
-
-def state_mark(gid: int) -> str:
-    """Where a poll's call of inline loop ``gid`` passes its ``G``: known once its body is
-    rendered (codegen/parallel.py, narrowed_state), after the polls (``with_states``)."""
-    return f"@G_OF_PAR_{gid}@"
-
-
-def with_states(shared: Shared, lines: list[str]) -> list[str]:
-    """``lines`` with each inline loop's mark replaced by what its calls pass for ``G``."""
-    marks = {state_mark(loop.gid): shared.par_g(loop.gid) for loop in shared.parallel if loop.inline}
-    if not marks:
-        return lines
-    out = []
-    for line in lines:
-        if "@G_OF_PAR_" in line:
-            for mark, state in marks.items():
-                line = line.replace(mark, state)
-        out.append(line)
-    return out
 
 
 # what a poll on all lanes may evaluate outside its parallel loops: the same on every lane

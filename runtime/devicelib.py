@@ -49,6 +49,7 @@ from gasync.runtime.devicewarp import (  # noqa: F401  (dl.*)
 )
 from gasync.runtime.order import (  # noqa: F401  (the generated code calls these through dl)
     INLINE,
+    PROGRAM_INLINE,
     aand,
     add,
     add_acq_rel,

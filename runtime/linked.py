@@ -79,6 +79,7 @@ class Entry:
 if SIM:
     device = cuda.jit(device=True)
     inline = cuda.jit(device=True)
+    program_inline = cuda.jit(device=True)
 else:
     import numba
     import numba_cuda
@@ -344,3 +345,11 @@ else:
     def inline(py_func: Any) -> Any:
         """A small runtime helper that NVVM inlines at every call (``forceinline``)."""
         return Linked(py_func, True)
+
+    def program_inline(py_func: Any) -> Any:
+        """A small function of one program's generated code (a map loop's iteration) that NVVM
+        inlines at every call: Numba's own device function, typed once a process, never kept in
+        the store. Kept, an edited program (a new module) would never read its entries again,
+        and a program compiled again in a fresh cache would find its own functions compiled (B6
+        counted them out until the thirty-fifth session)."""
+        return cuda.jit(device=True, forceinline=True)(py_func)

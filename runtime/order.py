@@ -28,6 +28,7 @@ SIM = bool(config.ENABLE_CUDASIM)
 # ``inline=True`` (Numba's own inlining) types its body again at every call site: a cold
 # compile spent that much longer. The simulator's jit has no forceinline (nor needs one).
 INLINE = linked.inline
+PROGRAM_INLINE = linked.program_inline  # the same for a function of the generated code (not kept)
 
 if SIM:
     _lock = threading.Lock()

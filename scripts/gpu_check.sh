@@ -465,8 +465,7 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   rm -f "$stamp"
   # the page from all three parts and the summary they wrote together
   [ -n "$parts" ] && python3 bench/report.py $parts
+  # (a call brings back at most 8 files: the page and latest.md are made again here from the results)
   cp bench/results/summary.json "$out/summary.json" 2>/dev/null || echo "no summary.json was written"
-  cp bench/results/latest.md "$out/bench-latest.md" 2>/dev/null
-  cp docs/performance.md "$out/performance.md" 2>/dev/null
   fi
 } 2>&1 | tee "$log"

@@ -21,7 +21,7 @@ def poll(text: str, task: str) -> str:
     src = gasync.compile_source(text, "<looks>").source
     m = re.search(rf"^def poll_{task}\(.*?(?=^@cuda\.jit|\Z)", src, re.M | re.S)
     assert m is not None
-    return m.group(0)
+    return re.sub(r"\bG_\d+\((?:G\.\w+(?:, )?)*\)", "G", m.group(0))  # G's parts as G (codegen/narrow.py)
 
 
 def sends(code: str, chan: str) -> set[str]:

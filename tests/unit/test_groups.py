@@ -421,7 +421,7 @@ def test_a_group_without_task_instances_compiles_and_is_never_claimed() -> None:
         assert "MAX_REGISTERS = None\n" in source
         claim = source[source.index("def group_claim(G):") :].split("\n\n\n")[0]
         assert claim.endswith("    CURSOR, PRED = G.sched.CURSOR, G.sched.PRED\n    return int64(-1)")
-        assert "    if False:\n        group_want(w, 1, G)" in source
+        assert "    if False:\n        group_want(w, 1, G" in source  # (G or its part: codegen/narrow.py)
     # beside a group with warps, the empty one neither sizes the block nor takes a claim
     both = plan_of(EMPTY_GROUP + "group h for g in 0..264 { task c for k in 0..2 { out[0] = 2; } }\n")
     assert occupancy.register_cap(both) == (255, 2)  # h's 264 instances on 132 SMs (265 would be 3)
