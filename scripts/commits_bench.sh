@@ -15,7 +15,7 @@ for tree in "$@"; do
   name=$(basename "$tree")
   root=$(mktemp -d) && ln -sfn "$(cd "$tree" && pwd)" "$root/gasync"
   echo "== $name: B2 in a group (3 runs of 10,000 round trips), then $only"
-  (cd "$tree" && export PYTHONPATH="$root:/tmp/site" && rm -f bench/results/summary.json \
+  (cd "$tree" && export PYTHONPATH="$root:/tmp/site" GASYNC_COMMIT="$name" && rm -f bench/results/summary.json \
     && timeout 100 python3 scripts/handoff_probe.py --group --reps 10000 --runs 3 2>&1 | grep -v -i warn | tail -3 \
     && [ "$only" != - ] && timeout 240 python3 bench/run.py --reps 3 --only "$only" 2>&1 | grep -E "ratio|us/hand-off|GB/s|GFLOP|compile_s|wrote" \
       | grep -v unchecked | grep -v '^|' | cut -c1-160)
