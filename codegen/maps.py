@@ -167,6 +167,8 @@ def unrolled_map(shared: Shared, em: Emitter, s: ir.For, loop: ParallelLoop | No
     stores = []
     red = s.reduce
     assert red is None or loop is None  # a reducing loop has no iteration helper
+    if loop is not None and LOOPED:
+        return [*out[:1], *_looped_turn(shared, em, loop), *out[1:], *_looped_body(shared, loop)]
     for u in range(UNROLL):
         if loop is not None:
             out += called_iteration(shared, loop, f"k + {u} * LANES", f"{u}", "        ", stores)
@@ -181,6 +183,45 @@ def unrolled_map(shared: Shared, em: Emitter, s: ir.For, loop: ParallelLoop | No
     out += stores
     out.append(f"        k += {UNROLL} * LANES")
     return out
+
+
+# A turn of a map with an iteration helper as two counted loops over the UNROLL iterations: the
+# helper's calls, their indices and values kept in local arrays, then the stores. NVVM unrolls
+# both and keeps the arrays in registers: the same PTX as the turn written out UNROLL times
+# (bench/NOTES.md, the thirty-fifth session), for ~100 fewer statements a loop for Numba (B6).
+LOOPED = True
+
+
+def _looped_turn(shared: Shared, em: Emitter, loop: ParallelLoop) -> list[str]:
+    """The local arrays of a looped turn (see LOOPED), made before its loop: a row per index
+    component of each store (``t_ix<d>_<j>``) and of its values (``t_val_<j>``)."""
+    out = []
+    for j, st in _stores(loop):
+        unsigned = em.r.inside(st)
+        for d in range(len(st.index)):
+            out.append(f"    t_ix{d}_{j} = cuda.local.array({UNROLL}, {'uint64' if unsigned else 'int64'})")
+        out.append(f"    t_val_{j} = cuda.local.array({UNROLL}, {NP[shared.plan.buffer(st.buf).elem]})")
+    return out
+
+
+def _looped_body(shared: Shared, loop: ParallelLoop) -> list[str]:
+    """A looped turn's two loops (see LOOPED), after its ``while``."""
+    out = [f"        for u in range({UNROLL}):  # the loads of the {UNROLL} iterations first"]
+    out += called_iteration(shared, loop, "k + u * LANES", "u", "            ", [])
+    out2 = [f"        for u in range({UNROLL}):  # then their stores"]
+    for j, st in _stores(loop):
+        dims = range(len(st.index))
+        out += [f"            t_ix{d}_{j}[u] = ix_u_{j}[{d}]" for d in dims]
+        out.append(f"            t_val_{j}[u] = val_u_{j}")
+        comma = "," if len(st.index) == 1 else ""
+        out2.append(f"            ix_u_{j} = ({', '.join(f't_ix{d}_{j}[u]' for d in dims)}{comma})")
+        out2.append(f"            val_u_{j} = t_val_{j}[u]")
+        out2 += _store_lines(shared, st, f"u_{j}", "            ")
+    return [*out, *out2, f"        k += {UNROLL} * LANES"]
+
+
+def _stores(loop: ParallelLoop) -> list[tuple[int, ir.Store]]:
+    return [(j, st) for j, st in enumerate(loop.loop.body) if isinstance(st, ir.Store)]
 
 
 def _store_lines(shared: Shared, st: ir.Store, tag: str, ind: str) -> list[str]:

@@ -56,3 +56,20 @@ def test_the_largest_dispatch_loop_is_counted_for_the_gpu_compile_estimate() -> 
     ifs = gasync.compile_source(nested_ifs(100)[0], "<ifs>", {}).generated
     assert ifs.largest_dispatch == ("main", 10)
     assert ifs.gpu_compile_estimate_s() < 1.0
+
+
+def test_a_turn_with_an_iteration_helper_is_two_counted_loops() -> None:
+    # (codegen/maps.py, LOOPED: NVVM unrolls them; the SASS is that of the turn written out)
+    src = "buffer x: f32[300] = iota;\nbuffer y: f32[4, 300] = zeros;\n"
+    src += "task t { parallel for i in 0..300 { y[2, i] = x[i] * 2.0; } }"
+    code = generate(gasync.compile_source(src, "<unroll>").plan).source
+    turn = code[code.index(MARK) :].split("k += 8 * LANES")[0]
+    assert turn.count("for u in range(8):") == 2
+    assert "ix_u_0, val_u_0 = it_1(int64(k + u * LANES), " in turn
+    assert "t_ix0_0[u] = ix_u_0[0]" in turn and "t_ix1_0[u] = ix_u_0[1]" in turn
+    assert "ix_u_0 = (t_ix0_0[u], t_ix1_0[u])" in turn
+    assert "t_val_0 = cuda.local.array(8, float32)" in code
+    # the values, on the simulator: every element of row 2, none of the others
+    run = gasync.compile_source(src, "<unroll>").run(backend="sim", timeout=120)
+    y = run.buffers["y"]
+    assert y[2].tolist() == [2.0 * i for i in range(300)] and not y[[0, 1, 3]].any()
