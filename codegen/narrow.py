@@ -13,11 +13,12 @@ and the functions of the module it hands ``G`` on to whole; what a function need
 fields and everything its callees need. A function whose every call passes ``G`` itself gets a
 namedtuple of just those fields (``G_1``, ``G_2``, ...: one a set of fields, listed after the
 ``State``), built at each call from the caller's ``G`` (which holds them: a caller needs what its
-callees need). The kernels keep the whole ``State``; so does
-a function that uses ``G`` otherwise (stores it, returns it, passes it to a runtime helper), and
-every function that hands ``G`` to it. Inside a function ``G`` keeps its name and its fields
-theirs, so the rendered bodies do not change: only the calls do, at the exact positions
-:mod:`ast` gives.
+callees need). The kernels keep the whole ``State``; so does a function that uses ``G`` otherwise
+(stores it, returns it, passes it to a runtime helper), and every function that hands ``G`` to
+it. Inside a function ``G`` keeps its name and its fields theirs, so the rendered bodies do not
+change: only the calls do, at the exact positions :mod:`ast` gives. (It replaced parallel.py's
+narrowing of the loop bodies alone; the eighth session's first try, when G's marshalling was a
+small share of ~36 functions, won no time and was not merged.)
 
 ``ENABLED = False`` renders every function with the whole ``State`` (for measuring the pass).
 """
