@@ -52,11 +52,11 @@ def narrow_state(source: str) -> str:
     order = _state_fields(tree)
     if order is None:
         return source
-    fns = _functions(tree)
+    fns, named, called = _functions(tree)
     if not fns:
         return source
     needs = _needs(fns, set(order))
-    narrowed = _narrowable(tree, fns, needs, set(order))
+    narrowed = _narrowable(tree, fns, needs, named, called)
     if not narrowed:
         return source
     classes = _classes(fns, narrowed)
@@ -129,31 +129,42 @@ def _is_kernel(node: ast.FunctionDef) -> bool:
     return False
 
 
-def _functions(tree: ast.Module) -> dict[str, _Fn]:
-    """Every module-level function with a parameter G, and its uses of G."""
+def _functions(tree: ast.Module) -> tuple[dict[str, _Fn], dict[str, int], dict[str, int]]:
+    """Every module-level function with a parameter G and its uses of G; and how often each of
+    them is named anywhere, and called (by its name), in the module. One walk of the tree."""
     fns: dict[str, _Fn] = {}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             params = [a.arg for a in node.args.args]
             if "G" in params and not node.args.vararg and not node.args.kwarg:
                 fns[node.name] = _Fn(node, params.index("G"), _is_kernel(node))
-    for fn in fns.values():
-        handled: set[int] = set()
-        for sub in ast.walk(fn.node):
-            if isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == "G":
-                fn.fields.add(sub.attr)
-                handled.add(id(sub.value))
+    named: dict[str, int] = {}
+    called: dict[str, int] = {}
+    for node in tree.body:
+        fn = fns.get(node.name) if isinstance(node, ast.FunctionDef) else None
+        handled: set[int] = set()  # the G names that are a field's base or a call's argument
+        uses: list[ast.Name] = []
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name):
+                if sub.id in fns:
+                    named[sub.id] = named.get(sub.id, 0) + 1
+                elif sub.id == "G" and fn is not None:
+                    uses.append(sub)
+            elif isinstance(sub, ast.Attribute):
+                if fn is not None and isinstance(sub.value, ast.Name) and sub.value.id == "G":
+                    fn.fields.add(sub.attr)
+                    handled.add(id(sub.value))
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in fns:
-                callee = fns[sub.func.id]
-                for k, arg in enumerate(sub.args):
-                    if isinstance(arg, ast.Name) and arg.id == "G" and k == callee.g_index and not sub.keywords:
+                called[sub.func.id] = called.get(sub.func.id, 0) + 1
+                k = fns[sub.func.id].g_index
+                if fn is not None and not sub.keywords and k < len(sub.args):
+                    arg = sub.args[k]
+                    if isinstance(arg, ast.Name) and arg.id == "G":
                         fn.calls.append((sub.func.id, arg))
                         handled.add(id(arg))
-        uses = [n for n in ast.walk(fn.node) if isinstance(n, ast.Name) and n.id == "G"]
-        fn.whole = any(id(n) not in handled for n in uses) or any(
-            isinstance(n, ast.Name) and n.id == "G" and isinstance(n.ctx, ast.Store) for n in uses
-        )
-    return fns
+        if fn is not None:
+            fn.whole = any(id(n) not in handled or isinstance(n.ctx, ast.Store) for n in uses)
+    return fns, named, called
 
 
 def _needs(fns: dict[str, _Fn], every: set[str]) -> dict[str, set[str]]:
@@ -171,7 +182,7 @@ def _needs(fns: dict[str, _Fn], every: set[str]) -> dict[str, set[str]]:
 
 
 def _narrowable(
-    tree: ast.Module, fns: dict[str, _Fn], needs: dict[str, set[str]], every: set[str]
+    tree: ast.Module, fns: dict[str, _Fn], needs: dict[str, set[str]], named: dict[str, int], called: dict[str, int]
 ) -> dict[str, tuple[str, ...]]:
     """The functions given a narrowed G, each with its fields in State's order: device functions
     that need less than all of it, named nowhere but as the callee of a call that passes G."""
@@ -180,19 +191,11 @@ def _narrowable(
     for fn in fns.values():
         for callee, _ in fn.calls:
             passed[callee] = passed.get(callee, 0) + 1
-    named: dict[str, int] = {}  # every other mention of the function's name
-    for sub in ast.walk(tree):
-        if isinstance(sub, ast.Name) and sub.id in fns:
-            named[sub.id] = named.get(sub.id, 0) + 1
-    calls_by_name: dict[str, int] = {}
-    for sub in ast.walk(tree):
-        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in fns:
-            calls_by_name[sub.func.id] = calls_by_name.get(sub.func.id, 0) + 1
     out: dict[str, tuple[str, ...]] = {}
     for name, fn in fns.items():
-        if fn.kernel or not passed.get(name) or needs[name] >= every:
+        if fn.kernel or not passed.get(name) or needs[name] >= set(order):
             continue
-        if passed[name] != calls_by_name.get(name, 0) or named.get(name, 0) != calls_by_name.get(name, 0):
+        if passed[name] != called.get(name, 0) or named.get(name, 0) != called.get(name, 0):
             continue  # called with something else as G, or named otherwise than called
-        out[name] = tuple(sorted(needs[name] & every, key=order.__getitem__))
+        out[name] = tuple(sorted(needs[name] & set(order), key=order.__getitem__))
     return out
