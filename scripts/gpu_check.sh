@@ -20,7 +20,7 @@ mkdir -p "$out"
 # PYTHONDONTWRITEBYTECODE=1, so a module without a .pyc is compiled from source in every process
 # (every benchmark's fresh process, B6's compile among them), which an installed package never is
 python3 -m pip install -q --no-index --no-deps --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-python3 -m compileall -q -j 8 -x '/(build|\.venv|\.git)/' . > /dev/null 2>&1
+python3 -m compileall -q -j 8 -x '/(\.venv|\.git)/' . > /dev/null 2>&1  # build/tree-* too: bases alike
 mkdir -p /tmp/gs && ln -sfn "$PWD" /tmp/gs/gasync
 export PYTHONPATH=/tmp/gs:/tmp/site PYTHONUNBUFFERED=1
 log="$out/gpu-$part.log"
