@@ -160,15 +160,14 @@ def unrolled_map(shared: Shared, em: Emitter, s: ir.For, loop: ParallelLoop | No
     """UNROLL iterations per turn: each one's lets, stored values and combined updates
     first, then the stores; with ``loop`` (it has an iteration helper) each iteration is a
     call of the helper."""
-    out = [
-        f"    {source_line(shared.plan, s.span)}",
-        f"    while k + {UNROLL - 1} * LANES < hi:  # a map: the loads of {UNROLL} iterations in flight",
-    ]
+    line = f"    {source_line(shared.plan, s.span)}"
+    turn = f"    while k + {UNROLL - 1} * LANES < hi:  # a map: the loads of {UNROLL} iterations in flight"
+    if loop is not None and LOOPED:
+        return [line, *_looped_arrays(shared, em, loop), turn, *_looped_body(shared, loop)]
+    out = [line, turn]
     stores = []
     red = s.reduce
     assert red is None or loop is None  # a reducing loop has no iteration helper
-    if loop is not None and LOOPED:
-        return [*out[:1], *_looped_turn(shared, em, loop), *out[1:], *_looped_body(shared, loop)]
     for u in range(UNROLL):
         if loop is not None:
             out += called_iteration(shared, loop, f"k + {u} * LANES", f"{u}", "        ", stores)
@@ -192,7 +191,7 @@ def unrolled_map(shared: Shared, em: Emitter, s: ir.For, loop: ParallelLoop | No
 LOOPED = True
 
 
-def _looped_turn(shared: Shared, em: Emitter, loop: ParallelLoop) -> list[str]:
+def _looped_arrays(shared: Shared, em: Emitter, loop: ParallelLoop) -> list[str]:
     """The local arrays of a looped turn (see LOOPED), made before its loop: a row per index
     component of each store (``t_ix<d>_<j>``) and of its values (``t_val_<j>``)."""
     out = []

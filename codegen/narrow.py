@@ -49,14 +49,15 @@ def narrow_state(source: str) -> str:
     if not ENABLED:
         return source
     tree = ast.parse(source)
-    order = _state_fields(tree)
-    if order is None:
+    state = _state(tree)
+    if state is None:
         return source
+    order, at = state
     fns, named, called = _functions(tree)
     if not fns:
         return source
     needs = _needs(fns, set(order))
-    narrowed = _narrowable(tree, fns, needs, named, called)
+    narrowed = _narrowable(order, fns, needs, named, called)
     if not narrowed:
         return source
     classes = _classes(fns, narrowed)
@@ -75,7 +76,6 @@ def narrow_state(source: str) -> str:
             raw = raw[:start] + text.encode() + raw[end:]
         lines[k] = raw.decode()
     # the classes together, right after the State they are parts of
-    at = _state_line(tree)
     notes = ["# each function's part of G (codegen/narrow.py): the fields it and its callees read"]
     for cls in dict.fromkeys(classes.values()):
         users = ", ".join(n for n, c in classes.items() if c == cls)
@@ -97,21 +97,15 @@ def _classes(fns: dict[str, _Fn], narrowed: dict[str, tuple[str, ...]]) -> dict[
     return out
 
 
-def _state_line(tree: ast.Module) -> int:
-    """The line just after the State's definition (0-based, as an index into the lines)."""
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [STATE]:
-            return node.end_lineno or node.lineno
-    raise AssertionError("no State")
-
-
-def _state_fields(tree: ast.Module) -> list[str] | None:
-    """The whole State's fields, in their order (None: no State in this module)."""
+def _state(tree: ast.Module) -> tuple[list[str], int] | None:
+    """The whole State's fields in their order, and the line just after its definition (0-based,
+    an index into the lines); None where the module has no State."""
     for node in tree.body:
         if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [STATE]:
             call = node.value
             if isinstance(call, ast.Call) and len(call.args) == 2 and isinstance(call.args[1], ast.Tuple):
-                return [e.value for e in call.args[1].elts if isinstance(e, ast.Constant)]
+                fields = [e.value for e in call.args[1].elts if isinstance(e, ast.Constant)]
+                return fields, node.end_lineno or node.lineno
     return None
 
 
@@ -182,20 +176,21 @@ def _needs(fns: dict[str, _Fn], every: set[str]) -> dict[str, set[str]]:
 
 
 def _narrowable(
-    tree: ast.Module, fns: dict[str, _Fn], needs: dict[str, set[str]], named: dict[str, int], called: dict[str, int]
+    fields: list[str], fns: dict[str, _Fn], needs: dict[str, set[str]], named: dict[str, int], called: dict[str, int]
 ) -> dict[str, tuple[str, ...]]:
     """The functions given a narrowed G, each with its fields in State's order: device functions
     that need less than all of it, named nowhere but as the callee of a call that passes G."""
-    order = {f: k for k, f in enumerate(_state_fields(tree) or [])}
+    order = {f: k for k, f in enumerate(fields)}
+    every = set(fields)
     passed: dict[str, int] = {}  # calls that pass G itself
     for fn in fns.values():
         for callee, _ in fn.calls:
             passed[callee] = passed.get(callee, 0) + 1
     out: dict[str, tuple[str, ...]] = {}
     for name, fn in fns.items():
-        if fn.kernel or not passed.get(name) or needs[name] >= set(order):
+        if fn.kernel or not passed.get(name) or needs[name] >= every:
             continue
         if passed[name] != called.get(name, 0) or named.get(name, 0) != called.get(name, 0):
             continue  # called with something else as G, or named otherwise than called
-        out[name] = tuple(sorted(needs[name] & set(order), key=order.__getitem__))
+        out[name] = tuple(sorted(needs[name] & every, key=order.__getitem__))
     return out
