@@ -97,6 +97,8 @@ def await_in_place(side, c, cap, lone, own, w, G, how, look, lcap, out, k, first
     # ``first``: no attempt came before this wait (a lone end's; codegen/chanpolls.py TRY_FIRST):
     # its first turn is the await's attempt, so an executor that may not wait gives up after it,
     # and the test of EXS waits on nothing before the turn's loads (one load's latency, not two).
+    if dl.PROBE_WAIT_CYCLES > 0:  # (a probe's delay: folded away at 0, runtime/devicelib.py)
+        dl.delay_cycles(dl.PROBE_WAIT_CYCLES)
     spin = G.exec.EXS[w, dl.EXS_SPIN] != 0
     if not spin and not first:
         return int64(-1)
@@ -128,6 +130,8 @@ def await_in_place(side, c, cap, lone, own, w, G, how, look, lcap, out, k, first
             seq = dl.ld(G.chan.CSEQ, (c, (ticket % cap) * dl.SLOT_WORDS)) & dsync.SEQ_MASK
             # (a value already sent is taken even once closed; a send to a closed channel drops)
             if seq == 2 * ticket + 1 - side and not (closed and side == 1):
+                if dl.PROBE_SEEN_CYCLES > 0:  # (as above)
+                    dl.delay_cycles(dl.PROBE_SEEN_CYCLES)
                 if not how & (dsync.CALM_RECV if side == 0 else dsync.CALM_SEND):
                     # pairs with the other end's release of the slot: what it wrote before is
                     # visible (a calm end's other end released nothing: runtime/state.py)

@@ -133,6 +133,11 @@ FULL_NS = 2_000_000_000 if SIM else 100_000_000
 # long against a hand-off (microseconds on the GPU) and against a stage of a pipeline waiting
 # for its next value, short against a person waiting for a deadlock report
 SPIN_NS = 2_000_000 if SIM else 1_000_000
+# B2's critical path found by delay (scripts/handoff_probe.py --set runtime.devicelib.PROBE_...=N):
+# N cycles of busy wait put into one segment of every wait in place. A segment with slack absorbs
+# them; one on the hand-off's critical path adds them to it. 0, as everywhere but in a probe: no code.
+PROBE_WAIT_CYCLES = 0  # as the wait begins: the re-entry of a side that has just published
+PROBE_SEEN_CYCLES = 0  # as it sees what it waits for: the path from seeing to publishing the reply
 
 if SIM:
     from gasync.runtime import simblock
@@ -153,6 +158,9 @@ if SIM:
 
     def smid() -> int:
         return 0
+
+    def delay_cycles(n: int) -> None:
+        pass
 
 else:
     from llvmlite import ir as llvm_ir
@@ -176,6 +184,7 @@ else:
 
     _globaltimer = _special_register("globaltimer", 64)
     _smid = _special_register("smid", 32)
+    _clock64 = _special_register("clock64", 64)
 
     @INLINE
     def now_ns() -> int:
@@ -185,6 +194,13 @@ else:
     def smid() -> int:
         """The SM the calling thread runs on."""
         return int64(_smid())
+
+    @INLINE
+    def delay_cycles(n: int) -> None:
+        """Busy for ``n`` of this SM's cycles (PROBE_WAIT_CYCLES, PROBE_SEEN_CYCLES)."""
+        t0 = _clock64()
+        while _clock64() - t0 < uint64(n):
+            pass
 
     @INLINE
     def pause(ns: int) -> None:

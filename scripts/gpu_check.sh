@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b2slack|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -112,6 +112,19 @@ log="$out/gpu-$part.log"
   echo "== B2 and B2b as the tree is"
   timeout 200 python3 bench/run.py --reps 3 --only B2,B2b 2>&1 | grep -E "us/hand-off|ns/await|wrote" | grep -v -e unchecked | cut -c1-170
   cp "$(ls -t bench/results/*-b2-b2b.json | head -1)" "$out/tree-b2-b2b.json" 2>/dev/null
+  fi
+  if in_part b2slack; then
+  # B2's critical path by delay (runtime/devicelib.py, PROBE_*): cycles of busy wait put into
+  # one segment of every wait in place, as it begins (the re-entry of a side that has just
+  # published) or as it sees its value (the path from seeing to publishing the reply). A segment
+  # with slack absorbs them; one on the critical path adds them to every hand-off. The `1` rows:
+  # the probe's code with no delay to speak of, against the tree's (none)
+  echo "== B2 across SMs, a delay in one segment of every wait ($(nvidia-smi --query-gpu=clocks.max.sm --format=csv,noheader))"
+  for s in "" WAIT=1 WAIT=400 WAIT=800 WAIT=1600 SEEN=1 SEEN=400 SEEN=800 SEEN=1600; do
+    echo "-- ${s:-tree}"
+    timeout 90 python3 scripts/handoff_probe.py --runs 3 --reps 20000 \
+      ${s:+--set runtime.devicelib.PROBE_${s%%=*}_CYCLES=${s#*=}} 2>&1 | grep -E "hand-off|wrong|rror" | cut -c1-120
+  done
   fi
   if in_part b7halves; then
   # which half of B7's pipeline holds it under the hand-written kernels (bench/NOTES.md, run 49):
