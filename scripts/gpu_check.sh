@@ -125,6 +125,9 @@ log="$out/gpu-$part.log"
     timeout 90 python3 scripts/handoff_probe.py --runs 3 --reps 20000 \
       ${s:+--set runtime.devicelib.PROBE_${s%%=*}_CYCLES=${s#*=}} 2>&1 | grep -E "hand-off|wrong|rror" | cut -c1-120
   done
+  echo "-- notry (the wait's first turn is the receive's try: codegen/chanpolls.py TRY_FIRST)"
+  timeout 90 python3 scripts/handoff_probe.py --runs 3 --reps 20000 --set codegen.chanpolls.TRY_FIRST=False 2>&1 \
+    | grep -E "hand-off|wrong|rror" | cut -c1-120
   fi
   if in_part b7halves; then
   # which half of B7's pipeline holds it under the hand-written kernels (bench/NOTES.md, run 49):
