@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from numba import config, int64
 
+from gasync.runtime import devicelib as dl
 from gasync.runtime import devicembar as mbar
 from gasync.runtime import linked
 from gasync.runtime.devicelib import pause
@@ -243,12 +244,16 @@ def lch_claim_lanes(ring, cap, tries, send, cmd, w, lane):  # type: ignore[no-un
     atomic's region costs its branch and reconvergence: bench/NOTES.md run 81)."""
     word = LCH_SEND if send else LCH_RECV
     ready = 0 if send else 1  # the sequence of a slot free for pos is 2 pos, holding it 2 pos + 1
+    if dl.PROBE_WAIT_CYCLES > 0 and not send:  # a probe's delay (devicelib.py): none at 0
+        dl.delay_cycles(dl.PROBE_WAIT_CYCLES)
     lanes_ordered(cmd, w)
     pos = ld_relaxed_cta(ring, word)  # this warp's own word: no other warp moves it while it waits
     seq = LCH_WORDS + pos % cap
     k = 0
     while True:
         if vote_all(cmd, w, lane, ld_acquire_cta(ring, seq) == 2 * pos + ready):
+            if dl.PROBE_SEEN_CYCLES > 0 and not send:  # (as above)
+                dl.delay_cycles(dl.PROBE_SEEN_CYCLES)
             return LCH_SENT, pos  # (LCH_SENT is LCH_TOOK)
         k += 1
         if k >= tries:
