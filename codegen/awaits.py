@@ -199,7 +199,7 @@ class AwaitBlocks(BlockEmitter, FutureRenderer):
         range's shifted by 2^63, which keeps its order (dl.u64_word; codegen/parallel.py)."""
         if s.start.ty == "u64":
             return f"dl.u64_word(uint64({self.r(bound)}))"
-        return f"int64({self.r(bound)})"
+        return wrap("int64", self.r(bound))
 
     def _bulk(self, s: ir.For) -> None:
         """``bulk for``: post a job that idle warps anywhere run in chunks; wait for it."""

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from gasync.codegen import groups
 from gasync.codegen.bounds import Checks
 from gasync.planner import ir
+from gasync.planner.consteval import wrap as wrap_int
 
 # a `.gasync` atomic's operation -> the devicelib function that does it (runtime/order.py)
 RMW_OF = {"add": "add", "sub": "sub", "max": "amax", "min": "amin", "and": "aand", "or": "aor"}
@@ -32,6 +33,14 @@ NP = {
 }
 INT_LIMITS = {"i32": (-(2**31), 2**31 - 1), "i64": (-(2**63), 2**63 - 1), "u32": (0, 2**32 - 1), "u64": (0, 2**64 - 1)}
 PY_BINOP = {"+", "-", "*", "&", "|", "^"}
+FOLD: dict[str, Callable[[int, int], int]] = {
+    "+": lambda x, y: x + y,
+    "-": lambda x, y: x - y,
+    "*": lambda x, y: x * y,
+    "&": lambda x, y: x & y,
+    "|": lambda x, y: x | y,
+    "^": lambda x, y: x ^ y,
+}
 MATH = {"sqrt", "exp", "log", "sin", "cos", "pow", "floor", "ceil"}
 
 
@@ -50,6 +59,12 @@ def typed(text: str, np: str, bare: str = "", prec: int = 0, lit: str = "") -> T
     out = Typed(text)
     out.np, out.bare, out.prec, out.lit = np, bare, prec, lit
     return out
+
+
+def cast(have: ir.Ty | None, want: ir.Ty, text: str) -> str:
+    """``text``, of type ``have``, as a ``want``: as it is where the two are one (a frame or argument
+    word and a local of its own type: no cast for Numba to type and lower, B6)."""
+    return text if have is not None and str(have) == str(want) else f"{NP[str(want)]}({text})"
 
 
 def wrap(ctor: str, text: str) -> str:
@@ -253,6 +268,11 @@ class ExprRenderer:
             return typed(f"{NP[ty]}(dl.{'idiv' if op == '/' else 'irem'}({a}, {b}))", NP[ty])
         if ty == "bool":
             return f"({a} {op} {b})"
+        if ty == "i64" and op in PY_BINOP and getattr(a, "lit", "") and getattr(b, "lit", ""):
+            # two literals: the value itself, wrapped as the device wraps it (Numba would type and
+            # lower two int64() calls and the operation, in every function that has it: B6)
+            x, y = int(a.lit.strip("()")), int(b.lit.strip("()"))  # type: ignore[attr-defined]
+            return literal(wrap_int(FOLD[op](x, y), "i64"), "i64")
         if ty in NATURAL and op in PY_BINOP and getattr(a, "np", None) == getattr(b, "np", None) == NP[ty]:
             x, y = operand(a, PREC[op], False), operand(b, PREC[op], True)
             if ty == "i64" and bool(getattr(a, "lit", "")) != bool(getattr(b, "lit", "")):
@@ -271,6 +291,8 @@ class ExprRenderer:
                 return typed(f"{ty}(dl.f{e.name}({', '.join(args)}))", ty)
             if e.name in MATH:
                 return typed(f"{ty}(math.{e.name}({', '.join(args)}))", ty)
+            if e.name in ("min", "max") and ty in ("int64", "uint64") and all(getattr(a, "np", "") == ty for a in args):
+                return typed(f"{e.name}({', '.join(args)})", ty)  # (Numba's min of two int64s is one)
             return typed(f"{ty}({e.name}({', '.join(args)}))", ty)
         if e.kind == "extern":
             return f"ext_{e.name}({', '.join(args)})"

@@ -24,7 +24,7 @@ from gasync.codegen.blocks import expr_reads, owned
 from gasync.codegen.bounds import TURN_LOOK
 from gasync.codegen.chanpolls import SEND_VALUE_KEPT
 from gasync.codegen.ends import deferred_frees, early_looks, kept_names, kept_sends, late_rings, recv_values
-from gasync.codegen.exprs import NP, literal, local, wrap
+from gasync.codegen.exprs import NP, cast, literal, local, wrap
 from gasync.codegen.liveness import live_at_states
 from gasync.codegen.machine import (
     ABORT,
@@ -155,7 +155,7 @@ class PollEmitter(SendLoops, AwaitBlocks):
         if self.block is not None:
             if value is not None and self.block.result is not None:
                 out.append(self.assign(self.block.result, self.r(value)))
-            out += spill_lines(self.frame, self.domain)
+            out += spill_lines(self.frame, self.types, self.domain)
         if not self.takes_args:
             out.append(f"FI[{self.sw}] = {DONE_STATE}")
         return out
@@ -216,7 +216,7 @@ class PollEmitter(SendLoops, AwaitBlocks):
         return ", ".join(["False", *(literal(0, ty) for _, ty in params)])
 
     def spill_all(self) -> list[str]:
-        return spill_lines(self.frame, self.domain)
+        return spill_lines(self.frame, self.types, self.domain)
 
     def restore_all(self) -> list[str]:
         return restore_lines(self.frame, self.types, self.domain)
@@ -329,13 +329,13 @@ class PollEmitter(SendLoops, AwaitBlocks):
         em.lines(self.ring_flush())  # (a late ring: nothing in this poll would wake them after it)
         em.line(f"FI[{self.sw}] = st")
         if self.block is not None:
-            em.lines(spill_lines(self.frame, self.domain))
+            em.lines(spill_lines(self.frame, self.types, self.domain))
         else:
             word = "if"
             for state in sorted(suspended_states(m)):
                 if live[state]:
                     with em.block(f"{word} st == {state}:"):
-                        em.lines(spill_lines(self.frame, live[state]))
+                        em.lines(spill_lines(self.frame, self.types, live[state]))
                     word = "elif"
         em.line(f"return {self.returned('rc')}")
 
@@ -364,21 +364,31 @@ def restore_lines(frame: FrameLayout, types: dict[str, ir.Ty], names: frozenset[
     """The locals ``names`` from the frame, in the frame's order."""
     out = []
     for name, off in frame.int_slots:
-        if name not in names:
-            continue
-        ty = types[name]
-        if ty == "bool":
-            out.append(f"{local(name)} = FI[fb_i + {off}] != 0")
-        else:
-            out.append(f"{local(name)} = {NP[str(ty)]}(FI[fb_i + {off}])")
+        if name in names:
+            word = f"FI[fb_i + {off}]"
+            out.append(
+                f"{local(name)} = {word} != 0"
+                if types[name] == "bool"
+                else f"{local(name)} = {cast('i64', types[name], word)}"
+            )
     out += [
-        f"{local(name)} = {NP[str(types[name])]}(FF[fb_f + {off}])" for name, off in frame.float_slots if name in names
+        f"{local(name)} = {cast('f64', types[name], f'FF[fb_f + {off}]')}"
+        for name, off in frame.float_slots
+        if name in names
     ]
     return out
 
 
-def spill_lines(frame: FrameLayout, names: frozenset[str]) -> list[str]:
+def spill_lines(frame: FrameLayout, types: dict[str, ir.Ty], names: frozenset[str]) -> list[str]:
     """The locals ``names`` into the frame, in the frame's order."""
-    out = [f"FI[fb_i + {off}] = int64({local(name)})" for name, off in frame.int_slots if name in names]
-    out += [f"FF[fb_f + {off}] = float64({local(name)})" for name, off in frame.float_slots if name in names]
+    out = [
+        f"FI[fb_i + {off}] = {cast(types.get(name), 'i64', local(name))}"
+        for name, off in frame.int_slots
+        if name in names
+    ]
+    out += [
+        f"FF[fb_f + {off}] = {cast(types.get(name), 'f64', local(name))}"
+        for name, off in frame.float_slots
+        if name in names
+    ]
     return out
