@@ -16,7 +16,7 @@ from __future__ import annotations
 from gasync.codegen import blockir as bir
 from gasync.codegen.bounds import long_range
 from gasync.codegen.ends import ChannelEnds
-from gasync.codegen.exprs import NP, literal, local
+from gasync.codegen.exprs import NP, counter_step, literal, local
 from gasync.codegen.machine import Emitter, Shared, UnsupportedError, source_line
 from gasync.codegen.render import Lines, dispatch
 from gasync.planner import ir
@@ -293,7 +293,7 @@ class BlockEmitter(ChannelEnds):
         self.start(step)
         self.add(self.turn_flush(s.body))
         ty = NP[str(self.types[s.var])]
-        self.add([f"{local(s.var)} = {ty}({local(s.var)} + {ty}(1))"], frozenset([s.var]), frozenset([s.var]))
+        self.add([counter_step(local(s.var), ty)], frozenset([s.var]), frozenset([s.var]))
         self.goto(head)
         self.start(exit_)
 

@@ -67,6 +67,11 @@ def cast(have: ir.Ty | None, want: ir.Ty, text: str) -> str:
     return text if have is not None and str(have) == str(want) else f"{NP[str(want)]}({text})"
 
 
+def counter_step(var: str, np: str) -> str:
+    """A loop counter's step: an int64's by a Python int (Numba types that int64 and no call)."""
+    return f"{var} = {var} + 1" if np == "int64" else f"{var} = {np}({var} + {np}(1))"
+
+
 def wrap(ctor: str, text: str) -> str:
     """``ctor(text)``, unless ``text`` is already known to be of type ``ctor``."""
     if getattr(text, "np", None) == ctor:

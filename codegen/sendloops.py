@@ -9,7 +9,7 @@ from typing import Any
 
 from gasync.codegen.blocks import expr_reads
 from gasync.codegen.counted import Counted
-from gasync.codegen.exprs import NP, local
+from gasync.codegen.exprs import NP, counter_step, local
 from gasync.codegen.machine import PENDING, WAIT_ARGS
 from gasync.planner import ir
 
@@ -93,7 +93,7 @@ class SendLoops:
         run = [
             f"while {v} < {stop} and cur_{c}[0] >= 0 and cur_{c}[0] < cur_{c}[1]:  {ROW_NOTE}",
             f"    dsync.put_credited(G.chan, CH_{c}, CAP_{c}, {value}, TICKETS_{c}, HOW_{c}, cur_{c})",
-            f"    {v} = {ty}({v} + {ty}(1))",
+            f"    {counter_step(v, ty)}",
         ]
         uses = frozenset([s.var, s.stop_var]) | expr_reads(send.value)
         self.add(run, uses, frozenset([s.var]))
@@ -102,6 +102,6 @@ class SendLoops:
         self._loop_body(exit_, step, s.body)
         self._close(step)
         self.start(step)
-        self.add([f"{v} = {ty}({v} + {ty}(1))"], frozenset([s.var]), frozenset([s.var]))
+        self.add([counter_step(v, ty)], frozenset([s.var]), frozenset([s.var]))
         self.goto(head)
         self.start(exit_)

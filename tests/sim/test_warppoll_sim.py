@@ -21,7 +21,7 @@ def test_a_pipeline_of_local_channels_polls_on_all_lanes_its_loops_inside_the_po
     loader = src[src.index("def poll_loader(") : src.index("def poll_compute(")]
     # no FORK, no argument row: the tile's copy is a call in the poll, then the lanes meet
     assert "rc = 2  # FORK" not in loader and "PARGS" not in loader
-    assert "par_1(w, lane, int64(int64(0)), int64((int64(8) * int64(8))), v_s_1, v_row0, v_k0, v_col0, " in loader
+    assert "par_1(w, lane, int64(0), int64(64), v_s_1, v_row0, v_k0, v_col0, " in loader
     assert "def par_1(w, lane, lo, hi, v_s_1, v_row0, v_k0, v_col0, G, L):" in src
     assert wp.ALL_LANES in src and "run_parallel_mm(command" not in src
     wp.matmul_check(program.run(backend="sim", timeout=120))
