@@ -120,13 +120,16 @@ log="$out/gpu-$part.log"
   # with slack absorbs them; one on the critical path adds them to every hand-off. The `1` rows:
   # the probe's code with no delay to speak of, against the tree's (none)
   echo "== B2 across SMs, a delay in one segment of every wait ($(nvidia-smi --query-gpu=clocks.max.sm --format=csv,noheader))"
-  for s in "" WAIT=1 WAIT=400 WAIT=1600 SEEN=1 SEEN=400 SEEN=1600; do
+  # (B2SLACK_CROSS, B2SLACK_GROUP: other rows, "tree" for the tree's own)
+  for s in ${B2SLACK_CROSS:-tree WAIT=1 WAIT=400 WAIT=1600 SEEN=1 SEEN=400 SEEN=1600}; do
+    [ "$s" = tree ] && s=""
     echo "-- ${s:-tree}"
     timeout 90 python3 scripts/handoff_probe.py --runs 3 --reps 20000 \
       ${s:+--set runtime.devicelib.PROBE_${s%%=*}_CYCLES=${s#*=}} 2>&1 | grep -E "hand-off|wrong|rror" | cut -c1-120
   done
   echo "== B2 in a group (two warps of one block, local channels), a delay in one segment of every local receive's claim"
-  for s in "" WAIT=1 WAIT=200 WAIT=800 SEEN=1 SEEN=200 SEEN=800; do
+  for s in ${B2SLACK_GROUP:-tree WAIT=1 WAIT=200 WAIT=800 SEEN=1 SEEN=200 SEEN=800}; do
+    [ "$s" = tree ] && s=""
     echo "-- group ${s:-tree}"
     timeout 90 python3 scripts/handoff_probe.py --group --runs 3 --reps 20000 \
       ${s:+--set runtime.devicelib.PROBE_${s%%=*}_CYCLES=${s#*=}} 2>&1 | grep -E "hand-off|wrong|rror" | cut -c1-120
