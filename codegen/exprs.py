@@ -64,10 +64,10 @@ def typed(text: str, np: str, bare: str = "", prec: int = 0, lit: str = "") -> T
     return out
 
 
-def cast(have: ir.Ty | None, want: ir.Ty, text: str) -> str:
-    """``text``, of type ``have``, as a ``want``: as it is where the two are one (a frame or argument
-    word and a local of its own type: no cast for Numba to type and lower, B6)."""
-    return text if have is not None and str(have) == str(want) else f"{NP[str(want)]}({text})"
+def typed_local(name: str, types: dict[str, ir.Ty]) -> str:
+    """Local ``name`` as rendered text of its Numba type (every assignment to a local is wrapped),
+    where ``types`` knows it: ``wrap`` then leaves out a constructor of that type (B6)."""
+    return typed(local(name), NP[str(types[name])]) if name in types else local(name)
 
 
 def counter_step(var: str, np: str) -> str:

@@ -31,7 +31,7 @@ from gasync.codegen.bounds import (
     stop_lines,
     value_first,
 )
-from gasync.codegen.exprs import NP, ExprRenderer, buffer_ref, cast, fn_call, literal, local, wrap
+from gasync.codegen.exprs import NP, ExprRenderer, buffer_ref, fn_call, literal, local, typed_local, wrap
 from gasync.codegen.names import inert, source_line_text, source_lines
 from gasync.codegen.shared import (  # noqa: F401  (re-exported: the emitters import them from here)
     ABORT,
@@ -372,8 +372,8 @@ def captured_stores(captured: tuple[tuple[str, ir.Ty], ...], ni: int, ai: str, a
     """Lines that store ``captured`` locals into argument rows (``ai``/``af`` are 'ARRAY[row'
     prefixes; integers from word ``ni``, floats from 0), and the next free words."""
     slots, ni, nf = _slots(captured, ni)
-    types, word = dict(captured), {"AF": "f64", "AI": "i64"}  # (a local of its row's type goes as it is)
-    out = [f"{af if row == 'AF' else ai}, {k}] = {cast(types[name], word[row], local(name))}" for name, row, k in slots]
+    types, word = dict(captured), {"AF": "float64", "AI": "int64"}  # (a local of its row's type goes as it is)
+    out = [f"{af if row == 'AF' else ai}, {k}] = {wrap(word[row], typed_local(name, types))}" for name, row, k in slots]
     return out, ni, nf
 
 

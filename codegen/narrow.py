@@ -109,10 +109,6 @@ def _state(tree: ast.Module) -> tuple[list[str], int] | None:
     return None
 
 
-def _first_line(node: ast.FunctionDef) -> int:
-    return min([node.lineno, *(d.lineno for d in node.decorator_list)])
-
-
 def _is_kernel(node: ast.FunctionDef) -> bool:
     """A kernel: ``cuda.jit`` without ``device=True`` (other decorators make device functions)."""
     for d in node.decorator_list:

@@ -24,7 +24,7 @@ from gasync.codegen.blocks import expr_reads, owned
 from gasync.codegen.bounds import TURN_LOOK
 from gasync.codegen.chanpolls import SEND_VALUE_KEPT
 from gasync.codegen.ends import deferred_frees, early_looks, kept_names, kept_sends, late_rings, recv_values
-from gasync.codegen.exprs import NP, cast, literal, local, wrap
+from gasync.codegen.exprs import NP, literal, local, typed, typed_local, wrap
 from gasync.codegen.liveness import live_at_states
 from gasync.codegen.machine import (
     ABORT,
@@ -369,10 +369,10 @@ def restore_lines(frame: FrameLayout, types: dict[str, ir.Ty], names: frozenset[
             out.append(
                 f"{local(name)} = {word} != 0"
                 if types[name] == "bool"
-                else f"{local(name)} = {cast('i64', types[name], word)}"
+                else f"{local(name)} = {wrap(NP[str(types[name])], typed(word, 'int64'))}"
             )
     out += [
-        f"{local(name)} = {cast('f64', types[name], f'FF[fb_f + {off}]')}"
+        f"{local(name)} = {wrap(NP[str(types[name])], typed(f'FF[fb_f + {off}]', 'float64'))}"
         for name, off in frame.float_slots
         if name in names
     ]
@@ -382,12 +382,12 @@ def restore_lines(frame: FrameLayout, types: dict[str, ir.Ty], names: frozenset[
 def spill_lines(frame: FrameLayout, types: dict[str, ir.Ty], names: frozenset[str]) -> list[str]:
     """The locals ``names`` into the frame, in the frame's order."""
     out = [
-        f"FI[fb_i + {off}] = {cast(types.get(name), 'i64', local(name))}"
+        f"FI[fb_i + {off}] = {wrap('int64', typed_local(name, types))}"
         for name, off in frame.int_slots
         if name in names
     ]
     out += [
-        f"FF[fb_f + {off}] = {cast(types.get(name), 'f64', local(name))}"
+        f"FF[fb_f + {off}] = {wrap('float64', typed_local(name, types))}"
         for name, off in frame.float_slots
         if name in names
     ]
