@@ -137,6 +137,11 @@ log="$out/gpu-$part.log"
   echo "-- notry (the wait's first turn is the receive's try: codegen/chanpolls.py TRY_FIRST)"
   timeout 90 python3 scripts/handoff_probe.py --runs 3 --reps 20000 --set codegen.chanpolls.TRY_FIRST=False 2>&1 \
     | grep -E "hand-off|wrong|rror" | cut -c1-120
+  # the hand-written limit built up piece by piece (never run before the thirty-seventh session)
+  echo "== B2's protocol piece by piece, hand-written (scripts/handoff_parts_probe.py)"
+  for p in ${B2SLACK_PARTS:-cross block}; do
+    timeout 80 python3 scripts/handoff_parts_probe.py 20000 --placement "$p" 2>&1 | grep -E "hand-off|rror" | cut -c1-120
+  done
   fi
   if in_part b7halves; then
   # which half of B7's pipeline holds it under the hand-written kernels (bench/NOTES.md, run 49):
