@@ -326,7 +326,8 @@ def _timed_baseline(x: Any, y: Any, kind: str) -> tuple[float, dict[str, Any]]:
 
 def _throughput_row(bench: str, case: str, what: str, n: int, samples: list[float], stats: dict[str, Any]) -> Row:
     note = (
-        f"{stats['executors']} executors; kernel {median(samples) * 1e3:.2f} ms (device {stats['device_ms']} ms); "
+        f"{stats['executors']} executors; kernel {median(samples) * 1e3:.2f} ms (device {stats['device_ms']} ms, "
+        f"span {stats.get('span_ms', '?')} ms, launch call {stats.get('launch_ms', '?')} ms); "
         f"{stats['polls']:,} polls, {stats['wakes']:,} wakes, {stats.get('waits_in_place', 0):,} waits in place; "
         f"{what}"
     )

@@ -119,7 +119,9 @@ def spin_executor(w, G, timeout_ns, executors):
         if dl.ld(CTL, dl.CTL_DONE) >= TOTAL_INSTANCES:
             dl.cas(CTL, dl.CTL_EXIT, int64(0), int64(dl.EXIT_OK))
         STATS[w, dl.STAT_POLLS] = polls
-        STATS[w, dl.STAT_ELAPSED_NS] = dl.now_ns() - start
+        end = dl.now_ns()
+        STATS[w, dl.STAT_ELAPSED_NS] = end - start
+        STATS[w, dl.STAT_END_NS] = end
     CMD[w, dl.CMD_COMMAND] = command
     EXS[w, dl.EXS_LO] = inst
     EXS[w, dl.EXS_POLLS] = polls

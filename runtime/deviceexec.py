@@ -74,6 +74,7 @@ from gasync.runtime.words import (
     EXS_START,
     RUNNING,
     STAT_ELAPSED_NS,
+    STAT_END_NS,
     STAT_IDLE,
     STAT_POLLS,
     STAT_SMID,
@@ -160,7 +161,9 @@ def _leave(w, X, command, sched, exe):  # type: ignore[no-untyped-def]
         done = int64(0)
         exe.STATS[w, STAT_POLLS] = polls
         exe.STATS[w, STAT_IDLE] = idle
-        exe.STATS[w, STAT_ELAPSED_NS] = dl.now_ns() - start
+        end = dl.now_ns()
+        exe.STATS[w, STAT_ELAPSED_NS] = end - start
+        exe.STATS[w, STAT_END_NS] = end
     exe.CMD[w, CMD_COMMAND] = command
     EXS = exe.EXS
     EXS[w, EXS_LO], EXS[w, EXS_HI], EXS[w, EXS_POLLS], EXS[w, EXS_IDLE] = lo, hi, polls, idle

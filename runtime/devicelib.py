@@ -109,6 +109,7 @@ from gasync.runtime.words import (  # noqa: F401  (the generated code reads thes
     QUEUED,
     RUNNING,
     STAT_ELAPSED_NS,
+    STAT_END_NS,
     STAT_IDLE,
     STAT_POLLS,
     STAT_SMID,

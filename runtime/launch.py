@@ -25,6 +25,7 @@ from gasync.runtime.exits import check_exit, is_out_of_memory, out_of_memory
 from gasync.runtime.hoststate import device_state, host_arrays  # noqa: F401  (launch.host_arrays: scripts, prepared.py)
 from gasync.runtime.module import load
 from gasync.runtime.options import Result, RunOptions
+from gasync.runtime.runstats import device_label, span_ms
 from gasync.runtime.state import EVENT_WORDS, Ctl, Exit, Ring, Stat, TraceCol
 
 WARPS_PER_BLOCK = 4
@@ -292,6 +293,9 @@ def _collect(
         "launch_ms": round(run.launch_s * 1e3, 3),  # the launch call's own time (the GPU: asynchronous)
         # the longest executor's own time, first look to exit: kernel_ms less launch and teardown
         "device_ms": round(float(back["STATS"][:, Stat.ELAPSED_NS].max()) / 1e6, 3),
+        # the first executor's first look to the last one's exit (one clock: %globaltimer on the
+        # GPU): kernel_ms less this is the launch call, the kernel's start and its teardown
+        "span_ms": span_ms(back["STATS"]),
         "total_s": round(time.perf_counter() - t0, 4),
         "module": path,
         "device": "simulator" if sim else device_label(cuda),
@@ -318,17 +322,6 @@ def _collect(
         stats=stats,
         trace=trace,
     )
-
-
-def device_label(cuda: Any) -> str:
-    """The GPU this process runs on, by name and PCI address: workers pinned one to a GPU each
-    (CUDA_VISIBLE_DEVICES, as dask-cuda sets it) name different ones."""
-    dev = cuda.get_current_device()
-    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
-    try:
-        return f"{name} (PCI {dev.PCI_DOMAIN_ID:04x}:{dev.PCI_BUS_ID:02x}:{dev.PCI_DEVICE_ID:02x})"
-    except (AttributeError, TypeError, ValueError):  # a driver that does not report the address
-        return name
 
 
 def _trace(gen: Generated, dev: Any, ctl: np.ndarray[Any, Any], executors: int, sim: bool) -> Any:

@@ -118,6 +118,7 @@ class Stat(IntEnum):
     ELAPSED_NS = 2  # its first look to its exit
     SPUN = 3  # awaits that waited in place for their channel instead of suspending
     SMID = 4  # the SM it runs on (%smid; 0 on the simulator)
+    END_NS = 5  # the clock at its exit (dl.now_ns: %globaltimer); less ELAPSED_NS, its first look
 
 
 STAT_WORDS = 8

@@ -301,6 +301,8 @@ def test_stats_count_wakes_exactly() -> None:
     res = program.run(backend="sim", timeout=RUN_TIMEOUT_S)
     assert res.buffers["out"].tolist() == [1]
     assert (res.stats["wakes"], res.stats["polls"]) == (5, 6)
+    # the executors' span on one clock: at least the longest executor's own time, within the kernel's
+    assert 0 < res.stats["device_ms"] <= res.stats["span_ms"] <= res.stats["kernel_ms"], res.stats
 
 
 # --- a value sent wakes one receiver, not all of them ------------------------------------------------------------
