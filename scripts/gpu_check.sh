@@ -114,6 +114,10 @@ log="$out/gpu-$part.log"
   cp "$(ls -t bench/results/*-b2-b2b.json | head -1)" "$out/tree-b2-b2b.json" 2>/dev/null
   fi
   if in_part b2slack; then
+  # a row's --set: WAIT=N or SEEN=N (the probe's delay), or any MODULE.NAME=VALUE (a constant)
+  setting() {
+    case "$1" in "") ;; *.*) echo "--set $1" ;; *) echo "--set runtime.devicelib.PROBE_${1%%=*}_CYCLES=${1#*=}" ;; esac
+  }
   # B2's critical path by delay (runtime/devicelib.py, PROBE_*): cycles of busy wait put into
   # one segment of every wait in place, as it begins (the re-entry of a side that has just
   # published) or as it sees its value (the path from seeing to publishing the reply). A segment
@@ -125,14 +129,14 @@ log="$out/gpu-$part.log"
     [ "$s" = tree ] && s=""
     echo "-- ${s:-tree}"
     timeout 90 python3 scripts/handoff_probe.py --runs 3 --reps 20000 \
-      ${s:+--set runtime.devicelib.PROBE_${s%%=*}_CYCLES=${s#*=}} 2>&1 | grep -E "hand-off|wrong|rror" | cut -c1-120
+      $(setting "$s") 2>&1 | grep -E "hand-off|wrong|rror" | cut -c1-120
   done
   echo "== B2 in a group (two warps of one block, local channels), a delay in one segment of every local receive's claim"
   for s in ${B2SLACK_GROUP:-tree WAIT=1 WAIT=200 WAIT=800 SEEN=1 SEEN=200 SEEN=800}; do
     [ "$s" = tree ] && s=""
     echo "-- group ${s:-tree}"
     timeout 90 python3 scripts/handoff_probe.py --group --runs 3 --reps 20000 \
-      ${s:+--set runtime.devicelib.PROBE_${s%%=*}_CYCLES=${s#*=}} 2>&1 | grep -E "hand-off|wrong|rror" | cut -c1-120
+      $(setting "$s") 2>&1 | grep -E "hand-off|wrong|rror" | cut -c1-120
   done
   echo "-- notry (the wait's first turn is the receive's try: codegen/chanpolls.py TRY_FIRST)"
   timeout 90 python3 scripts/handoff_probe.py --runs 3 --reps 20000 --set codegen.chanpolls.TRY_FIRST=False 2>&1 \
