@@ -17,10 +17,24 @@ bench/NOTES.md). The patch computes the same things directly:
 Installed once per process when the runtime loads a generated module (runtime/module.py), and
 only where the class has the shape these rely on (a version that differs is left as it is).
 tests/unit/test_numbafast.py checks both against the originals.
+
+Also: **no scipy import for a BLAS that device code cannot call** (:func:`arraymath_without_blas`).
+Numba-CUDA's target context, at its first compile in a process, imports ``numba.cuda.np.arraymath``,
+whose import asks whether BLAS is there (``_check_blas``: ``import scipy.linalg.cython_blas``).
+Where scipy is installed (the device machines' image) that import is 0.12 s of this CPU and
+~0.4 s of a device host's (bench/NOTES.md, run 34's profile: 0.42 s of B6's cached compile), paid
+by every process that compiles or loads a kernel. The answer decides one thing only: whether
+``np.correlate``/``np.convolve`` of floats in device code take their inner products through
+``np.dot`` (BLAS through scipy's function pointers, host code that a kernel cannot run) or through
+a plain loop, which is what device code can run. So gasync imports that module first, with the
+check answered "no BLAS" (``numba.cuda.np.linalg.ensure_blas`` raising ImportError while the one
+import runs, then put back: linalg's own checks are unchanged). Skipped where the module is
+imported already, or scipy's BLAS is (then the check costs nothing).
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 _installed = False
@@ -64,3 +78,33 @@ def install() -> bool:
     cls.values, cls.__hash__, cls.__eq__ = values, __hash__, __eq__
     _installed = True
     return True
+
+
+def arraymath_without_blas() -> bool:
+    """Import ``numba.cuda.np.arraymath`` with its BLAS check answered "no" (the module's
+    docstring); True if this call imported it so."""
+    if "numba.cuda.np.arraymath" in sys.modules or "scipy.linalg.cython_blas" in sys.modules:
+        return False
+    from numba import config
+
+    if config.ENABLE_CUDASIM:  # (the simulator compiles nothing: no target context to ask)
+        return False
+    try:
+        from numba.cuda.np import linalg
+    except ImportError:  # (the simulator's numba.cuda, or another layout)
+        return False
+    original = getattr(linalg, "ensure_blas", None)
+    if original is None:
+        return False
+
+    def no_blas() -> None:
+        raise ImportError("no BLAS for device code (gasync's runtime/numbafast.py)")
+
+    linalg.ensure_blas = no_blas
+    try:
+        from numba.cuda.np import arraymath
+    except ImportError:
+        return False
+    finally:
+        linalg.ensure_blas = original
+    return getattr(arraymath, "_HAVE_BLAS", True) is False

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 from numba.cuda.core.targetconfig import TargetConfig
@@ -37,3 +41,36 @@ def test_the_patch_computes_what_the_originals_did() -> None:
             assert (a == b) == (original_values(a) == original_values(b)), (a, b)
     assert cases[0] == cases[2] and cases[0] != cases[1] and cases[0] == Flags(cases[0])
     assert (cases[0] == object()) is False and isinstance(cases[0], TargetConfig)
+
+
+# A stand-in scipy whose BLAS module says it was imported (the real one costs ~0.1-0.4 s of a
+# process; the suite's environment has none, so one is put on the path)
+FAKE_BLAS = "import builtins\nbuiltins.FAKE_BLAS_IMPORTED = True\n"
+PROBE = """
+import builtins, sys
+{call}
+from numba.cuda.np import arraymath, linalg
+print(getattr(builtins, "FAKE_BLAS_IMPORTED", False), arraymath._HAVE_BLAS, linalg.ensure_blas.__name__)
+"""
+
+
+def _probe(tmp_path: Path, call: str) -> list[str]:
+    pkg = tmp_path / "scipy" / "linalg"
+    pkg.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "scipy" / "__init__.py").write_text('__version__ = "1.17.1"\n')  # (Numba reads it)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "cython_blas.py").write_text(FAKE_BLAS)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), *sys.path]))
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    code = PROBE.format(call=call)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.split()
+
+
+def test_numba_cuda_asks_scipy_for_blas_unless_gasync_answers_first(tmp_path: Path) -> None:
+    # Numba-CUDA's own import of arraymath imports scipy's BLAS where one is installed ...
+    assert _probe(tmp_path, "") == ["True", "True", "ensure_blas"]
+    # ... and after gasync's, it has not: no BLAS for device code, linalg's own check put back
+    call = "from gasync.runtime import numbafast\nassert numbafast.arraymath_without_blas()"
+    assert _probe(tmp_path, call) == ["False", "False", "ensure_blas"]
