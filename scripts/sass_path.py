@@ -52,6 +52,8 @@ def read(path: Path) -> tuple[dict[int, tuple[str, str, int]], list[int], dict[s
 
 def successors(addr: int, text: str, after: int | None, labels: dict[str, int]) -> list[int]:
     predicated = text.startswith("@")
+    if "BRA.DIV" in text and after is not None:  # taken only by a split warp: the paths counted are converged
+        return [after]
     if re.search(r"\bBRA\b", text) and (m := TARGET.search(text)):
         return [labels[m.group(1)], *([after] if predicated and after is not None else [])]
     if re.search(r"\b(EXIT|RET)\b", text) and not predicated:
