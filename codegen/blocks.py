@@ -102,6 +102,7 @@ class BlockEmitter(ChannelEnds):
         self.rings: tuple[tuple[str, str], ...] = ()  # a poll's (codegen/ends.py); a plain function has none
         self.looks: tuple[str, ...] = ()
         self.kept: tuple[str, ...] = ()
+        self.restored: dict[str, tuple[int, str]] = {}  # (codegen/ends.py, restored_sends)
         self.values: tuple[str, ...] = ()
         self.frees: dict[int, str] = {}
         self.riders: dict[int, str] = {}

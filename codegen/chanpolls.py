@@ -68,7 +68,9 @@ class ChannelPolls:
     ) -> list[str]:
         c = fut.chan
         value = f"FF[fb_f + {cf}]" if self._chan(c).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
-        if c in self.kept:  # type: ignore[attr-defined]  # set by this send's start in this poll, else (a resumed send) in the frame
+        if c in self.restored:  # type: ignore[attr-defined]  # its register, always (poll.kept_words)
+            value = f"sv_{c}"
+        elif c in self.kept:  # type: ignore[attr-defined]  # set by this send's start in this poll, else (a resumed send) in the frame
             value = f"(sv_{c} if svok_{c} else {value})"
         data = "G.chan.CHF" if self._chan(c).elem in ir.FLOATS else "G.chan.CHI"
         ring = f"BELL_RECV_{c} >= 0"  # the receiver is a bell end: the put's exchange tells

@@ -94,6 +94,33 @@ def kept_sends(
     return tuple(dict.fromkeys((*sorted(cursors), *ints)))
 
 
+def restored_sends(
+    kept: tuple[str, ...], body: tuple[ir.Stmt, ...], children: dict[int, tuple[str, str]]
+) -> dict[str, tuple[int, str]]:
+    """Of the kept sends (kept_sends), those made once and awaited by themselves
+    (``c.send(v).await``, an await that may suspend): channel -> (that await's state, the send's
+    frame word ``ci``). Such a value lives in its register alone while the poll runs: into the
+    frame at the suspend exit of that state, back at its resume, and no frame store as the send
+    starts nor frame load and select at its attempts (bench/NOTES.md, thirty-seventh session:
+    the path from a receive to the send after it is a hand-off's critical path)."""
+    count: dict[str, int] = {}
+    direct: dict[str, int] = {}
+    for st in stmts_in(body, into_futures=False):
+        for side, c in all_ops(st):
+            if side == "SEND":
+                count[c] = count.get(c, 0) + 1
+        if isinstance(st, ir.AwaitS) and st.suspends and isinstance(st.future, ir.Send):
+            direct[st.future.chan] = st.site
+    return {c: (site, children[site][0]) for c, site in direct.items() if c in kept and count.get(c) == 1}
+
+
+def kept_words(restored: dict[str, tuple[int, str]], state: int, restore: bool) -> list[str]:
+    """A restored send's value (restored_sends) from its frame word at a resume of ``state``
+    (``restore``), or into it at a suspend to ``state``."""
+    sends = [(kept_names(c)[0], ci) for c, (site, ci) in restored.items() if site == state]
+    return [f"{sv} = FI[fb_i + {ci} + 1]" if restore else f"FI[fb_i + {ci} + 1] = {sv}" for sv, ci in sends]
+
+
 def _lone_recv(shared: Shared, c: str) -> bool:
     """Whether channel ``c``'s receives are a lone end's plain receives (no ticket, no count)."""
     s = shared.shapes

@@ -70,6 +70,8 @@ class FutureRenderer(ChannelPolls):
         if self._chan(fut.chan).elem in ir.FLOATS:
             return [f"FF[fb_f + {cf}] = float64({value})", f"FI[fb_i + {ci}] = 0"]
         c = fut.chan
+        if c in self.restored:  # type: ignore[attr-defined]  # in the frame only while suspended (poll.kept_words)
+            return [f"{kept_names(c)[0]} = int64({value})", f"FI[fb_i + {ci}] = 0"]
         if c in self.kept:  # type: ignore[attr-defined]
             # kept in registers too: this poll's attempts send it without a load
             sv, ok = kept_names(c)
@@ -110,7 +112,9 @@ class FutureRenderer(ChannelPolls):
         a channel send or receive may wait in place before it suspends."""
         if isinstance(fut, ir.Send) and groups.is_local(fut.chan):
             value = f"FF[fb_f + {cf}]" if self._chan(fut.chan).elem in ir.FLOATS else f"FI[fb_i + {ci} + 1]"
-            if fut.chan in self.kept:  # type: ignore[attr-defined]  # this poll's start of it, else (resumed) the frame's
+            if fut.chan in self.restored:  # type: ignore[attr-defined]  # its register, always (poll.kept_words)
+                value = kept_names(fut.chan)[0]
+            elif fut.chan in self.kept:  # type: ignore[attr-defined]  # this poll's start of it, else (resumed) the frame's
                 value = "({} if {} else {})".format(*kept_names(fut.chan), value)
             how = self.shared.local_how(fut.chan)  # type: ignore[attr-defined]
             return groups.send_lines(self._chan(fut.chan), value, rdy, self.warp, alone, how)

@@ -18,7 +18,7 @@ block.
 from __future__ import annotations
 
 from gasync.codegen import blockir as bir
-from gasync.codegen import groups, warppoll
+from gasync.codegen import ends, groups, warppoll
 from gasync.codegen.awaits import AwaitBlocks
 from gasync.codegen.blocks import expr_reads, owned
 from gasync.codegen.bounds import TURN_LOOK
@@ -96,6 +96,7 @@ class PollEmitter(SendLoops, AwaitBlocks):
         self.rings = late_rings(shared, body)
         self.looks = early_looks(shared, body)
         self.kept = kept_sends(shared, body, self.r.cursors, SEND_VALUE_KEPT, self.warp)
+        self.restored = ends.restored_sends(self.kept, body, self.children) if block is None else {}
         self.values = recv_values(shared, body)
         self.frees, self.riders = deferred_frees(shared, body)
 
@@ -282,7 +283,7 @@ class PollEmitter(SendLoops, AwaitBlocks):
         for c in self.kept:  # (registers): codegen/ends.py, kept_sends
             sv, ok = kept_names(c)
             em.line(f"{sv} = int64(0)  # the value of its send started in this poll")
-            em.line(f"{ok} = False")
+            em.lines([] if c in self.restored else [f"{ok} = False"])
         em.line("turns = 0")
         em.line("lbl = 0")
         # one that never suspends starts at 0 without reading its state word (a load
@@ -306,7 +307,7 @@ class PollEmitter(SendLoops, AwaitBlocks):
         em.line(f"st = FI[{self.sw}]")
         word = "if"
         for state, label in m.resume:
-            body = restore_lines(self.frame, self.types, live[state])
+            body = restore_lines(self.frame, self.types, live[state]) + ends.kept_words(self.restored, state, True)
             body += [f"lbl = {label}"] if label != 0 else []
             if body:
                 what = f"  # resume: {self.state_name(state)}" if state else ""
@@ -333,9 +334,10 @@ class PollEmitter(SendLoops, AwaitBlocks):
         else:
             word = "if"
             for state in sorted(suspended_states(m)):
-                if live[state]:
+                kept = ends.kept_words(self.restored, state, False)
+                if lines := spill_lines(self.frame, self.types, live[state]) + kept:
                     with em.block(f"{word} st == {state}:"):
-                        em.lines(spill_lines(self.frame, self.types, live[state]))
+                        em.lines(lines)
                     word = "elif"
         em.line(f"return {self.returned('rc')}")
 

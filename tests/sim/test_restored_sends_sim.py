@@ -1,0 +1,99 @@
+"""A send's value kept in its register alone while the poll runs (codegen/ends.py, restored_sends):
+into the frame only when the poll suspends at that send, back when it resumes there. Programs
+whose sends suspend (a full channel, an executor shared with the receiver, a busy receiver of a
+group), on the simulator, against values computed here."""
+
+from __future__ import annotations
+
+import pytest
+
+import gasync
+from gasync.codegen import generate
+
+pytestmark = [pytest.mark.sim, pytest.mark.timeout(300)]
+
+N = 24
+
+# one executor for both tasks: the sender's send of a full slot cannot wait in place (the
+# receiver waits in the run queue), so it suspends with its value and resumes to send it
+GLOBAL = f"""\
+buffer out: i64[2] = zeros;
+channel c: i64[1];
+task a {{
+    for k in 0..{N} {{
+        let v = k * k + 3;
+        c.send(v * 2 - k).await;
+    }}
+}}
+task b {{
+    let s: i64 = 0;
+    let x: i64 = 0;
+    for k in 0..{N} {{
+        let v = c.recv().await;
+        s = s + v;
+        x = x * 31 + v;
+        yield_now().await;
+    }}
+    out[0] = s;
+    out[1] = x;
+}}
+"""
+
+# the same in a group whose polls run on all lanes (codegen/warppoll.py): a lone sender whose
+# tries (two a poll on the simulator) run out while its receiver is busy, so that its poll
+# returns pending, the value kept in the (shared-memory) frame until it is polled again
+GROUP = f"""\
+buffer out: i64[4] = zeros;
+group pair for g in 0..2 {{
+    local channel c: i64[1];
+    task a {{
+        for k in 0..{N} {{
+            let v = k * k + 3 + (g as i64);
+            c.send(v * 2 - k).await;
+        }}
+    }}
+    task b {{
+        let s: i64 = 0;
+        let x: i64 = 0;
+        for k in 0..{N} {{
+            let v = c.recv().await;
+            s = s + v;
+            x = x * 31 + v;
+        }}
+        out[2 * (g as i64)] = s;
+        out[2 * (g as i64) + 1] = x;
+    }}
+}}
+"""
+
+
+def expected(g: int = 0) -> tuple[int, int]:
+    s, x = 0, 0
+    for k in range(N):
+        v = (k * k + 3 + g) * 2 - k
+        s += v
+        x = (x * 31 + v + 2**63) % 2**64 - 2**63  # i64 wraps as the device does
+    return s, x
+
+
+def test_the_send_value_goes_to_the_frame_only_at_its_suspend() -> None:
+    gen = generate(gasync.compile_source(GLOBAL, "<restored>", {}).plan)
+    poll_a = gen.source.split("def poll_a(")[1].split("\n@cuda.jit")[0]
+    assert "svok_c" not in poll_a  # no flag: the register holds it wherever the send is attempted
+    assert poll_a.count("sv_c = FI[fb_i + ") == 1  # restored at its state's resume
+    assert poll_a.count("] = sv_c") == 1  # spilled at the suspend exit to its state
+    assert "dsync.chan_try_send(G.chan, CH_c, CAP_c, G.chan.CHI, sv_c," in poll_a
+
+
+def test_a_suspended_send_resumes_with_its_value() -> None:
+    prog = gasync.compile_source(GLOBAL, "<restored>", {})
+    res = prog.run(backend="sim", timeout=120, executors=1)
+    assert tuple(int(v) for v in res.buffers["out"]) == expected()
+    assert res.stats["polls"] > 2 * N  # the sender suspended and was polled again
+
+
+def test_a_group_send_resumes_with_its_value() -> None:
+    prog = gasync.compile_source(GROUP, "<restored_group>", {})
+    assert "svl_c = FI[fb_i + " in generate(prog.plan).source
+    res = prog.run(backend="sim", timeout=240)
+    assert [int(v) for v in res.buffers["out"]] == [*expected(0), *expected(1)]
