@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b2slack|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b2ab|b2slack|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -112,6 +112,19 @@ log="$out/gpu-$part.log"
   echo "== B2 and B2b as the tree is"
   timeout 200 python3 bench/run.py --reps 3 --only B2,B2b 2>&1 | grep -E "us/hand-off|ns/await|wrote" | grep -v -e unchecked | cut -c1-170
   cp "$(ls -t bench/results/*-b2-b2b.json | head -1)" "$out/tree-b2-b2b.json" 2>/dev/null
+  fi
+  if in_part b2ab; then
+  # B2 across SMs and in a group at each carried build/tree-* and at the working tree, the
+  # trees interleaved row by row (3 runs of 20,000 round trips each): a change to a hand-off's
+  # path beside the code before it, in one short call
+  for row in "" "--group"; do
+    for tree in build/tree-* .; do
+      root=$(mktemp -d) && ln -sfn "$(cd "$tree" && pwd)" "$root/gasync"
+      echo "-- ${row:-across SMs} at $(basename "$(cd "$tree" && pwd)")"
+      (cd "$tree" && PYTHONPATH="$root:/tmp/site" timeout 90 python3 scripts/handoff_probe.py $row --runs 3 \
+        --reps 20000 2>&1 | grep -E "hand-off|wrong|rror" | cut -c1-120)
+    done
+  done
   fi
   if in_part b2slack; then
   # a row's --set: WAIT=N or SEEN=N (the probe's delay), or any MODULE.NAME=VALUE (a constant)
