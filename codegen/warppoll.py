@@ -40,7 +40,7 @@ WARP_POLL = True  # False: every group task is polled by lane 0 (what bench/NOTE
 
 OVERDUE_WARP = "dl.overdue_warp(G.sched.CTL, G.exec.CMD, w, lane)"
 MEET = "dl.warp_sync(G.exec.CMD, w)  # the lanes meet: each sees what lane 0 did"
-LANE = "lane = cuda.threadIdx.x % LANES  # the poll runs on every lane of its warp (codegen/warppoll.py)"
+LANE = "lane = cuda.laneid  # the poll runs on every lane of its warp (codegen/warppoll.py); int32: one compare a test"
 
 
 # what a poll on all lanes may evaluate outside its parallel loops: the same on every lane
