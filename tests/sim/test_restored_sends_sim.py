@@ -1,7 +1,8 @@
-"""A send's value kept in its register alone while the poll runs (codegen/ends.py, restored_sends):
-into the frame only when the poll suspends at that send, back when it resumes there. Programs
-whose sends suspend (a full channel, an executor shared with the receiver, a busy receiver of a
-group), on the simulator, against values computed here."""
+"""A send's value kept in its register alone while the poll runs (codegen/ends.py, restored_sends;
+a poll on all lanes' local channels): into the frame only when the poll suspends at that send,
+back when it resumes there. Programs whose sends suspend (a full channel, an executor shared
+with the receiver, a busy receiver of a group), on the simulator, against values computed here;
+a global channel's send keeps its frame word and its register both (run 97)."""
 
 from __future__ import annotations
 
@@ -77,12 +78,15 @@ def expected(g: int = 0) -> tuple[int, int]:
 
 
 def test_the_send_value_goes_to_the_frame_only_at_its_suspend() -> None:
-    gen = generate(gasync.compile_source(GLOBAL, "<restored>", {}).plan)
+    gen = generate(gasync.compile_source(GROUP, "<restored_group>", {}).plan)
     poll_a = gen.source.split("def poll_a(")[1].split("\n@cuda.jit")[0]
-    assert "svok_c" not in poll_a  # no flag: the register holds it wherever the send is attempted
-    assert poll_a.count("sv_c = FI[fb_i + ") == 1  # restored at its state's resume
-    assert poll_a.count("] = sv_c") == 1  # spilled at the suspend exit to its state
-    assert "dsync.chan_try_send(G.chan, CH_c, CAP_c, G.chan.CHI, sv_c," in poll_a
+    assert "svlok_c" not in poll_a  # no flag: the register holds it wherever the send is attempted
+    assert poll_a.count("svl_c = FI[fb_i + ") == 1  # restored at its state's resume
+    assert poll_a.count("] = svl_c") == 1  # spilled at the suspend exit to its state
+    assert "dgroups.lch_send_warp(L.ch_c, L.chv_c, 0, 1, int64(svl_c)," in poll_a
+    # a global channel's send: its register and its frame word (restored_sends' caller)
+    glob = generate(gasync.compile_source(GLOBAL, "<kept>", {}).plan).source
+    assert "(sv_c if svok_c else FI[fb_i + " in glob
 
 
 def test_a_suspended_send_resumes_with_its_value() -> None:
@@ -94,6 +98,5 @@ def test_a_suspended_send_resumes_with_its_value() -> None:
 
 def test_a_group_send_resumes_with_its_value() -> None:
     prog = gasync.compile_source(GROUP, "<restored_group>", {})
-    assert "svl_c = FI[fb_i + " in generate(prog.plan).source
     res = prog.run(backend="sim", timeout=240)
     assert [int(v) for v in res.buffers["out"]] == [*expected(0), *expected(1)]
