@@ -23,13 +23,14 @@ Numba-CUDA's target context, at its first compile in a process, imports ``numba.
 whose import asks whether BLAS is there (``_check_blas``: ``import scipy.linalg.cython_blas``).
 Where scipy is installed (the device machines' image) that import is 0.12 s of this CPU and
 0.18-0.23 s of an H100 host's (bench/NOTES.md, runs 95-96: 0.02-0.03 s after gasync's answer;
-run 34's profile had 0.42 s on a slower host), paid by every process that compiles a kernel. The answer decides one thing only: whether
-``np.correlate``/``np.convolve`` of floats in device code take their inner products through
-``np.dot`` (BLAS through scipy's function pointers, host code that a kernel cannot run) or through
-a plain loop, which is what device code can run. So gasync imports that module first, with the
-check answered "no BLAS" (``numba.cuda.np.linalg.ensure_blas`` raising ImportError while the one
-import runs, then put back: linalg's own checks are unchanged). Skipped where the module is
-imported already, or scipy's BLAS is (then the check costs nothing).
+run 34's profile had 0.42 s on a slower host), paid by every process that compiles a kernel.
+The answer decides one thing only: whether ``np.correlate``/``np.convolve`` of floats in
+device code take their inner products through ``np.dot`` (BLAS through scipy's function
+pointers, host code that a kernel cannot run) or through a plain loop, which device code can
+run. So gasync imports that module first, with the check answered "no BLAS"
+(``numba.cuda.np.linalg.ensure_blas`` raising ImportError while the one import runs, then put
+back: linalg's own checks are unchanged). Skipped where the module is imported already, or
+scipy's BLAS is (then the check costs nothing).
 """
 
 from __future__ import annotations
