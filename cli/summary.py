@@ -13,9 +13,11 @@ from gasync.runtime.options import Result
 from gasync.runtime.profile import COLUMNS as PROFILE_COLUMNS
 from gasync.runtime.profile import TaskProfile, duration, peaks
 
+# (kernel_ms is the launch call to the synchronize; span_ms the executors' first look to the last
+# exit on the device's clock; device_ms the longest executor's own time; launch_ms the call alone)
 STATS = (
     "backend", "executor", "executors", "tasks", "instances", "polls", "wakes", "frame_bytes", "compile_s", "kernel_ms",
-    "device_ms",
+    "span_ms", "device_ms", "launch_ms",
 )  # fmt: skip
 
 

@@ -47,7 +47,9 @@ class RunOptions:
 @dataclass
 class Result:
     """Buffers as arrays (NumPy, or device arrays: see runtime/outputs.py), shared scalars and
-    signals as Python values, and stats."""
+    signals as Python values, and stats (runtime/launch.py ``_collect``; the times: ``kernel_ms``
+    the launch call to the synchronize, ``launch_ms`` the call alone, ``span_ms`` the executors'
+    first look to the last exit on the device's clock, ``device_ms`` the longest executor's own)."""
 
     buffers: dict[str, Any]
     shared: dict[str, Any]

@@ -193,6 +193,13 @@ def test_summary_names_every_buffer(scale: Path, x_npy: tuple[Path, np.ndarray])
     assert "buffers" in res.stdout and "stats" in res.stdout
     rows = [line.split("│")[1].strip() for line in res.stdout.splitlines() if line.count("│") >= 6]
     assert {"x", "y", "n"} <= set(rows), res.stdout
+    # the stats table: the run's times, each a number (cli/summary.py STATS)
+    stats = dict(
+        (cells[1].strip(), cells[2].strip()) for line in res.stdout.splitlines() if len(cells := line.split("│")) == 4
+    )
+    for key in ("kernel_ms", "span_ms", "device_ms", "launch_ms"):
+        assert float(stats[key]) > 0, (key, res.stdout)
+    assert float(stats["device_ms"]) <= float(stats["span_ms"]) <= float(stats["kernel_ms"]), res.stdout
 
 
 def test_a_simulated_run_that_sleeps_says_how_its_clock_differs(tmp_path: Path) -> None:
