@@ -460,15 +460,22 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   fi
   if in_part ncub2; then
   # B2 across SMs by generated line (the kernel compiled with line information): stall samples
-  # of the hand-off's path, to set against the counts of bench/NOTES.md (runs 38-39 missed)
-  echo "== Nsight Compute: B2 across SMs (scripts/handoff_probe.py --lineinfo) by SASS instruction"
-  timeout 300 ncu --clock-control none --section SourceCounters --section WarpStateStats --section LaunchStats \
-    -k regex:gasync_kernel -c 1 -f -o "$out/b2" python3 scripts/handoff_probe.py --lineinfo --reps 20000 > "$out/ncu-b2.log" 2>&1
-  tail -4 "$out/ncu-b2.log"
-  ncu --import "$out/b2.ncu-rep" --page source --csv --print-source sass 2>/dev/null | gzip > "$out/ncu-b2-sass.csv.gz"
-  ncu --import "$out/b2.ncu-rep" --page source --csv --print-source cuda,sass 2>/dev/null | gzip > "$out/ncu-b2-src.csv.gz"
-  ncu --import "$out/b2.ncu-rep" --page details --csv 2>/dev/null > "$out/ncu-b2-details.csv"
-  grep -E "Duration|Warp Cycles Per Issued|Issued Warp|Stall" "$out/ncu-b2-details.csv" | cut -c1-200 | head -30
+  # of the hand-off's path, to set against the counts of bench/NOTES.md (runs 38-39 missed).
+  # NCUB2_TREES: other trees carried as build/tree-NAME (a stage: `git archive` + sed, here),
+  # each profiled in turn, its files named -NAME (e.g. run 97's restored global sends beside the head)
+  for tree in ${NCUB2_TREES:-.}; do
+  sfx="" && [ "$tree" != . ] && sfx="-$(basename "$tree")"
+  root=$(mktemp -d) && ln -sfn "$(cd "$tree" && pwd)" "$root/gasync"
+  echo "== Nsight Compute: B2 across SMs (scripts/handoff_probe.py --lineinfo) by SASS instruction, at ${tree}"
+  (cd "$tree" && PYTHONPATH="$root:/tmp/site" timeout 300 ncu --clock-control none --section SourceCounters \
+    --section WarpStateStats --section LaunchStats -k regex:gasync_kernel -c 1 -f -o "$out/b2$sfx" \
+    python3 scripts/handoff_probe.py --lineinfo --reps 20000 > "$out/ncu-b2$sfx.log" 2>&1)
+  tail -4 "$out/ncu-b2$sfx.log"
+  ncu --import "$out/b2$sfx.ncu-rep" --page source --csv --print-source sass 2>/dev/null | gzip > "$out/ncu-b2$sfx-sass.csv.gz"
+  ncu --import "$out/b2$sfx.ncu-rep" --page source --csv --print-source cuda,sass 2>/dev/null | gzip > "$out/ncu-b2$sfx-src.csv.gz"
+  ncu --import "$out/b2$sfx.ncu-rep" --page details --csv 2>/dev/null > "$out/ncu-b2$sfx-details.csv"
+  grep -E "Duration|Warp Cycles Per Issued|Issued Warp|Stall" "$out/ncu-b2$sfx-details.csv" | cut -c1-200 | head -30
+  done
   fi
   if in_part ncub7; then
   # B7's loaders alone by generated line (the kernel compiled with line information): where a
