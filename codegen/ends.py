@@ -71,6 +71,16 @@ def kept_names(c: str) -> tuple[str, str]:
     return (f"svl_{groups.item(c)}", f"svlok_{groups.item(c)}") if groups.is_local(c) else (f"sv_{c}", f"svok_{c}")
 
 
+def send_counts(body: tuple[ir.Stmt, ...]) -> dict[str, int]:
+    """How many sends on each channel the statements of ``body`` make (not counting async blocks')."""
+    count: dict[str, int] = {}
+    for st in stmts_in(body, into_futures=False):
+        for side, c in all_ops(st):
+            if side == "SEND":
+                count[c] = count.get(c, 0) + 1
+    return count
+
+
 def kept_sends(
     shared: Shared, body: tuple[ir.Stmt, ...], cursors: frozenset[str], keep: bool, warp: bool = False
 ) -> tuple[str, ...]:
@@ -81,11 +91,7 @@ def kept_sends(
     the frame word every lane stored, so the lanes need not meet between)."""
     if not keep:
         return ()
-    count: dict[str, int] = {}
-    for st in stmts_in(body, into_futures=False):
-        for side, c in all_ops(st):
-            if side == "SEND":
-                count[c] = count.get(c, 0) + 1
+    count = send_counts(body)
     once = (
         c for c, n in count.items()
         if n == 1 and (warp or not groups.is_local(c)) and shared.counted(c) is None
@@ -105,14 +111,12 @@ def restored_sends(
     the path from a receive to the send after it is a hand-off's critical path). The caller
     passes a poll on all lanes' local channels alone: run 97 measured a group's hand-off -2.5%
     with it, and B2 across SMs (a global channel's) +5%, not yet explained."""
-    count: dict[str, int] = {}
-    direct: dict[str, int] = {}
-    for st in stmts_in(body, into_futures=False):
-        for side, c in all_ops(st):
-            if side == "SEND":
-                count[c] = count.get(c, 0) + 1
-        if isinstance(st, ir.AwaitS) and st.suspends and isinstance(st.future, ir.Send):
-            direct[st.future.chan] = st.site
+    count = send_counts(body)
+    direct = {
+        st.future.chan: st.site
+        for st in stmts_in(body, into_futures=False)
+        if isinstance(st, ir.AwaitS) and st.suspends and isinstance(st.future, ir.Send)
+    }
     return {c: (site, children[site][0]) for c, site in direct.items() if c in kept and count.get(c) == 1}
 
 

@@ -284,7 +284,8 @@ class PollEmitter(SendLoops, AwaitBlocks):
         for c in self.kept:  # (registers): codegen/ends.py, kept_sends
             sv, ok = kept_names(c)
             em.line(f"{sv} = int64(0)  # the value of its send started in this poll")
-            em.lines([] if c in self.restored else [f"{ok} = False"])
+            if c not in self.restored:  # (a restored one's register always holds its value)
+                em.line(f"{ok} = False")
         em.line("turns = 0")
         em.line("lbl = 0")
         # one that never suspends starts at 0 without reading its state word (a load

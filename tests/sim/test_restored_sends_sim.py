@@ -6,6 +6,8 @@ a global channel's send keeps its frame word and its register both (run 97)."""
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 import gasync
@@ -15,14 +17,14 @@ pytestmark = [pytest.mark.sim, pytest.mark.timeout(300)]
 
 N = 24
 
-# one executor for both tasks: the sender's send of a full slot cannot wait in place (the
-# receiver waits in the run queue), so it suspends with its value and resumes to send it
-GLOBAL = f"""\
-buffer out: i64[2] = zeros;
-channel c: i64[1];
+
+def pair(offset: str, pause: str, at: str) -> str:
+    """A sender of k * k + 3 (plus ``offset``) and a receiver that sums and hashes what it gets
+    into out[at] and out[at + 1], running ``pause`` after each receive."""
+    return f"""\
 task a {{
     for k in 0..{N} {{
-        let v = k * k + 3;
+        let v = k * k + 3{offset};
         c.send(v * 2 - k).await;
     }}
 }}
@@ -32,40 +34,26 @@ task b {{
     for k in 0..{N} {{
         let v = c.recv().await;
         s = s + v;
-        x = x * 31 + v;
-        yield_now().await;
+        x = x * 31 + v;{pause}
     }}
-    out[0] = s;
-    out[1] = x;
+    out[{at}] = s;
+    out[{at} + 1] = x;
 }}
 """
+
+
+# one executor for both tasks: the sender's send of a full slot cannot wait in place (the
+# receiver waits in the run queue), so it suspends with its value and resumes to send it
+GLOBAL = "buffer out: i64[2] = zeros;\nchannel c: i64[1];\n" + pair("", "\n        yield_now().await;", "0")
 
 # the same in a group whose polls run on all lanes (codegen/warppoll.py): a lone sender whose
 # tries (two a poll on the simulator) run out while its receiver is busy, so that its poll
 # returns pending, the value kept in the (shared-memory) frame until it is polled again
-GROUP = f"""\
-buffer out: i64[4] = zeros;
-group pair for g in 0..2 {{
-    local channel c: i64[1];
-    task a {{
-        for k in 0..{N} {{
-            let v = k * k + 3 + (g as i64);
-            c.send(v * 2 - k).await;
-        }}
-    }}
-    task b {{
-        let s: i64 = 0;
-        let x: i64 = 0;
-        for k in 0..{N} {{
-            let v = c.recv().await;
-            s = s + v;
-            x = x * 31 + v;
-        }}
-        out[2 * (g as i64)] = s;
-        out[2 * (g as i64) + 1] = x;
-    }}
-}}
-"""
+GROUP = (
+    "buffer out: i64[4] = zeros;\ngroup pair for g in 0..2 {\n    local channel c: i64[1];\n"
+    + textwrap.indent(pair(" + (g as i64)", "", "2 * (g as i64)"), "    ")
+    + "}\n"
+)
 
 
 def expected(g: int = 0) -> tuple[int, int]:
