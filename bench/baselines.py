@@ -46,6 +46,15 @@ def _numba_kernels() -> dict[str, Any]:
             i += stride
 
     @cuda.jit
+    def hold(out, turns):
+        # one thread busy for a dependent chain of ``turns`` steps (~5 ns each on an H100): what a
+        # timed kernel queues behind (affine_device_ms)
+        acc = 0
+        for i in range(turns):
+            acc = (acc * 3 + i) % 1000003
+        out[0] = acc
+
+    @cuda.jit
     def affine_flat(x, y):
         i = cuda.grid(1)
         if i < x.size:
@@ -92,6 +101,7 @@ def _numba_kernels() -> dict[str, Any]:
         "one thread per element": affine_flat,
         "per-warp contiguous": affine_warps,
         "fill_ramp": fill_ramp,
+        "hold": hold,
         "fill": fill,
     }
 
@@ -218,6 +228,32 @@ def numba_affine(x: Any, y: Any, reps: int, kind: str = "grid-stride") -> list[f
         affine[blocks, threads](x, y, *extra)
         cuda.synchronize()
         samples.append(time.perf_counter() - t0)
+    return samples
+
+
+def affine_device_ms(x: Any, y: Any, reps: int, kind: str = "grid-stride", hold: int = 200_000) -> list[float]:
+    """GPU milliseconds per run of the hand-written kernel ``kind``, its launch call left out:
+    two CUDA events around it, all three queued behind a one-thread kernel that keeps the GPU
+    busy (``hold`` steps: ~1 ms on an H100, against a launch call of ~0.05 ms), so the GPU meets
+    the start event, the kernel and the end event back to back (timed alone, an event pair
+    would also time the host's launch call). It times the kernel's start on the GPU, its run
+    and its end: beside gasync's ``span_ms`` (first look to last exit), a little more than the
+    same work would read there."""
+    kernels = _numba_kernels()
+    affine = kernels[kind]
+    blocks, threads, extra = affine_launch(kind, x.shape[0])
+    word = cuda.device_array(1, np.int64)
+    kernels["hold"][1, 1](word, 1)  # JIT, untimed
+    cuda.synchronize()
+    samples = []
+    for _ in range(reps):
+        start, end = cuda.event(), cuda.event()
+        kernels["hold"][1, 1](word, hold)
+        start.record()
+        affine[blocks, threads](x, y, *extra)
+        end.record()
+        end.synchronize()
+        samples.append(start.elapsed_time(end))
     return samples
 
 

@@ -49,6 +49,12 @@ baselines.check_affine(x, y, "per-warp contiguous (simulator)")
 assert np.array_equal(y, 2 * x + 1)
 print("per-warp contiguous ok")
 
+baselines._sm_count = lambda: 1  # (the simulator has no SM count: one block of 8 x 256 threads)
+y[:] = -1.0  # the GPU-time runs: the kernel behind the hold kernel, with its events around it, still writes y
+assert len(baselines.affine_device_ms(x, y, 2, "grid-stride", hold=10)) == 2
+assert np.array_equal(y, 2 * x + 1)
+print("device ms runs ok")
+
 import converge
 for threads, n in ((64, 256), (32, 100)):  # whole turns of the block, and a tail
     _, steps = converge.persistent_converge(n, 1e-2, 1, threads=threads)  # checks steps, x and the residual
@@ -67,6 +73,7 @@ def test_limit_kernels_on_the_simulator() -> None:
         [sys.executable, "-c", CHILD, str(BENCH)], capture_output=True, text=True, timeout=100, env=env
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    done = ("same SM cas ok", "same SM load ok", "cross SM watchdog ok", "per-warp contiguous ok", "B3 persistent")
+    done = ("same SM cas ok", "same SM load ok", "cross SM watchdog ok", "per-warp contiguous ok", "device ms runs ok")
+    done += ("B3 persistent",)
     for line in done:
         assert line in proc.stdout

@@ -36,6 +36,8 @@ def test_timed_runs_go_round_and_each_row_gets_its_own(monkeypatch: pytest.Monke
     monkeypatch.setattr(baselines, "fill", lambda y, v: None)
     monkeypatch.setattr(baselines, "numba_affine", lambda x, y, reps, kind: calls.append(f"check {kind}") or [0.0])
     monkeypatch.setattr(baselines, "check_affine", lambda x, y, label: None)
+    gpu = {"grid-stride": [0.41, 0.4, 0.42], "per-warp contiguous": [0.2, 0.21, 0.19]}
+    monkeypatch.setattr(baselines, "affine_device_ms", lambda x, y, reps, kind: gpu[kind][:reps])
     cases = [GasyncCase("A", "a", "note a", goal=">= 0.9"), GasyncCase("B", "b", "note b", tag=", b")]  # type: ignore[arg-type]
     n = 1000
     rows = suite.throughput_rows("BX", cases, n, None, None, Config(reps=3))
@@ -48,4 +50,7 @@ def test_timed_runs_go_round_and_each_row_gets_its_own(monkeypatch: pytest.Monke
     best = 8 * n / 0.00025 / 1e9
     assert by_case["gasync / best hand-written"].value == pytest.approx(by_case["A"].value / best)
     assert by_case["gasync / best hand-written"].goal == ">= 0.9"
+    grid = by_case[baselines.AFFINE["grid-stride"][0]]
+    assert grid.note.endswith("; kernel 0.50 ms (launch + sync), on the GPU 0.410 ms (events)")
+    assert by_case[baselines.AFFINE["per-warp contiguous"][0]].note.endswith("on the GPU 0.200 ms (events)")
     assert by_case["gasync / numba grid-stride, b"].value == pytest.approx(by_case["B"].value / (8 * n / 0.0005 / 1e9))
