@@ -108,6 +108,7 @@ def load(gen: Generated, cache_dir: str | None, max_bytes: int = cache.DEFAULT_M
     A folder that cannot be made or written is a ``cache.CacheError`` naming it.
     """
     numbafast.install()  # (the kernel compiles after this: runtime/numbafast.py)
+    numbafast.memo_operator_calls()  # (each operator's typing kept for its argument types)
     numbafast.arraymath_without_blas()  # (before Numba-CUDA's first compile imports it, asking scipy)
     cache.guard_numba_cache()
     path = module_path(gen, cache_dir)

@@ -18,6 +18,20 @@ Installed once per process when the runtime loads a generated module (runtime/mo
 only where the class has the shape these rely on (a version that differs is left as it is).
 tests/unit/test_numbafast.py checks both against the originals.
 
+Also: **an operator's call typed once for the same argument types** (:func:`memo_operator_calls`).
+Numba types every ``a + b``, ``a < b``, ``x[i]``, ``x[i] = v`` by trying each template of the
+operator in turn (``types.functions.Function.get_call_type``), NumPy's ufunc templates among
+them, most failing through an exception, and keeps no answer: a cold compile of
+samples/stencil2d.gasync typed 181 additions, 132 item reads and 78 products so, ~0.3 s of its
+~0.6 s of type inference on this machine (bench/NOTES.md, the thirty-eighth session), almost all
+of them the same few argument types again. The answer is a function of the operator's type
+(interned: its key is its templates, so a newly registered overload makes another type), the
+typing context and the argument types; the patch keeps each successful answer under that key
+and gives it again. It does not keep an answer for literal arguments (a template may answer a
+literal differently, and ``x[0]`` on a tuple does), for keyword arguments, or a failure (which
+raises again, as before). The implementation key a successful typing records stays where
+lowering looks for it (the operator type's own ``_impl_keys``: the type is the same object).
+
 Also: **no scipy import for a BLAS that device code cannot call** (:func:`arraymath_without_blas`).
 Numba-CUDA's target context, at its first compile in a process, imports ``numba.cuda.np.arraymath``,
 whose import asks whether BLAS is there (``_check_blas``: ``import scipy.linalg.cython_blas``).
@@ -35,6 +49,7 @@ scipy's BLAS is (then the check costs nothing).
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
@@ -79,6 +94,49 @@ def install() -> bool:
     cls.values, cls.__hash__, cls.__eq__ = values, __hash__, __eq__
     _installed = True
     return True
+
+
+_memo: dict[tuple[Any, ...], Any] = {}
+_memoized: list[type] = []
+
+
+def memo_operator_calls() -> int:
+    """Keep the typing of operator calls (the module's docstring) in every ``Function`` type
+    class Numba and Numba-CUDA define; the number of classes patched (by this call or before)."""
+    if _memoized:
+        return len(_memoized)
+    import operator
+
+    operators = {getattr(operator, name) for name in dir(operator) if not name.startswith("_")}
+    for modname, typesname in (("numba.core.types.functions", "numba.core.types"),
+                               ("numba.cuda.types.cuda_functions", "numba.cuda.types")):  # fmt: skip
+        try:
+            functions = importlib.import_module(modname)
+            literal = importlib.import_module(typesname).Literal
+        except (ImportError, AttributeError):
+            continue
+        cls = getattr(functions, "Function", None)
+        if cls is None or "get_call_type" not in vars(functions.BaseFunction):
+            continue
+        cls.get_call_type = _memoizing(cls.get_call_type, operators, literal)
+        _memoized.append(cls)
+    return len(_memoized)
+
+
+def _memoizing(original: Any, operators: set[Any], literal: type) -> Any:
+    def get_call_type(self: Any, context: Any, args: Any, kws: Any) -> Any:
+        if kws or self.typing_key not in operators or any(isinstance(a, literal) for a in args):
+            return original(self, context, args, kws)
+        key = (self, context, tuple(args))
+        sig = _memo.get(key)
+        if sig is None:
+            sig = original(self, context, args, kws)
+            if sig is not None:
+                _memo[key] = sig
+        return sig
+
+    get_call_type.__wrapped__ = original  # type: ignore[attr-defined]
+    return get_call_type
 
 
 def arraymath_without_blas() -> bool:

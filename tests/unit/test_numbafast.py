@@ -74,3 +74,33 @@ def test_numba_cuda_asks_scipy_for_blas_unless_gasync_answers_first(tmp_path: Pa
     # ... and after gasync's, it has not: no BLAS for device code, linalg's own check put back
     call = "from gasync.runtime import numbafast\nassert numbafast.arraymath_without_blas()"
     assert _probe(tmp_path, call) == ["False", "False", "ensure_blas"]
+
+
+def test_an_operator_call_is_typed_once_for_the_same_argument_types() -> None:
+    import operator
+
+    from numba.core import types
+    from numba.cuda.descriptor import cuda_target
+
+    assert numbafast.memo_operator_calls() >= 1 and numbafast.memo_operator_calls() >= 1  # (once a process)
+    ctx = cuda_target.typing_context
+    ctx.refresh()
+    add = ctx.resolve_value_type(operator.add)
+    original = type(add).get_call_type.__wrapped__
+    calls: list[tuple[Any, ...]] = []
+
+    def counted(self: Any, context: Any, args: Any, kws: Any) -> Any:
+        calls.append(tuple(args))
+        return original(self, context, args, kws)
+
+    memo = numbafast._memoizing(counted, {operator.add}, types.Literal)
+    pair = (types.float32, types.float32)
+    first, again = memo(add, ctx, pair, {}), memo(add, ctx, list(pair), {})
+    assert first is again and calls == [pair]  # typed once, the answer given again
+    assert first == original(add, ctx, pair, {}) and str(first) == "(float32, float32) -> float32"
+    three = (types.literal(3), types.int64)  # a literal argument: typed every time, never kept
+    assert memo(add, ctx, three, {}) == memo(add, ctx, three, {}) and calls[1:] == [three, three]
+    lt = ctx.resolve_value_type(operator.lt)  # not in the operators given: through to the original
+    assert str(memo(lt, ctx, (types.int64, types.int64), {})) == "(int64, int64) -> bool"
+    assert calls[3:] == [(types.int64, types.int64)]
+    assert (add, ctx, pair) in numbafast._memo and all(k[2] != three for k in numbafast._memo)
