@@ -28,8 +28,9 @@ of them the same few argument types again. The answer is a function of the opera
 (interned: its key is its templates, so a newly registered overload makes another type), the
 typing context and the argument types; the patch keeps each successful answer under that key
 and gives it again. It does not keep an answer for literal arguments (a template may answer a
-literal differently, and ``x[0]`` on a tuple does), for keyword arguments, or a failure (which
-raises again, as before). The implementation key a successful typing records stays where
+literal differently, and ``x[0]`` on a tuple does; kept by value, they changed one program's PTX:
+tiled_matmul's shared loads paired otherwise, bench/NOTES.md), for keyword arguments, or a
+failure (which raises again, as before). The implementation key a successful typing records stays where
 lowering looks for it (the operator type's own ``_impl_keys``: the type is the same object).
 
 Also: **no scipy import for a BLAS that device code cannot call** (:func:`arraymath_without_blas`).

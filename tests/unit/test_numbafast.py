@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+from numba.core.errors import TypingError
 from numba.cuda.core.targetconfig import TargetConfig
 from numba.cuda.flags import Flags
 
@@ -104,3 +106,8 @@ def test_an_operator_call_is_typed_once_for_the_same_argument_types() -> None:
     assert str(memo(lt, ctx, (types.int64, types.int64), {})) == "(int64, int64) -> bool"
     assert calls[3:] == [(types.int64, types.int64)]
     assert (add, ctx, pair) in numbafast._memo and all(k[2] != three for k in numbafast._memo)
+    with pytest.raises(TypingError):  # a failure is not kept: it raises each time
+        memo(add, ctx, (types.float32, types.unicode_type), {})
+    with pytest.raises(TypingError):
+        memo(add, ctx, (types.float32, types.unicode_type), {})
+    assert calls[4:] == [(types.float32, types.unicode_type)] * 2
