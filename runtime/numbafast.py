@@ -126,7 +126,11 @@ def memo_operator_calls() -> int:
 
 def _memoizing(original: Any, operators: set[Any], literal: type) -> Any:
     def get_call_type(self: Any, context: Any, args: Any, kws: Any) -> Any:
-        if kws or self.typing_key not in operators or any(isinstance(a, literal) for a in args):
+        try:
+            plain = not kws and self.typing_key in operators and not any(isinstance(a, literal) for a in args)
+        except TypeError:  # (a typing key that cannot be hashed: not an operator)
+            plain = False
+        if not plain:
             return original(self, context, args, kws)
         key = (self, context, tuple(args))
         sig = _memo.get(key)
