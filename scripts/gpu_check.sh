@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b2ab|b2slack|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b2ab|b2slack|b4parts|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -124,6 +124,21 @@ log="$out/gpu-$part.log"
       (cd "$tree" && PYTHONPATH="$root:/tmp/site" timeout 90 python3 scripts/handoff_probe.py $row --runs 3 \
         --reps 20000 2>&1 | grep -E "hand-off|wrong|rror" | cut -c1-120)
     done
+  done
+  fi
+  if in_part b4parts; then
+  # B4 in parts (bench/NOTES.md, the thirty-eighth session): the tree (each hand-written kernel's
+  # GPU time in its row's note, beside gasync's span), then one stage each: twice the map's loads
+  # in flight (VEC_STEPS 16), the reset without its synchronize, half the loads (VEC_STEPS 4)
+  BENCH_PARTS="100 B4" bash "$0" "$out" bench | grep -E "ratio|GB/s|wrote" | grep -v unchecked | cut -c1-330
+  for stage in "vec16 codegen/vectors.py s/^VEC_STEPS = 8/VEC_STEPS = 16/" \
+    "nosync runtime/prepared.py /self.cuda.synchronize()  # the reset is done before the launch call is timed/d" \
+    "vec4 codegen/vectors.py s/^VEC_STEPS = 8/VEC_STEPS = 4/"; do
+    set -- $stage
+    name=$1 file=$2
+    expr=${stage#"$name $file "}
+    PYTHONPATH=/tmp/site bash scripts/bench_stage.sh "$out" "$name" B4 "$file" "$expr" 2>&1 \
+      | grep -E "==|ratio|GB/s" | grep -v unchecked | cut -c1-330
   done
   fi
   if in_part b2slack; then
