@@ -95,17 +95,18 @@ def test_an_operator_call_is_typed_once_for_the_same_argument_types() -> None:
         calls.append(tuple(args))
         return original(self, context, args, kws)
 
-    memo = numbafast._memoizing(counted, {operator.add}, types.Literal)
+    memo = numbafast._memoizing(counted, {operator.add})
     pair = (types.float32, types.float32)
     first, again = memo(add, ctx, pair, {}), memo(add, ctx, list(pair), {})
     assert first is again and calls == [pair]  # typed once, the answer given again
     assert first == original(add, ctx, pair, {}) and str(first) == "(float32, float32) -> float32"
-    three = (types.literal(3), types.int64)  # a literal argument: typed every time, never kept
-    assert memo(add, ctx, three, {}) == memo(add, ctx, three, {}) and calls[1:] == [three, three]
+    three, four = (types.literal(3), types.int64), (types.literal(4), types.int64)  # a literal: its value's key
+    assert memo(add, ctx, three, {}) is memo(add, ctx, three, {}) and calls[1:] == [three]
+    assert memo(add, ctx, four, {}) == original(add, ctx, four, {}) and calls[2:] == [four]
     lt = ctx.resolve_value_type(operator.lt)  # not in the operators given: through to the original
     assert str(memo(lt, ctx, (types.int64, types.int64), {})) == "(int64, int64) -> bool"
     assert calls[3:] == [(types.int64, types.int64)]
-    assert (add, ctx, pair) in numbafast._memo and all(k[2] != three for k in numbafast._memo)
+    assert (add, ctx, pair) in numbafast._memo and (lt, ctx, (types.int64, types.int64)) not in numbafast._memo
     with pytest.raises(TypingError):  # a failure is not kept: it raises each time
         memo(add, ctx, (types.float32, types.unicode_type), {})
     with pytest.raises(TypingError):
