@@ -97,7 +97,7 @@ class PollEmitter(SendLoops, AwaitBlocks):
         self.looks = early_looks(shared, body)
         self.kept = kept_sends(shared, body, self.r.cursors, SEND_VALUE_KEPT, self.warp)
         local = tuple(c for c in self.kept if groups.is_local(c)) if self.warp and block is None else ()
-        self.restored = ends.restored_sends(local, body, self.children)
+        self.restored = ends.restored_sends(local, body, self.children) if local else {}
         self.values = recv_values(shared, body)
         self.frees, self.riders = deferred_frees(shared, body)
 

@@ -115,8 +115,8 @@ def memo_operator_calls() -> int:
             functions = importlib.import_module(modname)
         except ImportError:
             continue
-        cls = getattr(functions, "Function", None)
-        if cls is None or "get_call_type" not in vars(functions.BaseFunction):
+        cls, base = getattr(functions, "Function", None), getattr(functions, "BaseFunction", None)
+        if cls is None or "get_call_type" not in vars(base or object):
             continue
         cls.get_call_type = _memoizing(cls.get_call_type, operators)
         _memoized.append(cls)
