@@ -32,6 +32,10 @@ OFFSET = True  # False: only ``buf[i]`` itself moves 16 bytes (what bench/NOTES.
 ASYNC_COPY = True  # False: a copy into a local buffer loads into registers, then stores (bench/NOTES.md)
 VEC_BYTES = 16
 VEC_STEPS = 8  # 16-byte loads in flight per lane and access: 128 bytes, four times UNROLL's 8 x 4
+# True: a warp walks its whole turns starting at turn w mod their number and wrapping round, so
+# that warps whose ranges start at the same low address bits are not in step (bench/NOTES.md,
+# the thirty-ninth session; not for a reducing loop, whose float sum would then vary by executor)
+ROTATE = False
 SIZES = {"f32": 4, "i32": 4, "u32": 4, "f64": 8, "i64": 8, "u64": 8}
 
 Access = tuple[str, tuple[ir.Expr, ...]]  # (buffer, index): one vector access of the map
@@ -276,11 +280,16 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
             "        k = lo + lane",
         ]
         return out
-    out += [
-        f"    if {aligned}:  # 16-byte moves, {vec} iterations each",
-        f"        while lo + {span} * LANES <= hi:",
-        f"            vk = lo + lane * {vec}",
-    ]
+    rotate = ROTATE and s.reduce is None
+    out.append(f"    if {aligned}:  # 16-byte moves, {vec} iterations each")
+    if rotate:
+        out += [
+            f"        nt = (hi - lo) // ({span} * LANES)  # whole turns, walked from turn w mod nt round",
+            "        tt = w % nt if nt > 0 else 0",
+            "        base = lo",
+        ]
+    first = f"base + tt * ({span} * LANES)" if rotate else "lo"
+    out += [f"        while lo + {span} * LANES <= hi:", f"            vk = {first} + lane * {vec}"]
     for u in range(VEC_STEPS):
         at = f"vk + {u * vec} * LANES"
         for a in loads:
@@ -320,5 +329,8 @@ def vector_map(shared: Shared, em: Emitter, loop: ParallelLoop, helper: bool) ->
     if red is not None:  # combined after every load of the turn (a float min or max may branch)
         out += [f"            acc = {reduce.combine(red.op, red.ty, 'acc', v)}" for v in values]
     out += moves
-    out += [f"            lo += {span} * LANES", "        k = lo + lane"]
+    out.append(f"            lo += {span} * LANES")
+    if rotate:
+        out += ["            tt += 1", "            if tt == nt:", "                tt = 0"]
+    out.append("        k = lo + lane")
     return out

@@ -143,10 +143,16 @@ log="$out/gpu-$part.log"
   fi
   if in_part b4shape; then
   # B4's work in its own shape, hand-written (scripts/b4shape_probe.py, the thirty-ninth session):
-  # 1,024 or 512 warps with long ranges, rotated or not, beside the bench's per-warp kernel; then
-  # B6 without the operator-typing memo (a stage) and as the tree is, in the same call
+  # 1,024 or 512 warps with long ranges, rotated or not, beside the bench's per-warp kernel; B4 with
+  # its maps rotated and as it is; then B6 without the operator-typing memo (a stage) and as the tree is, in the same call
   echo "== B4's shape, hand-written"
   timeout 150 python3 scripts/b4shape_probe.py 2>&1 | tail -14
+  # the map's whole turns walked from turn w mod their number (codegen/vectors.py ROTATE), then
+  # B4 as the tree is
+  PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" rotate B4 codegen/vectors.py \
+    's/^ROTATE = False/ROTATE = True/' 2>&1 | grep -E "==|ratio|GB/s" | grep -v unchecked | cut -c1-250
+  echo "== B4 as the tree is"
+  timeout 150 python3 bench/run.py --reps 3 --only B4 2>&1 | grep -E "ratio|GB/s|wrote" | grep -v unchecked | cut -c1-250
   PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" nomemo B6 runtime/module.py \
     '/numbafast.memo_operator_calls()/d' 2>&1 | grep -E "==|compile_s" | cut -c1-170
   echo "== B6 as the tree is"

@@ -28,11 +28,13 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "cache"
 
 
-def run(program: str, defines: dict[str, int], bulk: bool = False) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+def run(
+    program: str, defines: dict[str, int], bulk: bool = False, rotate: bool = False
+) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     """The buffers of ``program`` (a name in tests/vector_programs.py) run on the simulator in a
     child that counts the 16-byte loads and stores (vector_moves_child.py); ``bulk``: with
-    codegen/groups.py's BULK_COPY on."""
-    args = [f"{k}={v}" for k, v in defines.items()] + (["--bulk"] if bulk else [])
+    codegen/groups.py's BULK_COPY on; ``rotate``: with codegen/vectors.py's ROTATE on."""
+    args = [f"{k}={v}" for k, v in defines.items()] + (["--bulk"] if bulk else []) + (["--rotate"] if rotate else [])
     env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONWARNINGS="ignore")
     done = subprocess.run(
         [sys.executable, str(CHILD), program, *args], env=env, capture_output=True, text=True, timeout=280, check=False
@@ -48,6 +50,14 @@ def test_an_offset_index_moves_16_bytes_where_its_range_starts_a_line(off: int, 
     np.testing.assert_array_equal(out["y"], offset_want(off))
     # each task's 1,100 iterations: one turn of 32 lanes x 8 loads of 4 elements, then 76 more
     assert moves == ({"ld": 2 * 32 * 8, "st": 2 * 32 * 8} if vector else {})
+
+
+def test_a_rotated_walk_moves_each_whole_turn_once_from_each_warps_own_first() -> None:
+    # three tasks of 3 whole turns (3 x 1,024 iterations) and 76 more each: every element right,
+    # and 16-byte moves for exactly the whole turns (none twice, none left to the plain loop)
+    out, moves = run("OFFSET", {"W": 3, "CH": 3 * 1024 + 76}, rotate=True)
+    np.testing.assert_array_equal(out["y"], offset_want(0, 3, 3 * 1024 + 76))
+    assert moves == {"ld": 3 * 3 * 32 * 8, "st": 3 * 3 * 32 * 8}
 
 
 @pytest.mark.parametrize(("off", "vector"), [(0, True), (1, False)])

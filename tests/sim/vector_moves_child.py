@@ -4,8 +4,8 @@ moves counted (the generated module calls them through the module, at run time).
 ``{"buffers": {name: list}, "ld": n, "st": n, "cp": n, "bk": n}`` as JSON (``cp``: 16-byte copies
 from global into shared memory, ``cp.async`` on the GPU; ``bk``: the copy engine's bulk copies).
 
-Usage: python vector_moves_child.py PROGRAM [--bulk] NAME=VALUE ...  (--bulk: with
-codegen/groups.py's BULK_COPY on)"""
+Usage: python vector_moves_child.py PROGRAM [--bulk] [--rotate] NAME=VALUE ...  (--bulk: with
+codegen/groups.py's BULK_COPY on; --rotate: with codegen/vectors.py's ROTATE on)"""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import vector_programs  # noqa: E402
 
 import gasync  # noqa: E402
-from gasync.codegen import groups  # noqa: E402
+from gasync.codegen import groups, vectors  # noqa: E402
 from gasync.runtime import devicevec, worker  # noqa: E402
 from gasync.runtime.launch import execute  # noqa: E402
 from gasync.runtime.options import RunOptions  # noqa: E402
@@ -41,10 +41,12 @@ def main() -> None:
     source = getattr(vector_programs, sys.argv[1])
     if "--bulk" in sys.argv:
         groups.BULK_COPY = True
-    defines = {k: int(v) for k, v in (a.split("=") for a in sys.argv[2:] if a != "--bulk")}
+    vectors.ROTATE = "--rotate" in sys.argv
+    defines = {k: int(v) for k, v in (a.split("=") for a in sys.argv[2:] if not a.startswith("--"))}
     for name in ("ld_v4", "ld_v2", "lds_v4", "lds_v2", "st_v4", "st_v2", "sts_v4", "sts_v2", "cp_async16", "bulk_copy"):
         _count(name)
     gen = gasync.compile_source(source, "v.gasync", defines).generated
+    assert ("tt = w % nt" in gen.source) == vectors.ROTATE, "the rotated walk is generated exactly when asked"
     res = execute(gen, RunOptions("sim", {}, timeout_s=240, outputs="host"), sim=True)
     buffers = {k: v.tolist() for k, v in res.buffers.items()}
     print(json.dumps({"buffers": buffers, **COUNTS}))
