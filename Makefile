@@ -36,9 +36,10 @@ typecheck: setup
 	@mkdir -p build/typecheck && ln -sfn "$(CURDIR)" build/typecheck/gasync
 	MYPYPATH=build/typecheck $(BIN)/mypy -p gasync.dsl -p gasync.planner -m gasync -m gasync.api -m gasync.notebook -m gasync.runtime.outputs
 
-# over the machine's cores, at most 4 processes (CI has 2 cores: the suite takes about half as long)
+# over the machine's cores, at most 4 processes (CI has 2 cores: the suite takes about half as long);
+# an idle worker takes tests still queued on another (a long simulator test last held one up)
 pytest: setup
-	$(BIN)/pytest -q -n auto --maxprocesses 4
+	$(BIN)/pytest -q -n auto --maxprocesses 4 --dist worksteal
 
 test: setup dot lint typecheck pytest
 
