@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b2ab|b2slack|b4parts|b4shape|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b2ab|b2slack|b4parts|b4shape|b6memo|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -144,7 +144,7 @@ log="$out/gpu-$part.log"
   if in_part b4shape; then
   # B4's work in its own shape, hand-written (scripts/b4shape_probe.py, the thirty-ninth session):
   # 1,024 or 512 warps with long ranges, rotated or not, beside the bench's per-warp kernel; B4 with
-  # its maps rotated and as it is; then B6 without the operator-typing memo (a stage) and as the tree is, in the same call
+  # its maps rotated and as it is
   echo "== B4's shape, hand-written"
   timeout 150 python3 scripts/b4shape_probe.py 2>&1 | tail -14
   # the map's whole turns walked from turn w mod their number (codegen/vectors.py ROTATE), then
@@ -153,6 +153,9 @@ log="$out/gpu-$part.log"
     's/^ROTATE = False/ROTATE = True/' 2>&1 | grep -E "==|ratio|GB/s" | grep -v unchecked | cut -c1-250
   echo "== B4 as the tree is"
   timeout 150 python3 bench/run.py --reps 3 --only B4 2>&1 | grep -E "ratio|GB/s|wrote" | grep -v unchecked | cut -c1-250
+  fi
+  if in_part b6memo; then
+  # B6 without the operator-typing memo (a stage), then as the tree is, in the same call
   PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" nomemo B6 runtime/module.py \
     '/numbafast.memo_operator_calls()/d' 2>&1 | grep -E "==|compile_s" | cut -c1-170
   echo "== B6 as the tree is"
