@@ -8,7 +8,7 @@ Each case is one kernel: W warps, warp w streaming [w * PER, (w + 1) * PER) of y
 their stores), optionally starting its walk at turn (w * ROT) mod its turns and wrapping round, so
 that streams that start at the same low address bits do not move through the memory system in step.
 Timed as bench/baselines.affine_device_ms times the hand-written kernels: CUDA events behind a busy
-one-thread kernel (the launch call left out); median of 9 runs, in ms and GB/s.
+one-thread kernel (the launch call left out); median of 5 runs, in ms and GB/s.
 
 Usage on the device: python3 scripts/b4shape_probe.py"""
 
@@ -71,7 +71,7 @@ def hold(out, turns):
     out[0] = acc
 
 
-def timed(x: object, y: object, warps: int, warps_a_block: int, rot: int, reps: int = 9 if N >> 20 else 1) -> float:
+def timed(x: object, y: object, warps: int, warps_a_block: int, rot: int, reps: int = 5 if N >> 20 else 1) -> float:
     per = N // warps
     assert per % TURN == 0, (warps, per)
     blocks = -(-warps // warps_a_block)
@@ -104,8 +104,6 @@ def main() -> None:
         ("4,096 warps x 16,384, rotated", 4096, 4, 1),
         ("1,024 warps x 65,536 (B4's tiles), blocks of 4", 1024, 4, 0),
         ("1,024 warps x 65,536, rotated", 1024, 4, 1),
-        ("1,024 warps x 65,536, blocks of 1", 1024, 1, 0),
-        ("1,024 warps x 65,536, blocks of 1, rotated", 1024, 1, 1),
         ("512 warps x 131,072 (B4's probe), blocks of 4", 512, 4, 0),
         ("512 warps x 131,072, rotated", 512, 4, 1),
         ("2,048 warps x 32,768, blocks of 4", 2048, 4, 0),

@@ -153,6 +153,13 @@ log="$out/gpu-$part.log"
     's/^ROTATE = False/ROTATE = True/' 2>&1 | grep -E "==|ratio|GB/s" | grep -v unchecked | cut -c1-250
   echo "== B4 as the tree is"
   timeout 150 python3 bench/run.py --reps 3 --only B4 2>&1 | grep -E "ratio|GB/s|wrote" | grep -v unchecked | cut -c1-250
+  # the rotated walk's values on the GPU: the vector-map tests and the contract cases, ROTATE on
+  # (the tree's copy edited here and put back)
+  sed -i 's/^ROTATE = False/ROTATE = True/' codegen/vectors.py
+  timeout "${ROTATED_TESTS_S:-100}" python3 -m pytest -q -m gpu tests/gpu/test_vector_maps_gpu.py tests/gpu/test_contract_gpu.py \
+    -n 10 -p no:cacheprovider -W ignore -rf > "$out/pytest-gpu-rotated.log" 2>&1
+  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-rotated.log" | tail -20
+  sed -i 's/^ROTATE = True/ROTATE = False/' codegen/vectors.py
   fi
   if in_part b6memo; then
   # B6 without the operator-typing memo (a stage), then as the tree is, in the same call
