@@ -22,6 +22,7 @@ import numpy as np
 from numba import cuda, float32
 
 from gasync.runtime import devicevec as dv
+from gasync.runtime import devicewarp as dw
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import baselines  # noqa: E402
@@ -30,15 +31,9 @@ N = int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 26  # a smaller N for the si
 TURN = 32 * 4 * 8  # elements a warp moves a turn: 32 lanes x 4 floats x 8 loads in flight
 
 
-@cuda.jit
-def stream(x, y, per, rot):
-    lane = cuda.threadIdx.x % 32
-    w = cuda.grid(1) // 32
-    lo = w * per
-    if lo >= x.size:
-        return
-    turns = per // TURN
-    start = (w * rot) % turns
+@cuda.jit(device=True)
+def walk(x, y, lo, turns, start, lane):
+    """One warp's range [lo, lo + turns * TURN), turn ``start`` first and wrapping round."""
     for t in range(turns):
         tt = t + start
         if tt >= turns:
@@ -64,6 +59,39 @@ def stream(x, y, per, rot):
 
 
 @cuda.jit
+def stream(x, y, per, rot, counter):
+    """Warp w's own range [w * PER, (w + 1) * PER)."""
+    lane = cuda.threadIdx.x % 32
+    w = cuda.grid(1) // 32
+    if w * per < x.size:
+        turns = per // TURN
+        walk(x, y, w * per, turns, (w * rot) % turns, lane)
+
+
+@cuda.jit
+def claimed(x, y, per, rot, counter):
+    """Ranges of PER claimed one at a time from a counter (one atomic a claim, lane 0's, handed to
+    the warp by a shuffle) until none is left: a hand-written work queue, B4's without a loader."""
+    lane = cuda.threadIdx.x % 32
+    w = cuda.grid(1) // 32
+    turns = per // TURN
+    tiles = x.size // per
+    while True:
+        t = 0
+        if lane == 0:
+            t = cuda.atomic.add(counter, 0, 1)
+        t = dw.first(counter, w, lane, t)  # lane 0's claim in every lane (a shuffle on the GPU)
+        if t >= tiles:
+            return
+        walk(x, y, t * per, turns, (w * rot) % turns, lane)
+
+
+@cuda.jit
+def zero(counter):
+    counter[0] = 0
+
+
+@cuda.jit
 def hold(out, turns):
     acc = 0
     for i in range(turns):
@@ -71,20 +99,26 @@ def hold(out, turns):
     out[0] = acc
 
 
-def timed(x: object, y: object, warps: int, warps_a_block: int, rot: int, reps: int = 5 if N >> 20 else 1) -> float:
-    per = N // warps
+def timed(
+    x: object, y: object, warps: int, warps_a_block: int, rot: int, per: int = 0, reps: int = 5 if N >> 20 else 1
+) -> float:
+    """Median ms of W warps over N, each its own range (``per`` 0) or ranges of ``per`` claimed."""
+    kernel = claimed if per else stream
+    per = per or N // warps
     assert per % TURN == 0, (warps, per)
     blocks = -(-warps // warps_a_block)
     word = cuda.device_array(1, np.int64)
-    stream[blocks, 32 * warps_a_block](x, y, np.int64(per), np.int64(rot))
+    counter = cuda.to_device(np.zeros(1, np.int64))
     hold[1, 1](word, 1)
+    kernel[blocks, 32 * warps_a_block](x, y, np.int64(per), np.int64(rot), counter)
     cuda.synchronize()
     got = []
     for _ in range(reps):
         start, end = cuda.event(), cuda.event()
         hold[1, 1](word, 200_000)
+        zero[1, 1](counter)
         start.record()
-        stream[blocks, 32 * warps_a_block](x, y, np.int64(per), np.int64(rot))
+        kernel[blocks, 32 * warps_a_block](x, y, np.int64(per), np.int64(rot), counter)
         end.record()
         end.synchronize()
         got.append(start.elapsed_time(end))
@@ -99,20 +133,24 @@ def main() -> None:
     gb = 2 * 4 * N / 1e6
     label = f"per-warp contiguous (bench's, {sms} SMs x 32 warps, 4 scalar loads a lane)"
     print(f"{label}: {ref:.4f} ms  {gb / ref:,.0f} GB/s")
-    cases = [
-        ("4,096 warps x 16,384 (32 an SM), blocks of 4", 4096, 4, 0),
-        ("4,096 warps x 16,384, rotated", 4096, 4, 1),
-        ("1,024 warps x 65,536 (B4's tiles), blocks of 4", 1024, 4, 0),
-        ("1,024 warps x 65,536, rotated", 1024, 4, 1),
-        ("512 warps x 131,072 (B4's probe), blocks of 4", 512, 4, 0),
-        ("512 warps x 131,072, rotated", 512, 4, 1),
-        ("2,048 warps x 32,768, blocks of 4", 2048, 4, 0),
-        ("2,048 warps x 32,768, rotated", 2048, 4, 1),
+    cases = [  # (label, warps, warps a block, rotated, a claimed range's length or 0)
+        ("4,096 warps x 16,384 (32 an SM), blocks of 4", 4096, 4, 0, 0),
+        ("4,096 warps x 16,384, rotated", 4096, 4, 1, 0),
+        ("1,024 warps x 65,536 (B4's tiles), blocks of 4", 1024, 4, 0, 0),
+        ("1,024 warps x 65,536, rotated", 1024, 4, 1, 0),
+        ("512 warps x 131,072 (B4's probe), blocks of 4", 512, 4, 0, 0),
+        ("512 warps x 131,072, rotated", 512, 4, 1, 0),
+        ("2,048 warps x 32,768, blocks of 4", 2048, 4, 0, 0),
+        ("2,048 warps x 32,768, rotated", 2048, 4, 1, 0),
+        ("1,024 warps claiming 1,024 tiles of 65,536 (B4 without its loader)", 1024, 4, 0, 65536),
+        ("4,224 warps claiming 1,024 tiles of 65,536 (B4's whole GPU)", 4224, 4, 0, 65536),
+        ("4,224 warps claiming 1,024 tiles of 65,536, rotated", 4224, 4, 1, 65536),
     ]
-    for label, warps, wab, rot in cases:
-        warps = max(1, warps * N >> 26)
+    for label, warps, wab, rot, per in cases:
+        if not per:
+            warps = max(1, warps * N >> 26)
         baselines.fill(y, -1.0)
-        ms = timed(x, y, warps, wab, rot)
+        ms = timed(x, y, warps, wab, rot, min(per, N))
         baselines.check_affine(x, y, label)  # every element written, right
         print(f"{label}: {ms:.4f} ms  {gb / ms:,.0f} GB/s  ({ref / ms:.3f} of per-warp)")
 
