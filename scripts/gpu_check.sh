@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b2ab|b2slack|b4parts|b4shape|b6memo|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b2ab|b2slack|next|b4parts|b4shape|b6memo|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -140,6 +140,20 @@ log="$out/gpu-$part.log"
     PYTHONPATH=/tmp/site bash scripts/bench_stage.sh "$out" "$name" B4 "$file" "$expr" 2>&1 \
       | grep -E "==|ratio|GB/s" | grep -v unchecked | cut -c1-330
   done
+  fi
+  if in_part next; then
+  # the fortieth session's first call, everything in one (machines are scarce): on an H200, #14's
+  # B7 and #12's B6 first, then B4's shape; on another card B4's shape, then B6 with and without
+  # the operator-typing memo
+  case "$(nvidia-smi --query-gpu=name --format=csv,noheader)" in
+  *H200*)
+    BENCH_PARTS="130 B7,B8;70 B6" bash "$0" "$out" bench | grep -E "ratio|GB/s|GFLOP|compile_s|wrote" \
+      | grep -v unchecked | cut -c1-170
+    ROTATED_TESTS_S=60 bash "$0" "$out" b4shape | grep -v "^numba\|^name\|^NVIDIA" ;;
+  *)
+    bash "$0" "$out" b4shape | grep -v "^numba\|^name\|^NVIDIA"
+    bash "$0" "$out" b6memo | grep -v "^numba\|^name\|^NVIDIA" ;;
+  esac
   fi
   if in_part b4shape; then
   # B4's work in its own shape, hand-written (scripts/b4shape_probe.py, the thirty-ninth session):
