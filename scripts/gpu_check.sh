@@ -149,7 +149,7 @@ log="$out/gpu-$part.log"
   *H200*)
     BENCH_PARTS="130 B7,B8;70 B6" bash "$0" "$out" bench | grep -E "ratio|GB/s|GFLOP|compile_s|wrote" \
       | grep -v unchecked | cut -c1-170
-    ROTATED_TESTS_S=60 bash "$0" "$out" b4shape | grep -v "^numba\|^name\|^NVIDIA" ;;
+    ROTATED_TESTS_S=40 bash "$0" "$out" b4shape | grep -v "^numba\|^name\|^NVIDIA" ;;
   *)
     bash "$0" "$out" b4shape | grep -v "^numba\|^name\|^NVIDIA"
     bash "$0" "$out" b6memo | grep -v "^numba\|^name\|^NVIDIA" ;;
@@ -161,6 +161,8 @@ log="$out/gpu-$part.log"
   # its maps rotated and as it is
   echo "== B4's shape, hand-written"
   timeout 150 python3 scripts/b4shape_probe.py 2>&1 | tail -14
+  echo "== B4's tiles in time (a traced run; scripts/b4_timeline_probe.py)"
+  timeout 90 python3 scripts/b4_timeline_probe.py 2>&1 | tail -9
   # the map's whole turns walked from turn w mod their number (codegen/vectors.py ROTATE), then
   # B4 as the tree is
   PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" rotate B4 codegen/vectors.py \
@@ -170,7 +172,7 @@ log="$out/gpu-$part.log"
   # the rotated walk's values on the GPU: the vector-map tests and the contract cases, ROTATE on
   # (the tree's copy edited here and put back)
   sed -i 's/^ROTATE = False/ROTATE = True/' codegen/vectors.py
-  timeout "${ROTATED_TESTS_S:-100}" python3 -m pytest -q -m gpu tests/gpu/test_vector_maps_gpu.py tests/gpu/test_contract_gpu.py \
+  timeout "${ROTATED_TESTS_S:-80}" python3 -m pytest -q -m gpu tests/gpu/test_vector_maps_gpu.py tests/gpu/test_contract_gpu.py \
     -n 10 -p no:cacheprovider -W ignore -rf > "$out/pytest-gpu-rotated.log" 2>&1
   grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-rotated.log" | tail -20
   sed -i 's/^ROTATE = True/ROTATE = False/' codegen/vectors.py
