@@ -52,7 +52,7 @@ def test_an_offset_index_moves_16_bytes_where_its_range_starts_a_line(off: int, 
     assert moves == ({"ld": 2 * 32 * 8, "st": 2 * 32 * 8} if vector else {})
 
 
-def test_a_rotated_walk_moves_each_whole_turn_once_from_each_warps_own_first() -> None:
+def test_a_rotated_walk_moves_each_whole_turn_once() -> None:
     # three tasks of 3 whole turns (3 x 1,024 iterations) and 76 more each: every element right,
     # and 16-byte moves for exactly the whole turns (none twice, none left to the plain loop)
     out, moves = run("OFFSET", {"W": 3, "CH": 3 * 1024 + 76}, rotate=True)
