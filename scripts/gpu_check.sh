@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b2ab|b2slack|next|b4parts|b4shape|b6memo|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b2ab|b2slack|next|b4parts|b4probes|b4shape|b6memo|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -155,14 +155,18 @@ log="$out/gpu-$part.log"
     bash "$0" "$out" b6memo | grep -v "^numba\|^name\|^NVIDIA" ;;
   esac
   fi
-  if in_part b4shape; then
-  # B4's work in its own shape, hand-written (scripts/b4shape_probe.py, the thirty-ninth session):
-  # 1,024 or 512 warps with long ranges, rotated or not, beside the bench's per-warp kernel; B4 with
-  # its maps rotated and as it is
+  if in_part b4probes; then
+  # the two B4 probes alone (~2 min): B4's work hand-written in its shapes, and its tiles in time
   echo "== B4's shape, hand-written"
   timeout 150 python3 scripts/b4shape_probe.py 2>&1 | tail -14
   echo "== B4's tiles in time (a traced run; scripts/b4_timeline_probe.py)"
   timeout 90 python3 scripts/b4_timeline_probe.py 2>&1 | tail -9
+  fi
+  if in_part b4shape; then
+  # B4's work in its own shape, hand-written (scripts/b4shape_probe.py, the thirty-ninth session):
+  # 1,024 or 512 warps with long ranges, rotated or not, beside the bench's per-warp kernel; B4 with
+  # its maps rotated and as it is
+  bash "$0" "$out" b4probes | grep -v "^numba\|^name\|^NVIDIA"
   # the map's whole turns walked from turn w mod their number (codegen/vectors.py ROTATE), then
   # B4 as the tree is
   PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" rotate B4 codegen/vectors.py \
