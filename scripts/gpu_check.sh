@@ -19,8 +19,12 @@ mkdir -p "$out"
 # Compiled to bytecode at install, and the tree's own modules now: the device's Python runs with
 # PYTHONDONTWRITEBYTECODE=1, so a module without a .pyc is compiled from source in every process
 # (every benchmark's fresh process, B6's compile among them), which an installed package never is
-python3 -m pip install -q --no-index --no-deps --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-python3 -m compileall -q -j 8 -x '/(\.venv|\.git)/' . > /dev/null 2>&1  # build/tree-* too: bases alike
+# (once a call: a part that runs other parts hands them GASYNC_CHECK_INSTALLED)
+if [ -z "${GASYNC_CHECK_INSTALLED:-}" ]; then
+  python3 -m pip install -q --no-index --no-deps --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+  python3 -m compileall -q -j 8 -x '/(\.venv|\.git)/' . > /dev/null 2>&1  # build/tree-* too: bases alike
+  export GASYNC_CHECK_INSTALLED=1
+fi
 mkdir -p /tmp/gs && ln -sfn "$PWD" /tmp/gs/gasync
 export PYTHONPATH=/tmp/gs:/tmp/site PYTHONUNBUFFERED=1
 log="$out/gpu-$part.log"
