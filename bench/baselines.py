@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -232,25 +233,34 @@ def numba_affine(x: Any, y: Any, reps: int, kind: str = "grid-stride") -> list[f
 
 
 def affine_device_ms(x: Any, y: Any, reps: int, kind: str = "grid-stride", hold: int = 200_000) -> list[float]:
-    """GPU milliseconds per run of the hand-written kernel ``kind``, its launch call left out:
-    two CUDA events around it, all three queued behind a one-thread kernel that keeps the GPU
-    busy (``hold`` steps: ~1 ms on an H100, against a launch call of ~0.05 ms), so the GPU meets
-    the start event, the kernel and the end event back to back (timed alone, an event pair
-    would also time the host's launch call). It times the kernel's start on the GPU, its run
-    and its end: beside gasync's ``span_ms`` (first look to last exit), a little more than the
-    same work would read there."""
-    kernels = _numba_kernels()
-    affine = kernels[kind]
+    """GPU milliseconds per run of the hand-written kernel ``kind``, its launch call left out
+    (:func:`device_ms`): beside gasync's ``span_ms`` (first look to last exit), a little more
+    than the same work would read there."""
+    affine = _numba_kernels()[kind]
     blocks, threads, extra = affine_launch(kind, x.shape[0])
+    return device_ms(lambda: affine[blocks, threads](x, y, *extra), reps, hold=hold)
+
+
+def device_ms(launch: Callable[[], Any], reps: int, before: Callable[[], Any] | None = None,
+              hold: int = 200_000) -> list[float]:  # fmt: skip
+    """GPU milliseconds of each of ``reps`` calls of ``launch`` (one kernel launch), its launch
+    call left out: two CUDA events around it, all queued behind a one-thread kernel that keeps
+    the GPU busy (``hold`` steps: ~1 ms on an H100, against a launch call of ~0.05 ms), so the
+    GPU meets the start event, the kernel and the end event back to back (timed alone, an event
+    pair would also time the host's launch call). It times the kernel's start on the GPU, its run
+    and its end. ``before`` (a launch too) runs after the busy kernel, outside the events."""
+    busy = _numba_kernels()["hold"]
     word = cuda.device_array(1, np.int64)
-    kernels["hold"][1, 1](word, 1)  # JIT, untimed
+    busy[1, 1](word, 1)  # JIT, untimed
     cuda.synchronize()
     samples = []
     for _ in range(reps):
         start, end = cuda.event(), cuda.event()
-        kernels["hold"][1, 1](word, hold)
+        busy[1, 1](word, hold)
+        if before is not None:
+            before()
         start.record()
-        affine[blocks, threads](x, y, *extra)
+        launch()
         end.record()
         end.synchronize()
         samples.append(start.elapsed_time(end))

@@ -7,8 +7,8 @@ Each case is one kernel: W warps, warp w streaming [w * PER, (w + 1) * PER) of y
 2^26 f32 with the generated map's loop (gasync.runtime.devicevec: eight 16-byte loads a lane, then
 their stores), optionally starting its walk at turn (w * ROT) mod its turns and wrapping round, so
 that streams that start at the same low address bits do not move through the memory system in step.
-Timed as bench/baselines.affine_device_ms times the hand-written kernels: CUDA events behind a busy
-one-thread kernel (the launch call left out); median of 5 runs, in ms and GB/s.
+Timed as the bench times the hand-written kernels (bench/baselines.device_ms: CUDA events behind a
+busy one-thread kernel, the launch call left out); median of 5 runs, in ms and GB/s.
 
 Usage on the device: python3 scripts/b4shape_probe.py"""
 
@@ -91,14 +91,6 @@ def zero(counter):
     counter[0] = 0
 
 
-@cuda.jit
-def hold(out, turns):
-    acc = 0
-    for i in range(turns):
-        acc = (acc * 3 + i) % 1000003
-    out[0] = acc
-
-
 def timed(
     x: object, y: object, warps: int, warps_a_block: int, rot: int, per: int = 0, reps: int = 5 if N >> 20 else 1
 ) -> float:
@@ -107,21 +99,13 @@ def timed(
     per = per or N // warps
     assert per % TURN == 0, (warps, per)
     blocks = -(-warps // warps_a_block)
-    word = cuda.device_array(1, np.int64)
     counter = cuda.to_device(np.zeros(1, np.int64))
-    hold[1, 1](word, 1)
-    kernel[blocks, 32 * warps_a_block](x, y, np.int64(per), np.int64(rot), counter)
-    cuda.synchronize()
-    got = []
-    for _ in range(reps):
-        start, end = cuda.event(), cuda.event()
-        hold[1, 1](word, 200_000)
-        zero[1, 1](counter)
-        start.record()
+
+    def launch() -> None:
         kernel[blocks, 32 * warps_a_block](x, y, np.int64(per), np.int64(rot), counter)
-        end.record()
-        end.synchronize()
-        got.append(start.elapsed_time(end))
+
+    launch()  # JIT, untimed
+    got = baselines.device_ms(launch, reps, before=lambda: zero[1, 1](counter))
     return statistics.median(got)
 
 

@@ -32,13 +32,18 @@ log="$out/gpu-$part.log"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
   python3 -c "import numba, numba_cuda, numpy; print('numba', numba.__version__, 'numba-cuda', numba_cuda.__version__, 'numpy', numpy.__version__)"
   in_part() { case " $* " in *" $part "*) return 0 ;; esac; return 1; }
-  # B7 and B8 with one step of a change undone (a stage NAME: FILE changed by a sed EXPRESSION),
-  # then as the tree is, in the same call; the tree's results file to OUTDIR/tree-b7-b8.json
+  # Benchmarks ONLY (bench/run.py's --only) at a stage NAME (FILE changed by a sed EXPRESSION),
+  # then as the tree is, in the same call, each limited to SECONDS; rows matching PATTERN shown
+  beside() {  # ONLY SECONDS PATTERN NAME FILE EXPRESSION
+    PYTHONPATH=/tmp/site timeout "$2" bash scripts/bench_stage.sh "$out" "$4" "$1" "$5" "$6" 2>&1 \
+      | grep -E "== stage|$3" | grep -v unchecked | cut -c1-250
+    echo "== $1 as the tree is"
+    timeout "$2" python3 bench/run.py --reps 3 --only "$1" 2>&1 | grep -E "$3|wrote" | grep -v unchecked | cut -c1-250
+  }
+  # B7 and B8 with one step of a change undone, then as the tree is; the tree's results file to
+  # OUTDIR/tree-b7-b8.json
   b7_b8_beside() {
-    PYTHONPATH=/tmp/site timeout 200 bash scripts/bench_stage.sh "$out" "$1" B7,B8 "$2" "$3" 2>&1 \
-      | grep -E "== stage|ratio|wrote" | grep -v unchecked | cut -c1-160
-    timeout 200 python3 bench/run.py --reps 3 --only B7,B8 2>&1 | grep -E "ratio|GB/s|GFLOP|wrote" \
-      | grep -v unchecked | cut -c1-170
+    beside B7,B8 200 "ratio|GB/s|GFLOP" "$1" "$2" "$3"
     cp "$(ls -t bench/results/*-b7-b8.json | head -1)" "$out/tree-b7-b8.json" 2>/dev/null
   }
   if in_part first; then
@@ -173,10 +178,7 @@ log="$out/gpu-$part.log"
   bash "$0" "$out" b4probes | grep -v "^numba\|^name\|^NVIDIA"
   # the map's whole turns walked from turn w mod their number (codegen/vectors.py ROTATE), then
   # B4 as the tree is
-  PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" rotate B4 codegen/vectors.py \
-    's/^ROTATE = False/ROTATE = True/' 2>&1 | grep -E "==|ratio|GB/s" | grep -v unchecked | cut -c1-250
-  echo "== B4 as the tree is"
-  timeout 150 python3 bench/run.py --reps 3 --only B4 2>&1 | grep -E "ratio|GB/s|wrote" | grep -v unchecked | cut -c1-250
+  beside B4 150 "ratio|GB/s" rotate codegen/vectors.py 's/^ROTATE = False/ROTATE = True/'
   # the rotated walk's values on the GPU: the vector-map tests and the contract cases, ROTATE on
   # (the tree's copy edited here and put back)
   sed -i 's/^ROTATE = False/ROTATE = True/' codegen/vectors.py
@@ -187,10 +189,7 @@ log="$out/gpu-$part.log"
   fi
   if in_part b6memo; then
   # B6 without the operator-typing memo (a stage), then as the tree is, in the same call
-  PYTHONPATH=/tmp/site timeout 150 bash scripts/bench_stage.sh "$out" nomemo B6 runtime/module.py \
-    '/numbafast.memo_operator_calls()/d' 2>&1 | grep -E "==|compile_s" | cut -c1-170
-  echo "== B6 as the tree is"
-  timeout 150 python3 bench/run.py --reps 3 --only B6 2>&1 | grep -E "compile_s|wrote" | cut -c1-170
+  beside B6 150 "compile_s" nomemo runtime/module.py '/numbafast.memo_operator_calls()/d'
   fi
   if in_part b2slack; then
   # a row's --set: WAIT=N or SEEN=N (the probe's delay), or any MODULE.NAME=VALUE (a constant)
