@@ -152,14 +152,13 @@ log="$out/gpu-$part.log"
   fi
   if in_part next; then
   # the fortieth session's first call, everything in one (machines are scarce): on an H200, #14's
-  # B7 and #12's B6 first, then the reset ahead and B4's probes; on another card the reset ahead,
-  # then B4's shape
+  # B7 and #12's B6 first (and B2 for summary.json), then the reset ahead; on another card the
+  # reset ahead, then B4's shape
   case "$(nvidia-smi --query-gpu=name --format=csv,noheader)" in
   *H200*)
-    BENCH_PARTS="130 B7,B8;70 B6" bash "$0" "$out" bench | grep -E "ratio|GB/s|GFLOP|compile_s|wrote" \
+    BENCH_PARTS="160 B2,B7,B8;70 B6" bash "$0" "$out" bench | grep -E "ratio|us/hand-off|GB/s|GFLOP|compile_s|wrote" \
       | grep -v unchecked | cut -c1-170
-    bash "$0" "$out" ahead | grep -v "^numba\|^name\|^NVIDIA"
-    bash "$0" "$out" b4probes | grep -v "^numba\|^name\|^NVIDIA" ;;
+    bash "$0" "$out" ahead | grep -v "^numba\|^name\|^NVIDIA" ;;
   *)
     bash "$0" "$out" ahead | grep -v "^numba\|^name\|^NVIDIA"
     ROTATED_TESTS_S=40 bash "$0" "$out" b4shape | grep -v "^numba\|^name\|^NVIDIA" ;;
@@ -173,6 +172,7 @@ log="$out/gpu-$part.log"
     -n 10 -p no:cacheprovider -W ignore -rf > "$out/pytest-gpu-ahead.log" 2>&1
   grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-ahead.log" | tail -20
   beside B4 150 "ratio|GB/s|hand-written" noahead runtime/prepared.py 's/^AHEAD = True/AHEAD = False/'
+  cp "$(ls -t bench/results/*-b4.json | head -1)" "$out/tree-b4.json" 2>/dev/null
   fi
   if in_part b4probes; then
   # the two B4 probes alone (~2 min): B4's work hand-written in its shapes, and its tiles in time
