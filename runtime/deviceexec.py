@@ -45,6 +45,7 @@ from gasync.runtime.devicetasks import (  # noqa: F401  (the generated code call
     bulk_claim,
     claim,
     complete,
+    count_done,
     flush_done,
     task_of,
 )
@@ -112,6 +113,7 @@ SWITCHES = ("BULK", "SPIN", "POINT", "SERVICE", "TRACED")
 
 LOOK_EVERY_POLLS = 64  # a busy executor's service point: every this many polls
 LOOK_EVERY_IDLE = 8  # an idle one's: every this many empty looks
+ENDED_EVERY_TURN = True  # and at the others, at the run's end alone (_ended)
 
 
 @linked.device
@@ -186,6 +188,15 @@ def _paused(backoff, most):  # type: ignore[no-untyped-def]
 
 
 @linked.device
+def _ended(ctl):  # type: ignore[no-untyped-def]
+    """An idle executor's look at every empty turn: the run's exit, which the batch that finishes
+    the last instance sets (count_done). Looked at only every LOOK_EVERY_IDLE-th turn (with the
+    rest, _idle_stop), the end waited up to 8 pauses of the longest back-off: ~60 us of B4's
+    ~250 us span after its last tile (bench/NOTES.md, runs 104-105)."""
+    return dl.ld(ctl, CTL_EXIT) != 0
+
+
+@linked.device
 def _idle_stop(sched, signals, start, timeout_ns, total):  # type: ignore[no-untyped-def]
     """An idle executor's looks at the rest: another's exit, the end, the deadline, a deadlock.
     True: leave."""
@@ -229,7 +240,7 @@ def ex_polled(w, X, inst, r, sched, exe, timeout_ns, TASKS, SUCC, EX):  # type: 
             complete(inst, sched, TASKS, SUCC)
             done += 1
             if done >= DONE_BATCH:
-                done = flush_done(done, sched)
+                done = count_done(done, sched, EX[EX_TOTAL])
         else:
             dl.after_poll(sched, EX[EX_QMASK], inst)
         if polls % LOOK_EVERY_POLLS == 0:
@@ -291,7 +302,7 @@ def ex_next(w, X, r, sched, exe, jobs, signals, timeout_ns, TASKS, EX):  # type:
                 if inst >= 0:
                     ST[inst] = RUNNING  # QUEUED by its waker: this executor's now
                 if inst < 0 and done > 0:
-                    done = flush_done(done, sched)
+                    done = count_done(done, sched, EX[EX_TOTAL])
                 if inst < 0 and BULK:
                     # one word to look at (relaxed: no invalidation of L1 at each look); the
                     # slots only when a job was posted since the last scan that found nothing
@@ -312,7 +323,8 @@ def ex_next(w, X, r, sched, exe, jobs, signals, timeout_ns, TASKS, EX):  # type:
                 exe.EXS[w, EXS_SPIN] = 1 if lo >= hi else 0
             return (lo, hi, polls, idle, start, resume, done, backoff, fresh, epoch, int64(LAST_NONE), command), inst
         # nothing to run: look at the queue again soon, and at the rest (timers, the host, the
-        # end, the deadline, a deadlock) every 8th time, as each look costs atomics
+        # end, the deadline, a deadlock) every 8th time, as each look costs atomics; at the exit
+        # alone (one load) every other time
         idle += 1
         if idle % LOOK_EVERY_IDLE == 0:
             if POINT:
@@ -332,6 +344,8 @@ def ex_next(w, X, r, sched, exe, jobs, signals, timeout_ns, TASKS, EX):  # type:
                 ), int64(ASK_POINT)
             if _idle_stop(sched, signals, start, timeout_ns, EX[EX_TOTAL]):
                 break
+        elif ENDED_EVERY_TURN and _ended(CTL):
+            break
         backoff = _paused(backoff, EX[EX_BACKOFF_MAX])
     X = (lo, hi, polls, idle, start, resume, done, backoff, fresh, epoch, last, command)
     return _leave(w, X, command, sched, exe), int64(ASK_LEAVE)

@@ -53,6 +53,7 @@ from gasync.runtime.order import (  # noqa: F401  (the generated code calls thes
     aand,
     add,
     add_acq_rel,
+    add_release,
     amax,
     amin,
     ananmax,

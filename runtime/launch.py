@@ -44,7 +44,7 @@ class Launched:
     path: str = ""  # "prepared", or "compiled kernel: <why not prepared>" (the GPU only)
     call: str = ""  # a prepared launch's call: "cuLaunchKernel", or "cuda.core launch: <why not>"
     kernel_from: str = ""  # the GPU: "Numba" (compiled, or Numba's cache), or "kept cubin" (runtime/cubins.py)
-    release: Callable[[bool], None] = lambda normal: None  # hands a prepared launch back (after a normal end?)
+    release: Callable[[], None] = lambda: None  # hands a prepared launch back
 
 
 def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
@@ -67,12 +67,9 @@ def execute(gen: Generated, options: RunOptions, sim: bool) -> Result:
     except Exception as exc:
         raise out_of_memory(gen, exc) if is_out_of_memory(exc) else exc from None
     try:
-        result = _collect(cuda, gen, options, run, str(path), t0, sim, getattr(module, "BOUNDS_SITES", ()))
-    except BaseException:
-        run.release(False)  # (the next run resets the whole state)
-        raise
-    run.release(True)  # after the results were copied out of the kept state
-    return result
+        return _collect(cuda, gen, options, run, str(path), t0, sim, getattr(module, "BOUNDS_SITES", ()))
+    finally:
+        run.release()  # after the results were copied out of the kept state
 
 
 KERNEL_NAMES = ("gasync_kernel", "gasync_spin_kernel")  # (codegen/kernel.py) the queue executor's, the spin's
@@ -151,12 +148,8 @@ def _launch_gpu(
         raise
     grid = (entry.executors, entry.blocks, entry.threads)
 
-    def release(normal: bool) -> None:
-        try:
-            if normal:
-                entry.reset_ahead()  # the next run's reset, queued while the host is busy
-        finally:
-            prepared.CACHE.release(entry)
+    def release() -> None:
+        prepared.CACHE.release(entry)
 
     return Launched(device, grid, compile_s, t2 - t1, launch_s, kernel_s, "prepared", release=release,
                     call=entry.args.call, kernel_from="kept cubin" if entry.args.kept else "Numba")  # fmt: skip

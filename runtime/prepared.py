@@ -23,18 +23,6 @@ device, a synchronize (so that ``kernel_ms`` stays the launch call to synchroniz
 before), then the host zeroes HOSTSIG. Every run so starts from exactly what
 ``launch.host_arrays`` gives, also after a run that deadlocked, timed out or raised.
 
-The reset ahead (:data:`AHEAD`, :meth:`Prepared.reset_ahead`): a run that ended normally
-queues the next run's IMAGE copy and ZERO memset on the default stream as it hands its launch
-back (its results already copied out), and zeroes HOSTSIG, so that the copies run while the
-host is busy between runs. The next reset then skips them, and skips its synchronize too
-where nothing comes from the host (no host input, no fresh buffer to copy): the default
-stream orders the copies before the kernel either way, and the synchronize was there only to
-keep the copies out of the timed launch call. (A caller's device arrays are then ordered as
-for any launch on the legacy default stream, which waits for blocking streams' work; Numba
-synchronizes a CUDA Array Interface producer's stream as it takes the array.) A run that raised, deadlocked or timed out
-queues nothing, and the next reset does the whole reset as above (bench/NOTES.md, the
-fortieth session: why).
-
 Policy. :data:`CACHE` keeps the ``max_entries`` launches used last and at most
 ``max_bytes`` (device bytes, and host copies of buffers given back on the device)
 between them; an evicted launch drops its arrays and flushes Numba's deferred frees
@@ -67,7 +55,6 @@ from gasync.runtime.slab import ALIGN, PER_RUN, SLAB, Layout, Role
 
 MAX_ENTRIES = 4
 MAX_BYTES = 4 << 30
-AHEAD = True  # a normal run queues the next run's reset as it ends (the module's docstring)
 
 
 @dataclass(frozen=True)
@@ -277,45 +264,26 @@ class Prepared:
         self.types: dict[str, Any] = {}  # an array's Numba type
         self.prints: dict[str, tuple[Any, ...]] = {}  # the pointer, shape, strides a segment was marshalled from
         self.scalars: tuple[Any, ...] = ()  # the kept timeout and mode parameters (``launch``)
-        self.ahead = False  # the reset of the state is queued already (``reset_ahead``)
 
     def reset(self, inputs: Mapping[str, Any]) -> dict[str, Any]:
         """Make the state what ``launch.host_arrays`` gives with ``inputs``; every array by name.
         The first reset marshals every segment (``Unsupported`` if that differs from Numba's)."""
-        ahead, self.ahead = self.ahead, False
-        if not ahead:
-            self._restore()
-        hosted = [s.name for s in self.layout.of(Role.HOST_INPUT)]
-        for name in hosted:
-            self.views[name].copy_to_device(inputs[name[2:]])
-        device = dict(self.views)
-        sources = {name: self.fresh[name] if name in self.fresh else inputs[name[2:]] for name in self.per_run}
-        for name, src in sources.items():
-            device[name] = self.to_device(src)
-        if not self.params:
-            self._marshal_all(device)
-        for name in self.per_run:
-            self._remarshal(name, device[name])
-        if not ahead or hosted or not all(is_device_array(src) for src in sources.values()):
-            self.cuda.synchronize()  # the reset is done before the launch call is timed
-        if not ahead:
-            self.hostsig[:] = 0  # no kernel runs now: the last one ended before the synchronize above returned
-        return device
-
-    def reset_ahead(self) -> None:
-        """After a run that ended normally, its results copied out: queue the next run's reset
-        of the kept state, and zero HOSTSIG (the run's kernel has ended)."""
-        if AHEAD:
-            self._restore()
-            self.hostsig[:] = 0
-            self.ahead = True
-
-    def _restore(self) -> None:
-        """Queue the IMAGE region's copy from its pristine bytes and the ZERO region's memset."""
         if Role.IMAGE in self.regions and self.pristine is not None:
             self.regions[Role.IMAGE].copy_to_device(self.pristine)  # device to device, on the default stream
         if Role.ZERO in self.regions:
             self.args.memset(self.regions[Role.ZERO])
+        for s in self.layout.of(Role.HOST_INPUT):
+            self.views[s.name].copy_to_device(inputs[s.name[2:]])
+        device = dict(self.views)
+        for name in self.per_run:
+            device[name] = self.to_device(self.fresh[name] if name in self.fresh else inputs[name[2:]])
+        if not self.params:
+            self._marshal_all(device)
+        for name in self.per_run:
+            self._remarshal(name, device[name])
+        self.cuda.synchronize()  # the reset is done before the launch call is timed
+        self.hostsig[:] = 0  # no kernel runs now: the last one ended before the synchronize above returned
+        return device
 
     def launch(self, timeout_ns: Any, mode: Any) -> None:
         """Launch on the default stream, asynchronously, with G's parameters as they stand.

@@ -11,7 +11,6 @@ Usage on the device: python3 scripts/b4_timeline_probe.py [C] [--backend sim N]"
 
 from __future__ import annotations
 
-import statistics
 import sys
 from pathlib import Path
 
@@ -62,20 +61,30 @@ def main() -> None:
     raw = res.trace
     origin = raw.origin
     loader: list[tuple[float, float]] = []
-    longest: dict[int, tuple[float, float]] = {}
+    polls: dict[int, list[tuple[float, float]]] = {}
     for _kind, _ex, inst, _a, _b, t0, t1, _c in raw.polls():
         a, b = (t0 - origin) / 1e3, (t1 - origin) / 1e3
         if task_of(raw, inst) == "loader":
             loader.append((a, b))
-        elif inst not in longest or b - a > longest[inst][1] - longest[inst][0]:
-            longest[inst] = (a, b)
-    tiles = [v for v in longest.values() if v[1] - v[0] > 0]
+        else:
+            polls.setdefault(inst, []).append((a, b))
+    # a tile runs between two polls of its compute task (the fork's, and the one after the
+    # parallel loop: the executor runs the loop outside any poll), and a compute task is polled
+    # again for nothing else (a counted channel's take never waits): each gap is a tile
+    tiles = []
+    for seq in polls.values():
+        seq.sort()
+        tiles += [(seq[k][1], seq[k + 1][0]) for k in range(len(seq) - 1)]
     first, last = min(a for a, _ in loader), max(b for _, b in loader)
     print(f"loader: {len(loader)} polls, first start {first:.1f}, last end {last:.1f} us")
-    print(spread("a compute task's longest poll starts", [a for a, _ in tiles]))
-    print(spread("... ends", [b for _, b in tiles]))
+    print(spread("a tile starts (its task's poll before it ends)", [a for a, _ in tiles]))
+    print(spread("... ends (its task's poll after it starts)", [b for _, b in tiles]))
     print(spread("... lasts", [b - a for a, b in tiles]))
-    print(f"median tile poll {statistics.median(b - a for a, b in tiles):.1f} us; {raw.dropped} events dropped")
+    ends = [b for seq in polls.values() for _, b in seq] + [b for _, b in loader]
+    span = st.get("span_ms")
+    tail = f"; the span ({span} ms) ends {span * 1e3 - max(ends):.1f} us after it" if span else ""
+    print(f"the last poll ends at {max(ends):.1f} us{tail} (the span starts before the trace's first event)")
+    print(f"{len(tiles)} tiles; {raw.dropped} events dropped")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b2ab|b2slack|next|ahead|b4parts|b4probes|b4shape|b6memo|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b2ab|b2slack|next|ended|b4parts|b4probes|b4shape|b6memo|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -151,28 +151,29 @@ log="$out/gpu-$part.log"
   done
   fi
   if in_part next; then
-  # the fortieth session's first call, everything in one (machines are scarce): on an H200, #14's
-  # B7 and #12's B6 first (and B2 for summary.json), then the reset ahead; on another card the
-  # reset ahead, then B4's shape
+  # the fortieth session's calls (machines are scarce): on an H200, #14's B7 and #12's B6 first
+  # (and B2 for summary.json); then the end seen at every idle turn (runtime/deviceexec.py
+  # ENDED_EVERY_TURN): its GPU tests, B4's tiles in time, the benchmarks beside the stage without it
   case "$(nvidia-smi --query-gpu=name --format=csv,noheader)" in
   *H200*)
     BENCH_PARTS="160 B2,B7,B8;70 B6" bash "$0" "$out" bench | grep -E "ratio|us/hand-off|GB/s|GFLOP|compile_s|wrote" \
-      | grep -v unchecked | cut -c1-170
-    bash "$0" "$out" ahead | grep -v "^numba\|^name\|^NVIDIA" ;;
-  *)
-    bash "$0" "$out" ahead | grep -v "^numba\|^name\|^NVIDIA"
-    ROTATED_TESTS_S=40 bash "$0" "$out" b4shape | grep -v "^numba\|^name\|^NVIDIA" ;;
+      | grep -v unchecked | cut -c1-170 ;;
   esac
+  bash "$0" "$out" ended | grep -v "^numba\|^name\|^NVIDIA"
   fi
-  if in_part ahead; then
-  # a run's reset queued at the end of the run before it (runtime/prepared.py AHEAD, the fortieth
-  # session): the prepared launch's GPU tests and the contract cases with it, then B4 without it
-  # (a stage) and as the tree is
-  timeout "${AHEAD_TESTS_S:-90}" python3 -m pytest -q -m gpu tests/gpu/test_prepared_gpu.py tests/gpu/test_contract_gpu.py \
-    -n 10 -p no:cacheprovider -W ignore -rf > "$out/pytest-gpu-ahead.log" 2>&1
-  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-ahead.log" | tail -20
-  beside B4 150 "ratio|GB/s|hand-written" noahead runtime/prepared.py 's/^AHEAD = True/AHEAD = False/'
-  cp "$(ls -t bench/results/*-b4.json | head -1)" "$out/tree-b4.json" 2>/dev/null
+  if in_part ended; then
+  # an idle executor looks at the run's end at every empty turn, not every 8th (the fortieth
+  # session: B4's last ~60 us were its executors' exit): the contract cases and the prepared
+  # launch's tests on the GPU, B4's tiles in time, then B4, B5, B5a and B7 without it (a stage)
+  # and as the tree is
+  timeout "${ENDED_TESTS_S:-200}" python3 -m pytest -q -m gpu tests/gpu/test_contract_gpu.py tests/gpu/test_prepared_gpu.py \
+    -n 10 -p no:cacheprovider -W ignore -rf > "$out/pytest-gpu-ended.log" 2>&1
+  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-ended.log" | tail -20
+  echo "== B4's tiles in time (a traced run; scripts/b4_timeline_probe.py)"
+  timeout 90 python3 scripts/b4_timeline_probe.py 2>&1 | tail -9
+  beside "${ENDED_ONLY:-B4,B5,B5a,B7}" 240 "ratio|GB/s|hand-written" lateend runtime/deviceexec.py \
+    's/^ENDED_EVERY_TURN = True/ENDED_EVERY_TURN = False/'
+  cp "$(ls -t bench/results/*.json | grep -v summary | head -1)" "$out/tree-ended.json" 2>/dev/null
   fi
   if in_part b4probes; then
   # the two B4 probes alone (~2 min): B4's work hand-written in its shapes, and its tiles in time

@@ -37,4 +37,7 @@ def test_b4s_timeline_reads_the_loader_and_each_compute_task_from_a_traced_run()
     assert any(line.startswith("traced: kernel") and "4 compute tasks, 4 tiles" in line for line in lines)
     assert any(line.startswith("loader: 1 polls") for line in lines)  # it sends every tile in one poll
     ends = next(line for line in lines if line.startswith("... ends"))
-    assert ends.startswith("... ends (4):")  # one tile poll per compute task
+    assert ends.startswith("... ends (its task's poll after it starts) (4):")  # a tile per compute task
+    lasts = next(line for line in lines if line.startswith("... lasts"))
+    assert all(float(q.split()[1]) > 0 for q in lasts.split(": ", 1)[1].removesuffix(" us").split(", "))
+    assert any(line.startswith("the last poll ends at") for line in lines) and "4 tiles; 0 events dropped" in lines

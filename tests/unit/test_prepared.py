@@ -326,12 +326,7 @@ def test_the_gpu_path_on_a_cpu_stand_in_starts_every_run_fresh(tmp_path: Path) -
     )
     assert res.returncode == 0, res.stderr[-3000:]
     facts = json.loads(res.stdout.strip().splitlines()[-1])
-    assert facts["stale"] == []  # every run (13, one of them after a deadlock) found host_arrays' state
-    # the synchronizes of each run (its reset's, then the run's own): one where the run before it
-    # ended normally and queued this run's reset (prepared.AHEAD) and nothing came from the host
-    # (run 10, and run 11 with AHEAD off, which takes the reset run 10 queued but queues none)
-    assert facts["syncs"] == [2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 2, 1]
-    assert facts["device_in_host_out"] == [True] * 4
+    assert facts["stale"] == []  # every run (9, one of them after a deadlock) found host_arrays' state
     assert facts["host"] == ["prepared", "prepared", 1, 1]  # built once, then reused
     assert facts["device"] == "stand-in (PCI 0000:19:00)"  # the run's stats name the GPU it ran on
     assert facts["host_right"] is True
