@@ -65,15 +65,15 @@ loop's turn or the poll's return, so no hand-off waits for the exchange's result
   ``cas`` that set ``EXIT`` won; with ``Exit.TIMEOUT``, ``GAVE_UP`` where a loop of a
   plain fn or of a parallel loop's body gave up at the deadline (``dl.stop_overdue``):
   the run failed even if every task then finished, on values cut short.
-- ``DEADLINE``: device time after which every executor stops (0: none); the
-  first executor to start sets it with a ``cas``.
+- ``DEADLINE``: device time after which every executor stops (0: none); the first to start sets it.
 - ``EXECUTORS``: set by the host: the warps of the launch.
 - ``INFLIGHT``: instances that are ready, queued, running or asleep, plus
   posted bulk jobs and host signals being delivered. The deadlock rule: when it
   reads 0 (twice, around a look at the host's signals) while instances remain,
   nothing can ever wake them. Whoever hands work on counts the new unit
   *before* uncounting its own, so it never reads 0 while work exists.
-- ``DONE``: instances finished (added in batches by each executor).
+- ``DONE``: instances finished, in batches, each before its release decrement of ``INFLIGHT``;
+  the batch that completes it sets ``EXIT`` (``count_done``), which idle executors read.
 - ``TRACE_N``: trace events recorded, including those that did not fit.
 - ``CLOSED_SENDS``: values sent on a closed channel (dropped).
 - ``JOB_EPOCH``: bulk jobs posted so far (see Bulk jobs below).

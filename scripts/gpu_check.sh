@@ -4,7 +4,7 @@
 # test against the reference interpreter, then the benchmarks.
 # Usage on the device machine, from the repository root (COMMIT: `git rev-parse HEAD` here,
 # before the call: the device's copy of the tree has stale git metadata):
-#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b2ab|b2slack|next|ended|b4parts|b4probes|b4shape|b6memo|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
+#   GASYNC_COMMIT=COMMIT bash scripts/gpu_check.sh OUTDIR [first|suite|checks|tier|match|executors|samples|differential|profile|runprofiles|launch|handoff|b2ab|b2slack|next|endcheck|ended|b4parts|b4probes|b4shape|b6memo|b7halves|b7shapes|warppoll|lchmbar|localwait|b2group|commits|atomloads|racelines|bulk|ncub7|probe|sanitize|groups|traces|ncu|ncub2|cubins|map|bench|all]
 # A device command may last at most 10 minutes: `checks` (= tier, match, executors, samples)
 # took about that long before the GPU tier grew, so a session runs `tier`, `match`,
 # `executors` and `samples` (each under 10 minutes; `tier` alone ran past 480 s once), then `bench` (the whole benchmark suite
@@ -153,13 +153,25 @@ log="$out/gpu-$part.log"
   if in_part next; then
   # the fortieth session's calls (machines are scarce): on an H200, #14's B7 and #12's B6 first
   # (and B2 for summary.json); then the end seen at every idle turn (runtime/deviceexec.py
-  # ENDED_EVERY_TURN): its GPU tests, B4's tiles in time, the benchmarks beside the stage without it
+  # ENDED_EVERY_TURN) with its fix, checked: the GPU suite, B1 and B4 (`ended`: beside the stage)
   case "$(nvidia-smi --query-gpu=name --format=csv,noheader)" in
   *H200*)
     BENCH_PARTS="160 B2,B7,B8;70 B6" bash "$0" "$out" bench | grep -E "ratio|us/hand-off|GB/s|GFLOP|compile_s|wrote" \
       | grep -v unchecked | cut -c1-170 ;;
   esac
-  bash "$0" "$out" ended | grep -v "^numba\|^name\|^NVIDIA"
+  bash "$0" "$out" endcheck | grep -v "^numba\|^name\|^NVIDIA"
+  fi
+  if in_part endcheck; then
+  # the end's fix on the GPU (the fortieth session, after run 106's false deadlock in B1): the
+  # whole GPU suite, then B1 and B4 as the tree is, B1 twice over (a false deadlock fails it)
+  timeout "${ENDCHECK_SUITE_S:-170}" python3 -m pytest -q -m gpu tests/gpu -n 14 -p no:cacheprovider -W ignore -rf \
+    > "$out/pytest-gpu-suite.log" 2>&1
+  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-suite.log" | tail -20
+  for k in 1 2; do
+    timeout 120 python3 bench/run.py --reps 3 --only "$([ $k = 1 ] && echo B1,B4 || echo B1)" 2>&1 \
+      | grep -E "ns/task|ratio|rror|wrote" | grep -v "^|" | cut -c1-230
+    cp "$(ls -t bench/results/*.json | grep -v summary | head -1)" "$out/endcheck-$k.json" 2>/dev/null
+  done
   fi
   if in_part ended; then
   # an idle executor looks at the run's end at every empty turn, not every 8th (the fortieth
