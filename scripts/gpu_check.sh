@@ -152,14 +152,16 @@ log="$out/gpu-$part.log"
   fi
   if in_part next; then
   # the fortieth session's calls (machines are scarce): on an H200, #14's B7 and #12's B6 first
-  # (and B2 for summary.json); then the end seen at every idle turn (runtime/deviceexec.py
-  # ENDED_EVERY_TURN) with its fix, checked: the GPU suite, B1 and B4 (`ended`: beside the stage)
+  # (and B2, B4 for summary.json), then the GPU suite; on another card the end seen at every idle
+  # turn (runtime/deviceexec.py ENDED_EVERY_TURN) with its fix, checked: the GPU suite, B1 and B4
   case "$(nvidia-smi --query-gpu=name --format=csv,noheader)" in
-  *H200*)
-    BENCH_PARTS="160 B2,B7,B8;70 B6" bash "$0" "$out" bench | grep -E "ratio|us/hand-off|GB/s|GFLOP|compile_s|wrote" \
-      | grep -v unchecked | cut -c1-170 ;;
+  *H200*)  # (~8 min: the benchmarks, then the GPU suite in what is left)
+    BENCH_PARTS="160 B2,B7,B8;70 B6;70 B4" bash "$0" "$out" bench \
+      | grep -E "ratio|us/hand-off|GB/s|GFLOP|compile_s|wrote" | grep -v unchecked | cut -c1-170
+    timeout 130 python3 -m pytest -q -m gpu tests/gpu -n 14 -p no:cacheprovider -W ignore -rf > "$out/pytest-gpu-suite.log" 2>&1
+    grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-suite.log" | tail -20 ;;
+  *) bash "$0" "$out" endcheck | grep -v "^numba\|^name\|^NVIDIA" ;;
   esac
-  bash "$0" "$out" endcheck | grep -v "^numba\|^name\|^NVIDIA"
   fi
   if in_part endcheck; then
   # the end's fix on the GPU (the fortieth session, after run 106's false deadlock in B1): the
