@@ -114,3 +114,20 @@ task setter { flag.store(7); }
 def test_a_loop_of_due_sleeps_lets_a_fresh_task_start() -> None:
     res = run(SLEEP_LOOP, executors=1, timeout=LIVELOCK_TIMEOUT_S)
     assert res.buffers["out"].tolist() == [7]
+
+
+# --- the run's end is seen at once ------------------------------------------------------------------------------
+
+ONE_TASK = """
+buffer out: i32[4] = zeros;
+task t { out[2] = 5; }
+"""
+
+
+def test_the_executor_that_finishes_the_last_instance_leaves_at_its_next_empty_look() -> None:
+    # (the batch that finishes the last instance sets the run's exit, which an idle executor reads
+    # at every empty look: one look, where it waited for every 8th, the one with the deadlock
+    # check, before; bench/NOTES.md, the fortieth session: B4's last ~60 us on an H100)
+    res = run(ONE_TASK, executors=1)
+    assert res.buffers["out"].tolist() == [0, 0, 5, 0]
+    assert res.stats["idle_spins"] == 1
