@@ -28,6 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import baselines  # noqa: E402
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 26  # a smaller N for the simulator
+GPU = N >> 20 != 0  # (the simulator's runs: one rep each, and a short hold: values, not times)
+HOLD = 200_000 if GPU else 10  # the busy kernel's steps before each timed one (baselines.device_ms)
 TURN = 32 * 4 * 8  # elements a warp moves a turn: 32 lanes x 4 floats x 8 loads in flight
 
 
@@ -92,7 +94,7 @@ def zero(counter):
 
 
 def timed(
-    x: object, y: object, warps: int, warps_a_block: int, rot: int, per: int = 0, reps: int = 5 if N >> 20 else 1
+    x: object, y: object, warps: int, warps_a_block: int, rot: int, per: int = 0, reps: int = 5 if GPU else 1
 ) -> float:
     """Median ms of W warps over N, each its own range (``per`` 0) or ranges of ``per`` claimed."""
     kernel = claimed if per else stream
@@ -105,7 +107,7 @@ def timed(
         kernel[blocks, 32 * warps_a_block](x, y, np.int64(per), np.int64(rot), counter)
 
     launch()  # JIT, untimed
-    got = baselines.device_ms(launch, reps, before=lambda: zero[1, 1](counter))
+    got = baselines.device_ms(launch, reps, before=lambda: zero[1, 1](counter), hold=HOLD)
     return statistics.median(got)
 
 
@@ -113,7 +115,7 @@ def main() -> None:
     sms = getattr(cuda.get_current_device(), "MULTIPROCESSOR_COUNT", 1)  # the simulator's: none
     baselines._sm_count = lambda: sms
     x, y = baselines.device_input(N)
-    ref = statistics.median(baselines.affine_device_ms(x, y, 9, "per-warp contiguous"))
+    ref = statistics.median(baselines.affine_device_ms(x, y, 9 if GPU else 1, "per-warp contiguous", hold=HOLD))
     gb = 2 * 4 * N / 1e6
     label = f"per-warp contiguous (bench's, {sms} SMs x 32 warps, 4 scalar loads a lane)"
     print(f"{label}: {ref:.4f} ms  {gb / ref:,.0f} GB/s")
