@@ -175,9 +175,18 @@ def _leave(w, X, command, sched, exe):  # type: ignore[no-untyped-def]
 
 
 @linked.device
+def _ended(ctl):  # type: ignore[no-untyped-def]
+    """An idle executor's look at every empty turn: the run's exit, which the batch that finishes
+    the last instance sets (count_done). Looked at only every LOOK_EVERY_IDLE-th turn (with the
+    rest, _idle_stop), the end waited up to 8 pauses of the longest back-off: ~60 us of B4's
+    ~250 us span after its last tile (bench/NOTES.md, runs 104-105)."""
+    return dl.ld(ctl, CTL_EXIT) != 0
+
+
+@linked.device
 def _busy_stop(ctl, start, timeout_ns):  # type: ignore[no-untyped-def]
     """A busy executor's looks at the rest: another's exit, the deadline. True: leave."""
-    return dl.ld(ctl, CTL_EXIT) != 0 or dl.past_deadline(ctl, start, timeout_ns)
+    return _ended(ctl) or dl.past_deadline(ctl, start, timeout_ns)
 
 
 @linked.device
@@ -188,20 +197,11 @@ def _paused(backoff, most):  # type: ignore[no-untyped-def]
 
 
 @linked.device
-def _ended(ctl):  # type: ignore[no-untyped-def]
-    """An idle executor's look at every empty turn: the run's exit, which the batch that finishes
-    the last instance sets (count_done). Looked at only every LOOK_EVERY_IDLE-th turn (with the
-    rest, _idle_stop), the end waited up to 8 pauses of the longest back-off: ~60 us of B4's
-    ~250 us span after its last tile (bench/NOTES.md, runs 104-105)."""
-    return dl.ld(ctl, CTL_EXIT) != 0
-
-
-@linked.device
 def _idle_stop(sched, signals, start, timeout_ns, total):  # type: ignore[no-untyped-def]
     """An idle executor's looks at the rest: another's exit, the end, the deadline, a deadlock.
     True: leave."""
     CTL = sched.CTL
-    if dl.ld(CTL, CTL_EXIT) != 0:
+    if _ended(CTL):
         return True
     if dl.ld(CTL, CTL_DONE) >= total:
         dl.cas(CTL, CTL_EXIT, int64(0), int64(EXIT_OK))

@@ -41,14 +41,21 @@ DONE_BATCH = 256  # finished instances counted with one atomic (flush_done)
 
 
 @linked.device
-def flush_done(done, sched):  # type: ignore[no-untyped-def]
-    """Count ``done`` finished instances: one atomic per batch, not per instance. In flight comes
-    down with release order, after DONE went up: the deadlock check that reads in flight at 0
-    (then a fence) then reads DONE sees this batch in it. (Both relaxed, the two adds could land
-    in either order, one line each in its own L2 slice; run 106's B1 read in flight 0 with DONE
-    short and reported a deadlock of a run whose every task had finished.)"""
-    dl.add(sched.CTL, CTL_DONE, done)
+def _count(done, sched):  # type: ignore[no-untyped-def]
+    """DONE up by ``done`` finished instances, then in flight down with release order: the
+    deadlock check that reads in flight at 0 (then a fence) then reads DONE sees this batch in
+    it. (Both relaxed, the two adds could land in either order, one line each in its own L2
+    slice; run 106's B1 read in flight 0 with DONE short and reported a deadlock of a run whose
+    every task had finished.) Returns DONE before the batch."""
+    before = dl.add(sched.CTL, CTL_DONE, done)
     dl.add_release(sched.CTL, CTL_INFLIGHT, -done)
+    return before
+
+
+@linked.device
+def flush_done(done, sched):  # type: ignore[no-untyped-def]
+    """Count ``done`` finished instances: one atomic per batch, not per instance (_count)."""
+    _count(done, sched)
     return int64(0)
 
 
@@ -57,9 +64,7 @@ def count_done(done, sched, total):  # type: ignore[no-untyped-def]
     """flush_done, and the run's end (``Exit.OK``) where this batch finished its last instance
     (of ``total``): the idle executors see the end in EXIT, a word none of them writes, without
     each reading DONE, which the batches' atomics write."""
-    before = dl.add(sched.CTL, CTL_DONE, done)
-    dl.add_release(sched.CTL, CTL_INFLIGHT, -done)
-    if before + done >= total:
+    if _count(done, sched) + done >= total:
         dl.cas(sched.CTL, CTL_EXIT, int64(0), int64(EXIT_OK))
     return int64(0)
 

@@ -40,6 +40,16 @@ log="$out/gpu-$part.log"
     echo "== $1 as the tree is"
     timeout "$2" python3 bench/run.py --reps 3 --only "$1" 2>&1 | grep -E "$3|wrote" | grep -v unchecked | cut -c1-250
   }
+  # GPU tests (pytest -m gpu ARGS over WORKERS processes, limited to SECONDS) into OUTDIR/LOG,
+  # and their failures and count shown
+  gpu_tests() {  # SECONDS WORKERS LOG ARGS...
+    local secs=$1 workers=$2 name=$3
+    shift 3
+    timeout "$secs" python3 -m pytest -q -m gpu "$@" -n "$workers" -p no:cacheprovider -W ignore -rf > "$out/$name" 2>&1
+    grep -E "^(FAILED|ERROR)|passed|failed" "$out/$name" | tail -60
+  }
+  # the newest results file bench/run.py wrote (not the summary)
+  newest_results() { ls -t bench/results/*.json | grep -v -e compile-time -e summary.json | head -1; }
   # B7 and B8 with one step of a change undone, then as the tree is; the tree's results file to
   # OUTDIR/tree-b7-b8.json
   b7_b8_beside() {
@@ -68,9 +78,7 @@ log="$out/gpu-$part.log"
   # the whole GPU suite at once, spread over processes (most of its time is Numba's
   # compiling, on the CPU: 16 cores there); pytest-xdist and execnet travel in .whl/
   echo "== the whole GPU suite (tier, match, executors) over 10 processes"
-  timeout 540 python3 -m pytest -q -m gpu tests/gpu -n 10 -p no:cacheprovider -W ignore -rf \
-    > "$out/pytest-gpu-suite.log" 2>&1
-  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-suite.log" | tail -60
+  gpu_tests 540 10 pytest-gpu-suite.log tests/gpu
   fi
   if in_part tier checks all; then
   echo "== GPU contract suite (every test but the other executors and the simulator comparison)"
@@ -158,21 +166,18 @@ log="$out/gpu-$part.log"
   *H200*)  # (~8 min: the benchmarks, then the GPU suite in what is left)
     BENCH_PARTS="160 B2,B7,B8;70 B6;70 B4" bash "$0" "$out" bench \
       | grep -E "ratio|us/hand-off|GB/s|GFLOP|compile_s|wrote" | grep -v unchecked | cut -c1-170
-    timeout 130 python3 -m pytest -q -m gpu tests/gpu -n 14 -p no:cacheprovider -W ignore -rf > "$out/pytest-gpu-suite.log" 2>&1
-    grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-suite.log" | tail -20 ;;
+    gpu_tests 130 14 pytest-gpu-suite.log tests/gpu ;;
   *) bash "$0" "$out" endcheck | grep -v "^numba\|^name\|^NVIDIA" ;;
   esac
   fi
   if in_part endcheck; then
   # the end's fix on the GPU (the fortieth session, after run 106's false deadlock in B1): the
   # whole GPU suite, then B1 and B4 as the tree is, B1 twice over (a false deadlock fails it)
-  timeout "${ENDCHECK_SUITE_S:-170}" python3 -m pytest -q -m gpu tests/gpu -n 14 -p no:cacheprovider -W ignore -rf \
-    > "$out/pytest-gpu-suite.log" 2>&1
-  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-suite.log" | tail -20
+  gpu_tests "${ENDCHECK_SUITE_S:-170}" 14 pytest-gpu-suite.log tests/gpu
   for k in 1 2; do
     timeout 120 python3 bench/run.py --reps 3 --only "$([ $k = 1 ] && echo B1,B4 || echo B1)" 2>&1 \
       | grep -E "ns/task|ratio|rror|wrote" | grep -v "^|" | cut -c1-230
-    cp "$(ls -t bench/results/*.json | grep -v summary | head -1)" "$out/endcheck-$k.json" 2>/dev/null
+    cp "$(newest_results)" "$out/endcheck-$k.json" 2>/dev/null
   done
   fi
   if in_part ended; then
@@ -180,14 +185,12 @@ log="$out/gpu-$part.log"
   # session: B4's last ~60 us were its executors' exit): the contract cases and the prepared
   # launch's tests on the GPU, B4's tiles in time, then B4, B5, B5a and B7 without it (a stage)
   # and as the tree is
-  timeout "${ENDED_TESTS_S:-200}" python3 -m pytest -q -m gpu tests/gpu/test_contract_gpu.py tests/gpu/test_prepared_gpu.py \
-    -n 10 -p no:cacheprovider -W ignore -rf > "$out/pytest-gpu-ended.log" 2>&1
-  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-ended.log" | tail -20
+  gpu_tests "${ENDED_TESTS_S:-200}" 10 pytest-gpu-ended.log tests/gpu/test_contract_gpu.py tests/gpu/test_prepared_gpu.py
   echo "== B4's tiles in time (a traced run; scripts/b4_timeline_probe.py)"
   timeout 90 python3 scripts/b4_timeline_probe.py 2>&1 | tail -9
   beside "${ENDED_ONLY:-B4,B5,B5a,B7}" 240 "ratio|GB/s|hand-written" lateend runtime/deviceexec.py \
     's/^ENDED_EVERY_TURN = True/ENDED_EVERY_TURN = False/'
-  cp "$(ls -t bench/results/*.json | grep -v summary | head -1)" "$out/tree-ended.json" 2>/dev/null
+  cp "$(newest_results)" "$out/tree-ended.json" 2>/dev/null
   fi
   if in_part b4probes; then
   # the two B4 probes alone (~2 min): B4's work hand-written in its shapes, and its tiles in time
@@ -207,9 +210,7 @@ log="$out/gpu-$part.log"
   # the rotated walk's values on the GPU: the vector-map tests and the contract cases, ROTATE on
   # (the tree's copy edited here and put back)
   sed -i 's/^ROTATE = False/ROTATE = True/' codegen/vectors.py
-  timeout "${ROTATED_TESTS_S:-80}" python3 -m pytest -q -m gpu tests/gpu/test_vector_maps_gpu.py tests/gpu/test_contract_gpu.py \
-    -n 10 -p no:cacheprovider -W ignore -rf > "$out/pytest-gpu-rotated.log" 2>&1
-  grep -E "^(FAILED|ERROR)|passed|failed" "$out/pytest-gpu-rotated.log" | tail -20
+  gpu_tests "${ROTATED_TESTS_S:-80}" 10 pytest-gpu-rotated.log tests/gpu/test_vector_maps_gpu.py tests/gpu/test_contract_gpu.py
   sed -i 's/^ROTATE = True/ROTATE = False/' codegen/vectors.py
   fi
   if in_part b6memo; then
@@ -597,7 +598,6 @@ print('polls', s['polls'], 'executors', s['executors'], 'compile_s', s['compile_
   # second capacity and the hand-written limits add an estimated 60-90 s.
   # Each part writes its own results file and updates summary.json (same commit: entries merge).
   rm -f bench/results/summary.json  # only this run's measurements go into it
-  newest_results() { ls -t bench/results/*.json | grep -v -e compile-time -e summary.json | head -1; }
   stamp=$(mktemp)  # a part that wrote nothing must not pick up an older results file
   parts=""
   # BENCH_PARTS="SECONDS LIST;..." runs other parts (e.g. "200 B2,B4,B5" after a change to those)
